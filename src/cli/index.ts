@@ -1,0 +1,133 @@
+import path from 'node:path';
+import { Command, InvalidArgumentError } from 'commander';
+import { ConfigError, QuarryError } from '../errors.ts';
+import { SERVICE_VERSION } from '../context.ts';
+import { ensureDemoProject } from './demo.ts';
+import { initProject } from './init.ts';
+import { startPlatform } from './start.ts';
+import { addUser, describeAuthStatus, unlockUser } from './users.ts';
+import { describeProjectStatus } from './status.ts';
+
+const REPOSITORY_ROOT = path.resolve(import.meta.dirname, '..', '..');
+
+function parsePort(value: string): number {
+  const port = Number(value);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new InvalidArgumentError('expected a port number 0-65535 (0 picks a free one)');
+  return port;
+}
+
+/** Runs one command line; resolves to the process exit code. */
+export async function runCli(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<number> {
+  const program = new Command('quarry')
+    .description('Quarry: load data, transform it with dbt, explore it in dashboards, behind one login')
+    .version(SERVICE_VERSION)
+    .showHelpAfterError()
+    .exitOverride();
+
+  program.command('init')
+    .description('Create a project in DIR (default: the current folder)')
+    .argument('[dir]', 'project folder', '.')
+    .option('--name <name>', 'project name')
+    .option('--organization <organization>', 'organization name')
+    .option('--admin-email <email>', 'email of the first admin')
+    .option('--admin-password <password>', 'password of the first admin (or set QUARRY_ADMIN_PASSWORD)')
+    .option('--non-interactive', 'never prompt; fail when a value is missing')
+    .option('--demo', 'add sample data and a local_files source')
+    .action(async (dir: string, options: { name?: string; organization?: string; adminEmail?: string; adminPassword?: string; nonInteractive?: boolean; demo?: boolean }) => {
+      const created = await initProject(dir, options, env);
+      console.log(`Created project in ${created.root} with admin ${created.adminEmail}.\nStart it with: quarry start --project ${created.root}`);
+    });
+
+  program.command('start')
+    .description('Serve the platform until interrupted')
+    .option('--project <dir>', 'project folder', '.')
+    .option('--host <host>', 'address to listen on')
+    .option('--port <port>', 'port to listen on', parsePort)
+    .option('--no-dashboard', 'do not start the dashboard tool')
+    .option('--no-watcher', 'do not start the file watcher')
+    .action(async (options: { project: string; host?: string; port?: number; dashboard: boolean; watcher: boolean }) => {
+      await startPlatform(options, env, (url) => {
+        console.log(`Quarry is running at ${url}  (Ctrl-C to stop)`);
+      });
+    });
+
+  program.command('demo')
+    .description('Create (once) and start the demo project')
+    .option('--dir <dir>', 'demo project folder', path.join(REPOSITORY_ROOT, 'demo'))
+    .option('--host <host>', 'address to listen on')
+    .option('--port <port>', 'port to listen on', parsePort)
+    .action(async (options: { dir: string; host?: string; port?: number }) => {
+      const login = await ensureDemoProject(options.dir, env);
+      await startPlatform({ project: login.root, ...options }, env, (url) => {
+        console.log([
+          '',
+          `  Quarry demo is running at ${url}`,
+          `  Sign in as ${login.email} with password ${login.password}`,
+          '  (Ctrl-C to stop)',
+          '',
+        ].join('\n'));
+      });
+    });
+
+  program.command('status')
+    .description('Summarize a project and whether it is running')
+    .option('--project <dir>', 'project folder', '.')
+    .action((options: { project: string }) => {
+      console.log(describeProjectStatus(options.project, env));
+    });
+
+  const auth = program.command('auth').description('Manage users and authentication');
+  auth.command('status')
+    .option('--project <dir>', 'project folder', '.')
+    .action((options: { project: string }) => {
+      console.log(describeAuthStatus(options.project, env));
+    });
+  auth.command('add-user')
+    .description('Add a user')
+    .option('--project <dir>', 'project folder', '.')
+    .option('--email <email>')
+    .option('--name <name>')
+    .option('--role <role>', 'admin, editor or viewer')
+    .option('--password <password>')
+    .option('--non-interactive', 'never prompt')
+    .action(async (options: { project: string; email?: string; name?: string; role?: string; password?: string; nonInteractive?: boolean }) => {
+      console.log(await addUser(options, env));
+    });
+
+  auth.command('unlock')
+    .description('Clear the failed-login counter of an email (ends a lockout)')
+    .argument('<email>')
+    .option('--project <dir>', 'project folder', '.')
+    .action((email: string, options: { project: string }) => {
+      console.log(unlockUser(options.project, email, env));
+    });
+
+  try {
+    await program.parseAsync(argv, { from: 'user' });
+    return 0;
+  } catch (error) {
+    return reportFailure(error);
+  }
+}
+
+function reportFailure(error: unknown): number {
+  if (error instanceof Error && 'exitCode' in error && typeof error.exitCode === 'number' && 'code' in error
+    && typeof error.code === 'string' && error.code.startsWith('commander.')) {
+    return error.exitCode === 0 ? 0 : 1;
+  }
+  if (error instanceof ConfigError) {
+    for (const problem of error.problems) console.error(problem);
+    return 1;
+  }
+  if (error instanceof QuarryError) {
+    console.error(`quarry: ${error.message}`);
+    return 1;
+  }
+  if (error instanceof Error && error.name === 'ExitPromptError') return 130;
+  if (error instanceof Error && 'code' in error && error.code === 'EADDRINUSE') {
+    console.error(`quarry: ${error.message.replace(/^listen /, '')}: the port is taken; choose another with --port`);
+    return 1;
+  }
+  console.error(`quarry: unexpected error: ${error instanceof Error ? error.message : String(error)}`);
+  return 1;
+}

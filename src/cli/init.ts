@@ -1,0 +1,46 @@
+import path from 'node:path';
+import { assertAcceptablePassword, assertValidEmail } from '../auth/index.ts';
+import { createProjectFiles, projectPaths } from '../config/index.ts';
+import { createContext, closeContext } from '../context.ts';
+import { createLogger } from '../logger.ts';
+import { isInteractive, valueOrPrompt } from './prompt-or-flag.ts';
+import { writeDemoData, DEMO_SOURCES_YAML } from './demo-data.ts';
+
+export interface InitOptions {
+  name?: string;
+  organization?: string;
+  adminEmail?: string;
+  adminPassword?: string;
+  nonInteractive?: boolean;
+  demo?: boolean;
+}
+
+/** Creates a project: configuration files, the platform database and its first admin. */
+export async function initProject(directory: string, options: InitOptions, env: NodeJS.ProcessEnv): Promise<{ root: string; adminEmail: string }> {
+  const interactive = isInteractive(options.nonInteractive);
+  const paths = projectPaths(directory);
+  const name = await valueOrPrompt(options.name, {
+    flag: '--name', message: 'Project name', interactive, default: path.basename(paths.root),
+  });
+  const adminEmail = await valueOrPrompt(options.adminEmail, {
+    flag: '--admin-email', message: 'Admin email', interactive,
+  });
+  const adminPassword = await valueOrPrompt(options.adminPassword ?? env.QUARRY_ADMIN_PASSWORD, {
+    flag: '--admin-password (or QUARRY_ADMIN_PASSWORD)', message: 'Admin password (at least 8 characters)', interactive, secret: true,
+  });
+  assertValidEmail(adminEmail);
+  assertAcceptablePassword(adminPassword);
+  createProjectFiles(paths, {
+    name,
+    organization: options.organization ?? '',
+    ...(options.demo === true ? { sourcesYaml: DEMO_SOURCES_YAML } : {}),
+  });
+  if (options.demo === true) writeDemoData(paths);
+  const ctx = createContext({ projectDir: paths.root, env, log: createLogger({ level: 'warn', destination: process.stderr }) });
+  try {
+    await ctx.auth.addUser({ email: adminEmail, name: 'Administrator', role: 'admin', password: adminPassword });
+  } finally {
+    closeContext(ctx);
+  }
+  return { root: paths.root, adminEmail };
+}

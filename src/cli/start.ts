@@ -1,0 +1,39 @@
+import { once } from 'node:events';
+import { rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { closeContext, createContext } from '../context.ts';
+import { buildApp } from '../server/index.ts';
+
+export interface StartOptions {
+  project: string;
+  host?: string;
+  port?: number;
+  dashboard?: boolean;
+  watcher?: boolean;
+}
+
+/** Serves the platform until SIGINT or SIGTERM, then closes it down in order. */
+export async function startPlatform(options: StartOptions, env: NodeJS.ProcessEnv, onListening: (url: string) => void): Promise<void> {
+  const ctx = createContext({ projectDir: options.project, env });
+  const pidFile = path.join(ctx.paths.runDir, 'server.pid');
+  try {
+    const app = await buildApp(ctx);
+    const host = options.host ?? ctx.config.web.host;
+    const port = options.port ?? ctx.config.web.port;
+    try {
+      await app.listen({ host, port });
+      writeFileSync(pidFile, `${process.pid}\n`);
+      const address = app.server.address();
+      const boundPort = address !== null && typeof address === 'object' ? address.port : port;
+      const shownHost = host === '0.0.0.0' || host === '::' ? 'localhost' : host.includes(':') ? `[${host}]` : host;
+      onListening(ctx.config.web.public_url ?? `http://${shownHost}:${String(boundPort)}`);
+      const signal = await Promise.race([once(process, 'SIGINT'), once(process, 'SIGTERM')]);
+      ctx.log.info({ signal: String(signal[0] ?? '') }, 'shutting down');
+    } finally {
+      await app.close();
+    }
+  } finally {
+    rmSync(pidFile, { force: true });
+    closeContext(ctx);
+  }
+}

@@ -1,0 +1,60 @@
+import { ROLES, type Role } from '../store/index.ts';
+import { closeContext, createContext } from '../context.ts';
+import { createLogger } from '../logger.ts';
+import { CliError } from './cli-error.ts';
+import { isInteractive, valueOrPrompt } from './prompt-or-flag.ts';
+
+export interface AddUserOptions {
+  project: string;
+  email?: string;
+  name?: string;
+  role?: string;
+  password?: string;
+  nonInteractive?: boolean;
+}
+
+function parseRole(value: string): Role {
+  const role = ROLES.find((candidate) => candidate === value);
+  if (!role) throw new CliError(`--role must be one of ${ROLES.join(', ')}`);
+  return role;
+}
+
+export async function addUser(options: AddUserOptions, env: NodeJS.ProcessEnv): Promise<string> {
+  const interactive = isInteractive(options.nonInteractive);
+  const email = await valueOrPrompt(options.email, { flag: '--email', message: 'Email', interactive });
+  const role = parseRole(await valueOrPrompt(options.role, { flag: '--role', message: `Role (${ROLES.join(', ')})`, interactive, default: 'viewer' }));
+  const password = await valueOrPrompt(options.password, { flag: '--password', message: 'Password (at least 8 characters)', interactive, secret: true });
+  const ctx = createContext({ projectDir: options.project, env, log: createLogger({ level: 'warn', destination: process.stderr }) });
+  try {
+    const user = await ctx.auth.addUser({ email, name: options.name ?? '', role, password });
+    return `Added ${user.email} (${user.role})`;
+  } finally {
+    closeContext(ctx);
+  }
+}
+
+export function describeAuthStatus(project: string, env: NodeJS.ProcessEnv): string {
+  const ctx = createContext({ projectDir: project, env, log: createLogger({ level: 'warn', destination: process.stderr }) });
+  try {
+    const users = ctx.store.users.list();
+    const { session_max_days: maxDays, idle_timeout_minutes: idle, password_max_age_days: maxAge } = ctx.config.auth;
+    return [
+      'Authentication: enabled',
+      `Users: ${users.length} (${ROLES.map((role) => `${users.filter((user) => user.role === role && user.active).length} ${role}`).join(', ')})`,
+      `Sessions: expire after ${maxDays} days, or ${idle} minutes without requests`,
+      `Password rotation: ${maxAge > 0 ? `every ${maxAge} days` : 'off'}`,
+    ].join('\n');
+  } finally {
+    closeContext(ctx);
+  }
+}
+
+export function unlockUser(project: string, email: string, env: NodeJS.ProcessEnv): string {
+  const ctx = createContext({ projectDir: project, env, log: createLogger({ level: 'warn', destination: process.stderr }) });
+  try {
+    const cleared = ctx.auth.unlock(email);
+    return cleared > 0 ? `Unlocked ${email} (${String(cleared)} client${cleared === 1 ? '' : 's'} cleared)` : `${email} had no failed logins`;
+  } finally {
+    closeContext(ctx);
+  }
+}

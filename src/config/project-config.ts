@@ -1,0 +1,57 @@
+import { z } from 'zod';
+
+const HostName = z.string().min(1).regex(/^[A-Za-z0-9.:[\]-]+$/, 'expected a host name or IP address');
+const Port = z.number().int().min(1).max(65535);
+
+const Web = z.strictObject({
+  host: HostName.default('127.0.0.1'),
+  port: Port.default(8800),
+  /** The address users reach Quarry at when it differs from http://host:port (a TLS reverse proxy). */
+  public_url: z.url({ protocol: /^https?$/ }).optional(),
+});
+
+const Auth = z.strictObject({
+  session_max_days: z.number().positive().default(365),
+  idle_timeout_minutes: z.number().positive().default(1440),
+  password_max_age_days: z.number().int().min(0).default(0),
+});
+
+const Limits = z.strictObject({
+  max_upload_mb: z.number().positive().default(100),
+  login_requests_per_minute: z.number().int().positive().default(10),
+  api_requests_per_minute: z.number().int().positive().default(200),
+});
+
+const Watcher = z.strictObject({
+  enabled: z.boolean().default(true),
+  auto_sync: z.boolean().default(true),
+  auto_transform: z.boolean().default(false),
+  debounce_seconds: z.number().int().min(0).default(5),
+  patterns: z.array(z.string().min(1)).default(['*.csv', '*.json', '*.jsonl', '*.parquet']),
+});
+
+const Dashboard = z.strictObject({
+  enabled: z.boolean().default(true),
+  port: Port.default(8801),
+});
+
+const TransformDocs = z.strictObject({
+  port: Port.default(8802),
+});
+
+export const ProjectConfigSchema = z.strictObject({
+  name: z.string().min(1),
+  organization: z.string().default(''),
+  web: Web.prefault({}),
+  auth: Auth.prefault({}),
+  limits: Limits.prefault({}),
+  /** Proxies whose X-Forwarded-For header is believed; every other client is its socket address. */
+  trusted_proxies: z.array(z.string().min(1)).default([]),
+  /** Loopback addresses are exempt from rate limits; tests narrow this to reach the limited path. */
+  rate_limit_exempt: z.array(z.string().min(1)).default(['127.0.0.1', '::1']),
+  watcher: Watcher.prefault({}),
+  dashboard: Dashboard.prefault({}),
+  transform_docs: TransformDocs.prefault({}),
+});
+
+export type ProjectConfig = z.infer<typeof ProjectConfigSchema>;

@@ -1,0 +1,64 @@
+import { mkdirSync } from 'node:fs';
+import { createAuth, type Auth } from './auth/index.ts';
+import {
+  loadEnvironment, loadProjectConfig, loadSecretKey, loadSources, projectPaths,
+  type ProjectConfig, type ProjectPaths, type SourceConfig,
+} from './config/index.ts';
+import { createLogger, type Logger } from './logger.ts';
+import { openStore, type Store } from './store/index.ts';
+import packageJson from '../package.json' with { type: 'json' };
+
+/** Everything a request handler, job or command may use, built once and passed down. */
+export interface AppContext {
+  readonly version: string;
+  readonly paths: ProjectPaths;
+  readonly config: ProjectConfig;
+  readonly sources: readonly SourceConfig[];
+  readonly env: Readonly<Record<string, string>>;
+  readonly secretKey: Buffer;
+  readonly store: Store;
+  readonly auth: Auth;
+  readonly log: Logger;
+  readonly now: () => Date;
+  readonly startedAt: Date;
+}
+
+export interface ContextOptions {
+  projectDir: string;
+  log?: Logger;
+  now?: () => Date;
+  /** The process environment; tests pass their own instead of touching process.env. */
+  env?: NodeJS.ProcessEnv;
+}
+
+export const SERVICE_VERSION: string = packageJson.version;
+
+/** Loads the project's configuration and opens its platform database; throws ConfigError on a bad project. */
+export function createContext(options: ContextOptions): AppContext {
+  const paths = projectPaths(options.projectDir);
+  const config = loadProjectConfig(paths);
+  const sources = loadSources(paths);
+  const env = loadEnvironment(paths, options.env ?? process.env);
+  const secretKey = loadSecretKey(paths);
+  const now = options.now ?? (() => new Date());
+  mkdirSync(paths.runDir, { recursive: true });
+  const store = openStore(paths.platformDb);
+  return Object.freeze({
+    version: SERVICE_VERSION,
+    paths,
+    config,
+    sources,
+    env,
+    secretKey,
+    store,
+    auth: createAuth({ store, config, now }),
+    log: options.log ?? createLogger({ level: env.QUARRY_LOG_LEVEL ?? 'info' }),
+    now,
+    startedAt: now(),
+  });
+}
+
+/** Closes what createContext opened, in reverse order; safe to call twice. */
+export function closeContext(context: AppContext): void {
+  context.store.close();
+}

@@ -1,0 +1,56 @@
+import cookie from '@fastify/cookie';
+import formbody from '@fastify/formbody';
+import fastifyStatic from '@fastify/static';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
+import type { AppContext } from '../context.ts';
+import { publicStaticRoot } from '../web/index.ts';
+import {
+  handleClientError, installAuthentication, installCsrfProtection, installErrorHandler, installOpenApi, installRateLimits,
+  installSecurityHeaders,
+} from './plugins/index.ts';
+import { apiKeyRoutes } from './routes/api-keys.ts';
+import { authRoutes } from './routes/auth.ts';
+import { pageRoutes } from './routes/pages.ts';
+import { statusRoutes } from './routes/status.ts';
+import { userRoutes } from './routes/users.ts';
+
+/** Assembles the HTTP app over a context; the caller listens (port 0 in tests) and closes. */
+export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
+  const logger: FastifyBaseLogger = ctx.log.child({ module: 'http' });
+  const app = Fastify({
+    loggerInstance: logger,
+    trustProxy: ctx.config.trusted_proxies.length > 0 ? [...ctx.config.trusted_proxies] : false,
+    bodyLimit: 1024 * 1024,
+    requestTimeout: 120_000,
+    return503OnClosing: true,
+    forceCloseConnections: 'idle',
+    clientErrorHandler: handleClientError,
+    routerOptions: { maxParamLength: 500 },
+  }).withTypeProvider<ZodTypeProvider>();
+
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
+  installErrorHandler(app);
+
+  await installRateLimits(app, ctx.config);
+  await app.register(cookie);
+  await app.register(formbody, { bodyLimit: 64 * 1024 });
+  installAuthentication(app, ctx);
+  installCsrfProtection(app, ctx.config.web.public_url);
+  installSecurityHeaders(app);
+  await installOpenApi(app, ctx.version);
+
+  await app.register(fastifyStatic, { root: publicStaticRoot, serve: false });
+  app.get('/static/public/*', { config: { public: true }, schema: { hide: true } }, async (request, reply) => {
+    const { '*': file } = request.params as { '*': string };
+    return reply.header('cache-control', 'public, max-age=3600').sendFile(file);
+  });
+
+  await app.register(statusRoutes, { ctx });
+  await app.register(authRoutes, { ctx });
+  await app.register(apiKeyRoutes, { ctx });
+  await app.register(userRoutes, { ctx });
+  await app.register(pageRoutes, { ctx });
+  return app;
+}

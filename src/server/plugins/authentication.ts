@@ -1,0 +1,79 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { assertCan, type Action, type Actor } from '../../auth/index.ts';
+import type { AppContext } from '../../context.ts';
+import { ForbiddenError, UnauthenticatedError } from '../../errors.ts';
+import type { SessionStage } from '../../store/index.ts';
+import { isApiRequest } from './request-kind.ts';
+
+export const SESSION_COOKIE = 'svc_session';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** Reachable without credentials: the login page, the login endpoint and the login page's assets. */
+    public?: boolean;
+    /** Reachable by a session that has not finished logging in (two-factor pending, password change due). */
+    allowIncompleteSession?: boolean;
+  }
+  interface FastifyRequest {
+    actor: Actor | null;
+    sessionStage: SessionStage | null;
+  }
+}
+
+/** One gate for every route, page, proxy path and socket: nothing is reachable anonymously unless marked public. */
+export function installAuthentication(app: FastifyInstance, ctx: AppContext): void {
+  app.decorateRequest('actor', null);
+  app.decorateRequest('sessionStage', null);
+
+  app.addHook('onRequest', async (request, reply) => {
+    const config = request.routeOptions.config;
+    const bearer = bearerToken(request);
+    if (bearer !== undefined) {
+      const actor = ctx.auth.actorFromApiKey(bearer);
+      if (!actor) throw new UnauthenticatedError('Invalid, expired or revoked API key');
+      request.actor = actor;
+      request.sessionStage = 'full';
+      return;
+    }
+    const token = request.cookies[SESSION_COOKIE];
+    const resolved = token === undefined ? undefined : ctx.auth.actorFromSessionToken(token);
+    if (resolved) {
+      request.actor = resolved.actor;
+      request.sessionStage = resolved.session.stage;
+    }
+    if (config.public === true) return;
+    if (!resolved) {
+      if (isApiRequest(request)) throw new UnauthenticatedError();
+      return reply.redirect(`/login?next=${encodeURIComponent(request.url)}`, 303);
+    }
+    if (resolved.session.stage !== 'full' && config.allowIncompleteSession !== true) {
+      if (!isApiRequest(request)) {
+        return reply.redirect(resolved.session.stage === 'password_change' ? '/settings/change-password' : '/login', 303);
+      }
+      throw new ForbiddenError(resolved.session.stage === 'password_change'
+        ? 'Change your password before doing anything else'
+        : 'Finish logging in with your two-factor code first');
+    }
+  });
+}
+
+function bearerToken(request: FastifyRequest): string | undefined {
+  const header = request.headers.authorization;
+  if (header === undefined) return undefined;
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+  if (!match?.[1]) throw new UnauthenticatedError('The Authorization header must be "Bearer <API key>"');
+  return match[1];
+}
+
+/** The caller of an authenticated route; a public route that needs one gets 401. */
+export function requireActor(request: FastifyRequest): Actor {
+  if (!request.actor) throw new UnauthenticatedError();
+  return request.actor;
+}
+
+/** A preHandler that lets the request through only when its actor's role grants `action`. */
+export function requireAction(action: Action) {
+  return async (request: FastifyRequest): Promise<void> => {
+    assertCan(requireActor(request), action);
+  };
+}

@@ -1,0 +1,33 @@
+import type { Socket } from 'node:net';
+
+const STATUS_TEXT: Record<number, string> = { 400: 'Bad Request', 408: 'Request Timeout', 413: 'Payload Too Large', 431: 'Request Header Fields Too Large' };
+
+/**
+ * Answers errors of the HTTP layer itself (a malformed head, oversized headers, a bad Content-Length)
+ * in the contract's format instead of Node's bare `400 Bad Request`.
+ */
+export function handleClientError(error: Error & { code?: string }, socket: Socket): void {
+  if (!socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const [status, code, detail] = describe(error.code);
+  const body = JSON.stringify({ detail, code });
+  socket.end(
+    `HTTP/1.1 ${status} ${STATUS_TEXT[status] ?? 'Bad Request'}\r\nContent-Type: application/json; charset=utf-8\r\n`
+    + `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
+}
+
+function describe(code: string | undefined): [number, string, string] {
+  switch (code) {
+    case 'HPE_HEADER_OVERFLOW':
+      return [431, 'headers_too_large', 'The request headers are too large'];
+    case 'ERR_HTTP_REQUEST_TIMEOUT':
+      return [408, 'request_timeout', 'The request took too long to arrive'];
+    case 'HPE_INVALID_METHOD':
+      return [400, 'invalid_request', 'Unknown HTTP method'];
+    default:
+      return [400, 'invalid_request', 'Malformed HTTP request'];
+  }
+}

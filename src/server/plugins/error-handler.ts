@@ -1,0 +1,48 @@
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
+import { QuarryError } from '../../errors.ts';
+import { isApiRequest } from './request-kind.ts';
+
+/** The one place an error becomes a response: `{detail, code}` for the API, a redirect or page for browsers. */
+export function installErrorHandler(app: FastifyInstance): void {
+  app.setErrorHandler((error: FastifyError, request, reply) => {
+    if (error instanceof QuarryError) {
+      return reply.code(error.status).headers(error.headers).send({ detail: error.message, code: error.code });
+    }
+    if (hasZodFastifySchemaValidationErrors(error)) {
+      const errors = error.validation.map((issue) => ({
+        path: `${error.validationContext ?? ''}${issue.instancePath}`,
+        message: issue.message,
+      }));
+      const first = errors[0];
+      const detail = first ? `Invalid request: ${first.path}: ${first.message}` : 'Invalid request';
+      return reply.code(400).send({ detail, code: 'invalid_request', errors });
+    }
+    const status = error.statusCode ?? 500;
+    if (status === 413) return reply.code(413).send({ detail: 'The request body is too large', code: 'upload_too_large' });
+    if (status === 415) return reply.code(415).send({ detail: 'Unsupported content type', code: 'unsupported_media_type' });
+    if (status >= 400 && status < 500) {
+      return reply.code(400).send({ detail: clientMessage(error), code: 'invalid_request' });
+    }
+    request.log.error({ err: error }, 'unhandled error');
+    return reply.code(500).send({ detail: 'Internal error', code: 'internal_error' });
+  });
+
+  app.setNotFoundHandler((request: FastifyRequest, reply: FastifyReply) => {
+    if (isApiRequest(request)) {
+      return reply.code(404).send({ detail: `No endpoint ${request.method} ${request.url.split('?')[0] ?? ''}`, code: 'not_found' });
+    }
+    return reply.code(404).type('text/html; charset=utf-8').send(notFoundPage());
+  });
+}
+
+/** Fastify's own client errors (bad JSON, empty body with a JSON type) are safe to echo; anything else gets a fixed text. */
+function clientMessage(error: FastifyError): string {
+  return error.code.startsWith('FST_ERR_CTP') ? error.message : 'Bad request';
+}
+
+function notFoundPage(): string {
+  return '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Not found · Quarry</title>'
+    + '<link rel="stylesheet" href="/static/public/quarry.css"></head>'
+    + '<body><main class="narrow"><h1>Page not found</h1><p><a href="/">Back to Quarry</a></p></main></body></html>';
+}

@@ -1,0 +1,36 @@
+import rateLimit from '@fastify/rate-limit';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { ProjectConfig } from '../../config/index.ts';
+import { TooManyRequestsError } from '../../errors.ts';
+
+const LOGIN_PATH = '/api/auth/login';
+
+function isLogin(request: FastifyRequest): boolean {
+  return request.method === 'POST' && request.url.split('?')[0] === LOGIN_PATH;
+}
+
+/**
+ * Per client IP: the login endpoint and the rest of /api each have their own fixed 60-second
+ * window. The client IP is the socket's, or X-Forwarded-For's when the socket is a trusted proxy
+ * (Fastify's trustProxy); exempt addresses (loopback by default) are never limited.
+ */
+export async function installRateLimits(app: FastifyInstance, config: ProjectConfig): Promise<void> {
+  const exempt = new Set(config.rate_limit_exempt.map(normalizeAddress));
+  await app.register(rateLimit, { global: false, enableDraftSpec: true });
+  // A root-level hook, added before authentication's, so unauthenticated floods are limited too.
+  app.addHook('onRequest', app.rateLimit({
+    timeWindow: 60_000,
+    max: (request) => isLogin(request) ? config.limits.login_requests_per_minute : config.limits.api_requests_per_minute,
+    keyGenerator: (request) => `${isLogin(request) ? 'login' : 'api'}|${normalizeAddress(request.ip)}`,
+    allowList: (request) => !request.url.startsWith('/api/') || exempt.has(normalizeAddress(request.ip)),
+    errorResponseBuilder: (_request, context) => new TooManyRequestsError(
+      `Too many requests: at most ${String(context.max)} a minute from one address; retry in ${context.after}`,
+      context.ttl / 1000,
+    ),
+  }));
+}
+
+/** `::ffff:127.0.0.1` and `127.0.0.1` are one client. */
+function normalizeAddress(address: string): string {
+  return address.startsWith('::ffff:') ? address.slice('::ffff:'.length) : address;
+}

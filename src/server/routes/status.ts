@@ -1,0 +1,192 @@
+import { statfs, stat } from 'node:fs/promises';
+import path from 'node:path';
+import type { FastifyPluginCallbackZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import type { AppContext } from '../../context.ts';
+import { isMissingFile } from '../../config/index.ts';
+import { requireAction } from '../plugins/index.ts';
+import { describeUptime } from './describe-uptime.ts';
+
+const Timestamp = z.iso.datetime().describe('ISO 8601 UTC timestamp');
+
+const ServiceStatus = z.object({
+  status: z.enum(['healthy', 'degraded']),
+  service_version: z.string(),
+  services: z.object({
+    api: z.string(), warehouse: z.string(), dashboard: z.string(), transform_docs: z.string(),
+  }),
+  uptime: z.string(),
+});
+
+const Configuration = z.object({
+  web_port: z.number().int(),
+  web_url: z.string(),
+  dashboard_url: z.string(),
+  transform_docs_url: z.string(),
+  api_url: z.string(),
+  project_name: z.string(),
+  organization: z.string(),
+});
+
+const PlatformHealth = z.object({
+  status: z.enum(['healthy', 'warning', 'critical']),
+  timestamp: Timestamp,
+  database: z.object({
+    size_mb: z.number(),
+    tables: z.number().int(),
+    status: z.enum(['small', 'medium', 'large']),
+    raw_tables: z.number().int(),
+    staging_tables: z.number().int(),
+    marts_tables: z.number().int(),
+  }),
+  disk: z.object({ status: z.enum(['ok', 'low', 'critical']), free_gb: z.number(), total_gb: z.number() }),
+  sync_failures: z.array(z.object({ source: z.string(), timestamp: Timestamp, error: z.string() })),
+  transform_failures: z.array(z.object({ model: z.string(), timestamp: Timestamp, error: z.string() })),
+  total_sources: z.number().int(),
+  enabled_sources: z.number().int(),
+  critical_issues: z.array(z.string()),
+  warnings: z.array(z.string()),
+});
+
+const WatcherStatus = z.object({
+  running: z.boolean(),
+  pid: z.number().int().describe('the watcher process id; 0 while it is not running'),
+  auto_sync_enabled: z.boolean(),
+  auto_transform_enabled: z.boolean(),
+  debounce_seconds: z.number().int(),
+  watch_patterns: z.array(z.string()),
+  watch_directories: z.array(z.string()),
+});
+
+const GB = 1024 ** 3;
+const MB = 1024 ** 2;
+
+/** The base address users reach Quarry at. */
+export function webUrl(ctx: AppContext): string {
+  const { host, port, public_url: publicUrl } = ctx.config.web;
+  if (publicUrl !== undefined) return publicUrl.replace(/\/+$/, '');
+  const shownHost = host === '0.0.0.0' || host === '::' ? 'localhost' : host.includes(':') ? `[${host}]` : host;
+  return `http://${shownHost}:${port}`;
+}
+
+export const statusRoutes: FastifyPluginCallbackZod<{ ctx: AppContext }> = (app, { ctx }, done) => {
+  const readAccess = { preHandler: requireAction('data.read') };
+
+  app.get('/api/status', {
+    ...readAccess,
+    schema: { tags: ['platform'], summary: 'Service status', response: { 200: ServiceStatus } },
+  }, async () => {
+    const warehouseExists = await fileSize(ctx.paths.warehouseFile) !== null;
+    return {
+      status: 'healthy' as const,
+      service_version: ctx.version,
+      services: {
+        api: 'running',
+        warehouse: warehouseExists ? 'healthy' : 'not_created',
+        dashboard: ctx.config.dashboard.enabled ? 'not_running' : 'disabled',
+        transform_docs: 'not_running',
+      },
+      uptime: describeUptime(ctx.now().getTime() - ctx.startedAt.getTime()),
+    };
+  });
+
+  app.get('/api/config', {
+    ...readAccess,
+    schema: { tags: ['platform'], summary: 'Public configuration', response: { 200: Configuration } },
+  }, async () => {
+    const base = webUrl(ctx);
+    return {
+      web_port: ctx.config.web.port,
+      web_url: base,
+      dashboard_url: `${base}/dashboard/`,
+      transform_docs_url: `${base}/transform-docs/`,
+      api_url: `${base}/api`,
+      project_name: ctx.config.name,
+      organization: ctx.config.organization,
+    };
+  });
+
+  app.get('/api/health/platform', {
+    ...readAccess,
+    schema: { tags: ['platform'], summary: 'Platform health', response: { 200: PlatformHealth } },
+  }, async () => {
+    const sizeBytes = await fileSize(ctx.paths.warehouseFile) ?? 0;
+    const layers = ctx.store.warehouseTables.countByLayer();
+    const disk = await statfs(ctx.paths.root);
+    const freeBytes = disk.bavail * disk.bsize;
+    const totalBytes = disk.blocks * disk.bsize;
+    const diskStatus = freeBytes < GB ? 'critical' as const : freeBytes < 5 * GB || freeBytes < totalBytes * 0.05 ? 'low' as const : 'ok' as const;
+    const criticalIssues: string[] = [];
+    const warnings: string[] = [];
+    if (diskStatus === 'critical') criticalIssues.push(`Only ${round(freeBytes / GB)} GB of disk left for the project`);
+    if (diskStatus === 'low') warnings.push(`Disk space is low: ${round(freeBytes / GB)} GB free`);
+    const enabledSources = ctx.sources.filter((source) => source.enabled).length;
+    return {
+      status: criticalIssues.length > 0 ? 'critical' as const : warnings.length > 0 ? 'warning' as const : 'healthy' as const,
+      timestamp: ctx.now().toISOString(),
+      database: {
+        size_mb: round(sizeBytes / MB),
+        tables: layers.raw + layers.staging + layers.marts,
+        status: sizeBytes < GB ? 'small' as const : sizeBytes < 10 * GB ? 'medium' as const : 'large' as const,
+        raw_tables: layers.raw,
+        staging_tables: layers.staging,
+        marts_tables: layers.marts,
+      },
+      disk: { status: diskStatus, free_gb: round(freeBytes / GB), total_gb: round(totalBytes / GB) },
+      sync_failures: [],
+      transform_failures: [],
+      total_sources: ctx.sources.length,
+      enabled_sources: enabledSources,
+      critical_issues: criticalIssues,
+      warnings,
+    };
+  });
+
+  app.get('/api/watcher/status', {
+    ...readAccess,
+    schema: { tags: ['platform'], summary: 'File watcher status', response: { 200: WatcherStatus } },
+  }, async () => {
+    const watcher = ctx.config.watcher;
+    return {
+      running: false,
+      pid: 0,
+      auto_sync_enabled: watcher.auto_sync,
+      auto_transform_enabled: watcher.auto_transform,
+      debounce_seconds: watcher.debounce_seconds,
+      watch_patterns: [...watcher.patterns],
+      watch_directories: watchedDirectories(ctx),
+    };
+  });
+
+  done();
+};
+
+function watchedDirectories(ctx: AppContext): string[] {
+  const directories = new Set<string>();
+  for (const source of ctx.sources) {
+    const directory = sourceDirectory(source);
+    if (source.enabled && directory !== undefined) directories.add(path.resolve(ctx.paths.root, directory));
+  }
+  return [...directories];
+}
+
+function sourceDirectory(source: AppContext['sources'][number]): string | undefined {
+  switch (source.type) {
+    case 'local_files': return source.local_files.directory;
+    case 'csv': return source.csv.directory;
+    default: return undefined;
+  }
+}
+
+async function fileSize(file: string): Promise<number | null> {
+  try {
+    return (await stat(file)).size;
+  } catch (error) {
+    if (isMissingFile(error)) return null;
+    throw error;
+  }
+}
+
+function round(value: number): number {
+  return Math.round(value * 100) / 100;
+}

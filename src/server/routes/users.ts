@@ -1,0 +1,71 @@
+import type { FastifyPluginCallbackZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import type { AppContext } from '../../context.ts';
+import { ROLES, type UserRecord } from '../../store/index.ts';
+import { requireActor, requireAction } from '../plugins/index.ts';
+
+const User = z.object({
+  email: z.string(),
+  name: z.string(),
+  role: z.enum(ROLES),
+  active: z.boolean(),
+  created_at: z.string(),
+});
+
+const NewUser = z.object({
+  email: z.string().min(3).max(320),
+  name: z.string().max(200).default(''),
+  role: z.enum(ROLES),
+  password: z.string().min(1).max(4096),
+});
+
+const Changes = z.object({
+  role: z.enum(ROLES).optional(),
+  active: z.boolean().optional(),
+  name: z.string().max(200).optional(),
+}).refine((changes) => Object.keys(changes).length > 0, 'give at least one of role, active, name');
+
+const Params = z.object({ email: z.string().min(3).max(320) });
+
+function present(user: UserRecord): z.infer<typeof User> {
+  return { email: user.email, name: user.name, role: user.role, active: user.active, created_at: user.createdAt };
+}
+
+/** User administration: admins only. */
+export const userRoutes: FastifyPluginCallbackZod<{ ctx: AppContext }> = (app, { ctx }, done) => {
+  const manageUsers = requireAction('users.manage');
+
+  app.get('/api/users', {
+    preHandler: manageUsers,
+    schema: { tags: ['users'], summary: 'All users', response: { 200: z.array(User) } },
+  }, async () => ctx.auth.listUsers().map(present));
+
+  app.post('/api/users', {
+    preHandler: manageUsers,
+    schema: { tags: ['users'], summary: 'Add a user', body: NewUser, response: { 201: User } },
+  }, async (request, reply) => {
+    const user = await ctx.auth.addUser(request.body);
+    request.log.info({ user: user.email, role: user.role }, 'user added');
+    return reply.code(201).send(present(user));
+  });
+
+  app.patch('/api/users/:email', {
+    preHandler: manageUsers,
+    schema: { tags: ['users'], summary: 'Change a user\'s role, name or active flag', params: Params, body: Changes, response: { 200: User } },
+  }, async (request) => {
+    const user = ctx.auth.updateUser(requireActor(request), request.params.email, request.body);
+    request.log.info({ user: user.email, role: user.role, active: user.active }, 'user changed');
+    return present(user);
+  });
+
+  app.delete('/api/users/:email', {
+    preHandler: manageUsers,
+    schema: { tags: ['users'], summary: 'Delete a user', params: Params, response: { 200: z.object({ success: z.boolean() }) } },
+  }, async (request) => {
+    ctx.auth.deleteUser(requireActor(request), request.params.email);
+    request.log.info({ user: request.params.email }, 'user deleted');
+    return { success: true };
+  });
+
+  done();
+};

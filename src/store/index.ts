@@ -1,0 +1,57 @@
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
+import { ApiKeysRepository } from './api-keys-repository.ts';
+import { LoginFailuresRepository } from './login-failures-repository.ts';
+import { migrate } from './migrations.ts';
+import { SessionsRepository } from './sessions-repository.ts';
+import { UsersRepository } from './users-repository.ts';
+import { WarehouseTablesRepository } from './warehouse-tables-repository.ts';
+
+export { ROLES, type Role, type UserRecord, type NewUser } from './users-repository.ts';
+export { SESSION_STAGES, type SessionStage, type SessionRecord } from './sessions-repository.ts';
+export type { ApiKeyRecord } from './api-keys-repository.ts';
+export { LAYERS, type Layer } from './warehouse-tables-repository.ts';
+
+export interface Store {
+  readonly users: UsersRepository;
+  readonly sessions: SessionsRepository;
+  readonly apiKeys: ApiKeysRepository;
+  readonly loginFailures: LoginFailuresRepository;
+  readonly warehouseTables: WarehouseTablesRepository;
+  /** Runs `work` in one immediate transaction; `work` must not await. */
+  transaction<T>(work: () => T): T;
+  close(): void;
+}
+
+/** Opens (creating and migrating as needed) the platform database; the returned store is the only handle on it. */
+export function openStore(file: string): Store {
+  mkdirSync(path.dirname(file), { recursive: true });
+  const database = new DatabaseSync(file, { timeout: 5000 });
+  database.exec('PRAGMA journal_mode = WAL; PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL;');
+  migrate(database);
+  let closed = false;
+  return {
+    users: new UsersRepository(database),
+    sessions: new SessionsRepository(database),
+    apiKeys: new ApiKeysRepository(database),
+    loginFailures: new LoginFailuresRepository(database),
+    warehouseTables: new WarehouseTablesRepository(database),
+    transaction<T>(work: () => T): T {
+      database.exec('BEGIN IMMEDIATE');
+      try {
+        const result = work();
+        database.exec('COMMIT');
+        return result;
+      } catch (error) {
+        database.exec('ROLLBACK');
+        throw error;
+      }
+    },
+    close(): void {
+      if (closed) return;
+      closed = true;
+      database.close();
+    },
+  };
+}

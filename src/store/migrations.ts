@@ -1,0 +1,84 @@
+import type { DatabaseSync } from 'node:sqlite';
+
+/** Append-only: a released migration is never edited, a change is a new entry. */
+const MIGRATIONS: readonly string[] = [
+  `
+  CREATE TABLE users (
+    id INTEGER PRIMARY KEY,
+    email TEXT NOT NULL UNIQUE,
+    name TEXT NOT NULL DEFAULT '',
+    role TEXT NOT NULL CHECK (role IN ('admin', 'editor', 'viewer')),
+    active INTEGER NOT NULL DEFAULT 1,
+    password_hash TEXT,
+    password_changed_at TEXT,
+    must_change_password INTEGER NOT NULL DEFAULT 0,
+    totp_secret_encrypted TEXT,
+    totp_enabled INTEGER NOT NULL DEFAULT 0,
+    totp_last_counter INTEGER NOT NULL DEFAULT 0,
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL
+  );
+  CREATE TABLE sessions (
+    id TEXT PRIMARY KEY,
+    token_hash TEXT NOT NULL UNIQUE,
+    user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+    stage TEXT NOT NULL CHECK (stage IN ('full', 'partial', 'password_change')),
+    created_at TEXT NOT NULL,
+    last_seen_at TEXT NOT NULL,
+    ip TEXT NOT NULL DEFAULT '',
+    user_agent TEXT NOT NULL DEFAULT ''
+  );
+  CREATE INDEX sessions_by_user ON sessions(user_id);
+  CREATE TABLE api_keys (
+    id TEXT PRIMARY KEY,
+    user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+    name TEXT NOT NULL,
+    key_hash TEXT NOT NULL UNIQUE,
+    prefix TEXT NOT NULL,
+    expires_at TEXT,
+    created_at TEXT NOT NULL,
+    last_used_at TEXT,
+    revoked_at TEXT
+  );
+  CREATE INDEX api_keys_by_user ON api_keys(user_id);
+  CREATE TABLE login_failures (
+    ip TEXT NOT NULL,
+    email TEXT NOT NULL,
+    failures INTEGER NOT NULL,
+    first_failed_at TEXT NOT NULL,
+    locked_until TEXT,
+    PRIMARY KEY (ip, email)
+  );
+  CREATE INDEX login_failures_by_email ON login_failures(email);
+  CREATE TABLE warehouse_tables (
+    schema_name TEXT NOT NULL,
+    table_name TEXT NOT NULL,
+    layer TEXT NOT NULL CHECK (layer IN ('raw', 'staging', 'marts')),
+    source_name TEXT,
+    row_count INTEGER NOT NULL DEFAULT 0,
+    updated_at TEXT NOT NULL,
+    PRIMARY KEY (schema_name, table_name)
+  );
+  `,
+];
+
+/** Brings the schema up to date inside one transaction; a database newer than this code is refused. */
+export function migrate(database: DatabaseSync): void {
+  const row = database.prepare('PRAGMA user_version').get() as { user_version: number };
+  const current = row.user_version;
+  if (current > MIGRATIONS.length) {
+    throw new Error(`The platform database is at schema version ${current}, newer than this Quarry (${MIGRATIONS.length}); upgrade Quarry`);
+  }
+  if (current === MIGRATIONS.length) return;
+  database.exec('BEGIN IMMEDIATE');
+  try {
+    for (const [index, sql] of MIGRATIONS.entries()) {
+      if (index >= current) database.exec(sql);
+    }
+    database.exec(`PRAGMA user_version = ${MIGRATIONS.length}`);
+    database.exec('COMMIT');
+  } catch (error) {
+    database.exec('ROLLBACK');
+    throw error;
+  }
+}

@@ -1,0 +1,7 @@
+import path from 'node:path';
+
+export { renderLoginPage, renderHomePage } from './pages.ts';
+export type { PageUser } from './layout.ts';
+
+/** Assets anyone may load (the login page needs them before there is a session). */
+export const publicStaticRoot = path.join(import.meta.dirname, 'static', 'public');

@@ -1,0 +1,111 @@
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+
+const QUARRY = path.resolve(import.meta.dirname, '..', '..', 'bin', 'quarry');
+const directories: string[] = [];
+
+function temporaryDirectory(): string {
+  const directory = mkdtempSync(path.join(tmpdir(), 'quarry-cli-'));
+  directories.push(directory);
+  return directory;
+}
+
+function quarry(args: string[], env: Record<string, string> = {}) {
+  const result = spawnSync(QUARRY, args, { encoding: 'utf8', env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  return { code: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+afterAll(() => {
+  for (const directory of directories) rmSync(directory, { recursive: true, force: true });
+});
+
+describe('quarry command line', () => {
+  it('initialises a project non-interactively, with the password from the environment', () => {
+    const dir = temporaryDirectory();
+    const result = quarry(['init', dir, '--name', 'Sales', '--admin-email', 'boss@example.com', '--non-interactive'], { QUARRY_ADMIN_PASSWORD: 'a-good-password' });
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('boss@example.com');
+    expect(readFileSync(path.join(dir, '.quarry', 'project.yml'), 'utf8')).toContain('name: Sales');
+    expect(readFileSync(path.join(dir, '.quarry', 'sources.yml'), 'utf8')).toContain('sources:');
+    expect(statSync(path.join(dir, '.quarry', 'secret.key')).mode & 0o777).toBe(0o600);
+    const again = quarry(['init', dir, '--name', 'Sales', '--admin-email', 'boss@example.com', '--non-interactive'], { QUARRY_ADMIN_PASSWORD: 'a-good-password' });
+    expect(again.code).toBe(1);
+    expect(again.stderr.trim()).toBe(`${dir} already holds a Quarry project (.quarry/project.yml exists)`);
+  });
+
+  it('fails with one line, no stack trace and no half-made project on bad input', () => {
+    const dir = temporaryDirectory();
+    const missing = quarry(['init', dir, '--name', 'X', '--non-interactive']);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr.trim()).toBe('quarry: --admin-email is required when not running interactively');
+    const weak = quarry(['init', dir, '--admin-email', 'a@b.c', '--admin-password', 'short', '--non-interactive']);
+    expect(weak.code).toBe(1);
+    expect(weak.stderr.trim()).toBe('quarry: The password is too short: use at least 8 characters');
+    expect(() => statSync(path.join(dir, '.quarry', 'project.yml'))).toThrow();
+    const notProject = quarry(['status', '--project', dir]);
+    expect(notProject.code).toBe(1);
+    expect(notProject.stderr.trim()).toBe(`${dir} is not a Quarry project: .quarry/project.yml is missing (run "quarry init")`);
+  });
+
+  it('adds users, refuses duplicates and bad roles, and reports auth status', () => {
+    const dir = temporaryDirectory();
+    quarry(['init', dir, '--admin-email', 'a@example.com', '--admin-password', 'a-good-password', '--non-interactive']);
+    const added = quarry(['auth', 'add-user', '--project', dir, '--email', 'e@example.com', '--role', 'editor', '--password', 'editor-password']);
+    expect(added).toEqual({ code: 0, stdout: 'Added e@example.com (editor)\n', stderr: '' });
+    const duplicate = quarry(['auth', 'add-user', '--project', dir, '--email', 'E@example.com', '--role', 'viewer', '--password', 'editor-password']);
+    expect(duplicate.code).toBe(1);
+    expect(duplicate.stderr.trim()).toBe('quarry: A user with the email e@example.com already exists');
+    const badRole = quarry(['auth', 'add-user', '--project', dir, '--email', 'v@example.com', '--role', 'owner', '--password', 'viewer-password']);
+    expect(badRole.stderr.trim()).toBe('quarry: --role must be one of admin, editor, viewer');
+    const status = quarry(['auth', 'status', '--project', dir]);
+    expect(status.stdout).toContain('Users: 2 (1 admin, 1 editor, 0 viewer)');
+  });
+
+  it('reports a broken project.yml with the location of each problem', () => {
+    const dir = temporaryDirectory();
+    quarry(['init', dir, '--admin-email', 'a@example.com', '--admin-password', 'a-good-password', '--non-interactive']);
+    const projectFile = path.join(dir, '.quarry', 'project.yml');
+    const original = readFileSync(projectFile, 'utf8');
+    spawnSync('sh', ['-c', `printf 'name: X\\nweb:\\n  port: 99999\\nauth:\\n  idle_timeout_minutes: -1\\nbogus: 1\\n' > '${projectFile}'`]);
+    const result = quarry(['status', '--project', dir]);
+    expect(result.code).toBe(1);
+    expect(result.stderr.trim().split('\n').sort()).toEqual([
+      '.quarry/project.yml: (top level): unknown field bogus',
+      '.quarry/project.yml: auth.idle_timeout_minutes: must be greater than 0',
+      '.quarry/project.yml: web.port: must be at most 65535',
+    ]);
+    expect(original).toContain('name:');
+  });
+
+  it('starts the server, serves the login page, and stops cleanly on SIGTERM', async () => {
+    const dir = temporaryDirectory();
+    quarry(['init', dir, '--admin-email', 'a@example.com', '--admin-password', 'a-good-password', '--non-interactive']);
+    const child = spawn(QUARRY, ['start', '--project', dir, '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    const url = await new Promise<string>((resolve, reject) => {
+      child.stdout.setEncoding('utf8');
+      child.stdout.on('data', (chunk: string) => {
+        output += chunk;
+        const match = /Quarry is running at (http:\/\/\S+)/.exec(output);
+        if (match?.[1]) resolve(match[1]);
+      });
+      child.on('exit', (code) => { reject(new Error(`exited ${String(code)}: ${output}`)); });
+    });
+    expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    const page = await fetch(`${url}/login`);
+    expect(page.status).toBe(200);
+    const login = await fetch(`${url}/api/auth/login`, {
+      method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'a@example.com', password: 'a-good-password' }),
+    });
+    expect(login.status).toBe(200);
+    const exited = new Promise<number | null>((resolve) => { child.on('exit', resolve); });
+    child.kill('SIGTERM');
+    expect(await exited).toBe(0);
+    expect(output).toContain('"msg":"shutting down"');
+    expect(output).not.toContain('a-good-password');
+  });
+});

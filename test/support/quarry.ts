@@ -1,0 +1,160 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import { stringify, parse } from 'yaml';
+import { readFileSync } from 'node:fs';
+import { initProject } from '../../src/cli/init.ts';
+import { closeContext, createContext, type AppContext } from '../../src/context.ts';
+import { createLogger } from '../../src/logger.ts';
+import { buildApp } from '../../src/server/index.ts';
+import type { Role } from '../../src/store/index.ts';
+import { TestClock } from './test-clock.ts';
+
+export const PASSWORDS: Record<Role, string> = {
+  admin: 'admin-password-123',
+  editor: 'editor-password-123',
+  viewer: 'viewer-password-123',
+};
+export const EMAILS: Record<Role, string> = {
+  admin: 'admin@test.local',
+  editor: 'editor@test.local',
+  viewer: 'viewer@test.local',
+};
+
+export interface RequestOptions {
+  /** Log in as this role's user (cookie), or send no credentials. */
+  as?: Role | 'anonymous';
+  cookie?: string;
+  apiKey?: string;
+  body?: unknown;
+  headers?: Record<string, string>;
+}
+
+export interface TestResponse {
+  status: number;
+  headers: Headers;
+  text: string;
+  /** The parsed JSON body (undefined when the body is not JSON). */
+  json: any;
+}
+
+export interface TestQuarry {
+  readonly dir: string;
+  readonly url: string;
+  readonly ctx: AppContext;
+  readonly app: FastifyInstance;
+  readonly clock: TestClock;
+  request(method: string, urlPath: string, options?: RequestOptions): Promise<TestResponse>;
+  login(role: Role): Promise<string>;
+  close(): Promise<void>;
+}
+
+export interface StartOptions {
+  sourcesYaml?: string;
+  /** Merged over the generated project.yml. */
+  projectConfig?: Record<string, unknown>;
+  users?: readonly Role[];
+}
+
+/** A real Quarry over a fresh temp project, listening on a random loopback port. */
+export async function startQuarry(options: StartOptions = {}): Promise<TestQuarry> {
+  const dir = await mkdtemp(path.join(tmpdir(), 'quarry-test-'));
+  const env = { QUARRY_ADMIN_PASSWORD: PASSWORDS.admin };
+  await initProject(dir, { name: 'Test project', organization: 'Test Org', adminEmail: EMAILS.admin, nonInteractive: true }, env);
+  const projectFile = path.join(dir, '.quarry', 'project.yml');
+  if (options.projectConfig) {
+    const current = parse(readFileSync(projectFile, 'utf8')) as Record<string, unknown>;
+    await writeFile(projectFile, stringify(mergeDeep(current, options.projectConfig)));
+  }
+  if (options.sourcesYaml !== undefined) await writeFile(path.join(dir, '.quarry', 'sources.yml'), options.sourcesYaml);
+  const clock = new TestClock();
+  const ctx = createContext({ projectDir: dir, env, now: clock.now, log: createLogger({ level: 'silent' }) });
+  for (const role of options.users ?? ['editor', 'viewer'] as const) {
+    if (role !== 'admin') await ctx.auth.addUser({ email: EMAILS[role], name: `Test ${role}`, role, password: PASSWORDS[role] });
+  }
+  const app = await buildApp(ctx);
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  const address = app.server.address();
+  if (address === null || typeof address === 'string') throw new Error('no TCP address');
+  const url = `http://127.0.0.1:${String(address.port)}`;
+  const cookies = new Map<Role, string>();
+
+  const request = async (method: string, urlPath: string, requestOptions: RequestOptions = {}): Promise<TestResponse> => {
+    const headers: Record<string, string> = { ...requestOptions.headers };
+    const as = requestOptions.as ?? 'anonymous';
+    if (as !== 'anonymous') {
+      headers.cookie = await loginCached(as);
+      headers['x-requested-with'] ??= 'XMLHttpRequest';
+    }
+    if (requestOptions.cookie !== undefined) headers.cookie = requestOptions.cookie;
+    if (requestOptions.apiKey !== undefined) headers.authorization = `Bearer ${requestOptions.apiKey}`;
+    let body: string | undefined;
+    if (requestOptions.body !== undefined) {
+      body = typeof requestOptions.body === 'string' ? requestOptions.body : JSON.stringify(requestOptions.body);
+      headers['content-type'] ??= 'application/json';
+    }
+    let response = await fetch(`${url}${urlPath}`, { method, headers, body, redirect: 'manual' });
+    if (response.status === 401 && as !== 'anonymous') {
+      // The cached session expired (a test moved the clock): sign in again once.
+      cookies.delete(as);
+      headers.cookie = await loginCached(as);
+      response = await fetch(`${url}${urlPath}`, { method, headers, body, redirect: 'manual' });
+    }
+    const text = await response.text();
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch {
+      json = undefined;
+    }
+    return { status: response.status, headers: response.headers, text, json };
+  };
+
+  const login = async (role: Role): Promise<string> => {
+    const response = await fetch(`${url}/api/auth/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email: EMAILS[role], password: PASSWORDS[role] }),
+    });
+    if (response.status !== 200) throw new Error(`login as ${role} failed: ${String(response.status)} ${await response.text()}`);
+    return sessionCookieOf(response.headers);
+  };
+
+  const loginCached = async (role: Role): Promise<string> => {
+    const cached = cookies.get(role);
+    if (cached !== undefined) return cached;
+    const cookie = await login(role);
+    cookies.set(role, cookie);
+    return cookie;
+  };
+
+  return {
+    dir, url, ctx, app, clock, request, login,
+    async close() {
+      await app.close();
+      closeContext(ctx);
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** `svc_session=<token>` from a response's Set-Cookie headers. */
+export function sessionCookieOf(headers: Headers): string {
+  const cookie = headers.getSetCookie().find((value) => value.startsWith('svc_session='));
+  if (cookie === undefined) throw new Error('no svc_session cookie set');
+  return cookie.split(';')[0] ?? '';
+}
+
+function mergeDeep(base: Record<string, unknown>, extra: Record<string, unknown>): Record<string, unknown> {
+  const merged: Record<string, unknown> = { ...base };
+  for (const [key, value] of Object.entries(extra)) {
+    const current = merged[key];
+    merged[key] = isPlainObject(current) && isPlainObject(value) ? mergeDeep(current, value) : value;
+  }
+  return merged;
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
