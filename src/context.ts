@@ -51,7 +51,7 @@ export function createContext(options: ContextOptions): AppContext {
     env,
     secretKey,
     store,
-    auth: createAuth({ store, config, now }),
+    auth: createAuth({ store, config, secretKey, now }),
     log: options.log ?? createLogger({ level: env.QUARRY_LOG_LEVEL ?? 'info' }),
     now,
     startedAt: now(),

@@ -5,7 +5,7 @@ import { SERVICE_VERSION } from '../context.ts';
 import { ensureDemoProject } from './demo.ts';
 import { initProject } from './init.ts';
 import { startPlatform } from './start.ts';
-import { addUser, describeAuthStatus, unlockUser } from './users.ts';
+import { addUser, describeAuthStatus, enableAuth, recoverAdmin, unlockUser } from './users.ts';
 import { describeProjectStatus } from './status.ts';
 
 const REPOSITORY_ROOT = path.resolve(import.meta.dirname, '..', '..');
@@ -100,6 +100,22 @@ export async function runCli(argv: readonly string[], env: NodeJS.ProcessEnv): P
     .option('--project <dir>', 'project folder', '.')
     .action((email: string, options: { project: string }) => {
       console.log(unlockUser(options.project, email, env));
+    });
+
+  auth.command('recover')
+    .description('Create an emergency admin with a temporary password (changed at first login)')
+    .option('--project <dir>', 'project folder', '.')
+    .action(async (options: { project: string }) => {
+      console.log(await recoverAdmin(options.project, env));
+    });
+  auth.command('enable')
+    .description('Authentication is always on; on a project without users this adds the first admin')
+    .option('--project <dir>', 'project folder', '.')
+    .option('--email <email>')
+    .option('--password <password>')
+    .option('--non-interactive', 'never prompt')
+    .action(async (options: { project: string; email?: string; password?: string; nonInteractive?: boolean }) => {
+      console.log(await enableAuth(options, env));
     });
 
   try {

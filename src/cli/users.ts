@@ -58,3 +58,32 @@ export function unlockUser(project: string, email: string, env: NodeJS.ProcessEn
     closeContext(ctx);
   }
 }
+
+export async function recoverAdmin(project: string, env: NodeJS.ProcessEnv): Promise<string> {
+  const ctx = createContext({ projectDir: project, env, log: createLogger({ level: 'warn', destination: process.stderr }) });
+  try {
+    const { email, password } = await ctx.auth.recover();
+    return [
+      `Emergency admin created: ${email}`,
+      `Temporary password (shown once): ${password}`,
+      'Sign in with it; Quarry will ask for a new password at once.',
+    ].join('\n');
+  } finally {
+    closeContext(ctx);
+  }
+}
+
+/** Projects always authenticate; `enable` exists for older projects that have no user yet. */
+export async function enableAuth(options: { project: string; email?: string; password?: string; nonInteractive?: boolean }, env: NodeJS.ProcessEnv): Promise<string> {
+  const ctx = createContext({ projectDir: options.project, env, log: createLogger({ level: 'warn', destination: process.stderr }) });
+  try {
+    if (ctx.store.users.count() > 0) return 'Authentication is already enabled';
+    const interactive = isInteractive(options.nonInteractive);
+    const email = await valueOrPrompt(options.email, { flag: '--email', message: 'Admin email', interactive });
+    const password = await valueOrPrompt(options.password ?? env.QUARRY_ADMIN_PASSWORD, { flag: '--password', message: 'Admin password', interactive, secret: true });
+    const user = await ctx.auth.addUser({ email, name: 'Administrator', role: 'admin', password });
+    return `Authentication enabled with admin ${user.email}`;
+  } finally {
+    closeContext(ctx);
+  }
+}

@@ -9,6 +9,7 @@ import {
   handleClientError, installAuthentication, installCsrfProtection, installErrorHandler, installOpenApi, installRateLimits,
   installSecurityHeaders,
 } from './plugins/index.ts';
+import { accountRoutes } from './routes/account.ts';
 import { apiKeyRoutes } from './routes/api-keys.ts';
 import { authRoutes } from './routes/auth.ts';
 import { pageRoutes } from './routes/pages.ts';
@@ -49,6 +50,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
 
   await app.register(statusRoutes, { ctx });
   await app.register(authRoutes, { ctx });
+  await app.register(accountRoutes, { ctx });
   await app.register(apiKeyRoutes, { ctx });
   await app.register(userRoutes, { ctx });
   await app.register(pageRoutes, { ctx });

@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { ApiKeysRepository } from './api-keys-repository.ts';
+import { AuditRepository } from './audit-repository.ts';
 import { LoginFailuresRepository } from './login-failures-repository.ts';
 import { migrate } from './migrations.ts';
 import { SessionsRepository } from './sessions-repository.ts';
@@ -11,6 +12,7 @@ import { WarehouseTablesRepository } from './warehouse-tables-repository.ts';
 export { ROLES, type Role, type UserRecord, type NewUser } from './users-repository.ts';
 export { SESSION_STAGES, type SessionStage, type SessionRecord } from './sessions-repository.ts';
 export type { ApiKeyRecord } from './api-keys-repository.ts';
+export type { AuditEvent } from './audit-repository.ts';
 export { LAYERS, type Layer } from './warehouse-tables-repository.ts';
 
 export interface Store {
@@ -18,6 +20,7 @@ export interface Store {
   readonly sessions: SessionsRepository;
   readonly apiKeys: ApiKeysRepository;
   readonly loginFailures: LoginFailuresRepository;
+  readonly audit: AuditRepository;
   readonly warehouseTables: WarehouseTablesRepository;
   /** Runs `work` in one immediate transaction; `work` must not await. */
   transaction<T>(work: () => T): T;
@@ -36,6 +39,7 @@ export function openStore(file: string): Store {
     sessions: new SessionsRepository(database),
     apiKeys: new ApiKeysRepository(database),
     loginFailures: new LoginFailuresRepository(database),
+    audit: new AuditRepository(database),
     warehouseTables: new WarehouseTablesRepository(database),
     transaction<T>(work: () => T): T {
       database.exec('BEGIN IMMEDIATE');

@@ -50,6 +50,15 @@ const MIGRATIONS: readonly string[] = [
     PRIMARY KEY (ip, email)
   );
   CREATE INDEX login_failures_by_email ON login_failures(email);
+  CREATE TABLE audit_events (
+    id INTEGER PRIMARY KEY,
+    at TEXT NOT NULL,
+    event TEXT NOT NULL,
+    actor_email TEXT,
+    subject TEXT,
+    ip TEXT,
+    detail TEXT
+  );
   CREATE TABLE warehouse_tables (
     schema_name TEXT NOT NULL,
     table_name TEXT NOT NULL,

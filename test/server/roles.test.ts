@@ -50,7 +50,8 @@ describe('roles', () => {
 
   it('does not let an admin lock themselves out', async () => {
     const response = await quarry.request('PATCH', '/api/users/admin@test.local', { as: 'admin', body: { active: false } });
-    expect(response.status).toBe(400);
+    expect(response.status).toBe(403);
+    expect(response.json).toEqual({ detail: 'You cannot demote or deactivate yourself; ask another admin', code: 'forbidden' });
     expect(quarry.ctx.store.users.findByEmail('admin@test.local')?.active).toBe(true);
   });
 

@@ -11,8 +11,8 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** Reachable without credentials: the login page, the login endpoint and the login page's assets. */
     public?: boolean;
-    /** Reachable by a session that has not finished logging in (two-factor pending, password change due). */
-    allowIncompleteSession?: boolean;
+    /** Session stages besides `full` that may use the route: a two-factor-pending or password-change-due session. */
+    incompleteStages?: readonly ('partial' | 'password_change')[];
   }
   interface FastifyRequest {
     actor: Actor | null;
@@ -46,11 +46,12 @@ export function installAuthentication(app: FastifyInstance, ctx: AppContext): vo
       if (isApiRequest(request)) throw new UnauthenticatedError();
       return reply.redirect(`/login?next=${encodeURIComponent(request.url)}`, 303);
     }
-    if (resolved.session.stage !== 'full' && config.allowIncompleteSession !== true) {
+    const stage = resolved.session.stage;
+    if (stage !== 'full' && config.incompleteStages?.includes(stage) !== true) {
       if (!isApiRequest(request)) {
-        return reply.redirect(resolved.session.stage === 'password_change' ? '/settings/change-password' : '/login', 303);
+        return reply.redirect(stage === 'password_change' ? '/settings/change-password' : '/login?step=2fa', 303);
       }
-      throw new ForbiddenError(resolved.session.stage === 'password_change'
+      throw new ForbiddenError(stage === 'password_change'
         ? 'Change your password before doing anything else'
         : 'Finish logging in with your two-factor code first');
     }

@@ -1,12 +1,10 @@
-import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginCallbackZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { InvalidCredentialsError, type LoginResult } from '../../auth/index.ts';
+import { InvalidCredentialsError, type NewSession } from '../../auth/index.ts';
 import type { AppContext } from '../../context.ts';
-import { SESSION_COOKIE, requireActor, requireAction } from '../plugins/index.ts';
+import { requireActor, requireAction } from '../plugins/index.ts';
 import { safeNextPath } from './safe-next-path.ts';
-
-export const DASHBOARD_COOKIE = 'dashboard.SESSION';
+import { clearSessionCookies, clientOf, setSessionCookie } from './session-cookie.ts';
 
 const Credentials = z.object({
   email: z.string().min(1).max(320),
@@ -21,6 +19,8 @@ const LoginReply = z.object({
   password_change_required: z.boolean().optional(),
 });
 
+const Code = z.object({ code: z.string().min(1).max(12), next: z.string().max(2048).optional() });
+
 const Me = z.object({
   email: z.string(),
   name: z.string(),
@@ -30,6 +30,17 @@ const Me = z.object({
 });
 
 const Success = z.object({ success: z.boolean() });
+
+export const CHANGE_PASSWORD_PAGE = '/settings/change-password';
+
+/** The reply to a step of logging in: where the session stands and where the browser goes next. */
+function loginReply(created: NewSession, next: string): z.infer<typeof LoginReply> {
+  switch (created.session.stage) {
+    case 'partial': return { success: true, requires_2fa: true };
+    case 'password_change': return { success: true, requires_2fa: false, password_change_required: true, redirect: CHANGE_PASSWORD_PAGE };
+    case 'full': return { success: true, requires_2fa: false, redirect: next };
+  }
+}
 
 export const authRoutes: FastifyPluginCallbackZod<{ ctx: AppContext }> = (app, { ctx }, done) => {
   app.post('/api/auth/login', {
@@ -44,63 +55,60 @@ export const authRoutes: FastifyPluginCallbackZod<{ ctx: AppContext }> = (app, {
   }, async (request, reply) => {
     const isFormPost = (request.headers['content-type'] ?? '').startsWith('application/x-www-form-urlencoded');
     const next = safeNextPath(request.body.next);
-    let result: LoginResult;
+    let created: NewSession;
     try {
-      result = await ctx.auth.login(request.body.email, request.body.password, clientOf(request));
+      created = await ctx.auth.login(request.body.email, request.body.password, clientOf(request));
     } catch (error) {
       if (isFormPost && error instanceof InvalidCredentialsError) {
         return reply.redirect(`/login?error=invalid_credentials&next=${encodeURIComponent(next)}`, 303);
       }
       throw error;
     }
-    reply.setCookie(SESSION_COOKIE, result.token, {
-      path: '/',
-      httpOnly: true,
-      sameSite: 'lax',
-      secure: request.protocol === 'https',
-      maxAge: Math.floor(ctx.config.auth.session_max_days * 86_400),
-    });
-    const passwordChangeRequired = result.session.stage === 'password_change';
-    const redirect = passwordChangeRequired ? '/settings/change-password' : next;
-    if (isFormPost) return reply.redirect(redirect, 303);
-    return passwordChangeRequired
-      ? { success: true, requires_2fa: false, password_change_required: true, redirect }
-      : { success: true, requires_2fa: false, redirect };
+    // A session the browser already held is replaced, never reused (no fixation).
+    if (request.actor?.sessionId != null) ctx.auth.logout(request.actor, clientOf(request));
+    setSessionCookie(ctx, request, reply, created.token);
+    const body = loginReply(created, next);
+    if (isFormPost) return reply.redirect(body.requires_2fa ? `/login?step=2fa&next=${encodeURIComponent(next)}` : body.redirect ?? next, 303);
+    return body;
+  });
+
+  app.post('/api/auth/2fa/verify', {
+    config: { incompleteStages: ['partial'] },
+    schema: { tags: ['auth'], summary: 'Finish a two-factor login with a TOTP code', body: Code, response: { 200: LoginReply } },
+  }, async (request, reply) => {
+    const actor = requireActor(request);
+    if (request.sessionStage !== 'partial') {
+      return { success: true, requires_2fa: false, redirect: safeNextPath(request.body.next) };
+    }
+    const created = ctx.auth.verifyTwoFactor(actor, request.body.code, clientOf(request));
+    setSessionCookie(ctx, request, reply, created.token);
+    return loginReply(created, safeNextPath(request.body.next));
   });
 
   app.post('/api/auth/logout', {
-    config: { allowIncompleteSession: true },
+    config: { incompleteStages: ['partial', 'password_change'] },
     schema: { tags: ['auth'], summary: 'End the current session and its dashboard session', response: { 200: Success } },
   }, async (request, reply) => {
-    const actor = requireActor(request);
-    if (actor.sessionId !== null) ctx.auth.logout(actor.sessionId);
+    ctx.auth.logout(requireActor(request), clientOf(request));
     clearSessionCookies(reply);
     return { success: true };
   });
 
   app.get('/api/auth/me', {
-    config: { allowIncompleteSession: true },
+    config: { incompleteStages: ['password_change'] },
     preHandler: requireAction('own_account.manage'),
     schema: { tags: ['auth'], summary: 'Who is calling', response: { 200: Me } },
   }, async (request) => {
     const actor = requireActor(request);
+    const user = ctx.auth.user(actor);
     return {
-      email: actor.email,
-      name: actor.name,
-      role: actor.role,
-      two_factor_enabled: false,
+      email: user.email,
+      name: user.name,
+      role: user.role,
+      two_factor_enabled: user.totpEnabled,
       auth_method: actor.authMethod,
     };
   });
 
   done();
 };
-
-export function clearSessionCookies(reply: FastifyReply): void {
-  reply.clearCookie(SESSION_COOKIE, { path: '/' });
-  reply.clearCookie(DASHBOARD_COOKIE, { path: '/' });
-}
-
-export function clientOf(request: FastifyRequest): { ip: string; userAgent: string } {
-  return { ip: request.ip, userAgent: request.headers['user-agent'] ?? '' };
-}

@@ -25,6 +25,15 @@ const Changes = z.object({
   name: z.string().max(200).optional(),
 }).refine((changes) => Object.keys(changes).length > 0, 'give at least one of role, active, name');
 
+const AuditEntry = z.object({
+  timestamp: z.string(),
+  event: z.string(),
+  actor: z.string().nullable(),
+  subject: z.string().nullable(),
+  ip: z.string().nullable(),
+  detail: z.string().nullable(),
+});
+
 const Params = z.object({ email: z.string().min(3).max(320) });
 
 function present(user: UserRecord): z.infer<typeof User> {
@@ -44,7 +53,7 @@ export const userRoutes: FastifyPluginCallbackZod<{ ctx: AppContext }> = (app, {
     preHandler: manageUsers,
     schema: { tags: ['users'], summary: 'Add a user', body: NewUser, response: { 201: User } },
   }, async (request, reply) => {
-    const user = await ctx.auth.addUser(request.body);
+    const user = await ctx.auth.addUser(request.body, requireActor(request));
     request.log.info({ user: user.email, role: user.role }, 'user added');
     return reply.code(201).send(present(user));
   });
@@ -66,6 +75,18 @@ export const userRoutes: FastifyPluginCallbackZod<{ ctx: AppContext }> = (app, {
     request.log.info({ user: request.params.email }, 'user deleted');
     return { success: true };
   });
+
+  app.get('/api/audit', {
+    preHandler: requireAction('audit.read'),
+    schema: {
+      tags: ['users'],
+      summary: 'Security events, newest first (logins, lockouts, keys, two-factor and role changes)',
+      querystring: z.object({ limit: z.coerce.number().int().min(1).max(10_000).default(200) }),
+      response: { 200: z.array(AuditEntry) },
+    },
+  }, async (request) => ctx.auth.auditLog(request.query.limit).map((event) => ({
+    timestamp: event.at, event: event.event, actor: event.actorEmail, subject: event.subject, ip: event.ip, detail: event.detail,
+  })));
 
   done();
 };

@@ -1,0 +1,354 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import type { ProjectConfig } from '../config/index.ts';
+import { ForbiddenError, InvalidRequestError, NotFoundError } from '../errors.ts';
+import type { ApiKeyRecord, AuditEvent, Role, SessionRecord, SessionStage, Store, UserRecord } from '../store/index.ts';
+import type { Actor } from './actions.ts';
+import { InvalidCredentialsError, UserExistsError, UserNotFoundError } from './errors.ts';
+import { Lockout } from './lockout.ts';
+import { assertAcceptablePassword, hashPassword, verifyPassword, WeakPasswordError } from './passwords.ts';
+import { Sessions, type ClientInfo } from './sessions.ts';
+import { API_KEY_PREFIX, randomToken, sha256Hex } from './tokens.ts';
+import { TwoFactor, type TotpEnrollment } from './two-factor.ts';
+
+export interface NewSession {
+  readonly token: string;
+  readonly session: SessionRecord;
+  readonly user: UserRecord;
+}
+
+export interface CreatedApiKey {
+  readonly record: ApiKeyRecord;
+  /** The plaintext key: returned once, never stored. */
+  readonly key: string;
+}
+
+export interface Auth {
+  /** Password login; the new session is partial while two-factor or a password change is due. */
+  login(email: string, password: string, client: ClientInfo): Promise<NewSession>;
+  /** Completes a partial session with a TOTP code, replacing it with a new one. */
+  verifyTwoFactor(actor: Actor, code: string, client: ClientInfo): NewSession;
+  /** Logs in a user an OAuth provider vouched for; OAuth never creates accounts and skips password rotation. */
+  loginWithOAuth(email: string, provider: string, client: ClientInfo): NewSession | undefined;
+  actorFromSessionToken(token: string): { actor: Actor; session: SessionRecord } | undefined;
+  actorFromApiKey(key: string): Actor | undefined;
+  logout(actor: Actor, client: ClientInfo): void;
+  user(actor: Actor): UserRecord;
+
+  listSessions(actor: Actor): SessionRecord[];
+  endSession(actor: Actor, sessionId: string): void;
+  endOtherSessions(actor: Actor): number;
+  /** Changes the caller's password, signs out their other sessions and returns a fresh session for this one. */
+  changePassword(actor: Actor, currentPassword: string, newPassword: string, client: ClientInfo): Promise<NewSession | undefined>;
+
+  setupTwoFactor(actor: Actor): Promise<TotpEnrollment>;
+  enableTwoFactor(actor: Actor, code: string): void;
+  disableTwoFactor(actor: Actor, code: string): void;
+
+  createApiKey(actor: Actor, input: { name: string; expiresAt: string | null }): CreatedApiKey;
+  listApiKeys(actor: Actor): ApiKeyRecord[];
+  revokeApiKey(actor: Actor, id: string): void;
+
+  addUser(input: { email: string; name?: string; role: Role; password: string; mustChangePassword?: boolean }, by?: Actor): Promise<UserRecord>;
+  listUsers(): UserRecord[];
+  updateUser(actor: Actor, email: string, changes: { role?: Role; active?: boolean; name?: string }): UserRecord;
+  deleteUser(actor: Actor, email: string): void;
+  /** Clears the failed-login counters of every client for that email; returns how many were cleared. */
+  unlock(email: string): number;
+  /** An emergency admin with a temporary password that must be changed at first login. */
+  recover(): Promise<{ email: string; password: string }>;
+  auditLog(limit: number): AuditEvent[];
+}
+
+const EMAIL = /^[^\s@]+@[^\s@]+$/;
+const DAY_MS = 86_400_000;
+
+export function normalizeEmail(email: string): string {
+  return email.trim().toLowerCase();
+}
+
+export function assertValidEmail(email: string): void {
+  if (email.length > 320 || !EMAIL.test(normalizeEmail(email))) throw new InvalidRequestError(`"${email}" is not an email address`);
+}
+
+/** Users, logins, sessions, two-factor, API keys and the audit log, over the platform store. */
+export function createAuth(options: { store: Store; config: ProjectConfig; secretKey: Buffer; now: () => Date }): Auth {
+  const { store, now } = options;
+  const sessions = new Sessions(store, options.config.auth, now);
+  const lockout = new Lockout(store, now);
+  const twoFactor = new TwoFactor({ store, secretKey: options.secretKey, now, issuer: `Quarry (${options.config.name})` });
+
+  const audit = (event: string, fields: { actor?: string | null; subject?: string | null; ip?: string | null; detail?: string | null } = {}): void => {
+    store.audit.append({
+      at: now().toISOString(), event, actorEmail: fields.actor ?? null, subject: fields.subject ?? null,
+      ip: fields.ip ?? null, detail: fields.detail ?? null,
+    });
+  };
+
+  const findUser = (email: string): UserRecord => {
+    const user = store.users.findByEmail(normalizeEmail(email));
+    if (!user) throw new UserNotFoundError(email);
+    return user;
+  };
+
+  const userOf = (actor: Actor): UserRecord => {
+    const user = store.users.findById(actor.userId);
+    if (!user) throw new UserNotFoundError(actor.email);
+    return user;
+  };
+
+  const actorOf = (user: UserRecord, via: { sessionId?: string; apiKeyId?: string }): Actor => Object.freeze({
+    userId: user.id,
+    email: user.email,
+    name: user.name,
+    role: user.role,
+    authMethod: via.apiKeyId === undefined ? 'session' : 'api_key',
+    sessionId: via.sessionId ?? null,
+    apiKeyId: via.apiKeyId ?? null,
+  });
+
+  const isPasswordExpired = (user: UserRecord): boolean => {
+    const maxAgeDays = options.config.auth.password_max_age_days;
+    if (maxAgeDays <= 0 || user.passwordChangedAt === null) return false;
+    return now().getTime() - Date.parse(user.passwordChangedAt) > maxAgeDays * DAY_MS;
+  };
+
+  /** What a login may do next: the password step is done; 2FA and a due password change still gate it. */
+  const stageAfterPassword = (user: UserRecord): SessionStage => {
+    if (user.totpEnabled) return 'partial';
+    return user.mustChangePassword || isPasswordExpired(user) ? 'password_change' : 'full';
+  };
+
+  const startSession = (user: UserRecord, stage: SessionStage, client: ClientInfo): NewSession => {
+    const { token, session } = sessions.create(user.id, stage, client);
+    return { token, session, user };
+  };
+
+  const requireSessionActor = (actor: Actor): string => {
+    if (actor.sessionId === null) throw new InvalidRequestError('This needs a signed-in browser session, not an API key');
+    return actor.sessionId;
+  };
+
+  return {
+    async login(email, password, client) {
+      const normalized = normalizeEmail(email);
+      lockout.assertNotLocked(client.ip, normalized);
+      const user = store.users.findByEmail(normalized);
+      // Unknown email, inactive account and wrong password all pay for one bcrypt verification.
+      const passwordMatches = await verifyPassword(password, user?.passwordHash ?? null);
+      if (!user?.active || !passwordMatches) {
+        const locked = lockout.recordFailure(client.ip, normalized);
+        audit(locked ? 'login_locked_out' : 'login_failed', { subject: normalized, ip: client.ip });
+        throw new InvalidCredentialsError();
+      }
+      lockout.recordSuccess(client.ip, normalized);
+      const stage = stageAfterPassword(user);
+      audit(stage === 'partial' ? 'login_password_ok_2fa_pending' : 'login_succeeded', { actor: user.email, ip: client.ip });
+      return startSession(user, stage, client);
+    },
+
+    verifyTwoFactor(actor, code, client) {
+      const sessionId = requireSessionActor(actor);
+      const user = userOf(actor);
+      try {
+        twoFactor.verify(user, code);
+      } catch (error) {
+        audit('2fa_failed', { actor: user.email, ip: client.ip });
+        throw error;
+      }
+      sessions.end(sessionId);
+      audit('login_succeeded', { actor: user.email, ip: client.ip, detail: 'two-factor' });
+      return startSession(user, user.mustChangePassword || isPasswordExpired(user) ? 'password_change' : 'full', client);
+    },
+
+    loginWithOAuth(email, provider, client) {
+      const user = store.users.findByEmail(normalizeEmail(email));
+      if (!user?.active) {
+        audit('oauth_login_refused', { subject: normalizeEmail(email), ip: client.ip, detail: provider });
+        return undefined;
+      }
+      audit('login_succeeded', { actor: user.email, ip: client.ip, detail: provider });
+      return startSession(user, 'full', client);
+    },
+
+    actorFromSessionToken(token) {
+      const active = sessions.resolve(token);
+      if (!active) return undefined;
+      return { actor: actorOf(active.user, { sessionId: active.session.id }), session: active.session };
+    },
+
+    actorFromApiKey(key) {
+      if (!key.startsWith(API_KEY_PREFIX)) return undefined;
+      const record = store.apiKeys.findByHash(sha256Hex(key));
+      if (!record || record.revokedAt !== null) return undefined;
+      const at = now();
+      if (record.expiresAt !== null && Date.parse(record.expiresAt) <= at.getTime()) return undefined;
+      const user = store.users.findById(record.userId);
+      if (!user?.active) return undefined;
+      if (record.lastUsedAt === null || at.getTime() - Date.parse(record.lastUsedAt) >= 60_000) {
+        store.apiKeys.markUsed(record.id, at.toISOString());
+      }
+      return actorOf(user, { apiKeyId: record.id });
+    },
+
+    logout(actor, client) {
+      if (actor.sessionId === null) return;
+      sessions.end(actor.sessionId);
+      audit('logout', { actor: actor.email, ip: client.ip });
+    },
+
+    user: userOf,
+
+    listSessions(actor) {
+      return sessions.listForUser(actor.userId);
+    },
+
+    endSession(actor, sessionId) {
+      const owned = sessions.listForUser(actor.userId).some((session) => session.id === sessionId);
+      if (!owned) throw new NotFoundError(`No session with id ${sessionId}`);
+      sessions.end(sessionId);
+      audit('session_ended', { actor: actor.email });
+    },
+
+    endOtherSessions(actor) {
+      const ended = sessions.endAllForUser(actor.userId, actor.sessionId ?? undefined);
+      audit('other_sessions_ended', { actor: actor.email, detail: String(ended) });
+      return ended;
+    },
+
+    async changePassword(actor, currentPassword, newPassword, client) {
+      const user = userOf(actor);
+      if (!await verifyPassword(currentPassword, user.passwordHash)) {
+        audit('password_change_failed', { actor: user.email, ip: client.ip });
+        throw new InvalidCredentialsError();
+      }
+      assertAcceptablePassword(newPassword);
+      if (newPassword === currentPassword) throw new WeakPasswordError('The new password must differ from the current one');
+      const passwordHash = await hashPassword(newPassword);
+      store.transaction(() => {
+        store.users.setPassword(user.id, passwordHash, false, now().toISOString());
+        sessions.endAllForUser(user.id);
+      });
+      audit('password_changed', { actor: user.email, ip: client.ip });
+      if (actor.sessionId === null) return undefined;
+      return startSession(userOf(actor), 'full', client);
+    },
+
+    async setupTwoFactor(actor) {
+      requireSessionActor(actor);
+      return twoFactor.setup(userOf(actor));
+    },
+
+    enableTwoFactor(actor, code) {
+      twoFactor.enable(userOf(actor), code);
+      audit('2fa_enabled', { actor: actor.email });
+    },
+
+    disableTwoFactor(actor, code) {
+      twoFactor.disable(userOf(actor), code);
+      audit('2fa_disabled', { actor: actor.email });
+    },
+
+    createApiKey(actor, input) {
+      const name = input.name.trim();
+      if (name.length === 0 || name.length > 100) throw new InvalidRequestError('The key name must have 1 to 100 characters');
+      const expiresAt = input.expiresAt === null ? null : parseExpiry(input.expiresAt, now());
+      const key = `${API_KEY_PREFIX}${randomToken()}`;
+      const record = store.apiKeys.insert({
+        id: randomUUID(), userId: actor.userId, name, keyHash: sha256Hex(key), prefix: key.slice(0, API_KEY_PREFIX.length + 6), expiresAt,
+      }, now().toISOString());
+      audit('api_key_created', { actor: actor.email, subject: record.prefix, detail: name });
+      return { record, key };
+    },
+
+    listApiKeys(actor) {
+      return store.apiKeys.listActiveForUser(actor.userId);
+    },
+
+    revokeApiKey(actor, id) {
+      if (!store.apiKeys.revoke(id, actor.userId, now().toISOString())) throw new NotFoundError(`No API key with id ${id}`);
+      audit('api_key_revoked', { actor: actor.email, subject: id });
+    },
+
+    async addUser(input, by) {
+      assertValidEmail(input.email);
+      const email = normalizeEmail(input.email);
+      assertAcceptablePassword(input.password);
+      if (store.users.findByEmail(email)) throw new UserExistsError(email);
+      const passwordHash = await hashPassword(input.password);
+      let user: UserRecord;
+      try {
+        user = store.users.insert({
+          email, name: input.name ?? '', role: input.role, passwordHash, mustChangePassword: input.mustChangePassword === true,
+        }, now().toISOString());
+      } catch (error) {
+        if (store.users.findByEmail(email)) throw new UserExistsError(email);
+        throw error;
+      }
+      audit('user_added', { actor: by?.email ?? null, subject: email, detail: input.role });
+      return user;
+    },
+
+    listUsers() {
+      return store.users.list();
+    },
+
+    updateUser(actor, email, changes) {
+      const user = findUser(email);
+      if (user.id === actor.userId && (changes.active === false || (changes.role !== undefined && changes.role !== 'admin'))) {
+        throw new ForbiddenError('You cannot demote or deactivate yourself; ask another admin');
+      }
+      const roleChanged = changes.role !== undefined && changes.role !== user.role;
+      const deactivated = changes.active === false && user.active;
+      store.transaction(() => {
+        store.users.update(user.id, changes, now().toISOString());
+        // A changed role or a deactivation takes effect at once: the user signs in again.
+        if (roleChanged || deactivated) sessions.endAllForUser(user.id);
+      });
+      if (roleChanged) audit('role_changed', { actor: actor.email, subject: user.email, detail: `${user.role} -> ${String(changes.role)}` });
+      if (changes.active !== undefined && changes.active !== user.active) {
+        audit(changes.active ? 'user_activated' : 'user_deactivated', { actor: actor.email, subject: user.email });
+      }
+      return findUser(email);
+    },
+
+    deleteUser(actor, email) {
+      const user = findUser(email);
+      if (user.id === actor.userId) throw new ForbiddenError('You cannot delete your own account');
+      store.users.delete(user.id);
+      audit('user_deleted', { actor: actor.email, subject: user.email });
+    },
+
+    unlock(email) {
+      const cleared = lockout.unlock(normalizeEmail(email));
+      audit('lockout_cleared', { subject: normalizeEmail(email), detail: String(cleared) });
+      return cleared;
+    },
+
+    async recover() {
+      const email = `recovery-${randomBytes(3).toString('hex')}@quarry.local`;
+      const password = randomBytes(12).toString('base64url');
+      await this.addUser({ email, name: 'Emergency admin', role: 'admin', password, mustChangePassword: true });
+      audit('recovery_admin_created', { subject: email });
+      return { email, password };
+    },
+
+    auditLog(limit) {
+      return store.audit.latest(limit);
+    },
+  };
+}
+
+const DATETIME_WITHOUT_ZONE = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?)?$/;
+
+/** `expires_at` is an ISO 8601 datetime without zone, read as UTC; it must lie in the future. */
+function parseExpiry(value: string, now: Date): string {
+  if (!DATETIME_WITHOUT_ZONE.test(value)) {
+    throw new InvalidRequestError('expires_at must be an ISO 8601 datetime without zone, such as 2027-01-31T12:00:00 (read as UTC)');
+  }
+  const instant = new Date(value.includes('T') ? `${value}Z` : `${value}T00:00:00Z`);
+  if (Number.isNaN(instant.getTime()) || instant.toISOString().slice(0, 10) !== value.slice(0, 10)) {
+    throw new InvalidRequestError(`expires_at ${value} is not a real date`);
+  }
+  if (instant.getTime() <= now.getTime()) throw new InvalidRequestError('expires_at must be in the future');
+  return instant.toISOString();
+}

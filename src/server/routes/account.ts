@@ -1,0 +1,89 @@
+import type { FastifyPluginCallbackZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import type { AppContext } from '../../context.ts';
+import { requireActor, requireAction } from '../plugins/index.ts';
+import { clientOf, setSessionCookie } from './session-cookie.ts';
+
+const SessionEntry = z.object({
+  id: z.string(),
+  created_at: z.string(),
+  last_seen_at: z.string(),
+  ip: z.string(),
+  user_agent: z.string(),
+  current: z.boolean(),
+});
+
+const SessionParams = z.object({ id: z.string().min(1).max(64) });
+const PasswordChange = z.object({ current_password: z.string().min(1).max(4096), new_password: z.string().min(1).max(4096) });
+const Code = z.object({ code: z.string().min(1).max(12) });
+const Enrollment = z.object({ secret: z.string(), otpauth_uri: z.string(), qr_svg: z.string() });
+const Success = z.object({ success: z.boolean() });
+
+/** The caller's own account: sessions, password, two-factor enrollment. */
+export const accountRoutes: FastifyPluginCallbackZod<{ ctx: AppContext }> = (app, { ctx }, done) => {
+  const ownAccount = requireAction('own_account.manage');
+
+  app.get('/api/auth/sessions', {
+    preHandler: ownAccount,
+    schema: { tags: ['account'], summary: "The caller's signed-in sessions", response: { 200: z.array(SessionEntry) } },
+  }, async (request) => {
+    const actor = requireActor(request);
+    return ctx.auth.listSessions(actor).map((session) => ({
+      id: session.id,
+      created_at: session.createdAt,
+      last_seen_at: session.lastSeenAt,
+      ip: session.ip,
+      user_agent: session.userAgent,
+      current: session.id === actor.sessionId,
+    }));
+  });
+
+  app.delete('/api/auth/sessions/:id', {
+    preHandler: ownAccount,
+    schema: { tags: ['account'], summary: 'Sign out one session', params: SessionParams, response: { 200: Success } },
+  }, async (request) => {
+    ctx.auth.endSession(requireActor(request), request.params.id);
+    return { success: true };
+  });
+
+  app.delete('/api/auth/sessions', {
+    preHandler: ownAccount,
+    schema: { tags: ['account'], summary: 'Sign out every other session', response: { 200: z.object({ success: z.boolean(), ended: z.number().int() }) } },
+  }, async (request) => ({ success: true, ended: ctx.auth.endOtherSessions(requireActor(request)) }));
+
+  app.post('/api/auth/password', {
+    config: { incompleteStages: ['password_change'] },
+    preHandler: ownAccount,
+    schema: { tags: ['account'], summary: 'Change the password (other sessions are signed out)', body: PasswordChange, response: { 200: Success } },
+  }, async (request, reply) => {
+    const renewed = await ctx.auth.changePassword(requireActor(request), request.body.current_password, request.body.new_password, clientOf(request));
+    if (renewed) setSessionCookie(ctx, request, reply, renewed.token);
+    return { success: true };
+  });
+
+  app.post('/api/auth/2fa/setup', {
+    preHandler: ownAccount,
+    schema: { tags: ['account'], summary: 'Start two-factor enrollment: a new secret and its QR code', response: { 200: Enrollment } },
+  }, async (request) => {
+    const enrollment = await ctx.auth.setupTwoFactor(requireActor(request));
+    return { secret: enrollment.secret, otpauth_uri: enrollment.otpauthUri, qr_svg: enrollment.qrSvg };
+  });
+
+  app.post('/api/auth/2fa/enable', {
+    preHandler: ownAccount,
+    schema: { tags: ['account'], summary: 'Turn two-factor on by confirming a code', body: Code, response: { 200: Success } },
+  }, async (request) => {
+    ctx.auth.enableTwoFactor(requireActor(request), request.body.code);
+    return { success: true };
+  });
+
+  app.post('/api/auth/2fa/disable', {
+    preHandler: ownAccount,
+    schema: { tags: ['account'], summary: 'Turn two-factor off with a current code', body: Code, response: { 200: Success } },
+  }, async (request) => {
+    ctx.auth.disableTwoFactor(requireActor(request), request.body.code);
+    return { success: true };
+  });
+
+  done();
+};
