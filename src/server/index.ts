@@ -53,6 +53,6 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   await app.register(accountRoutes, { ctx });
   await app.register(apiKeyRoutes, { ctx });
   await app.register(userRoutes, { ctx });
-  await app.register(pageRoutes, { ctx });
+  await app.register(pageRoutes, { ctx, oauthButtons: [] });
   return app;
 }

@@ -1,6 +1,8 @@
 import path from 'node:path';
 
-export { renderLoginPage, renderHomePage } from './pages.ts';
+export {
+  renderLoginPage, renderHomePage, renderAccountPage, renderChangePasswordPage, renderUsersPage, renderForbiddenPage, type OAuthButton,
+} from './pages.ts';
 export type { PageUser } from './layout.ts';
 
 /** Assets anyone may load (the login page needs them before there is a session). */

@@ -12,6 +12,8 @@ export function layout(options: { title: string; user: PageUser | null; body: Sa
     ? html`<header class="top">
         <a class="brand" href="/">Quarry</a>
         <nav aria-label="Main">
+          <a href="/settings/account">Account</a>
+          ${options.user.role === 'admin' ? html`<a href="/admin/users">Users</a>` : html``}
           <a href="/api/docs">API docs</a>
         </nav>
         <div class="who">

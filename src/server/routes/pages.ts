@@ -1,26 +1,45 @@
 import type { FastifyPluginCallbackZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { can } from '../../auth/index.ts';
 import type { AppContext } from '../../context.ts';
-import { renderHomePage, renderLoginPage } from '../../web/index.ts';
+import {
+  renderAccountPage, renderChangePasswordPage, renderForbiddenPage, renderHomePage, renderLoginPage, renderUsersPage, type OAuthButton,
+} from '../../web/index.ts';
 import { requireActor } from '../plugins/index.ts';
 import { safeNextPath } from './safe-next-path.ts';
 
-const LoginQuery = z.object({ next: z.string().max(2048).optional(), error: z.string().max(64).optional() });
+const LoginQuery = z.object({
+  next: z.string().max(2048).optional(),
+  error: z.string().max(64).optional(),
+  step: z.string().max(16).optional(),
+});
 
-export const pageRoutes: FastifyPluginCallbackZod<{ ctx: AppContext }> = (app, { ctx }, done) => {
+export const pageRoutes: FastifyPluginCallbackZod<{ ctx: AppContext; oauthButtons: readonly OAuthButton[] }> = (app, { ctx, oauthButtons }, done) => {
   const hidden = { hide: true };
+  const asHtml = 'text/html; charset=utf-8';
 
   app.get('/login', { config: { public: true }, schema: { ...hidden, querystring: LoginQuery } }, async (request, reply) => {
     const next = safeNextPath(request.query.next);
     if (request.actor !== null && request.sessionStage === 'full') return reply.redirect(next, 303);
-    return reply.type('text/html; charset=utf-8')
-      .send(renderLoginPage({ next, error: request.query.error, projectName: ctx.config.name }));
+    return reply.type(asHtml).send(renderLoginPage({ next, error: request.query.error, projectName: ctx.config.name, oauth: oauthButtons }));
   });
 
   app.get('/', { schema: hidden }, async (request, reply) => {
+    return reply.type(asHtml).send(renderHomePage({ user: requireActor(request), projectName: ctx.config.name, version: ctx.version }));
+  });
+
+  app.get('/settings/account', { schema: hidden }, async (request, reply) => {
+    return reply.type(asHtml).send(renderAccountPage({ user: requireActor(request) }));
+  });
+
+  app.get('/settings/change-password', { config: { incompleteStages: ['password_change'] }, schema: hidden }, async (request, reply) => {
+    return reply.type(asHtml).send(renderChangePasswordPage({ user: requireActor(request), required: request.sessionStage === 'password_change' }));
+  });
+
+  app.get('/admin/users', { schema: hidden }, async (request, reply) => {
     const actor = requireActor(request);
-    return reply.type('text/html; charset=utf-8')
-      .send(renderHomePage({ user: actor, projectName: ctx.config.name, version: ctx.version }));
+    if (!can(actor, 'users.manage')) return reply.code(403).type(asHtml).send(renderForbiddenPage({ user: actor }));
+    return reply.type(asHtml).send(renderUsersPage({ user: actor }));
   });
 
   done();

@@ -1,32 +1,44 @@
 // Signs in with fetch so errors show in place; without JavaScript the form posts and the server redirects.
-const form = document.getElementById('login-form');
-const errorBox = document.getElementById('login-error');
+import { api, say } from './api.js';
 
-function showError(message) {
-  errorBox.textContent = message;
-  errorBox.hidden = false;
+const passwordForm = document.getElementById('login-form');
+const codeForm = document.getElementById('totp-form');
+const errorBox = document.getElementById('login-error');
+const next = passwordForm.elements.next.value;
+
+function showCodeStep() {
+  passwordForm.hidden = true;
+  codeForm.hidden = false;
+  codeForm.elements.code.focus();
 }
 
-form.addEventListener('submit', async (event) => {
-  event.preventDefault();
-  const data = new FormData(form);
+function follow(result) {
+  if (result.requires_2fa) showCodeStep();
+  else window.location.assign(result.redirect || '/');
+}
+
+async function submit(form, path, body) {
   const button = form.querySelector('button[type="submit"]');
   button.disabled = true;
+  errorBox.hidden = true;
   try {
-    const response = await fetch('/api/auth/login', {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/json', 'X-Requested-With': 'XMLHttpRequest' },
-      body: JSON.stringify({ email: data.get('email'), password: data.get('password'), next: data.get('next') }),
-    });
-    const body = await response.json().catch(() => ({}));
-    if (response.ok && body.success) {
-      window.location.assign(body.redirect || '/');
-      return;
-    }
-    showError(body.detail || `Sign-in failed (${response.status}).`);
-  } catch {
-    showError('Quarry could not be reached. Check that it is running and try again.');
+    follow(await api('POST', path, body));
+  } catch (error) {
+    say(errorBox, error instanceof TypeError ? 'Quarry could not be reached. Check that it is running and try again.' : error.message);
   } finally {
     button.disabled = false;
   }
+}
+
+passwordForm.addEventListener('submit', (event) => {
+  event.preventDefault();
+  const data = new FormData(passwordForm);
+  void submit(passwordForm, '/api/auth/login', { email: data.get('email'), password: data.get('password'), next });
 });
+
+codeForm.addEventListener('submit', (event) => {
+  event.preventDefault();
+  void submit(codeForm, '/api/auth/2fa/verify', { code: new FormData(codeForm).get('code').trim(), next });
+});
+
+if (new URLSearchParams(window.location.search).get('step') === '2fa') showCodeStep();
