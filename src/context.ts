@@ -1,5 +1,5 @@
 import { mkdirSync } from 'node:fs';
-import { createAuth, type Auth } from './auth/index.ts';
+import { createAuth, OAuthLogin, type Auth } from './auth/index.ts';
 import {
   loadEnvironment, loadProjectConfig, loadSecretKey, loadSources, projectPaths,
   type ProjectConfig, type ProjectPaths, type SourceConfig,
@@ -18,6 +18,7 @@ export interface AppContext {
   readonly secretKey: Buffer;
   readonly store: Store;
   readonly auth: Auth;
+  readonly oauth: OAuthLogin;
   readonly log: Logger;
   readonly now: () => Date;
   readonly startedAt: Date;
@@ -52,6 +53,7 @@ export function createContext(options: ContextOptions): AppContext {
     secretKey,
     store,
     auth: createAuth({ store, config, secretKey, now }),
+    oauth: new OAuthLogin({ config: config.oauth, env, secretKey, now }),
     log: options.log ?? createLogger({ level: env.QUARRY_LOG_LEVEL ?? 'info' }),
     now,
     startedAt: now(),

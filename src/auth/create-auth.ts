@@ -28,7 +28,7 @@ export interface Auth {
   /** Completes a partial session with a TOTP code, replacing it with a new one. */
   verifyTwoFactor(actor: Actor, code: string, client: ClientInfo): NewSession;
   /** Logs in a user an OAuth provider vouched for; OAuth never creates accounts and skips password rotation. */
-  loginWithOAuth(email: string, provider: string, client: ClientInfo): NewSession | undefined;
+  loginWithOAuth(identity: { email: string; subject: string; provider: string }, client: ClientInfo): NewSession | undefined;
   actorFromSessionToken(token: string): { actor: Actor; session: SessionRecord } | undefined;
   actorFromApiKey(key: string): Actor | undefined;
   logout(actor: Actor, client: ClientInfo): void;
@@ -160,13 +160,18 @@ export function createAuth(options: { store: Store; config: ProjectConfig; secre
       return startSession(user, user.mustChangePassword || isPasswordExpired(user) ? 'password_change' : 'full', client);
     },
 
-    loginWithOAuth(email, provider, client) {
-      const user = store.users.findByEmail(normalizeEmail(email));
+    loginWithOAuth(identity, client) {
+      const user = store.users.findByEmail(normalizeEmail(identity.email));
       if (!user?.active) {
-        audit('oauth_login_refused', { subject: normalizeEmail(email), ip: client.ip, detail: provider });
+        audit('oauth_login_refused', { subject: normalizeEmail(identity.email), ip: client.ip, detail: identity.provider });
         return undefined;
       }
-      audit('login_succeeded', { actor: user.email, ip: client.ip, detail: provider });
+      if (user.oauthProvider !== identity.provider) {
+        store.users.linkOAuth(user.id, identity.provider, identity.subject, now().toISOString());
+        audit('oauth_linked', { actor: user.email, detail: identity.provider });
+      }
+      audit('login_succeeded', { actor: user.email, ip: client.ip, detail: identity.provider });
+      // The provider vouched for the person: no password step, so neither rotation nor our TOTP applies.
       return startSession(user, 'full', client);
     },
 

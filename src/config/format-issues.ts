@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ConfigError } from '../errors.ts';
+import { describeKind } from './yaml-value.ts';
 
 export type Validation<T> =
   | { readonly success: true; readonly data: T }
@@ -34,14 +35,6 @@ export function formatPath(path: readonly PropertyKey[]): string {
   return path
     .map((segment, index) => (typeof segment === 'number' ? `[${segment}]` : `${index === 0 ? '' : '.'}${String(segment)}`))
     .join('');
-}
-
-/** What a YAML author calls a value's kind: `mapping` and `list` rather than object and array. */
-export function describeKind(value: unknown): string {
-  if (value === null) return 'null';
-  if (Array.isArray(value)) return 'list';
-  if (typeof value === 'object') return 'mapping';
-  return typeof value;
 }
 
 const EXPECTED_KINDS: Readonly<Record<string, string>> = { object: 'mapping', array: 'list', int: 'integer' };

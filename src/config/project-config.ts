@@ -39,6 +39,30 @@ const TransformDocs = z.strictObject({
   port: Port.default(8802),
 });
 
+const EnvName = z.string().regex(/^[A-Z_][A-Z0-9_]*$/, 'expected an environment variable name such as QUARRY_GOOGLE_CLIENT_SECRET');
+const HttpUrl = z.url({ protocol: /^https?$/ });
+
+/** A Google-type login provider: OpenID Connect, endpoints found by discovery from the issuer. */
+const GoogleLogin = z.strictObject({
+  client_id: z.string().min(1),
+  client_secret_env: EnvName.default('QUARRY_GOOGLE_CLIENT_SECRET'),
+  issuer: HttpUrl.default('https://accounts.google.com'),
+});
+
+/** A code-host-type login provider: OAuth 2 plus the user-emails API. */
+const GithubLogin = z.strictObject({
+  client_id: z.string().min(1),
+  client_secret_env: EnvName.default('QUARRY_GITHUB_CLIENT_SECRET'),
+  authorization_url: HttpUrl.default('https://github.com/login/oauth/authorize'),
+  token_url: HttpUrl.default('https://github.com/login/oauth/access_token'),
+  api_url: HttpUrl.default('https://api.github.com'),
+});
+
+const OAuthLogin = z.strictObject({
+  google: GoogleLogin.optional(),
+  github: GithubLogin.optional(),
+});
+
 export const ProjectConfigSchema = z.strictObject({
   name: z.string().min(1),
   organization: z.string().default(''),
@@ -52,6 +76,8 @@ export const ProjectConfigSchema = z.strictObject({
   watcher: Watcher.prefault({}),
   dashboard: Dashboard.prefault({}),
   transform_docs: TransformDocs.prefault({}),
+  /** OAuth login providers (existing users only); `quarry oauth setup <provider>` writes this section. */
+  oauth: OAuthLogin.prefault({}),
 });
 
 export type ProjectConfig = z.infer<typeof ProjectConfigSchema>;

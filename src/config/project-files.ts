@@ -3,6 +3,7 @@ import { parseEnv } from 'node:util';
 import path from 'node:path';
 import { stringify } from 'yaml';
 import { ConfigError } from '../errors.ts';
+import { deepFreeze } from './deep-freeze.ts';
 import { parseOrThrow } from './format-issues.ts';
 import { ProjectConfigSchema, type ProjectConfig } from './project-config.ts';
 import type { ProjectPaths } from './project-paths.ts';
@@ -54,12 +55,4 @@ export function readProjectFile(file: string, paths: ProjectPaths): string {
 
 export function isMissingFile(error: unknown): boolean {
   return error instanceof Error && 'code' in error && error.code === 'ENOENT';
-}
-
-function deepFreeze<T>(value: T): T {
-  if (value !== null && typeof value === 'object') {
-    for (const child of Object.values(value)) deepFreeze(child);
-    Object.freeze(value);
-  }
-  return value;
 }

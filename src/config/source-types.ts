@@ -1,3 +1,5 @@
+import { deepFreeze } from './deep-freeze.ts';
+
 export const CATEGORIES = [
   'Local & Custom',
   'Marketing & Analytics',
@@ -162,7 +164,7 @@ const ROWS: Readonly<Record<SourceTypeKey, SourceTypeRow>> = {
 function describeSourceType(key: SourceTypeKey): SourceType {
   const row = ROWS[key];
   const resources: ResourceLists | undefined = (SOURCE_RESOURCES as Partial<Record<SourceTypeKey, ResourceLists>>)[key];
-  return Object.freeze({
+  return {
     key,
     category: row.category,
     authType: row.authType,
@@ -172,11 +174,11 @@ function describeSourceType(key: SourceTypeKey): SourceType {
     wizardDisabledReason: row.wizardDisabledReason ?? null,
     section: isTypedSourceType(key) ? key : GENERIC_CONFIG_SECTION,
     resources: resources ?? null,
-  });
+  };
 }
 
 /** Every source type of the spec, keyed by its type key. */
-export const SOURCE_TYPES: Readonly<Record<SourceTypeKey, SourceType>> = Object.freeze(
+export const SOURCE_TYPES: Readonly<Record<SourceTypeKey, SourceType>> = deepFreeze(
   Object.fromEntries(SOURCE_TYPE_KEYS.map((key) => [key, describeSourceType(key)])) as Record<SourceTypeKey, SourceType>,
 );
 

@@ -69,6 +69,10 @@ const MIGRATIONS: readonly string[] = [
     PRIMARY KEY (schema_name, table_name)
   );
   `,
+  `
+  ALTER TABLE users ADD COLUMN oauth_provider TEXT;
+  ALTER TABLE users ADD COLUMN oauth_subject TEXT;
+  `,
 ];
 
 /** Brings the schema up to date inside one transaction; a database newer than this code is refused. */

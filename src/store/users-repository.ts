@@ -15,6 +15,7 @@ export interface UserRecord {
   readonly totpSecretEncrypted: string | null;
   readonly totpEnabled: boolean;
   readonly totpLastCounter: number;
+  readonly oauthProvider: string | null;
   readonly createdAt: string;
 }
 
@@ -30,6 +31,7 @@ interface UserRow {
   totp_secret_encrypted: string | null;
   totp_enabled: number;
   totp_last_counter: number;
+  oauth_provider: string | null;
   created_at: string;
 }
 
@@ -99,6 +101,10 @@ export class UsersRepository {
     return Number(result.changes) > 0;
   }
 
+  linkOAuth(id: number, provider: string, subject: string, now: string): void {
+    this.#database.prepare('UPDATE users SET oauth_provider = ?, oauth_subject = ?, updated_at = ? WHERE id = ?').run(provider, subject, now, id);
+  }
+
   update(id: number, changes: { role?: Role; active?: boolean; name?: string }, now: string): void {
     const current = this.findById(id);
     if (!current) return;
@@ -121,6 +127,7 @@ function toRecord(row: UserRow): UserRecord {
     totpSecretEncrypted: row.totp_secret_encrypted,
     totpEnabled: row.totp_enabled === 1,
     totpLastCounter: row.totp_last_counter,
+    oauthProvider: row.oauth_provider,
     createdAt: row.created_at,
   });
 }

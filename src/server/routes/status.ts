@@ -6,6 +6,7 @@ import type { AppContext } from '../../context.ts';
 import { isMissingFile } from '../../config/index.ts';
 import { requireAction } from '../plugins/index.ts';
 import { describeUptime } from './describe-uptime.ts';
+import { webUrl } from './web-url.ts';
 
 const Timestamp = z.iso.datetime().describe('ISO 8601 UTC timestamp');
 
@@ -60,14 +61,6 @@ const WatcherStatus = z.object({
 
 const GB = 1024 ** 3;
 const MB = 1024 ** 2;
-
-/** The base address users reach Quarry at. */
-export function webUrl(ctx: AppContext): string {
-  const { host, port, public_url: publicUrl } = ctx.config.web;
-  if (publicUrl !== undefined) return publicUrl.replace(/\/+$/, '');
-  const shownHost = host === '0.0.0.0' || host === '::' ? 'localhost' : host.includes(':') ? `[${host}]` : host;
-  return `http://${shownHost}:${port}`;
-}
 
 export const statusRoutes: FastifyPluginCallbackZod<{ ctx: AppContext }> = (app, { ctx }, done) => {
   const readAccess = { preHandler: requireAction('data.read') };

@@ -1,0 +1,36 @@
+import { z } from 'zod';
+import { ENV_VAR_NAME_PATTERN, SourceName } from './field-types.ts';
+
+const ENV_REFERENCE_PREFIX = 'env:';
+
+const PythonModule = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*$/, {
+  error: (issue) => `${JSON.stringify(issue.input)} is not a Python module name`,
+});
+const PythonIdentifier = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, {
+  error: (issue) => `${JSON.stringify(issue.input)} is not a Python function name`,
+});
+
+const FunctionArguments = z.record(z.string(), z.unknown()).superRefine((values, context) => {
+  for (const [key, value] of Object.entries(values)) {
+    if (typeof value !== 'string' || !value.startsWith(ENV_REFERENCE_PREFIX)) continue;
+    if (!ENV_VAR_NAME_PATTERN.test(value.slice(ENV_REFERENCE_PREFIX.length))) {
+      context.addIssue({
+        code: 'custom',
+        path: [key],
+        input: value,
+        message: `${JSON.stringify(value)} is not an environment reference: write env:NAME with capital letters, digits and underscores`,
+      });
+    }
+  }
+});
+
+/** `pipeline_name` and `dataset_name` default to the source's name, which only the loader knows. */
+export const NativePipelineSection = z.strictObject({
+  source_module: PythonModule,
+  source_function: PythonIdentifier,
+  function_kwargs: FunctionArguments.default(() => ({})),
+  pipeline_name: SourceName.optional(),
+  dataset_name: SourceName.optional(),
+});
+export type NativePipelineSection = z.output<typeof NativePipelineSection>;
+
