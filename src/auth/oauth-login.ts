@@ -154,8 +154,10 @@ export class OAuthLogin {
     }
     const loopback = (url: string): boolean => ['localhost', '127.0.0.1', '[::1]'].includes(new URL(url).hostname);
     // Plain HTTP only for a provider on this machine (a local identity server, the tests); never across a network.
-    // eslint-disable-next-line @typescript-eslint/no-deprecated -- openid-client marks it so it stands out, which is the point
-    const allowHttp = client.allowInsecureRequests;
+    const allowHttp = (configuration: client.Configuration): void => {
+      // eslint-disable-next-line @typescript-eslint/no-deprecated -- openid-client marks it so it stands out, which is the point
+      client.allowInsecureRequests(configuration);
+    };
     if (provider === 'google' && 'issuer' in settings) {
       const insecure = loopback(settings.issuer) ? { execute: [allowHttp] } : undefined;
       try {
