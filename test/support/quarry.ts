@@ -55,12 +55,14 @@ export interface StartOptions {
   /** Merged over the generated project.yml. */
   projectConfig?: Record<string, unknown>;
   users?: readonly Role[];
+  /** Extra environment variables (credentials the project's config names). */
+  env?: Record<string, string>;
 }
 
 /** A real Quarry over a fresh temp project, listening on a random loopback port. */
 export async function startQuarry(options: StartOptions = {}): Promise<TestQuarry> {
   const dir = await mkdtemp(path.join(tmpdir(), 'quarry-test-'));
-  const env = { QUARRY_ADMIN_PASSWORD: PASSWORDS.admin };
+  const env = { QUARRY_ADMIN_PASSWORD: PASSWORDS.admin, ...options.env };
   await initProject(dir, { name: 'Test project', organization: 'Test Org', adminEmail: EMAILS.admin, nonInteractive: true }, env);
   const projectFile = path.join(dir, '.quarry', 'project.yml');
   if (options.projectConfig) {

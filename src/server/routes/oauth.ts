@@ -19,7 +19,15 @@ export const oauthRoutes: FastifyPluginCallbackZod<{ ctx: AppContext }> = (app, 
     schema: { ...hidden, params: Params, querystring: z.object({ next: z.string().max(2048).optional() }) },
   }, async (request, reply) => {
     const base = baseOf(request);
-    const { url, sealedFlow } = await ctx.oauth.begin(request.params.provider, callbackUrl(base, request.params.provider), safeNextPath(request.query.next));
+    let begun;
+    try {
+      begun = await ctx.oauth.begin(request.params.provider, callbackUrl(base, request.params.provider), safeNextPath(request.query.next));
+    } catch (error) {
+      if (!(error instanceof OAuthFailedError)) throw error;
+      request.log.warn({ provider: request.params.provider, reason: error.message }, 'oauth login could not start');
+      return reply.redirect('/login?error=oauth_failed', 303);
+    }
+    const { url, sealedFlow } = begun;
     reply.setCookie(FLOW_COOKIE, sealedFlow, {
       path: '/auth/oauth/', httpOnly: true, sameSite: 'lax', secure: request.protocol === 'https', maxAge: 600,
     });
