@@ -4,6 +4,7 @@ import { ConfigError, QuarryError } from '../errors.ts';
 import { SERVICE_VERSION } from '../context.ts';
 import { ensureDemoProject } from './demo.ts';
 import { initProject } from './init.ts';
+import { setupOAuthProvider, type OAuthSetupOptions } from './oauth-setup.ts';
 import { startPlatform } from './start.ts';
 import { addUser, describeAuthStatus, enableAuth, recoverAdmin, unlockUser } from './users.ts';
 import { describeProjectStatus } from './status.ts';
@@ -116,6 +117,23 @@ export async function runCli(argv: readonly string[], env: NodeJS.ProcessEnv): P
     .option('--non-interactive', 'never prompt')
     .action(async (options: { project: string; email?: string; password?: string; nonInteractive?: boolean }) => {
       console.log(await enableAuth(options, env));
+    });
+
+  program.command('oauth')
+    .description('OAuth providers')
+    .command('setup')
+    .description('Configure an OAuth login provider (google or github)')
+    .argument('<provider>')
+    .option('--project <dir>', 'project folder', '.')
+    .option('--client-id <id>')
+    .option('--client-secret <secret>', 'or set QUARRY_GOOGLE_CLIENT_SECRET / QUARRY_GITHUB_CLIENT_SECRET')
+    .option('--issuer <url>', 'google: the OpenID Connect issuer')
+    .option('--authorization-url <url>', 'github: the authorize endpoint')
+    .option('--token-url <url>', 'github: the token endpoint')
+    .option('--api-url <url>', 'github: the API root with /user/emails')
+    .option('--non-interactive', 'never prompt')
+    .action(async (provider: string, options: OAuthSetupOptions) => {
+      console.log(await setupOAuthProvider(provider, options, env));
     });
 
   try {

@@ -23,7 +23,7 @@ export function createProjectFiles(paths: ProjectPaths, options: { name: string;
     name: options.name,
     organization: options.organization,
     web: { host: '127.0.0.1', port: 8800 },
-    auth: { session_max_days: 365, idle_timeout_minutes: 1440, password_max_age_days: 0 },
+    auth: { preset: 'local', password_max_age_days: 0 },
     limits: { max_upload_mb: 100, login_requests_per_minute: 10, api_requests_per_minute: 200 },
   }), { flag: 'wx' });
 }

@@ -6,3 +6,4 @@ export {
 export { loadSources } from './sources-file.ts';
 export { parseSources, serializeSources, defaultSourcesYaml, type SourceConfig } from './sources-config.ts';
 export { createProjectFiles } from './create-project-files.ts';
+export { setProjectSetting, setEnvValue, writeFileAtomically } from './update-project-files.ts';

@@ -10,11 +10,23 @@ const Web = z.strictObject({
   public_url: z.url({ protocol: /^https?$/ }).optional(),
 });
 
+/** Session lifetimes by deployment mode (spec section 8); explicit values win over the preset. */
+const SESSION_PRESETS = {
+  local: { session_max_days: 365, idle_timeout_minutes: 1440 },
+  cloud: { session_max_days: 30, idle_timeout_minutes: 60 },
+} as const;
+
 const Auth = z.strictObject({
-  session_max_days: z.number().positive().default(365),
-  idle_timeout_minutes: z.number().positive().default(1440),
+  preset: z.enum(['local', 'cloud']).default('local'),
+  session_max_days: z.number().positive().optional(),
+  idle_timeout_minutes: z.number().positive().optional(),
   password_max_age_days: z.number().int().min(0).default(0),
-});
+}).transform((auth) => ({
+  preset: auth.preset,
+  session_max_days: auth.session_max_days ?? SESSION_PRESETS[auth.preset].session_max_days,
+  idle_timeout_minutes: auth.idle_timeout_minutes ?? SESSION_PRESETS[auth.preset].idle_timeout_minutes,
+  password_max_age_days: auth.password_max_age_days,
+}));
 
 const Limits = z.strictObject({
   max_upload_mb: z.number().positive().default(100),
@@ -81,3 +93,5 @@ export const ProjectConfigSchema = z.strictObject({
 });
 
 export type ProjectConfig = z.infer<typeof ProjectConfigSchema>;
+/** What a project.yml may say: every default left out. */
+export type ProjectConfigFile = z.input<typeof ProjectConfigSchema>;

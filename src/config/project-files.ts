@@ -5,7 +5,7 @@ import { stringify } from 'yaml';
 import { ConfigError } from '../errors.ts';
 import { deepFreeze } from './deep-freeze.ts';
 import { parseOrThrow } from './format-issues.ts';
-import { ProjectConfigSchema, type ProjectConfig } from './project-config.ts';
+import { ProjectConfigSchema, type ProjectConfig, type ProjectConfigFile } from './project-config.ts';
 import type { ProjectPaths } from './project-paths.ts';
 import { readYaml } from './read-yaml.ts';
 
@@ -16,7 +16,7 @@ export function loadProjectConfig(paths: ProjectPaths): ProjectConfig {
   return deepFreeze(parseOrThrow(ProjectConfigSchema, readYaml(text, label) ?? {}, label));
 }
 
-export function serializeProjectConfig(config: Partial<ProjectConfig> & { name: string }): string {
+export function serializeProjectConfig(config: ProjectConfigFile): string {
   return `# Quarry project settings. Every key is optional except name; defaults are documented in README.md.\n${stringify(config)}`;
 }
 

@@ -109,3 +109,47 @@ describe('quarry command line', () => {
     expect(output).not.toContain('a-good-password');
   });
 });
+
+describe('quarry auth and oauth commands', () => {
+  it('unlocks a locked email, and recover prints a temporary admin login that must be changed', async () => {
+    const dir = temporaryDirectory();
+    quarry(['init', dir, '--admin-email', 'a@example.com', '--admin-password', 'a-good-password', '--non-interactive']);
+    const { createContext, closeContext } = await import('../../src/context.ts');
+    const { createLogger } = await import('../../src/logger.ts');
+    const ctx = createContext({ projectDir: dir, env: {}, log: createLogger({ level: 'silent' }) });
+    for (let attempt = 0; attempt < 5; attempt++) {
+      await expect(ctx.auth.login('a@example.com', 'wrong-password', { ip: '10.0.0.9', userAgent: '' })).rejects.toThrow('Invalid email or password');
+    }
+    closeContext(ctx);
+    const reopened = createContext({ projectDir: dir, env: {}, log: createLogger({ level: 'silent' }) });
+    await expect(reopened.auth.login('a@example.com', 'a-good-password', { ip: '10.0.0.9', userAgent: '' })).rejects.toThrow('Too many failed logins');
+    expect(quarry(['auth', 'unlock', 'A@example.com', '--project', dir]).stdout).toBe('Unlocked A@example.com (1 client cleared)\n');
+    await expect(reopened.auth.login('a@example.com', 'a-good-password', { ip: '10.0.0.9', userAgent: '' })).resolves.toBeDefined();
+
+    const recovered = quarry(['auth', 'recover', '--project', dir]);
+    expect(recovered.code).toBe(0);
+    const email = /Emergency admin created: (\S+)/.exec(recovered.stdout)?.[1];
+    const password = /Temporary password \(shown once\): (\S+)/.exec(recovered.stdout)?.[1];
+    const session = await reopened.auth.login(email!, password!, { ip: '10.0.0.8', userAgent: '' });
+    expect(session.session.stage).toBe('password_change');
+    closeContext(reopened);
+    expect(quarry(['auth', 'enable', '--project', dir]).stdout).toBe('Authentication is already enabled\n');
+  });
+
+  it('sets up an OAuth login provider: client id in project.yml, secret only in .env', () => {
+    const dir = temporaryDirectory();
+    quarry(['init', dir, '--admin-email', 'a@example.com', '--admin-password', 'a-good-password', '--non-interactive']);
+    const result = quarry(['oauth', 'setup', 'google', '--project', dir, '--client-id', 'my-client.apps', '--client-secret', 's3cr3t-value', '--non-interactive']);
+    expect(result.stderr).toBe('');
+    expect(result.stdout).toContain('Register this callback URL with the provider: http://127.0.0.1:8800/auth/oauth/google/callback');
+    const projectYml = readFileSync(path.join(dir, '.quarry', 'project.yml'), 'utf8');
+    expect(projectYml).toContain('client_id: my-client.apps');
+    expect(projectYml).not.toContain('s3cr3t-value');
+    expect(projectYml).toMatch(/^# Quarry project settings/);
+    expect(readFileSync(path.join(dir, '.env'), 'utf8')).toContain("QUARRY_GOOGLE_CLIENT_SECRET='s3cr3t-value'");
+    expect(statSync(path.join(dir, '.env')).mode & 0o777).toBe(0o600);
+    const unknown = quarry(['oauth', 'setup', 'myspace', '--project', dir, '--non-interactive']);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr.trim()).toBe('quarry: Unknown login provider "myspace": choose google or github (source providers are set up with the source wizard)');
+  });
+});

@@ -1,0 +1,52 @@
+import { randomBytes } from 'node:crypto';
+import { closeSync, fsyncSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
+import path from 'node:path';
+import { parseDocument } from 'yaml';
+import { ConfigError } from '../errors.ts';
+import { parseOrThrow } from './format-issues.ts';
+import { ProjectConfigSchema } from './project-config.ts';
+import { isMissingFile, readProjectFile } from './project-files.ts';
+import type { ProjectPaths } from './project-paths.ts';
+
+/** Replaces a file through a temp file, fsync and rename, so a crash leaves the old or the new file, never half. */
+export function writeFileAtomically(file: string, content: string, mode: number): void {
+  const temporary = path.join(path.dirname(file), `.${path.basename(file)}.${randomBytes(4).toString('hex')}.tmp`);
+  try {
+    const descriptor = openSync(temporary, 'wx', mode);
+    try {
+      writeSync(descriptor, content);
+      fsyncSync(descriptor);
+    } finally {
+      closeSync(descriptor);
+    }
+    renameSync(temporary, file);
+  } finally {
+    rmSync(temporary, { force: true });
+  }
+}
+
+/** Sets one section of project.yml, keeping its comments; the result is validated before it is written. */
+export function setProjectSetting(paths: ProjectPaths, keyPath: readonly string[], value: unknown): void {
+  const document = parseDocument(readProjectFile(paths.projectFile, paths));
+  document.setIn(keyPath, value);
+  const label = path.relative(paths.root, paths.projectFile);
+  parseOrThrow(ProjectConfigSchema, document.toJS(), label);
+  writeFileAtomically(paths.projectFile, document.toString(), 0o644);
+}
+
+const ENV_NAME = /^[A-Z_][A-Z0-9_]*$/;
+
+/** Sets NAME=value in the project's .env (mode 0600), replacing an earlier line for the same name. */
+export function setEnvValue(paths: ProjectPaths, name: string, value: string): void {
+  if (!ENV_NAME.test(name)) throw new ConfigError([`${name} is not an environment variable name`]);
+  if (/[\r\n']/.test(value)) throw new ConfigError([`The value for ${name} must be one line without single quotes`]);
+  let lines: string[] = [];
+  try {
+    lines = readFileSync(paths.envFile, 'utf8').split('\n');
+  } catch (error) {
+    if (!isMissingFile(error)) throw error;
+  }
+  const kept = lines.filter((line) => !line.startsWith(`${name}=`) && line !== '');
+  kept.push(`${name}='${value}'`);
+  writeFileAtomically(paths.envFile, `${kept.join('\n')}\n`, 0o600);
+}
