@@ -68,7 +68,7 @@ export async function runApiBenchmark(): Promise<BenchResult> {
     };
   } finally {
     await app.close();
-    closeContext(ctx);
+    await closeContext(ctx);
     await rm(dir, { recursive: true, force: true });
   }
 }

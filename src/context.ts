@@ -4,6 +4,8 @@ import {
   loadEnvironment, loadProjectConfig, loadSecretKey, loadSources, projectPaths,
   type ProjectConfig, type ProjectPaths, type SourceConfig,
 } from './config/index.ts';
+import { EventBus } from './events/index.ts';
+import { JobRunner } from './jobs/index.ts';
 import { createLogger, type Logger } from './logger.ts';
 import { openStore, type Store } from './store/index.ts';
 import packageJson from '../package.json' with { type: 'json' };
@@ -20,6 +22,8 @@ export interface AppContext {
   readonly auth: Auth;
   readonly oauth: OAuthLogin;
   readonly log: Logger;
+  readonly events: EventBus;
+  readonly jobs: JobRunner;
   readonly now: () => Date;
   readonly startedAt: Date;
 }
@@ -44,6 +48,8 @@ export function createContext(options: ContextOptions): AppContext {
   const now = options.now ?? (() => new Date());
   mkdirSync(paths.runDir, { recursive: true });
   const store = openStore(paths.platformDb);
+  const log = options.log ?? createLogger({ level: env.QUARRY_LOG_LEVEL ?? 'info' });
+  const events = new EventBus(log.child({ module: 'events' }), now);
   return Object.freeze({
     version: SERVICE_VERSION,
     paths,
@@ -54,13 +60,19 @@ export function createContext(options: ContextOptions): AppContext {
     store,
     auth: createAuth({ store, config, secretKey, now }),
     oauth: new OAuthLogin({ config: config.oauth, env, secretKey, now }),
-    log: options.log ?? createLogger({ level: env.QUARRY_LOG_LEVEL ?? 'info' }),
+    log,
+    events,
+    jobs: new JobRunner({ store, paths, sources, events, log: log.child({ module: 'jobs' }), now }),
     now,
     startedAt: now(),
   });
 }
 
-/** Closes what createContext opened, in reverse order; safe to call twice. */
-export function closeContext(context: AppContext): void {
+/** How long a running job may take to finish when the service stops before it is interrupted. */
+const SHUTDOWN_GRACE_MS = 20_000;
+
+/** Closes what createContext opened, in reverse order: running jobs finish (or are interrupted), then the store. */
+export async function closeContext(context: AppContext, graceMs = SHUTDOWN_GRACE_MS): Promise<void> {
+  await context.jobs.close(graceMs);
   context.store.close();
 }

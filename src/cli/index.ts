@@ -73,15 +73,15 @@ export async function runCli(argv: readonly string[], env: NodeJS.ProcessEnv): P
   program.command('status')
     .description('Summarize a project and whether it is running')
     .option('--project <dir>', 'project folder', '.')
-    .action((options: { project: string }) => {
-      console.log(describeProjectStatus(options.project, env));
+    .action(async (options: { project: string }) => {
+      console.log(await describeProjectStatus(options.project, env));
     });
 
   const auth = program.command('auth').description('Manage users and authentication');
   auth.command('status')
     .option('--project <dir>', 'project folder', '.')
-    .action((options: { project: string }) => {
-      console.log(describeAuthStatus(options.project, env));
+    .action(async (options: { project: string }) => {
+      console.log(await describeAuthStatus(options.project, env));
     });
   auth.command('add-user')
     .description('Add a user')
@@ -99,8 +99,8 @@ export async function runCli(argv: readonly string[], env: NodeJS.ProcessEnv): P
     .description('Clear the failed-login counter of an email (ends a lockout)')
     .argument('<email>')
     .option('--project <dir>', 'project folder', '.')
-    .action((email: string, options: { project: string }) => {
-      console.log(unlockUser(options.project, email, env));
+    .action(async (email: string, options: { project: string }) => {
+      console.log(await unlockUser(options.project, email, env));
     });
 
   auth.command('recover')

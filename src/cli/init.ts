@@ -1,10 +1,9 @@
 import path from 'node:path';
 import { assertAcceptablePassword, assertValidEmail } from '../auth/index.ts';
 import { createProjectFiles, projectPaths } from '../config/index.ts';
-import { createContext, closeContext } from '../context.ts';
-import { createLogger } from '../logger.ts';
 import { isInteractive, valueOrPrompt } from './prompt-or-flag.ts';
 import { writeDemoData, DEMO_SOURCES_YAML } from './demo-data.ts';
+import { withProject } from './with-project.ts';
 
 export interface InitOptions {
   name?: string;
@@ -36,11 +35,6 @@ export async function initProject(directory: string, options: InitOptions, env: 
     ...(options.demo === true ? { sourcesYaml: DEMO_SOURCES_YAML } : {}),
   });
   if (options.demo === true) writeDemoData(paths);
-  const ctx = createContext({ projectDir: paths.root, env, log: createLogger({ level: 'warn', destination: process.stderr }) });
-  try {
-    await ctx.auth.addUser({ email: adminEmail, name: 'Administrator', role: 'admin', password: adminPassword });
-  } finally {
-    closeContext(ctx);
-  }
+  await withProject(paths.root, env, (ctx) => ctx.auth.addUser({ email: adminEmail, name: 'Administrator', role: 'admin', password: adminPassword }));
   return { root: paths.root, adminEmail };
 }

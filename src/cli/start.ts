@@ -15,6 +15,7 @@ export interface StartOptions {
 /** Serves the platform until SIGINT or SIGTERM, then closes it down in order. */
 export async function startPlatform(options: StartOptions, env: NodeJS.ProcessEnv, onListening: (url: string) => void): Promise<void> {
   const ctx = createContext({ projectDir: options.project, env });
+  ctx.jobs.recoverInterrupted();
   const pidFile = path.join(ctx.paths.runDir, 'server.pid');
   try {
     const app = await buildApp(ctx);
@@ -34,6 +35,6 @@ export async function startPlatform(options: StartOptions, env: NodeJS.ProcessEn
     }
   } finally {
     rmSync(pidFile, { force: true });
-    closeContext(ctx);
+    await closeContext(ctx);
   }
 }

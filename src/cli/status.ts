@@ -1,11 +1,9 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { closeContext, createContext } from '../context.ts';
-import { createLogger } from '../logger.ts';
+import { withProject } from './with-project.ts';
 
-export function describeProjectStatus(project: string, env: NodeJS.ProcessEnv): string {
-  const ctx = createContext({ projectDir: project, env, log: createLogger({ level: 'warn', destination: process.stderr }) });
-  try {
+export async function describeProjectStatus(project: string, env: NodeJS.ProcessEnv): Promise<string> {
+  return withProject(project, env, (ctx) => {
     const pidFile = path.join(ctx.paths.runDir, 'server.pid');
     const pid = existsSync(pidFile) ? Number(readFileSync(pidFile, 'utf8').trim()) : null;
     const running = pid !== null && isAlive(pid);
@@ -15,9 +13,7 @@ export function describeProjectStatus(project: string, env: NodeJS.ProcessEnv): 
       `Sources: ${ctx.sources.length} (${ctx.sources.filter((source) => source.enabled).length} enabled)`,
       `Users: ${ctx.store.users.count()}`,
     ].join('\n');
-  } finally {
-    closeContext(ctx);
-  }
+  });
 }
 
 function isAlive(pid: number): boolean {

@@ -1,8 +1,7 @@
 import { ROLES, type Role } from '../store/index.ts';
-import { closeContext, createContext } from '../context.ts';
-import { createLogger } from '../logger.ts';
 import { CliError } from './cli-error.ts';
 import { isInteractive, valueOrPrompt } from './prompt-or-flag.ts';
+import { withProject } from './with-project.ts';
 
 export interface AddUserOptions {
   project: string;
@@ -24,18 +23,14 @@ export async function addUser(options: AddUserOptions, env: NodeJS.ProcessEnv): 
   const email = await valueOrPrompt(options.email, { flag: '--email', message: 'Email', interactive });
   const role = parseRole(await valueOrPrompt(options.role, { flag: '--role', message: `Role (${ROLES.join(', ')})`, interactive, default: 'viewer' }));
   const password = await valueOrPrompt(options.password, { flag: '--password', message: 'Password (at least 8 characters)', interactive, secret: true });
-  const ctx = createContext({ projectDir: options.project, env, log: createLogger({ level: 'warn', destination: process.stderr }) });
-  try {
+  return withProject(options.project, env, async (ctx) => {
     const user = await ctx.auth.addUser({ email, name: options.name ?? '', role, password });
     return `Added ${user.email} (${user.role})`;
-  } finally {
-    closeContext(ctx);
-  }
+  });
 }
 
-export function describeAuthStatus(project: string, env: NodeJS.ProcessEnv): string {
-  const ctx = createContext({ projectDir: project, env, log: createLogger({ level: 'warn', destination: process.stderr }) });
-  try {
+export async function describeAuthStatus(project: string, env: NodeJS.ProcessEnv): Promise<string> {
+  return withProject(project, env, (ctx) => {
     const users = ctx.store.users.list();
     const { session_max_days: maxDays, idle_timeout_minutes: idle, password_max_age_days: maxAge } = ctx.config.auth;
     return [
@@ -44,46 +39,35 @@ export function describeAuthStatus(project: string, env: NodeJS.ProcessEnv): str
       `Sessions: expire after ${maxDays} days, or ${idle} minutes without requests`,
       `Password rotation: ${maxAge > 0 ? `every ${maxAge} days` : 'off'}`,
     ].join('\n');
-  } finally {
-    closeContext(ctx);
-  }
+  });
 }
 
-export function unlockUser(project: string, email: string, env: NodeJS.ProcessEnv): string {
-  const ctx = createContext({ projectDir: project, env, log: createLogger({ level: 'warn', destination: process.stderr }) });
-  try {
+export async function unlockUser(project: string, email: string, env: NodeJS.ProcessEnv): Promise<string> {
+  return withProject(project, env, (ctx) => {
     const cleared = ctx.auth.unlock(email);
     return cleared > 0 ? `Unlocked ${email} (${String(cleared)} client${cleared === 1 ? '' : 's'} cleared)` : `${email} had no failed logins`;
-  } finally {
-    closeContext(ctx);
-  }
+  });
 }
 
 export async function recoverAdmin(project: string, env: NodeJS.ProcessEnv): Promise<string> {
-  const ctx = createContext({ projectDir: project, env, log: createLogger({ level: 'warn', destination: process.stderr }) });
-  try {
+  return withProject(project, env, async (ctx) => {
     const { email, password } = await ctx.auth.recover();
     return [
       `Emergency admin created: ${email}`,
       `Temporary password (shown once): ${password}`,
       'Sign in with it; Quarry will ask for a new password at once.',
     ].join('\n');
-  } finally {
-    closeContext(ctx);
-  }
+  });
 }
 
 /** Projects always authenticate; `enable` exists for older projects that have no user yet. */
 export async function enableAuth(options: { project: string; email?: string; password?: string; nonInteractive?: boolean }, env: NodeJS.ProcessEnv): Promise<string> {
-  const ctx = createContext({ projectDir: options.project, env, log: createLogger({ level: 'warn', destination: process.stderr }) });
-  try {
+  return withProject(options.project, env, async (ctx) => {
     if (ctx.store.users.count() > 0) return 'Authentication is already enabled';
     const interactive = isInteractive(options.nonInteractive);
     const email = await valueOrPrompt(options.email, { flag: '--email', message: 'Admin email', interactive });
     const password = await valueOrPrompt(options.password ?? env.QUARRY_ADMIN_PASSWORD, { flag: '--password', message: 'Admin password', interactive, secret: true });
     const user = await ctx.auth.addUser({ email, name: 'Administrator', role: 'admin', password });
     return `Authentication enabled with admin ${user.email}`;
-  } finally {
-    closeContext(ctx);
-  }
+  });
 }

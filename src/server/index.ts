@@ -14,6 +14,7 @@ import { apiKeyRoutes } from './routes/api-keys.ts';
 import { authRoutes } from './routes/auth.ts';
 import { oauthRoutes } from './routes/oauth.ts';
 import { pageRoutes } from './routes/pages.ts';
+import { sourceRoutes } from './routes/sources.ts';
 import { statusRoutes } from './routes/status.ts';
 import { userRoutes } from './routes/users.ts';
 
@@ -53,6 +54,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   await app.register(authRoutes, { ctx });
   await app.register(accountRoutes, { ctx });
   await app.register(apiKeyRoutes, { ctx });
+  await app.register(sourceRoutes, { ctx });
   await app.register(userRoutes, { ctx });
   await app.register(oauthRoutes, { ctx });
   await app.register(pageRoutes, { ctx, oauthButtons: ctx.oauth.configured() });

@@ -3,6 +3,9 @@ import path from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { ApiKeysRepository } from './api-keys-repository.ts';
 import { AuditRepository } from './audit-repository.ts';
+import { FileLedgerRepository } from './file-ledger-repository.ts';
+import { JobsRepository } from './jobs-repository.ts';
+import { LogsRepository } from './logs-repository.ts';
 import { LoginFailuresRepository } from './login-failures-repository.ts';
 import { migrate } from './migrations.ts';
 import { SessionsRepository } from './sessions-repository.ts';
@@ -13,6 +16,9 @@ export { ROLES, type Role, type UserRecord, type NewUser } from './users-reposit
 export { SESSION_STAGES, type SessionStage, type SessionRecord } from './sessions-repository.ts';
 export type { ApiKeyRecord } from './api-keys-repository.ts';
 export type { AuditEvent } from './audit-repository.ts';
+export { JOB_STATUSES, type JobStatus, type JobKind, type JobRecord } from './jobs-repository.ts';
+export { LOG_LEVELS, type LogLevel, type LogEntry } from './logs-repository.ts';
+export type { LedgerEntry } from './file-ledger-repository.ts';
 export { LAYERS, type Layer } from './warehouse-tables-repository.ts';
 
 export interface Store {
@@ -21,6 +27,9 @@ export interface Store {
   readonly apiKeys: ApiKeysRepository;
   readonly loginFailures: LoginFailuresRepository;
   readonly audit: AuditRepository;
+  readonly jobs: JobsRepository;
+  readonly logs: LogsRepository;
+  readonly fileLedger: FileLedgerRepository;
   readonly warehouseTables: WarehouseTablesRepository;
   /** Runs `work` in one immediate transaction; `work` must not await. */
   transaction<T>(work: () => T): T;
@@ -40,6 +49,9 @@ export function openStore(file: string): Store {
     apiKeys: new ApiKeysRepository(database),
     loginFailures: new LoginFailuresRepository(database),
     audit: new AuditRepository(database),
+    jobs: new JobsRepository(database),
+    logs: new LogsRepository(database),
+    fileLedger: new FileLedgerRepository(database),
     warehouseTables: new WarehouseTablesRepository(database),
     transaction<T>(work: () => T): T {
       database.exec('BEGIN IMMEDIATE');

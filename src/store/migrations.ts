@@ -73,6 +73,42 @@ const MIGRATIONS: readonly string[] = [
   ALTER TABLE users ADD COLUMN oauth_provider TEXT;
   ALTER TABLE users ADD COLUMN oauth_subject TEXT;
   `,
+  `
+  CREATE TABLE jobs (
+    id INTEGER PRIMARY KEY,
+    kind TEXT NOT NULL CHECK (kind IN ('sync', 'run')),
+    target TEXT NOT NULL,
+    status TEXT NOT NULL CHECK (status IN ('queued', 'running', 'success', 'failed', 'interrupted')),
+    full_refresh INTEGER NOT NULL DEFAULT 0,
+    requested_by TEXT,
+    created_at TEXT NOT NULL,
+    started_at TEXT,
+    finished_at TEXT,
+    rows INTEGER,
+    error TEXT
+  );
+  CREATE INDEX jobs_by_target ON jobs(kind, target, id);
+  CREATE INDEX jobs_active ON jobs(status) WHERE status IN ('queued', 'running');
+  CREATE TABLE logs (
+    id INTEGER PRIMARY KEY,
+    timestamp TEXT NOT NULL,
+    level TEXT NOT NULL CHECK (level IN ('INFO', 'WARNING', 'ERROR', 'SUCCESS')),
+    source TEXT,
+    job_id INTEGER,
+    message TEXT NOT NULL
+  );
+  CREATE INDEX logs_by_source ON logs(source, id);
+  CREATE TABLE file_ledger (
+    source TEXT NOT NULL,
+    path TEXT NOT NULL,
+    size INTEGER NOT NULL,
+    mtime_ms INTEGER NOT NULL,
+    sha256 TEXT NOT NULL,
+    rows INTEGER NOT NULL,
+    loaded_at TEXT NOT NULL,
+    PRIMARY KEY (source, path)
+  );
+  `,
 ];
 
 /** Brings the schema up to date inside one transaction; a database newer than this code is refused. */

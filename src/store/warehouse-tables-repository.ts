@@ -10,6 +10,21 @@ export class WarehouseTablesRepository {
     this.#database = database;
   }
 
+  /** Replaces what is recorded for one source's raw tables. Call inside a transaction. */
+  replaceForSource(source: string, tables: readonly { schema: string; name: string; rowCount: number }[], now: string): void {
+    this.#database.prepare("DELETE FROM warehouse_tables WHERE source_name = ? AND layer = 'raw'").run(source);
+    const insert = this.#database.prepare(`
+      INSERT INTO warehouse_tables (schema_name, table_name, layer, source_name, row_count, updated_at) VALUES (?, ?, 'raw', ?, ?, ?)
+      ON CONFLICT (schema_name, table_name) DO UPDATE SET row_count = excluded.row_count, updated_at = excluded.updated_at, source_name = excluded.source_name`);
+    for (const table of tables) insert.run(table.schema, table.name, source, table.rowCount, now);
+  }
+
+  forSource(source: string): { schema: string; name: string; rowCount: number }[] {
+    const rows = this.#database.prepare('SELECT schema_name, table_name, row_count FROM warehouse_tables WHERE source_name = ? ORDER BY table_name')
+      .all(source) as unknown as { schema_name: string; table_name: string; row_count: number }[];
+    return rows.map((row) => ({ schema: row.schema_name, name: row.table_name, rowCount: row.row_count }));
+  }
+
   countByLayer(): Record<Layer, number> {
     const counts: Record<Layer, number> = { raw: 0, staging: 0, marts: 0 };
     const rows = this.#database.prepare('SELECT layer, count(*) AS n FROM warehouse_tables GROUP BY layer').all() as unknown as

@@ -120,7 +120,7 @@ describe('quarry auth and oauth commands', () => {
     for (let attempt = 0; attempt < 5; attempt++) {
       await expect(ctx.auth.login('a@example.com', 'wrong-password', { ip: '10.0.0.9', userAgent: '' })).rejects.toThrow('Invalid email or password');
     }
-    closeContext(ctx);
+    await closeContext(ctx);
     const reopened = createContext({ projectDir: dir, env: {}, log: createLogger({ level: 'silent' }) });
     await expect(reopened.auth.login('a@example.com', 'a-good-password', { ip: '10.0.0.9', userAgent: '' })).rejects.toThrow('Too many failed logins');
     expect(quarry(['auth', 'unlock', 'A@example.com', '--project', dir]).stdout).toBe('Unlocked A@example.com (1 client cleared)\n');
@@ -132,7 +132,7 @@ describe('quarry auth and oauth commands', () => {
     const password = /Temporary password \(shown once\): (\S+)/.exec(recovered.stdout)?.[1];
     const session = await reopened.auth.login(email!, password!, { ip: '10.0.0.8', userAgent: '' });
     expect(session.session.stage).toBe('password_change');
-    closeContext(reopened);
+    await closeContext(reopened);
     expect(quarry(['auth', 'enable', '--project', dir]).stdout).toBe('Authentication is already enabled\n');
   });
 

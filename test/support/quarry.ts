@@ -10,6 +10,8 @@ import { createLogger } from '../../src/logger.ts';
 import { buildApp } from '../../src/server/index.ts';
 import type { Role } from '../../src/store/index.ts';
 import { TestClock } from './test-clock.ts';
+import type { QuarryEvent } from '../../src/events/index.ts';
+import { DuckDBInstance } from '@duckdb/node-api';
 
 export const PASSWORDS: Record<Role, string> = {
   admin: 'admin-password-123',
@@ -47,6 +49,12 @@ export interface TestQuarry {
   readonly clock: TestClock;
   request(method: string, urlPath: string, options?: RequestOptions): Promise<TestResponse>;
   login(role: Role): Promise<string>;
+  /** Resolves with the next event of that type; call it before the action that causes it. */
+  nextEvent<T extends QuarryEvent['type']>(type: T, filter?: (event: Extract<QuarryEvent, { type: T }>) => boolean): Promise<Extract<QuarryEvent, { type: T }>>;
+  /** Waits until no job is queued or running. */
+  jobsIdle(): Promise<void>;
+  /** Runs a query on the published read-only replica, as a dashboard would. */
+  query(sql: string): Promise<Record<string, unknown>[]>;
   close(): Promise<void>;
 }
 
@@ -131,11 +139,38 @@ export async function startQuarry(options: StartOptions = {}): Promise<TestQuarr
     return cookie;
   };
 
+  const nextEvent = <T extends QuarryEvent['type']>(type: T, filter?: (event: Extract<QuarryEvent, { type: T }>) => boolean) =>
+    new Promise<Extract<QuarryEvent, { type: T }>>((resolve) => {
+      const unsubscribe = ctx.events.subscribe((event) => {
+        if (event.type !== type) return;
+        const typed = event as Extract<QuarryEvent, { type: T }>;
+        if (filter && !filter(typed)) return;
+        unsubscribe();
+        resolve(typed);
+      });
+    });
+
+  const query = async (sql: string): Promise<Record<string, unknown>[]> => {
+    const instance = await DuckDBInstance.create(path.join(ctx.paths.warehouseDir, 'serving', 'warehouse.duckdb'), { access_mode: 'READ_ONLY' });
+    try {
+      const connection = await instance.connect();
+      try {
+        const rows = (await connection.runAndReadAll(sql)).getRowObjects();
+        return rows.map((row) => Object.fromEntries(Object.entries(row).map(([key, value]) => [key, typeof value === 'bigint' ? Number(value) : value])));
+      } finally {
+        connection.closeSync();
+      }
+    } finally {
+      instance.closeSync();
+    }
+  };
+
   return {
-    dir, url, ctx, app, clock, request, login,
+    dir, url, ctx, app, clock, request, login, nextEvent, query,
+    jobsIdle: () => ctx.jobs.idle(),
     async close() {
       await app.close();
-      closeContext(ctx);
+      await closeContext(ctx);
       await rm(dir, { recursive: true, force: true });
     },
   };

@@ -1,0 +1,51 @@
+import type { Logger } from '../logger.ts';
+
+/** Every platform event, exactly as the WebSocket sends it (spec section 6). */
+export type QuarryEvent = { timestamp: string } & (
+  | { type: 'sync_started'; source: string }
+  | { type: 'sync_completed'; source: string; rows: number }
+  | { type: 'sync_failed'; source: string; error: string }
+  | { type: 'transform_run_started'; model: string }
+  | { type: 'transform_run_completed'; model: string }
+  | { type: 'transform_run_failed'; model: string; error: string }
+  | { type: 'csv_uploaded'; source: string; file: string }
+  | { type: 'csv_deleted'; source: string; file: string }
+);
+
+export type QuarryEventType = QuarryEvent['type'];
+export const EVENT_TYPES: readonly QuarryEventType[] = [
+  'sync_started', 'sync_completed', 'sync_failed', 'transform_run_started', 'transform_run_completed', 'transform_run_failed',
+  'csv_uploaded', 'csv_deleted',
+];
+
+type Listener = (event: QuarryEvent) => void;
+type WithoutTimestamp<T> = T extends unknown ? Omit<T, 'timestamp'> : never;
+
+/** The in-process bus: publishers never wait for, and are never broken by, a listener. */
+export class EventBus {
+  readonly #listeners = new Set<Listener>();
+  readonly #log: Logger;
+  readonly #now: () => Date;
+
+  constructor(log: Logger, now: () => Date) {
+    this.#log = log;
+    this.#now = now;
+  }
+
+  publish(event: WithoutTimestamp<QuarryEvent>): void {
+    const stamped: QuarryEvent = { ...event, timestamp: this.#now().toISOString() };
+    for (const listener of this.#listeners) {
+      try {
+        listener(stamped);
+      } catch (error) {
+        this.#log.error({ err: error, type: stamped.type }, 'event listener failed');
+      }
+    }
+  }
+
+  /** Returns the function that unsubscribes. */
+  subscribe(listener: Listener): () => void {
+    this.#listeners.add(listener);
+    return () => { this.#listeners.delete(listener); };
+  }
+}

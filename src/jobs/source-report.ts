@@ -1,0 +1,76 @@
+import type { SourceConfig } from '../config/index.ts';
+import type { JobRecord, LogEntry, Store } from '../store/index.ts';
+
+export const SOURCE_STATUSES = ['synced', 'syncing', 'failed', 'empty', 'not_synced', 'unknown'] as const;
+export type SourceStatus = (typeof SOURCE_STATUSES)[number];
+
+export interface SourceSummary {
+  readonly name: string;
+  readonly type: string;
+  readonly enabled: boolean;
+  readonly lastSync: string | null;
+  readonly rowCount: number;
+  readonly status: SourceStatus;
+  readonly freshness: { lastUpdate: string | null; daysOld: number | null };
+  readonly tables: { name: string; rowCount: number; schema: string }[];
+}
+
+export interface SyncHistoryEntry {
+  readonly timestamp: string;
+  readonly status: string;
+  readonly durationSeconds: number;
+  readonly rowsProcessed: number;
+  readonly fullRefresh: boolean;
+}
+
+function statusOf(latest: JobRecord | undefined): SourceStatus {
+  if (latest === undefined) return 'not_synced';
+  switch (latest.status) {
+    case 'queued':
+    case 'running': return 'syncing';
+    case 'failed':
+    case 'interrupted': return 'failed';
+    case 'success': return (latest.rows ?? 0) > 0 ? 'synced' : 'empty';
+  }
+}
+
+/** What the sources list and details report, read from the platform DB only (never the warehouse). */
+export function summarizeSource(store: Store, source: SourceConfig, now: Date): SourceSummary {
+  try {
+    const latest = store.jobs.latest('sync', source.name);
+    const lastSuccess = latest?.status === 'success' ? latest : store.jobs.latestWithStatus('sync', source.name, 'success');
+    const tables = store.warehouseTables.forSource(source.name);
+    const lastUpdate = lastSuccess?.finishedAt ?? null;
+    return {
+      name: source.name,
+      type: source.type,
+      enabled: source.enabled,
+      lastSync: lastUpdate,
+      rowCount: tables.reduce((sum, table) => sum + table.rowCount, 0),
+      status: statusOf(latest),
+      freshness: { lastUpdate, daysOld: lastUpdate === null ? null : Math.floor((now.getTime() - Date.parse(lastUpdate)) / 86_400_000) },
+      tables: tables.map((table) => ({ name: table.name, rowCount: table.rowCount, schema: table.schema })),
+    };
+  } catch {
+    return {
+      name: source.name, type: source.type, enabled: source.enabled, lastSync: null, rowCount: 0, status: 'unknown',
+      freshness: { lastUpdate: null, daysOld: null }, tables: [],
+    };
+  }
+}
+
+export function syncHistory(store: Store, source: string, limit: number): SyncHistoryEntry[] {
+  return store.jobs.history('sync', source, limit)
+    .filter((job) => job.startedAt !== null && job.finishedAt !== null)
+    .map((job) => ({
+      timestamp: job.startedAt ?? job.createdAt,
+      status: job.status,
+      durationSeconds: Math.round((Date.parse(job.finishedAt ?? job.createdAt) - Date.parse(job.startedAt ?? job.createdAt)) / 10) / 100,
+      rowsProcessed: job.rows ?? 0,
+      fullRefresh: job.fullRefresh,
+    }));
+}
+
+export function sourceLogs(store: Store, source: string | undefined, limit: number): LogEntry[] {
+  return store.logs.latest(limit, source);
+}

@@ -1,0 +1,33 @@
+import type { DatabaseSync } from 'node:sqlite';
+
+export interface LedgerEntry {
+  readonly path: string;
+  readonly size: number;
+  readonly mtimeMs: number;
+  readonly sha256: string;
+  readonly rows: number;
+  readonly loadedAt: string;
+}
+
+/** Which file of a file source was loaded with which content and how many rows, to make re-syncs incremental. */
+export class FileLedgerRepository {
+  readonly #database: DatabaseSync;
+  constructor(database: DatabaseSync) {
+    this.#database = database;
+  }
+
+  forSource(source: string): Map<string, LedgerEntry> {
+    const rows = this.#database.prepare('SELECT path, size, mtime_ms, sha256, rows, loaded_at FROM file_ledger WHERE source = ?').all(source) as unknown as
+      { path: string; size: number; mtime_ms: number; sha256: string; rows: number; loaded_at: string }[];
+    return new Map(rows.map((row) => [row.path, {
+      path: row.path, size: row.size, mtimeMs: row.mtime_ms, sha256: row.sha256, rows: row.rows, loadedAt: row.loaded_at,
+    }]));
+  }
+
+  /** Replaces the source's whole ledger with what the warehouse now holds. */
+  replace(source: string, entries: readonly LedgerEntry[]): void {
+    this.#database.prepare('DELETE FROM file_ledger WHERE source = ?').run(source);
+    const insert = this.#database.prepare('INSERT INTO file_ledger (source, path, size, mtime_ms, sha256, rows, loaded_at) VALUES (?, ?, ?, ?, ?, ?, ?)');
+    for (const entry of entries) insert.run(source, entry.path, entry.size, entry.mtimeMs, entry.sha256, entry.rows, entry.loadedAt);
+  }
+}

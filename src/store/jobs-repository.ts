@@ -1,0 +1,89 @@
+import type { DatabaseSync } from 'node:sqlite';
+
+export const JOB_STATUSES = ['queued', 'running', 'success', 'failed', 'interrupted'] as const;
+export type JobStatus = (typeof JOB_STATUSES)[number];
+export type JobKind = 'sync' | 'run';
+
+export interface JobRecord {
+  readonly id: number;
+  readonly kind: JobKind;
+  readonly target: string;
+  readonly status: JobStatus;
+  readonly fullRefresh: boolean;
+  readonly requestedBy: string | null;
+  readonly createdAt: string;
+  readonly startedAt: string | null;
+  readonly finishedAt: string | null;
+  readonly rows: number | null;
+  readonly error: string | null;
+}
+
+interface JobRow {
+  id: number; kind: JobKind; target: string; status: JobStatus; full_refresh: number; requested_by: string | null;
+  created_at: string; started_at: string | null; finished_at: string | null; rows: number | null; error: string | null;
+}
+
+function toRecord(row: JobRow): JobRecord {
+  return Object.freeze({
+    id: row.id, kind: row.kind, target: row.target, status: row.status, fullRefresh: row.full_refresh === 1,
+    requestedBy: row.requested_by, createdAt: row.created_at, startedAt: row.started_at, finishedAt: row.finished_at,
+    rows: row.rows, error: row.error,
+  });
+}
+
+/** Sync and model-run jobs, each transition written as it happens. */
+export class JobsRepository {
+  readonly #database: DatabaseSync;
+  constructor(database: DatabaseSync) {
+    this.#database = database;
+  }
+
+  /** Queues a job unless one for the same target is queued or running; returns undefined then. Call inside a transaction. */
+  enqueueUnlessActive(job: { kind: JobKind; target: string; fullRefresh: boolean; requestedBy: string | null }, now: string): JobRecord | undefined {
+    const active = this.#database.prepare("SELECT 1 FROM jobs WHERE kind = ? AND target = ? AND status IN ('queued', 'running')")
+      .get(job.kind, job.target);
+    if (active !== undefined) return undefined;
+    const row = this.#database.prepare(`
+      INSERT INTO jobs (kind, target, status, full_refresh, requested_by, created_at) VALUES (?, ?, 'queued', ?, ?, ?) RETURNING *`)
+      .get(job.kind, job.target, job.fullRefresh ? 1 : 0, job.requestedBy, now) as unknown as JobRow;
+    return toRecord(row);
+  }
+
+  markRunning(id: number, now: string): void {
+    this.#database.prepare("UPDATE jobs SET status = 'running', started_at = ? WHERE id = ?").run(now, id);
+  }
+
+  finish(id: number, outcome: { status: 'success' | 'failed' | 'interrupted'; rows: number | null; error: string | null }, now: string): void {
+    this.#database.prepare('UPDATE jobs SET status = ?, finished_at = ?, rows = ?, error = ? WHERE id = ?')
+      .run(outcome.status, now, outcome.rows, outcome.error, id);
+  }
+
+  /** Jobs a stopped service left queued or running become interrupted; returns them. */
+  interruptActive(now: string): JobRecord[] {
+    const rows = this.#database.prepare(`
+      UPDATE jobs SET status = 'interrupted', finished_at = ?, error = 'The service stopped before the job finished'
+      WHERE status IN ('queued', 'running') RETURNING *`).all(now) as unknown as JobRow[];
+    return rows.map(toRecord);
+  }
+
+  latest(kind: JobKind, target: string): JobRecord | undefined {
+    const row = this.#database.prepare('SELECT * FROM jobs WHERE kind = ? AND target = ? ORDER BY id DESC LIMIT 1').get(kind, target) as JobRow | undefined;
+    return row ? toRecord(row) : undefined;
+  }
+
+  latestWithStatus(kind: JobKind, target: string, status: JobStatus): JobRecord | undefined {
+    const row = this.#database.prepare('SELECT * FROM jobs WHERE kind = ? AND target = ? AND status = ? ORDER BY id DESC LIMIT 1')
+      .get(kind, target, status) as JobRow | undefined;
+    return row ? toRecord(row) : undefined;
+  }
+
+  history(kind: JobKind, target: string, limit: number): JobRecord[] {
+    return (this.#database.prepare('SELECT * FROM jobs WHERE kind = ? AND target = ? ORDER BY id DESC LIMIT ?')
+      .all(kind, target, limit) as unknown as JobRow[]).map(toRecord);
+  }
+
+  recentFailures(kind: JobKind, sinceIso: string): JobRecord[] {
+    return (this.#database.prepare("SELECT * FROM jobs WHERE kind = ? AND status = 'failed' AND finished_at >= ? ORDER BY id DESC LIMIT 50")
+      .all(kind, sinceIso) as unknown as JobRow[]).map(toRecord);
+  }
+}

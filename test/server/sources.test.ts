@@ -1,0 +1,199 @@
+import { mkdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { startQuarry, type TestQuarry } from '../support/quarry.ts';
+
+const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+
+const SOURCES = `sources:
+  - name: orders
+    type: local_files
+    description: Shop orders
+    local_files:
+      directory: data/orders
+      file_pattern: "*.csv"
+  - name: archive
+    type: csv
+    enabled: false
+    csv:
+      directory: data/archive
+  - name: crm
+    type: crm_a
+    crm_a: {}
+`;
+
+describe('sources, sync and logs', () => {
+  let quarry: TestQuarry;
+  let dataDir: string;
+
+  beforeEach(async () => {
+    quarry = await startQuarry({ sourcesYaml: SOURCES });
+    dataDir = path.join(quarry.dir, 'data', 'orders');
+    mkdirSync(dataDir, { recursive: true });
+    writeFileSync(path.join(dataDir, 'a.csv'), 'id,amount\n1,10\n2,20\n');
+    writeFileSync(path.join(dataDir, 'b.csv'), 'id,amount\n3,30\n');
+  });
+  afterEach(async () => {
+    await quarry.close();
+  });
+
+  async function sync(body: unknown = {}): Promise<{ rows?: number; error?: string }> {
+    const done = Promise.race([
+      quarry.nextEvent('sync_completed', (event) => event.source === 'orders'),
+      quarry.nextEvent('sync_failed', (event) => event.source === 'orders'),
+    ]);
+    const response = await quarry.request('POST', '/api/sources/orders/sync', { as: 'editor', body });
+    expect(response.status).toBe(200);
+    return done;
+  }
+
+  it('lists never-synced sources as not_synced with the spec fields', async () => {
+    const response = await quarry.request('GET', '/api/sources', { as: 'viewer' });
+    expect(response.status).toBe(200);
+    expect(response.json.map((source: { name: string }) => source.name)).toEqual(['orders', 'archive', 'crm']);
+    expect(response.json[0]).toEqual({
+      name: 'orders', type: 'local_files', enabled: true, last_sync: null, row_count: 0, status: 'not_synced',
+      freshness: { last_update: null, days_old: null }, tables: [],
+    });
+    expect(response.json[1].enabled).toBe(false);
+  });
+
+  it('syncs a local_files source: events, rows in the replica, status, details, history and logs', async () => {
+    const started = quarry.nextEvent('sync_started');
+    const response = await quarry.request('POST', '/api/sources/orders/sync', { as: 'editor' });
+    expect(response.json).toEqual({ success: true, message: 'Sync of orders started', source_name: 'orders', started_at: expect.stringMatching(ISO_UTC) });
+    expect(await started).toEqual({ type: 'sync_started', source: 'orders', timestamp: expect.stringMatching(ISO_UTC) });
+    expect(await quarry.nextEvent('sync_completed')).toEqual({ type: 'sync_completed', source: 'orders', rows: 3, timestamp: expect.stringMatching(ISO_UTC) });
+    expect(await quarry.query('SELECT id, amount FROM raw_orders.orders ORDER BY id')).toEqual([
+      { id: 1, amount: 10 }, { id: 2, amount: 20 }, { id: 3, amount: 30 },
+    ]);
+
+    const list = await quarry.request('GET', '/api/sources', { as: 'viewer' });
+    expect(list.json[0]).toEqual({
+      name: 'orders', type: 'local_files', enabled: true, last_sync: expect.stringMatching(ISO_UTC), row_count: 3, status: 'synced',
+      freshness: { last_update: expect.stringMatching(ISO_UTC), days_old: 0 },
+      tables: [{ name: 'orders', row_count: 3, schema: 'raw_orders' }],
+    });
+
+    const details = await quarry.request('GET', '/api/sources/orders/details', { as: 'viewer' });
+    expect(details.json.name).toBe('orders');
+    expect(details.json.config).toEqual(expect.objectContaining({ name: 'orders', type: 'local_files', enabled: true, local_files: expect.objectContaining({ directory: 'data/orders', file_pattern: '*.csv' }) }));
+    expect(details.json.history).toEqual([{ timestamp: expect.stringMatching(ISO_UTC), status: 'success', duration_seconds: expect.any(Number), rows_processed: 3, full_refresh: false }]);
+    expect(details.json.row_count).toBe(3);
+
+    const logs = await quarry.request('GET', '/api/sources/orders/logs', { as: 'viewer' });
+    expect(logs.json[0]).toEqual({ timestamp: expect.stringMatching(ISO_UTC), level: 'SUCCESS', message: expect.stringMatching(/^Sync finished: 3 rows in/) });
+    expect(logs.json.map((entry: { level: string }) => entry.level)).toContain('INFO');
+    const activity = await quarry.request('GET', '/api/logs?limit=2', { as: 'viewer' });
+    expect(activity.json).toHaveLength(2);
+    expect(activity.json[0].message).toMatch(/^\[orders\] Sync finished/);
+
+    const health = await quarry.request('GET', '/api/health/platform', { as: 'viewer' });
+    expect(health.json.database.raw_tables).toBe(1);
+    expect(health.json.database.size_mb).toBeGreaterThan(0);
+  });
+
+  it('re-syncs incrementally: new, changed and deleted files, checked by content', async () => {
+    await sync();
+    writeFileSync(path.join(dataDir, 'c.csv'), 'id,amount\n4,40\n');
+    writeFileSync(path.join(dataDir, 'a.csv'), 'id,amount\n1,11\n');
+    utimesSync(path.join(dataDir, 'a.csv'), new Date(), new Date(Date.now() + 5000));
+    rmSync(path.join(dataDir, 'b.csv'));
+    expect(await sync()).toEqual(expect.objectContaining({ rows: 2 }));
+    expect(await quarry.query('SELECT id, amount, _quarry_file FROM raw_orders.orders ORDER BY id')).toEqual([
+      { id: 1, amount: 11, _quarry_file: path.join(dataDir, 'a.csv') },
+      { id: 4, amount: 40, _quarry_file: path.join(dataDir, 'c.csv') },
+    ]);
+    const logs = await quarry.request('GET', '/api/sources/orders/logs', { as: 'viewer' });
+    const messages = logs.json.map((entry: { message: string }) => entry.message);
+    expect(messages).toContain('Loaded 2 of 2 file(s); 0 unchanged');
+    expect(messages).toContain('Removed the rows of 1 deleted file(s)');
+    writeFileSync(path.join(dataDir, 'd.csv'), 'id,amount\n5,50\n');
+    await sync();
+    expect((await quarry.request('GET', '/api/sources/orders/logs', { as: 'viewer' })).json.map((entry: { message: string }) => entry.message))
+      .toContain('Loaded 1 of 3 file(s); 2 unchanged');
+  });
+
+  it('adds new columns and widens conflicting types without losing data', async () => {
+    await sync();
+    writeFileSync(path.join(dataDir, 'c.csv'), 'id,amount,note\nX-9,12.5,late\n');
+    expect(await sync()).toEqual(expect.objectContaining({ rows: 4 }));
+    const rows = await quarry.query('SELECT id::VARCHAR AS id, amount::DOUBLE AS amount, note FROM raw_orders.orders ORDER BY _quarry_file, id');
+    expect(rows).toEqual([
+      { id: '1', amount: 10, note: null }, { id: '2', amount: 20, note: null }, { id: '3', amount: 30, note: null },
+      { id: 'X-9', amount: 12.5, note: 'late' },
+    ]);
+    const messages = (await quarry.request('GET', '/api/sources/orders/logs', { as: 'viewer' })).json.map((entry: { message: string }) => entry.message);
+    expect(messages).toContain('Schema change: added column note (VARCHAR)');
+    expect(messages).toContain('Schema change: widened column id from BIGINT to VARCHAR');
+  });
+
+  it('fails on a malformed file, names it, and keeps the previous data', async () => {
+    await sync();
+    writeFileSync(path.join(dataDir, 'broken.csv'), 'id,amount\n7,70\n8,80,extra,columns\n"unterminated\n');
+    const failed = await sync();
+    expect(failed.error).toMatch(new RegExp(`^Could not load ${path.join(dataDir, 'broken.csv').replaceAll('/', '\\/')}`));
+    expect(await quarry.query('SELECT count(*)::INTEGER AS n FROM raw_orders.orders')).toEqual([{ n: 3 }]);
+    const list = await quarry.request('GET', '/api/sources', { as: 'viewer' });
+    expect(list.json[0]).toEqual(expect.objectContaining({ status: 'failed', row_count: 3 }));
+    const logs = await quarry.request('GET', '/api/sources/orders/logs?limit=1', { as: 'viewer' });
+    expect(logs.json).toEqual([{ timestamp: expect.any(String), level: 'ERROR', message: failed.error }]);
+    const history = (await quarry.request('GET', '/api/sources/orders/details', { as: 'viewer' })).json.history;
+    expect(history.map((entry: { status: string }) => entry.status)).toEqual(['failed', 'success']);
+  });
+
+  it('refuses to replace loaded rows with an empty directory, unless a full refresh asks for it', async () => {
+    await sync();
+    rmSync(path.join(dataDir, 'a.csv'));
+    rmSync(path.join(dataDir, 'b.csv'));
+    const refused = await sync();
+    expect(refused.error).toMatch(/refusing to replace 3 loaded rows with nothing/);
+    expect(await quarry.query('SELECT count(*)::INTEGER AS n FROM raw_orders.orders')).toEqual([{ n: 3 }]);
+    expect(await sync({ full_refresh: true })).toEqual(expect.objectContaining({ rows: 0 }));
+    expect((await quarry.request('GET', '/api/sources', { as: 'viewer' })).json[0].status).toBe('empty');
+  });
+
+  it('rebuilds on full refresh', async () => {
+    await sync();
+    writeFileSync(path.join(dataDir, 'a.csv'), 'id,amount\n1,99\n');
+    expect(await sync({ full_refresh: true })).toEqual(expect.objectContaining({ rows: 2 }));
+    const history = (await quarry.request('GET', '/api/sources/orders/details', { as: 'viewer' })).json.history;
+    expect(history[0].full_refresh).toBe(true);
+  });
+
+  it('lets one of several concurrent sync requests win; the rest get 409 sync_in_progress', async () => {
+    // Enough rows that the sync is still running when the other requests arrive.
+    writeFileSync(path.join(dataDir, 'big.csv'), `id,amount\n${Array.from({ length: 400_000 }, (_, index) => `${String(index)},${String(index % 97)}`).join('\n')}\n`);
+    const cookie = await quarry.login('editor');
+    const headers = { 'x-requested-with': 'XMLHttpRequest' };
+    const responses = await Promise.all(Array.from({ length: 5 }, () => quarry.request('POST', '/api/sources/orders/sync', { cookie, headers })));
+    const statuses = responses.map((response) => response.status).sort();
+    expect(statuses).toEqual([200, 409, 409, 409, 409]);
+    expect(responses.find((response) => response.status === 409)?.json).toEqual({ detail: 'A sync of "orders" is already queued or running', code: 'sync_in_progress' });
+    await quarry.jobsIdle();
+    expect((await quarry.request('GET', '/api/sources/orders/details', { as: 'viewer' })).json.history).toHaveLength(1);
+  });
+
+  it.each([
+    ['an unknown source', '/api/sources/nope/sync', {}, 404, 'source_not_found'],
+    ['a disabled source', '/api/sources/archive/sync', {}, 400, 'source_disabled'],
+    ['a source type not yet loadable', '/api/sources/crm/sync', {}, 400, 'source_type_not_supported'],
+    ['a bad body', '/api/sources/orders/sync', { full_refresh: 'yes' }, 400, 'invalid_request'],
+    ['an unknown body field', '/api/sources/orders/sync', { fullRefresh: true }, 400, 'invalid_request'],
+  ])('refuses to sync %s and queues nothing', async (_name, url, body, status, code) => {
+    const response = await quarry.request('POST', url, { as: 'editor', body });
+    expect(response.status).toBe(status);
+    expect(response.json.code).toBe(code);
+    await quarry.jobsIdle();
+    expect((await quarry.request('GET', '/api/sources/orders/details', { as: 'viewer' })).json.history).toEqual([]);
+  });
+
+  it('lets viewers read but not sync', async () => {
+    const response = await quarry.request('POST', '/api/sources/orders/sync', { as: 'viewer' });
+    expect(response.status).toBe(403);
+    expect((await quarry.request('GET', '/api/sources/orders/logs', { as: 'viewer' })).status).toBe(200);
+    expect((await quarry.request('GET', '/api/sources/nope/details', { as: 'viewer' })).json.code).toBe('source_not_found');
+    expect((await quarry.request('GET', '/api/sources/nope/logs', { as: 'viewer' })).status).toBe(404);
+    expect((await quarry.request('GET', '/api/logs?limit=-1', { as: 'viewer' })).status).toBe(400);
+  });
+});
