@@ -1,5 +1,7 @@
 import cookie from '@fastify/cookie';
 import formbody from '@fastify/formbody';
+import multipart from '@fastify/multipart';
+import websocket from '@fastify/websocket';
 import fastifyStatic from '@fastify/static';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
@@ -14,9 +16,18 @@ import { apiKeyRoutes } from './routes/api-keys.ts';
 import { authRoutes } from './routes/auth.ts';
 import { oauthRoutes } from './routes/oauth.ts';
 import { pageRoutes } from './routes/pages.ts';
+import { csvFileRoutes } from './routes/csv-files.ts';
 import { sourceRoutes } from './routes/sources.ts';
 import { statusRoutes } from './routes/status.ts';
 import { userRoutes } from './routes/users.ts';
+import { websocketRoutes } from './routes/websocket.ts';
+import { WebSocketHub } from './websocket-hub.ts';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    websocketHub: WebSocketHub;
+  }
+}
 
 /** Assembles the HTTP app over a context; the caller listens (port 0 in tests) and closes. */
 export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
@@ -38,7 +49,9 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
 
   await installRateLimits(app, ctx.config);
   await app.register(cookie);
+  await app.register(websocket, { options: { maxPayload: 64 * 1024 } });
   await app.register(formbody, { bodyLimit: 64 * 1024 });
+  await app.register(multipart, { limits: { fileSize: ctx.config.limits.max_upload_mb * 1024 * 1024, files: 1, fields: 5, parts: 6 } });
   installAuthentication(app, ctx);
   installCsrfProtection(app, ctx.config.web.public_url);
   installSecurityHeaders(app);
@@ -50,13 +63,19 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     return reply.header('cache-control', 'public, max-age=3600').sendFile(file);
   });
 
+  const hub = new WebSocketHub(ctx);
+  app.decorate('websocketHub', hub);
+  app.addHook('onClose', async () => { hub.close(); });
+
   await app.register(statusRoutes, { ctx });
   await app.register(authRoutes, { ctx });
   await app.register(accountRoutes, { ctx });
   await app.register(apiKeyRoutes, { ctx });
   await app.register(sourceRoutes, { ctx });
+  await app.register(csvFileRoutes, { ctx });
   await app.register(userRoutes, { ctx });
   await app.register(oauthRoutes, { ctx });
+  await app.register(websocketRoutes, { hub });
   await app.register(pageRoutes, { ctx, oauthButtons: ctx.oauth.configured() });
   return app;
 }

@@ -2,3 +2,7 @@ export { syncFileSource, rawSchemaOf, FILE_COLUMN, LOADED_AT_COLUMN, type FileSo
 export { SyncFailedError } from './sync-failed-error.ts';
 export { listSourceFiles, formatOf, type SourceFile } from './list-source-files.ts';
 export { widenType } from './evolve-schema.ts';
+export {
+  saveUpload, listCsvFiles, deleteCsvFile, sanitizeFileName, UnsafePathError, FileNotFoundError, NotACsvSourceError, UploadTooLargeError,
+  type CsvLocation, type CsvFileEntry,
+} from './csv-files.ts';

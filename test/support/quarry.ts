@@ -99,8 +99,10 @@ export async function startQuarry(options: StartOptions = {}): Promise<TestQuarr
     }
     if (requestOptions.cookie !== undefined) headers.cookie = requestOptions.cookie;
     if (requestOptions.apiKey !== undefined) headers.authorization = `Bearer ${requestOptions.apiKey}`;
-    let body: string | undefined;
-    if (requestOptions.body !== undefined) {
+    let body: string | FormData | undefined;
+    if (requestOptions.body instanceof FormData) {
+      body = requestOptions.body;
+    } else if (requestOptions.body !== undefined) {
       body = typeof requestOptions.body === 'string' ? requestOptions.body : JSON.stringify(requestOptions.body);
       headers['content-type'] ??= 'application/json';
     }

@@ -89,7 +89,9 @@ export const authRoutes: FastifyPluginCallbackZod<{ ctx: AppContext }> = (app, {
     config: { incompleteStages: ['partial', 'password_change'] },
     schema: { tags: ['auth'], summary: 'End the current session and its dashboard session', response: { 200: Success } },
   }, async (request, reply) => {
-    ctx.auth.logout(requireActor(request), clientOf(request));
+    const actor = requireActor(request);
+    ctx.auth.logout(actor, clientOf(request));
+    if (actor.sessionId !== null) request.server.websocketHub.closeSession(actor.sessionId);
     clearSessionCookies(reply);
     return { success: true };
   });

@@ -1,0 +1,115 @@
+import path from 'node:path';
+import type { FastifyPluginCallbackZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import type { SourceConfig } from '../../config/index.ts';
+import type { AppContext } from '../../context.ts';
+import { InvalidRequestError } from '../../errors.ts';
+import { SourceNotFoundError, SyncInProgressError, fileSourceLocation } from '../../jobs/index.ts';
+import { NotACsvSourceError, deleteCsvFile, listCsvFiles, saveUpload, type CsvLocation } from '../../sources/index.ts';
+import { requireActor, requireAction } from '../plugins/index.ts';
+
+const NameParams = z.object({ source_name: z.string().min(1).max(63) });
+const Flag = z.enum(['true', 'false', '1', '0']).transform((value) => value === 'true' || value === '1');
+
+const UploadReply = z.object({
+  success: z.boolean(), message: z.string(), source_name: z.string(), file_path: z.string(), file_name: z.string(), auto_sync: z.boolean(),
+});
+
+const FileEntry = z.object({
+  filename: z.string(), path: z.string(), size: z.number().int(), modified: z.string().nullable(), on_disk: z.boolean(),
+  loaded: z.boolean(), rows_loaded: z.number().int(), status: z.enum(['success', 'pending', 'deleted']),
+});
+
+const Listing = z.object({
+  source_name: z.string(), directory: z.string(), file_pattern: z.string(), files: z.array(FileEntry),
+  total_files: z.number().int(), files_on_disk: z.number().int(), files_loaded: z.number().int(),
+});
+
+const DeleteReply = z.object({
+  success: z.boolean(), message: z.string(), file_path: z.string(), source_name: z.string(), background_sync: z.boolean(),
+});
+
+export const csvFileRoutes: FastifyPluginCallbackZod<{ ctx: AppContext }> = (app, { ctx }, done) => {
+  const csvSource = (name: string): { source: SourceConfig; location: CsvLocation } => {
+    const source = ctx.sources.find((candidate) => candidate.name === name);
+    if (!source) throw new SourceNotFoundError(name);
+    const location = fileSourceLocation(source, ctx.paths.root);
+    if (location === undefined) throw new NotACsvSourceError(name, source.type);
+    return { source, location };
+  };
+
+  /** Starts a sync unless one is already queued or running (that one will see the change too). */
+  const syncSoon = (name: string, requestedBy: string): boolean => {
+    try {
+      ctx.jobs.startSync(name, { fullRefresh: false, requestedBy });
+      return true;
+    } catch (error) {
+      if (error instanceof SyncInProgressError) return false;
+      throw error;
+    }
+  };
+
+  app.post('/api/sources/:source_name/upload-csv', {
+    preHandler: requireAction('files.write'),
+    schema: {
+      tags: ['csv'], summary: 'Upload a CSV file (multipart part "file") into a file source', params: NameParams,
+      querystring: z.object({ trigger_sync: Flag.default(false) }), response: { 200: UploadReply },
+    },
+  }, async (request) => {
+    const { source, location } = csvSource(request.params.source_name);
+    if (!request.isMultipart()) throw new InvalidRequestError('Send the file as multipart/form-data in a part named "file"');
+    const maxBytes = ctx.config.limits.max_upload_mb * 1024 * 1024;
+    const part = await request.file({ limits: { fileSize: maxBytes, files: 1, fields: 5 } });
+    if (part?.fieldname !== 'file') throw new InvalidRequestError('Send the file as multipart/form-data in a part named "file"');
+    const saved = await saveUpload(location, part.filename, part.file, maxBytes);
+    const fileName = path.basename(saved);
+    ctx.events.publish({ type: 'csv_uploaded', source: source.name, file: fileName });
+    request.log.info({ source: source.name, file: fileName }, 'csv uploaded');
+    const autoSync = request.query.trigger_sync && source.enabled && syncSoon(source.name, requireActor(request).email);
+    return {
+      success: true, message: `Uploaded ${fileName}${autoSync ? '; sync started' : ''}`, source_name: source.name,
+      file_path: saved, file_name: fileName, auto_sync: autoSync,
+    };
+  });
+
+  app.get('/api/sources/:source_name/csv-files', {
+    preHandler: requireAction('data.read'),
+    schema: { tags: ['csv'], summary: 'Files of a file source: on disk, loaded, rows', params: NameParams, response: { 200: Listing } },
+  }, async (request) => {
+    const { source, location } = csvSource(request.params.source_name);
+    const files = await listCsvFiles(location, ctx.store.fileLedger.forSource(source.name));
+    return {
+      source_name: source.name,
+      directory: location.directory,
+      file_pattern: location.pattern,
+      files: files.map((file) => ({
+        filename: file.filename, path: file.path, size: file.size, modified: file.modified, on_disk: file.onDisk,
+        loaded: file.loaded, rows_loaded: file.rowsLoaded, status: file.status,
+      })),
+      total_files: files.length,
+      files_on_disk: files.filter((file) => file.onDisk).length,
+      files_loaded: files.filter((file) => file.loaded).length,
+    };
+  });
+
+  app.delete('/api/sources/:source_name/csv-files', {
+    preHandler: requireAction('files.write'),
+    schema: {
+      tags: ['csv'], summary: 'Delete a file; its rows leave the warehouse at the next sync', params: NameParams,
+      querystring: z.object({ file_path: z.string().min(1).max(4096) }), response: { 200: DeleteReply },
+    },
+  }, async (request) => {
+    const { source, location } = csvSource(request.params.source_name);
+    const deleted = await deleteCsvFile(location, request.query.file_path);
+    const fileName = path.basename(deleted);
+    ctx.events.publish({ type: 'csv_deleted', source: source.name, file: fileName });
+    request.log.info({ source: source.name, file: fileName }, 'csv deleted');
+    const backgroundSync = source.enabled && syncSoon(source.name, requireActor(request).email);
+    return {
+      success: true, message: `Deleted ${fileName}${backgroundSync ? '; its rows are being removed' : ''}`,
+      file_path: deleted, source_name: source.name, background_sync: backgroundSync,
+    };
+  });
+
+  done();
+};

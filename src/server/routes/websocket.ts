@@ -1,0 +1,19 @@
+import type { FastifyPluginCallback } from 'fastify';
+import { UnauthenticatedError } from '../../errors.ts';
+import { SESSION_COOKIE, requireActor } from '../plugins/index.ts';
+import type { SocketCredential, WebSocketHub } from '../websocket-hub.ts';
+
+/** `WS /ws`: authenticated like /api before the upgrade (401 otherwise), then one JSON message per event. */
+export const websocketRoutes: FastifyPluginCallback<{ hub: WebSocketHub }> = (app, { hub }, done) => {
+  app.get('/ws', { websocket: true, schema: { hide: true } }, (socket, request) => {
+    const actor = requireActor(request);
+    const bearer = /^Bearer\s+(\S+)\s*$/i.exec(request.headers.authorization ?? '')?.[1];
+    const token = request.cookies[SESSION_COOKIE];
+    let credential: SocketCredential;
+    if (bearer !== undefined) credential = { kind: 'api_key', key: bearer };
+    else if (token !== undefined && actor.sessionId !== null) credential = { kind: 'session', token, sessionId: actor.sessionId };
+    else throw new UnauthenticatedError();
+    hub.add(socket, credential);
+  });
+  done();
+};

@@ -1,0 +1,125 @@
+import { randomBytes } from 'node:crypto';
+import { createWriteStream } from 'node:fs';
+import { realpath, rename, rm, stat, unlink } from 'node:fs/promises';
+import path from 'node:path';
+import type { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { InvalidRequestError, NotFoundError, QuarryError } from '../errors.ts';
+import type { LedgerEntry } from '../store/index.ts';
+import { listSourceFiles } from './list-source-files.ts';
+
+export class UnsafePathError extends InvalidRequestError {
+  override readonly code = 'unsafe_path';
+}
+
+export class FileNotFoundError extends NotFoundError {
+  override readonly code = 'file_not_found';
+}
+
+export class UploadTooLargeError extends QuarryError {
+  readonly status = 413;
+  readonly code = 'upload_too_large';
+}
+
+export class NotACsvSourceError extends InvalidRequestError {
+  override readonly code = 'not_a_csv_source';
+  constructor(name: string, type: string) {
+    super(`The source "${name}" has type ${type}; only local_files and csv sources take CSV files`);
+  }
+}
+
+export interface CsvLocation {
+  readonly directory: string;
+  readonly pattern: string;
+}
+
+export interface CsvFileEntry {
+  readonly filename: string;
+  readonly path: string;
+  readonly size: number;
+  readonly modified: string | null;
+  readonly onDisk: boolean;
+  readonly loaded: boolean;
+  readonly rowsLoaded: number;
+  readonly status: 'success' | 'pending' | 'deleted';
+}
+
+/** `../../etc/x.csv`, `C:\x.csv`, control characters → a plain base name, or an error. */
+export function sanitizeFileName(name: string): string {
+  const base = path.basename(name.replaceAll('\\', '/')).replace(/[\u0000-\u001f\u007f]/g, '').trim();
+  if (base === '' || base.startsWith('.')) throw new InvalidRequestError('The file needs a name that does not start with a dot');
+  if (!base.toLowerCase().endsWith('.csv')) throw new InvalidRequestError(`Only .csv files can be uploaded, not "${base}"`);
+  if (Buffer.byteLength(base) > 255) throw new InvalidRequestError('The file name is longer than 255 bytes');
+  return base;
+}
+
+/**
+ * Streams an upload into the source's directory: a temp file first, renamed over the target only when
+ * complete, so a failed or oversized upload leaves nothing behind and an existing file is replaced atomically.
+ */
+export async function saveUpload(location: CsvLocation, fileName: string, content: Readable & { truncated?: boolean }, maxBytes: number): Promise<string> {
+  const name = sanitizeFileName(fileName);
+  if (!path.matchesGlob(name, location.pattern)) {
+    throw new InvalidRequestError(`"${name}" does not match the source's file_pattern ${location.pattern}, so it would never be loaded`);
+  }
+  const target = path.join(location.directory, name);
+  const temporary = path.join(location.directory, `.upload-${randomBytes(6).toString('hex')}.tmp`);
+  try {
+    await pipeline(content, createWriteStream(temporary, { flags: 'wx', mode: 0o644 }));
+    // The multipart parser stops at the size limit and marks the stream truncated rather than failing it.
+    if (content.truncated === true) {
+      throw new UploadTooLargeError(`The file is larger than the ${String(Math.round(maxBytes / 1024 / 1024))} MB upload limit (limits.max_upload_mb)`);
+    }
+    await rename(temporary, target);
+  } finally {
+    await rm(temporary, { force: true });
+  }
+  return target;
+}
+
+/** Files on disk and files loaded (which may since have been deleted), with what was loaded from each. */
+export async function listCsvFiles(location: CsvLocation, ledger: ReadonlyMap<string, LedgerEntry>): Promise<CsvFileEntry[]> {
+  const onDisk = await listSourceFiles(location.directory, location.pattern).catch(() => []);
+  const entries: CsvFileEntry[] = onDisk.map((file) => {
+    const known = ledger.get(file.path);
+    const loaded = known !== undefined && known.size === file.size && known.mtimeMs === file.mtimeMs;
+    return {
+      filename: path.basename(file.path), path: file.path, size: file.size, modified: new Date(file.mtimeMs).toISOString(),
+      onDisk: true, loaded, rowsLoaded: loaded ? known.rows : 0, status: loaded ? 'success' : 'pending',
+    };
+  });
+  const present = new Set(onDisk.map((file) => file.path));
+  for (const known of ledger.values()) {
+    if (present.has(known.path)) continue;
+    entries.push({
+      filename: path.basename(known.path), path: known.path, size: known.size, modified: new Date(known.mtimeMs).toISOString(),
+      onDisk: false, loaded: true, rowsLoaded: known.rows, status: 'deleted',
+    });
+  }
+  return entries.sort((a, b) => a.path.localeCompare(b.path));
+}
+
+/** Deletes one file of the source; the path must resolve (symlinks included) inside its directory and match its pattern. */
+export async function deleteCsvFile(location: CsvLocation, filePath: string): Promise<string> {
+  if (!path.isAbsolute(filePath) || filePath.includes('\0')) throw new UnsafePathError('file_path must be the full path of a file of this source');
+  const directory = await realpath(location.directory);
+  let resolved: string;
+  try {
+    resolved = await realpath(filePath);
+  } catch {
+    const lexical = path.resolve(filePath);
+    if (!isInside(lexical, location.directory) && !isInside(lexical, directory)) throw new UnsafePathError('The path is outside the source\'s directory');
+    throw new FileNotFoundError(`No file ${filePath}`);
+  }
+  if (!isInside(resolved, directory)) throw new UnsafePathError('The path is outside the source\'s directory');
+  const relative = path.relative(directory, resolved);
+  if (!path.matchesGlob(relative, location.pattern)) throw new UnsafePathError(`The file does not match the source's file_pattern ${location.pattern}`);
+  if (!(await stat(resolved)).isFile()) throw new UnsafePathError('The path is not a file');
+  await unlink(resolved);
+  return resolved;
+}
+
+function isInside(candidate: string, directory: string): boolean {
+  const relative = path.relative(directory, candidate);
+  return relative !== '' && !relative.startsWith('..') && !path.isAbsolute(relative);
+}
