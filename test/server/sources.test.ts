@@ -140,6 +140,10 @@ describe('sources, sync and logs', () => {
     expect(logs.json).toEqual([{ timestamp: expect.any(String), level: 'ERROR', message: failed.error }]);
     const history = (await quarry.request('GET', '/api/sources/orders/details', { as: 'viewer' })).json.history;
     expect(history.map((entry: { status: string }) => entry.status)).toEqual(['failed', 'success']);
+    const health = (await quarry.request('GET', '/api/health/platform', { as: 'viewer' })).json;
+    expect(health.sync_failures).toEqual([{ source: 'orders', timestamp: expect.any(String), error: failed.error }]);
+    expect(health.warnings).toContain('The last sync of orders failed');
+    expect(health.status).toBe('warning');
   });
 
   it('refuses to replace loaded rows with an empty directory, unless a full refresh asks for it', async () => {

@@ -4,6 +4,7 @@ import type { FastifyPluginCallbackZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppContext } from '../../context.ts';
 import { isMissingFile } from '../../config/index.ts';
+import { summarizeSource } from '../../jobs/index.ts';
 import { requireAction } from '../plugins/index.ts';
 import { describeUptime } from './describe-uptime.ts';
 import { webUrl } from './web-url.ts';
@@ -60,6 +61,8 @@ const WatcherStatus = z.object({
 });
 
 const GB = 1024 ** 3;
+/** A source not synced for this long is reported as stale. */
+const STALE_AFTER_DAYS = 7;
 const MB = 1024 ** 2;
 
 export const statusRoutes: FastifyPluginCallbackZod<{ ctx: AppContext }> = (app, { ctx }, done) => {
@@ -114,6 +117,16 @@ export const statusRoutes: FastifyPluginCallbackZod<{ ctx: AppContext }> = (app,
     if (diskStatus === 'critical') criticalIssues.push(`Only ${round(freeBytes / GB)} GB of disk left for the project`);
     if (diskStatus === 'low') warnings.push(`Disk space is low: ${round(freeBytes / GB)} GB free`);
     const enabledSources = ctx.sources.filter((source) => source.enabled).length;
+    const now = ctx.now();
+    const syncFailures = ctx.store.jobs.recentFailures('sync', new Date(now.getTime() - 7 * 86_400_000).toISOString())
+      .map((job) => ({ source: job.target, timestamp: job.finishedAt ?? job.createdAt, error: job.error ?? 'failed' }));
+    for (const source of ctx.sources.filter((candidate) => candidate.enabled)) {
+      const summary = summarizeSource(ctx.store, source, now);
+      if (summary.status === 'failed') warnings.push(`The last sync of ${source.name} failed`);
+      if (summary.freshness.daysOld !== null && summary.freshness.daysOld >= STALE_AFTER_DAYS) {
+        warnings.push(`${source.name} was last synced ${String(summary.freshness.daysOld)} days ago`);
+      }
+    }
     return {
       status: criticalIssues.length > 0 ? 'critical' as const : warnings.length > 0 ? 'warning' as const : 'healthy' as const,
       timestamp: ctx.now().toISOString(),
@@ -126,7 +139,7 @@ export const statusRoutes: FastifyPluginCallbackZod<{ ctx: AppContext }> = (app,
         marts_tables: layers.marts,
       },
       disk: { status: diskStatus, free_gb: round(freeBytes / GB), total_gb: round(totalBytes / GB) },
-      sync_failures: [],
+      sync_failures: syncFailures,
       transform_failures: [],
       total_sources: ctx.sources.length,
       enabled_sources: enabledSources,

@@ -1,0 +1,110 @@
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync, createWriteStream } from 'node:fs';
+import { once } from 'node:events';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+
+const QUARRY = path.resolve(import.meta.dirname, '..', '..', 'bin', 'quarry');
+const dir = mkdtempSync(path.join(tmpdir(), 'quarry-crash-'));
+
+afterAll(() => {
+  rmSync(dir, { recursive: true, force: true });
+});
+
+async function startServer(): Promise<{ child: ChildProcess; url: string }> {
+  const child = spawn(QUARRY, ['start', '--project', dir, '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  const url = await new Promise<string>((resolve, reject) => {
+    child.stdout?.setEncoding('utf8');
+    child.stdout?.on('data', (chunk: string) => {
+      output += chunk;
+      const match = /Quarry is running at (http:\/\/\S+)/.exec(output);
+      if (match?.[1]) resolve(match[1]);
+    });
+    child.on('exit', (code) => { reject(new Error(`exited ${String(code)}: ${output}`)); });
+  });
+  return { child, url };
+}
+
+async function writeBigCsv(file: string, rows: number): Promise<void> {
+  const stream = createWriteStream(file);
+  stream.write('id,name,amount,created\n');
+  for (let index = 0; index < rows; index++) {
+    if (!stream.write(`${String(index)},customer-${String(index % 1000)},${String(index % 977)}.25,2026-01-${String(1 + (index % 28)).padStart(2, '0')}\n`)) {
+      await once(stream, 'drain');
+    }
+  }
+  stream.end();
+  await once(stream, 'finish');
+}
+
+describe('a crash in the middle of a sync', () => {
+  it('loses nothing: the previous data stays, the job is interrupted, and the next sync succeeds', async () => {
+    spawnSync(QUARRY, ['init', dir, '--admin-email', 'a@example.com', '--admin-password', 'a-good-password', '--non-interactive']);
+    const dataDir = path.join(dir, 'data', 'orders');
+    mkdirSync(dataDir, { recursive: true });
+    writeFileSync(path.join(dir, '.quarry', 'sources.yml'), 'sources:\n  - name: orders\n    type: local_files\n    local_files: { directory: data/orders }\n');
+    writeFileSync(path.join(dataDir, 'small.csv'), 'id,name,amount,created\n1,a,1.5,2026-01-01\n2,b,2.5,2026-01-02\n');
+
+    let server = await startServer();
+    const login = await fetch(`${server.url}/api/auth/login`, {
+      method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'a@example.com', password: 'a-good-password' }),
+    });
+    const cookie = (login.headers.getSetCookie()[0] ?? '').split(';')[0] ?? '';
+    const api = async (method: string, url: string): Promise<any> => {
+      const response = await fetch(`${server.url}${url}`, { method, headers: { cookie, 'x-requested-with': 'XMLHttpRequest' } });
+      return response.json();
+    };
+    const waitForStatus = async (wanted: string[]): Promise<any> => {
+      for (;;) {
+        const [source] = await api('GET', '/api/sources') as { status: string }[];
+        if (source && wanted.includes(source.status)) return source;
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    };
+
+    await api('POST', '/api/sources/orders/sync');
+    expect((await waitForStatus(['synced'])).row_count).toBe(2);
+
+    await writeBigCsv(path.join(dataDir, 'big.csv'), 3_000_000);
+    await api('POST', '/api/sources/orders/sync');
+    await waitForStatus(['syncing']);
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    const exited = once(server.child, 'exit');
+    server.child.kill('SIGKILL');
+    await exited;
+
+    server = await startServer();
+    const loginAgain = await fetch(`${server.url}/api/auth/login`, {
+      method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'a@example.com', password: 'a-good-password' }),
+    });
+    const cookieAgain = (loginAgain.headers.getSetCookie()[0] ?? '').split(';')[0] ?? '';
+    const apiAgain = async (method: string, url: string): Promise<any> => {
+      const response = await fetch(`${server.url}${url}`, { method, headers: { cookie: cookieAgain, 'x-requested-with': 'XMLHttpRequest' } });
+      return response.json();
+    };
+    const [afterCrash] = await apiAgain('GET', '/api/sources');
+    expect(afterCrash).toEqual(expect.objectContaining({ status: 'failed', row_count: 2 }));
+    const details = await apiAgain('GET', '/api/sources/orders/details');
+    expect(details.history.map((entry: { status: string }) => entry.status)).toEqual(['interrupted', 'success']);
+    const logs = await apiAgain('GET', '/api/sources/orders/logs?limit=1');
+    expect(logs[0].message).toMatch(/was interrupted when the service stopped; the previous data is intact/);
+
+    rmSync(path.join(dataDir, 'big.csv'));
+    writeFileSync(path.join(dataDir, 'more.csv'), 'id,name,amount,created\n3,c,3.5,2026-01-03\n');
+    await apiAgain('POST', '/api/sources/orders/sync');
+    for (;;) {
+      const [source] = await apiAgain('GET', '/api/sources');
+      if (source.status === 'synced') {
+        expect(source.row_count).toBe(3);
+        break;
+      }
+      expect(source.status).toBe('syncing');
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    const stopped = once(server.child, 'exit');
+    server.child.kill('SIGTERM');
+    expect((await stopped)[0]).toBe(0);
+  }, 120_000);
+});
