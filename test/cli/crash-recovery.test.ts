@@ -1,4 +1,5 @@
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess, type ChildProcessByStdio } from 'node:child_process';
+import type { Readable } from 'node:stream';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync, createWriteStream } from 'node:fs';
 import { once } from 'node:events';
 import { tmpdir } from 'node:os';
@@ -13,11 +14,11 @@ afterAll(() => {
 });
 
 async function startServer(): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(QUARRY, ['start', '--project', dir, '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child: ChildProcessByStdio<null, Readable, Readable> = spawn(QUARRY, ['start', '--project', dir, '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   const url = await new Promise<string>((resolve, reject) => {
-    child.stdout?.setEncoding('utf8');
-    child.stdout?.on('data', (chunk: string) => {
+    child.stdout.setEncoding('utf8');
+    child.stdout.on('data', (chunk: string) => {
       output += chunk;
       const match = /Quarry is running at (http:\/\/\S+)/.exec(output);
       if (match?.[1]) resolve(match[1]);
