@@ -2,7 +2,7 @@ import { once } from 'node:events';
 import { rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { closeContext, createContext } from '../context.ts';
-import { buildApp } from '../server/index.ts';
+import { buildApp, startWatcher } from '../server/index.ts';
 
 export interface StartOptions {
   project: string;
@@ -17,8 +17,9 @@ export async function startPlatform(options: StartOptions, env: NodeJS.ProcessEn
   const ctx = createContext({ projectDir: options.project, env });
   ctx.jobs.recoverInterrupted();
   const pidFile = path.join(ctx.paths.runDir, 'server.pid');
+  const watcher = options.watcher !== false && ctx.config.watcher.enabled ? startWatcher(ctx) : undefined;
   try {
-    const app = await buildApp(ctx);
+    const app = await buildApp(ctx, { watcher });
     const host = options.host ?? ctx.config.web.host;
     const port = options.port ?? ctx.config.web.port;
     try {
@@ -34,6 +35,7 @@ export async function startPlatform(options: StartOptions, env: NodeJS.ProcessEn
       await app.close();
     }
   } finally {
+    await watcher?.stop();
     rmSync(pidFile, { force: true });
     await closeContext(ctx);
   }

@@ -6,6 +6,7 @@ import fastifyStatic from '@fastify/static';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { AppContext } from '../context.ts';
+import type { WatcherProcess } from '../watcher/index.ts';
 import { publicStaticRoot } from '../web/index.ts';
 import {
   handleClientError, installAuthentication, installCsrfProtection, installErrorHandler, installOpenApi, installRateLimits,
@@ -30,7 +31,12 @@ declare module 'fastify' {
 }
 
 /** Assembles the HTTP app over a context; the caller listens (port 0 in tests) and closes. */
-export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
+export interface AppParts {
+  /** The file watcher, when this process runs one (its status is reported at /api/watcher/status). */
+  readonly watcher?: WatcherProcess;
+}
+
+export async function buildApp(ctx: AppContext, parts: AppParts = {}): Promise<FastifyInstance> {
   const logger: FastifyBaseLogger = ctx.log.child({ module: 'http' });
   const app = Fastify({
     loggerInstance: logger,
@@ -67,7 +73,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   app.decorate('websocketHub', hub);
   app.addHook('onClose', async () => { hub.close(); });
 
-  await app.register(statusRoutes, { ctx });
+  await app.register(statusRoutes, { ctx, watcher: parts.watcher });
   await app.register(authRoutes, { ctx });
   await app.register(accountRoutes, { ctx });
   await app.register(apiKeyRoutes, { ctx });
@@ -79,3 +85,5 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   await app.register(pageRoutes, { ctx, oauthButtons: ctx.oauth.configured() });
   return app;
 }
+
+export { startWatcher } from './start-watcher.ts';

@@ -7,10 +7,11 @@ import { readFileSync } from 'node:fs';
 import { initProject } from '../../src/cli/init.ts';
 import { closeContext, createContext, type AppContext } from '../../src/context.ts';
 import { createLogger } from '../../src/logger.ts';
-import { buildApp } from '../../src/server/index.ts';
+import { buildApp, startWatcher } from '../../src/server/index.ts';
 import type { Role } from '../../src/store/index.ts';
 import { TestClock } from './test-clock.ts';
 import type { QuarryEvent } from '../../src/events/index.ts';
+import type { WatcherProcess } from '../../src/watcher/index.ts';
 import { DuckDBInstance } from '@duckdb/node-api';
 
 export const PASSWORDS: Record<Role, string> = {
@@ -47,6 +48,7 @@ export interface TestQuarry {
   readonly ctx: AppContext;
   readonly app: FastifyInstance;
   readonly clock: TestClock;
+  readonly watcher: WatcherProcess | undefined;
   request(method: string, urlPath: string, options?: RequestOptions): Promise<TestResponse>;
   login(role: Role): Promise<string>;
   /** Resolves with the next event of that type; call it before the action that causes it. */
@@ -65,6 +67,8 @@ export interface StartOptions {
   users?: readonly Role[];
   /** Extra environment variables (credentials the project's config names). */
   env?: Record<string, string>;
+  /** Run the file watcher child, as `quarry start` does. */
+  watcher?: boolean;
 }
 
 /** A real Quarry over a fresh temp project, listening on a random loopback port. */
@@ -83,7 +87,8 @@ export async function startQuarry(options: StartOptions = {}): Promise<TestQuarr
   for (const role of options.users ?? ['editor', 'viewer'] as const) {
     if (role !== 'admin') await ctx.auth.addUser({ email: EMAILS[role], name: `Test ${role}`, role, password: PASSWORDS[role] });
   }
-  const app = await buildApp(ctx);
+  const watcher = options.watcher === true ? startWatcher(ctx) : undefined;
+  const app = await buildApp(ctx, { watcher });
   await app.listen({ host: '127.0.0.1', port: 0 });
   const address = app.server.address();
   if (address === null || typeof address === 'string') throw new Error('no TCP address');
@@ -168,10 +173,11 @@ export async function startQuarry(options: StartOptions = {}): Promise<TestQuarr
   };
 
   return {
-    dir, url, ctx, app, clock, request, login, nextEvent, query,
+    dir, url, ctx, app, clock, watcher, request, login, nextEvent, query,
     jobsIdle: () => ctx.jobs.idle(),
     async close() {
       await app.close();
+      await watcher?.stop();
       await closeContext(ctx);
       await rm(dir, { recursive: true, force: true });
     },

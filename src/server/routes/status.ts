@@ -1,10 +1,10 @@
 import { statfs, stat } from 'node:fs/promises';
-import path from 'node:path';
 import type { FastifyPluginCallbackZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppContext } from '../../context.ts';
+import type { WatcherProcess } from '../../watcher/index.ts';
 import { isMissingFile } from '../../config/index.ts';
-import { summarizeSource } from '../../jobs/index.ts';
+import { fileSourceLocation, summarizeSource } from '../../jobs/index.ts';
 import { requireAction } from '../plugins/index.ts';
 import { describeUptime } from './describe-uptime.ts';
 import { webUrl } from './web-url.ts';
@@ -65,7 +65,7 @@ const GB = 1024 ** 3;
 const STALE_AFTER_DAYS = 7;
 const MB = 1024 ** 2;
 
-export const statusRoutes: FastifyPluginCallbackZod<{ ctx: AppContext }> = (app, { ctx }, done) => {
+export const statusRoutes: FastifyPluginCallbackZod<{ ctx: AppContext; watcher: WatcherProcess | undefined }> = (app, { ctx, watcher: watcherProcess }, done) => {
   const readAccess = { preHandler: requireAction('data.read') };
 
   app.get('/api/status', {
@@ -116,6 +116,7 @@ export const statusRoutes: FastifyPluginCallbackZod<{ ctx: AppContext }> = (app,
     const warnings: string[] = [];
     if (diskStatus === 'critical') criticalIssues.push(`Only ${round(freeBytes / GB)} GB of disk left for the project`);
     if (diskStatus === 'low') warnings.push(`Disk space is low: ${round(freeBytes / GB)} GB free`);
+    if (watcherProcess?.status().state === 'failed') warnings.push('The file watcher keeps failing and is stopped: files are not picked up automatically');
     const enabledSources = ctx.sources.filter((source) => source.enabled).length;
     const now = ctx.now();
     const syncFailures = ctx.store.jobs.recentFailures('sync', new Date(now.getTime() - 7 * 86_400_000).toISOString())
@@ -153,9 +154,10 @@ export const statusRoutes: FastifyPluginCallbackZod<{ ctx: AppContext }> = (app,
     schema: { tags: ['platform'], summary: 'File watcher status', response: { 200: WatcherStatus } },
   }, async () => {
     const watcher = ctx.config.watcher;
+    const status = watcherProcess?.status();
     return {
-      running: false,
-      pid: 0,
+      running: status?.running ?? false,
+      pid: status?.pid ?? 0,
       auto_sync_enabled: watcher.auto_sync,
       auto_transform_enabled: watcher.auto_transform,
       debounce_seconds: watcher.debounce_seconds,
@@ -168,20 +170,8 @@ export const statusRoutes: FastifyPluginCallbackZod<{ ctx: AppContext }> = (app,
 };
 
 function watchedDirectories(ctx: AppContext): string[] {
-  const directories = new Set<string>();
-  for (const source of ctx.sources) {
-    const directory = sourceDirectory(source);
-    if (source.enabled && directory !== undefined) directories.add(path.resolve(ctx.paths.root, directory));
-  }
-  return [...directories];
-}
-
-function sourceDirectory(source: AppContext['sources'][number]): string | undefined {
-  switch (source.type) {
-    case 'local_files': return source.local_files.directory;
-    case 'csv': return source.csv.directory;
-    default: return undefined;
-  }
+  const directories = ctx.sources.filter((source) => source.enabled).map((source) => fileSourceLocation(source, ctx.paths.root)?.directory);
+  return [...new Set(directories.filter((directory) => directory !== undefined))];
 }
 
 async function fileSize(file: string): Promise<number | null> {
