@@ -2,17 +2,35 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { runApiBenchmark, type BenchResult } from './api.ts';
+import { runApiBenchmark } from './api.ts';
+import { runLoadBenchmark } from './load.ts';
 
-const results: BenchResult[] = [await runApiBenchmark()];
+interface Row {
+  benchmark: string;
+  name: string;
+  value: string;
+  ratio: string;
+}
 
-const rows = results.flatMap((result) => [
-  [result.benchmark, result.baseline.name, result.baseline.requestsPerSecond, result.baseline.p50Ms, result.baseline.p99Ms, '1.00 (baseline)'],
-  ...result.cases.map(({ figure, ratio }) => [result.benchmark, figure.name, figure.requestsPerSecond, figure.p50Ms, figure.p99Ms, ratio.toFixed(2)]),
-]);
-const header = ['benchmark', 'case', 'req/s', 'p50 ms', 'p99 ms', 'ratio to baseline'];
-const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => String(row[column]).length)));
-const line = (cells: readonly unknown[]): string => cells.map((cell, column) => String(cell).padEnd(widths[column] ?? 0)).join('  ');
+const api = await runApiBenchmark();
+const loads = await runLoadBenchmark();
+
+const rows: Row[] = [
+  { benchmark: api.benchmark, name: api.baseline.name, value: `${String(api.baseline.requestsPerSecond)} req/s, p50 ${String(api.baseline.p50Ms)} ms, p99 ${String(api.baseline.p99Ms)} ms`, ratio: '1.00 (baseline)' },
+  ...api.cases.map(({ figure, ratio }) => ({
+    benchmark: api.benchmark, name: figure.name,
+    value: `${String(figure.requestsPerSecond)} req/s, p50 ${String(figure.p50Ms)} ms, p99 ${String(figure.p99Ms)} ms`, ratio: ratio.toFixed(2),
+  })),
+  ...loads.flatMap((load) => [
+    { benchmark: load.benchmark, name: load.baseline.name, value: `${load.baseline.seconds.toFixed(2)} s`, ratio: '1.00 (baseline)' },
+    ...load.cases.map(({ figure, ratio }) => ({ benchmark: load.benchmark, name: figure.name, value: `${figure.seconds.toFixed(2)} s`, ratio: ratio.toFixed(3) })),
+  ]),
+];
+
+const header: Row = { benchmark: 'benchmark', name: 'case', value: 'measured', ratio: 'ratio to baseline' };
+const columns = ['benchmark', 'name', 'value', 'ratio'] as const;
+const widths = columns.map((column) => Math.max(...[header, ...rows].map((row) => row[column].length)));
+const line = (row: Row): string => columns.map((column, index) => row[column].padEnd(widths[index] ?? 0)).join('  ');
 console.log(`\nQuarry benchmarks · ${String(os.cpus().length)} cores · Node ${process.version}\n`);
 console.log(line(header));
 for (const row of rows) console.log(line(row));
@@ -21,5 +39,5 @@ const resultsDir = path.join(import.meta.dirname, 'results');
 mkdirSync(resultsDir, { recursive: true });
 writeFileSync(path.join(resultsDir, 'latest.json'), `${JSON.stringify({
   machine: { cores: os.cpus().length, node: process.version, platform: `${os.platform()} ${os.release()}` },
-  results,
+  results: { api, loads },
 }, null, 2)}\n`);

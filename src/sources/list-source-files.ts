@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { glob, stat } from 'node:fs/promises';
+import { readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 
@@ -25,16 +25,19 @@ export function formatOf(file: string): FileFormat | undefined {
 
 /** The regular files under `directory` matching `pattern` that Quarry can load, by path. */
 export async function listSourceFiles(directory: string, pattern: string): Promise<SourceFile[]> {
-  const found: SourceFile[] = [];
-  for await (const relative of glob(pattern, { cwd: directory })) {
-    const absolute = path.join(directory, relative);
-    const format = formatOf(absolute);
-    if (format === undefined) continue;
+  const recursive = pattern.includes('/') || pattern.includes('**');
+  const entries = await readdir(directory, { recursive, withFileTypes: true });
+  const candidates = entries
+    .filter((entry) => entry.isFile() || entry.isSymbolicLink())
+    .map((entry) => path.join(entry.parentPath, entry.name))
+    .filter((absolute) => formatOf(absolute) !== undefined && path.matchesGlob(path.relative(directory, absolute), pattern));
+  const found = await Promise.all(candidates.map(async (absolute): Promise<SourceFile | undefined> => {
     const info = await stat(absolute);
-    if (!info.isFile()) continue;
-    found.push({ path: absolute, name: relative, size: info.size, mtimeMs: Math.trunc(info.mtimeMs), format });
-  }
-  return found.sort((a, b) => a.path.localeCompare(b.path));
+    const format = formatOf(absolute);
+    if (!info.isFile() || format === undefined) return undefined;
+    return { path: absolute, name: path.relative(directory, absolute), size: info.size, mtimeMs: Math.trunc(info.mtimeMs), format };
+  }));
+  return found.filter((file) => file !== undefined).sort((a, b) => a.path.localeCompare(b.path));
 }
 
 export async function hashFile(file: string): Promise<string> {

@@ -112,20 +112,33 @@ export async function syncFileSource(connection: DuckDBConnection, spec: FileSou
 
   const lookbackStart = spec.lookbackDays === undefined ? Number.POSITIVE_INFINITY : now.getTime() - spec.lookbackDays * 86_400_000;
   const toLoad: SourceFile[] = [];
-  const hashes = new Map<string, string>();
+  const hashes = new Map<string, Promise<string>>();
+  // One file at a time, beside DuckDB's load: hashing many files at once only thrashes the disk cache.
+  let hashing: Promise<unknown> = Promise.resolve();
+  const hashInBackground = (file: string): Promise<string> => {
+    const hash = hashing.then(() => hashFile(file));
+    hashing = hash.catch(() => undefined);
+    return hash;
+  };
   for (const file of files) {
     const known = ledger.get(file.path);
-    const unchangedStat = known !== undefined && known.size === file.size && known.mtimeMs === file.mtimeMs;
-    if (!spec.fullRefresh && unchangedStat && file.mtimeMs < lookbackStart && existingRows > 0) {
-      hashes.set(file.path, known.sha256);
+    const withinLookback = file.mtimeMs >= lookbackStart;
+    if (spec.fullRefresh || existingRows === 0 || known === undefined || withinLookback) {
+      // No earlier content to compare with: the hash is only recorded, so it is computed while DuckDB loads.
+      hashes.set(file.path, hashInBackground(file.path));
+      toLoad.push(file);
+      continue;
+    }
+    if (known.size === file.size && known.mtimeMs === file.mtimeMs) {
+      hashes.set(file.path, Promise.resolve(known.sha256));
       continue;
     }
     const sha256 = await hashFile(file.path);
-    hashes.set(file.path, sha256);
-    const unchangedContent = known?.sha256 === sha256 && file.mtimeMs < lookbackStart;
-    if (!spec.fullRefresh && unchangedContent && existingRows > 0) continue;
-    toLoad.push(file);
+    hashes.set(file.path, Promise.resolve(sha256));
+    if (sha256 !== known.sha256) toLoad.push(file);
   }
+  // A hash that fails (the file vanished mid-sync) must not become an unhandled rejection before it is awaited.
+  for (const hash of hashes.values()) hash.catch(() => undefined);
 
   await connection.run('BEGIN TRANSACTION');
   try {
@@ -173,6 +186,7 @@ export async function syncFileSource(connection: DuckDBConnection, spec: FileSou
     throw error;
   }
 
+  const hashOf = new Map(await Promise.all([...hashes].map(async ([file, hash]) => [file, await hash] as const)));
   const perFile = await connection.runAndReadAll(`SELECT ${FILE_COLUMN} AS file, count(*)::BIGINT AS n FROM ${table} GROUP BY 1`);
   const rowsByFile = new Map(perFile.getRowObjects().map((row) => [String(row.file), Number(row.n)]));
   const rows = [...rowsByFile.values()].reduce((sum, count) => sum + count, 0);
@@ -181,7 +195,7 @@ export async function syncFileSource(connection: DuckDBConnection, spec: FileSou
     path: file.path,
     size: file.size,
     mtimeMs: file.mtimeMs,
-    sha256: hashes.get(file.path) ?? '',
+    sha256: hashOf.get(file.path) ?? '',
     rows: rowsByFile.get(file.path) ?? 0,
     loadedAt: loadedPaths.has(file.path) ? now.toISOString() : ledger.get(file.path)?.loadedAt ?? now.toISOString(),
   }));

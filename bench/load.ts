@@ -1,0 +1,106 @@
+// File loading: a local_files sync of a 5M-row, 10-column CSV beside DuckDB's own CREATE TABLE AS read_csv
+// of the same file (the baseline), and an incremental re-sync of 1 changed file among 1,000 beside their full load.
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { DuckDBInstance } from '@duckdb/node-api';
+import { initProject } from '../src/cli/init.ts';
+import { closeContext, createContext, type AppContext } from '../src/context.ts';
+import { createLogger } from '../src/logger.ts';
+
+export interface TimedCase {
+  name: string;
+  seconds: number;
+}
+
+export interface LoadBenchResult {
+  benchmark: string;
+  baseline: TimedCase;
+  cases: { figure: TimedCase; ratio: number }[];
+}
+
+const ROWS = Number(process.env.QUARRY_BENCH_LOAD_ROWS ?? 5_000_000);
+const SMALL_FILES = 1000;
+
+async function duckdb(file: string, sql: string): Promise<void> {
+  const instance = await DuckDBInstance.create(file);
+  try {
+    const connection = await instance.connect();
+    await connection.run(sql);
+    connection.closeSync();
+  } finally {
+    instance.closeSync();
+  }
+}
+
+async function timed(work: () => Promise<unknown>): Promise<number> {
+  const started = process.hrtime.bigint();
+  await work();
+  return Number(process.hrtime.bigint() - started) / 1e9;
+}
+
+async function syncAndWait(ctx: AppContext, source: string, fullRefresh = false): Promise<void> {
+  const done = new Promise<void>((resolve, reject) => {
+    const unsubscribe = ctx.events.subscribe((event) => {
+      if (event.type === 'sync_completed' && event.source === source) { unsubscribe(); resolve(); }
+      if (event.type === 'sync_failed' && event.source === source) { unsubscribe(); reject(new Error(event.error)); }
+    });
+  });
+  ctx.jobs.startSync(source, { fullRefresh, requestedBy: 'bench' });
+  await done;
+}
+
+export async function runLoadBenchmark(): Promise<LoadBenchResult[]> {
+  const dir = await mkdtemp(path.join(tmpdir(), 'quarry-bench-load-'));
+  try {
+    const env = { QUARRY_ADMIN_PASSWORD: 'bench-password-1' };
+    await initProject(dir, { name: 'bench', adminEmail: 'bench@example.com', nonInteractive: true }, env);
+    const bigDir = path.join(dir, 'data', 'big');
+    const smallDir = path.join(dir, 'data', 'small');
+    mkdirSync(bigDir, { recursive: true });
+    mkdirSync(smallDir, { recursive: true });
+    const bigCsv = path.join(bigDir, 'big.csv');
+    await duckdb(':memory:', `COPY (SELECT i AS id, i % 1000 AS customer_id, random() * 1000 AS amount, random() AS score,
+      'name-' || (i % 50000) AS name, 'city-' || (i % 300) AS city, md5(i::VARCHAR) AS token, CASE WHEN i % 2 = 0 THEN 'even' ELSE 'odd' END AS parity,
+      DATE '2024-01-01' + (i % 700)::INTEGER AS day, TIMESTAMP '2024-01-01' + to_seconds(i) AS created_at
+      FROM range(${String(ROWS)}) t(i)) TO '${bigCsv}' (HEADER)`);
+    await duckdb(':memory:', `COPY (SELECT i AS id, i % 1000 AS customer_id, random() * 1000 AS amount, 'name-' || i AS name, i // 5000 AS file_no
+      FROM range(${String(SMALL_FILES * 5000)}) t(i)) TO '${smallDir}' (FORMAT csv, HEADER, PARTITION_BY (file_no), FILENAME_PATTERN 'part_{i}')`);
+    writeFileSync(path.join(dir, '.quarry', 'sources.yml'), [
+      'sources:',
+      '  - name: big', '    type: local_files', '    local_files: { directory: data/big, file_pattern: "*.csv" }',
+      '  - name: small', '    type: local_files', '    local_files: { directory: data/small, file_pattern: "**/*.csv" }',
+      '',
+    ].join('\n'));
+
+    const baselineFile = path.join(dir, 'baseline.duckdb');
+    const baselineSeconds = await timed(() => duckdb(baselineFile, `CREATE TABLE t AS SELECT * FROM read_csv('${bigCsv}')`));
+    rmSync(baselineFile, { force: true });
+
+    const ctx = createContext({ projectDir: dir, env, log: createLogger({ level: 'silent' }) });
+    try {
+      const syncSeconds = await timed(() => syncAndWait(ctx, 'big'));
+      const fullSmallSeconds = await timed(() => syncAndWait(ctx, 'small'));
+      const changed = path.join(smallDir, 'file_no=7', 'part_0.csv');
+      writeFileSync(changed, 'id,customer_id,amount,name\n1,2,3.5,changed\n');
+      const incrementalSeconds = await timed(() => syncAndWait(ctx, 'small'));
+      return [
+        {
+          benchmark: 'load',
+          baseline: { name: `DuckDB CREATE TABLE AS read_csv, ${String(ROWS)} rows (baseline)`, seconds: baselineSeconds },
+          cases: [{ figure: { name: 'local_files sync of the same file', seconds: syncSeconds }, ratio: syncSeconds / baselineSeconds }],
+        },
+        {
+          benchmark: 'incremental',
+          baseline: { name: `full sync of ${String(SMALL_FILES)} small files (baseline)`, seconds: fullSmallSeconds },
+          cases: [{ figure: { name: 're-sync after 1 file changed', seconds: incrementalSeconds }, ratio: incrementalSeconds / fullSmallSeconds }],
+        },
+      ];
+    } finally {
+      await closeContext(ctx);
+    }
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
