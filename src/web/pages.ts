@@ -45,14 +45,26 @@ export function renderLoginPage(options: { next: string; error: string | undefin
   });
 }
 
-export function renderHomePage(options: { user: PageUser; projectName: string; version: string }): string {
+export function renderHomePage(options: { user: PageUser; projectName: string; version: string; canSync: boolean }): string {
   return layout({
     title: options.projectName,
     user: options.user,
+    scripts: ['/static/public/home.js'],
     body: html`<section class="card">
       <h1>${options.projectName}</h1>
       <p>Signed in as <strong id="whoami">${options.user.email}</strong> with the <strong>${options.user.role}</strong> role.</p>
       <p class="muted">Quarry ${options.version}. The REST API is documented at <a href="/api/docs">/api/docs</a> and <a href="/api/redoc">/api/redoc</a>.</p>
+    </section>
+    <section class="card" aria-labelledby="sources-title">
+      <h2 id="sources-title">Sources</h2>
+      <p id="sources-message" class="notice" role="status" hidden></p>
+      <table id="sources" data-can-sync="${options.canSync ? 'yes' : 'no'}"><caption class="visually-hidden">Sources and their state</caption>
+        <thead><tr><th scope="col">Name</th><th scope="col">Type</th><th scope="col">Status</th><th scope="col">Rows</th><th scope="col">Last sync</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
+        <tbody></tbody></table>
+    </section>
+    <section class="card" aria-labelledby="activity-title">
+      <h2 id="activity-title">Recent activity</h2>
+      <ul id="activity" class="activity"></ul>
     </section>`,
   });
 }

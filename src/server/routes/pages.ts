@@ -25,7 +25,8 @@ export const pageRoutes: FastifyPluginCallbackZod<{ ctx: AppContext; oauthButton
   });
 
   app.get('/', { schema: hidden }, async (request, reply) => {
-    return reply.type(asHtml).send(renderHomePage({ user: requireActor(request), projectName: ctx.config.name, version: ctx.version }));
+    const actor = requireActor(request);
+    return reply.type(asHtml).send(renderHomePage({ user: actor, projectName: ctx.config.name, version: ctx.version, canSync: can(actor, 'sources.sync') }));
   });
 
   app.get('/settings/account', { schema: hidden }, async (request, reply) => {

@@ -1,0 +1,47 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import type { Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launchBrowser, screenshot, signIn } from '../support/browser.ts';
+import { EMAILS, PASSWORDS, startQuarry, type TestQuarry } from '../support/quarry.ts';
+
+describe('overview page in Chromium', () => {
+  let quarry: TestQuarry;
+  let browser: Browser;
+  beforeAll(async () => {
+    [quarry, browser] = await Promise.all([
+      startQuarry({ sourcesYaml: 'sources:\n  - name: orders\n    type: local_files\n    local_files: { directory: data/orders }\n' }),
+      launchBrowser(),
+    ]);
+    mkdirSync(path.join(quarry.dir, 'data', 'orders'), { recursive: true });
+    writeFileSync(path.join(quarry.dir, 'data', 'orders', 'a.csv'), 'id,amount\n1,10\n2,20\n3,30\n');
+  });
+  afterAll(async () => {
+    await browser.close();
+    await quarry.close();
+  });
+
+  it('syncs a source from its button and shows the new status live', async () => {
+    const page = await (await browser.newContext({ viewport: { width: 1280, height: 800 } })).newPage();
+    await signIn(page, quarry.url, EMAILS.editor, PASSWORDS.editor);
+    await page.waitForURL(`${quarry.url}/`);
+    const row = page.locator('tr[data-source="orders"]');
+    await expect.poll(() => row.locator('.status').textContent()).toBe('not synced');
+    await page.getByRole('button', { name: 'Sync orders' }).click();
+    await expect.poll(() => row.locator('.status').textContent(), { timeout: 15_000 }).toBe('synced');
+    expect(await row.locator('td').nth(2).textContent()).toBe('3');
+    await expect.poll(() => page.locator('#activity li').first().textContent()).toMatch(/\[orders\] Sync finished: 3 rows/);
+    await screenshot(page, 'overview');
+  });
+
+  it('shows a viewer no Sync button, and fits a phone screen', async () => {
+    const page = await (await browser.newContext({ viewport: { width: 390, height: 844 } })).newPage();
+    await signIn(page, quarry.url, EMAILS.viewer, PASSWORDS.viewer);
+    await page.waitForURL(`${quarry.url}/`);
+    await expect.poll(() => page.locator('tr[data-source="orders"]').count()).toBe(1);
+    expect(await page.getByRole('button', { name: 'Sync orders' }).count()).toBe(0);
+    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+    expect(overflow).toBeLessThanOrEqual(0);
+    await screenshot(page, 'overview-phone');
+  });
+});
