@@ -1,10 +1,11 @@
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { QUARRY_BIN, spawnQuarry } from '../support/quarry-process.ts';
 
-const QUARRY = path.resolve(import.meta.dirname, '..', '..', 'bin', 'quarry');
+const QUARRY = QUARRY_BIN;
 const directories: string[] = [];
 
 function temporaryDirectory(): string {
@@ -84,17 +85,7 @@ describe('quarry command line', () => {
   it('starts the server, serves the login page, and stops cleanly on SIGTERM', async () => {
     const dir = temporaryDirectory();
     quarry(['init', dir, '--admin-email', 'a@example.com', '--admin-password', 'a-good-password', '--non-interactive']);
-    const child = spawn(QUARRY, ['start', '--project', dir, '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let output = '';
-    const url = await new Promise<string>((resolve, reject) => {
-      child.stdout.setEncoding('utf8');
-      child.stdout.on('data', (chunk: string) => {
-        output += chunk;
-        const match = /Quarry is running at (http:\/\/\S+)/.exec(output);
-        if (match?.[1]) resolve(match[1]);
-      });
-      child.on('exit', (code) => { reject(new Error(`exited ${String(code)}: ${output}`)); });
-    });
+    const { child, url, output } = await spawnQuarry(dir);
     expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     const page = await fetch(`${url}/login`);
     expect(page.status).toBe(200);
@@ -105,8 +96,8 @@ describe('quarry command line', () => {
     const exited = new Promise<number | null>((resolve) => { child.on('exit', resolve); });
     child.kill('SIGTERM');
     expect(await exited).toBe(0);
-    expect(output).toContain('"msg":"shutting down"');
-    expect(output).not.toContain('a-good-password');
+    expect(output()).toContain('"msg":"shutting down"');
+    expect(output()).not.toContain('a-good-password');
   });
 });
 

@@ -1,32 +1,16 @@
-import { spawn, spawnSync, type ChildProcess, type ChildProcessByStdio } from 'node:child_process';
-import type { Readable } from 'node:stream';
+import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync, createWriteStream } from 'node:fs';
 import { once } from 'node:events';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { QUARRY_BIN, spawnQuarry } from '../support/quarry-process.ts';
 
-const QUARRY = path.resolve(import.meta.dirname, '..', '..', 'bin', 'quarry');
 const dir = mkdtempSync(path.join(tmpdir(), 'quarry-crash-'));
 
 afterAll(() => {
   rmSync(dir, { recursive: true, force: true });
 });
-
-async function startServer(): Promise<{ child: ChildProcess; url: string }> {
-  const child: ChildProcessByStdio<null, Readable, Readable> = spawn(QUARRY, ['start', '--project', dir, '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
-  let output = '';
-  const url = await new Promise<string>((resolve, reject) => {
-    child.stdout.setEncoding('utf8');
-    child.stdout.on('data', (chunk: string) => {
-      output += chunk;
-      const match = /Quarry is running at (http:\/\/\S+)/.exec(output);
-      if (match?.[1]) resolve(match[1]);
-    });
-    child.on('exit', (code) => { reject(new Error(`exited ${String(code)}: ${output}`)); });
-  });
-  return { child, url };
-}
 
 async function writeBigCsv(file: string, rows: number): Promise<void> {
   const stream = createWriteStream(file);
@@ -42,13 +26,13 @@ async function writeBigCsv(file: string, rows: number): Promise<void> {
 
 describe('a crash in the middle of a sync', () => {
   it('loses nothing: the previous data stays, the job is interrupted, and the next sync succeeds', async () => {
-    spawnSync(QUARRY, ['init', dir, '--admin-email', 'a@example.com', '--admin-password', 'a-good-password', '--non-interactive']);
+    spawnSync(QUARRY_BIN, ['init', dir, '--admin-email', 'a@example.com', '--admin-password', 'a-good-password', '--non-interactive']);
     const dataDir = path.join(dir, 'data', 'orders');
     mkdirSync(dataDir, { recursive: true });
     writeFileSync(path.join(dir, '.quarry', 'sources.yml'), 'sources:\n  - name: orders\n    type: local_files\n    local_files: { directory: data/orders }\n');
     writeFileSync(path.join(dataDir, 'small.csv'), 'id,name,amount,created\n1,a,1.5,2026-01-01\n2,b,2.5,2026-01-02\n');
 
-    let server = await startServer();
+    let server = await spawnQuarry(dir);
     const login = await fetch(`${server.url}/api/auth/login`, {
       method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'a@example.com', password: 'a-good-password' }),
     });
@@ -76,7 +60,7 @@ describe('a crash in the middle of a sync', () => {
     server.child.kill('SIGKILL');
     await exited;
 
-    server = await startServer();
+    server = await spawnQuarry(dir);
     const loginAgain = await fetch(`${server.url}/api/auth/login`, {
       method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'a@example.com', password: 'a-good-password' }),
     });

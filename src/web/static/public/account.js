@@ -1,16 +1,10 @@
-import { api, el, formatTime, say } from './api.js';
+import { api, el, formatTime, guarded as guardedBy, say } from './api.js';
 
 const message = document.getElementById('account-message');
 const sessionsBody = document.querySelector('#sessions tbody');
 const keysBody = document.querySelector('#api-keys tbody');
 
-async function guarded(work) {
-  try {
-    await work();
-  } catch (error) {
-    say(message, error.message);
-  }
-}
+const guarded = (work) => guardedBy(message, work);
 
 async function loadSessions() {
   const sessions = await api('GET', '/api/auth/sessions');

@@ -31,6 +31,15 @@ export function say(element, message, kind = 'error') {
   element.hidden = false;
 }
 
+/** Runs `work`, showing any error it throws in `messageElement` instead of losing it. */
+export async function guarded(messageElement, work) {
+  try {
+    await work();
+  } catch (error) {
+    say(messageElement, error.message);
+  }
+}
+
 export function el(tag, properties = {}, ...children) {
   const node = document.createElement(tag);
   for (const [name, value] of Object.entries(properties)) {

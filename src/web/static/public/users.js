@@ -1,16 +1,10 @@
-import { api, el, say } from './api.js';
+import { api, el, guarded as guardedBy, say } from './api.js';
 
 const message = document.getElementById('users-message');
 const body = document.querySelector('#users tbody');
 const ROLES = ['viewer', 'editor', 'admin'];
 
-async function guarded(work) {
-  try {
-    await work();
-  } catch (error) {
-    say(message, error.message);
-  }
-}
+const guarded = (work) => guardedBy(message, work);
 
 async function load() {
   const users = await api('GET', '/api/users');

@@ -1,0 +1,28 @@
+import { spawn, type ChildProcessByStdio } from 'node:child_process';
+import path from 'node:path';
+import type { Readable } from 'node:stream';
+
+export const QUARRY_BIN = path.resolve(import.meta.dirname, '..', '..', 'bin', 'quarry');
+
+export interface QuarryProcess {
+  readonly child: ChildProcessByStdio<null, Readable, Readable>;
+  readonly url: string;
+  /** Everything the process printed on stdout so far. */
+  readonly output: () => string;
+}
+
+/** Runs `bin/quarry start` on a free port and resolves once it prints its URL. */
+export async function spawnQuarry(projectDir: string): Promise<QuarryProcess> {
+  const child = spawn(QUARRY_BIN, ['start', '--project', projectDir, '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  const url = await new Promise<string>((resolve, reject) => {
+    child.stdout.setEncoding('utf8');
+    child.stdout.on('data', (chunk: string) => {
+      output += chunk;
+      const match = /Quarry is running at (http:\/\/\S+)/.exec(output);
+      if (match?.[1]) resolve(match[1]);
+    });
+    child.on('exit', (code) => { reject(new Error(`exited ${String(code)}: ${output}`)); });
+  });
+  return { child, url, output: () => output };
+}
