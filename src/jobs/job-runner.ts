@@ -64,7 +64,15 @@ export class JobRunner {
     const controller = new AbortController();
     this.#controllers.set(job.id, controller);
     const spec: FileSourceSpec = { source: name, ...location, fullRefresh: options.fullRefresh, lookbackDays: source.lookback_days };
-    this.#lock.hold(() => this.#runSync(job, spec, controller.signal), controller.signal)
+    const run = async (): Promise<void> => {
+      try {
+        await this.#runSync(job, spec, controller.signal);
+      } catch (error) {
+        this.#finishFailed(job, error, controller.signal);
+      }
+    };
+    // Failure is recorded inside the held turn, so whoever waits for the lock to be idle sees the job finished.
+    this.#lock.hold(run, controller.signal)
       .catch((error: unknown) => { this.#finishFailed(job, error, controller.signal); })
       .finally(() => { this.#controllers.delete(job.id); });
     return job;
@@ -98,7 +106,7 @@ export class JobRunner {
     events.publish({ type: 'sync_started', source: spec.source });
     this.#logLine('INFO', spec.source, `Sync started${spec.fullRefresh ? ' (full refresh)' : ''}`, job.id);
     const ledger = store.fileLedger.forSource(spec.source);
-    const outcome = await withWriteConnection(paths.warehouseFile, signal, (connection) => syncFileSource(connection, spec, ledger, now()));
+    const outcome = await withWriteConnection(paths.warehouseFile, signal, (connection) => syncFileSource(connection, spec, ledger, now(), signal));
     await publishReplica(paths.warehouseFile, path.join(paths.warehouseDir, 'serving'));
     const finishedAt = now();
     store.transaction(() => {

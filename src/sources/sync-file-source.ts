@@ -90,7 +90,9 @@ function briefly(error: unknown): string {
  * Loads a file source into one raw table in a single transaction: new and changed files are (re)loaded,
  * rows of changed and deleted files removed, a full refresh rebuilds. On any failure nothing changes.
  */
-export async function syncFileSource(connection: DuckDBConnection, spec: FileSourceSpec, ledger: ReadonlyMap<string, LedgerEntry>, now: Date): Promise<SyncOutcome> {
+export async function syncFileSource(
+  connection: DuckDBConnection, spec: FileSourceSpec, ledger: ReadonlyMap<string, LedgerEntry>, now: Date, signal: AbortSignal,
+): Promise<SyncOutcome> {
   try {
     await access(spec.directory);
   } catch {
@@ -140,6 +142,8 @@ export async function syncFileSource(connection: DuckDBConnection, spec: FileSou
   // A hash that fails (the file vanished mid-sync) must not become an unhandled rejection before it is awaited.
   for (const hash of hashes.values()) hash.catch(() => undefined);
 
+  // DuckDB's interrupt stops only the statement running at that moment, so each step checks the signal too.
+  signal.throwIfAborted();
   await connection.run('BEGIN TRANSACTION');
   try {
     await connection.run(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
@@ -162,6 +166,7 @@ export async function syncFileSource(connection: DuckDBConnection, spec: FileSou
     for (const format of FILE_FORMATS) {
       const group = toLoad.filter((file) => file.format === format).map((file) => file.path);
       if (group.length === 0) continue;
+      signal.throwIfAborted();
       const dialect = format === 'csv' ? await chooseDialect(connection, group, files.filter((file) => file.format === 'csv' && !toLoad.includes(file)).map((file) => file.path)) : undefined;
       const select = selectSql(format, group, loadedAt, dialect);
       try {
@@ -174,12 +179,14 @@ export async function syncFileSource(connection: DuckDBConnection, spec: FileSou
           await connection.run(`INSERT INTO ${table} BY NAME ${select}`);
         }
       } catch (error) {
+        if (signal.aborted) throw error;
         throw new SyncFailedError(await explainLoadFailure(connection, format, group, dialect, error));
       }
     }
     if (!tableExists) {
       await connection.run(`CREATE TABLE ${table} (${FILE_COLUMN} VARCHAR, ${LOADED_AT_COLUMN} TIMESTAMP)`);
     }
+    signal.throwIfAborted();
     await connection.run('COMMIT');
   } catch (error) {
     await connection.run('ROLLBACK');
