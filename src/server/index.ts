@@ -81,7 +81,7 @@ export async function buildApp(ctx: AppContext, parts: AppParts = {}): Promise<F
   await app.register(csvFileRoutes, { ctx });
   await app.register(userRoutes, { ctx });
   await app.register(oauthRoutes, { ctx });
-  await app.register(websocketRoutes, { hub });
+  await app.register(websocketRoutes, { hub, publicUrl: ctx.config.web.public_url });
   await app.register(pageRoutes, { ctx, oauthButtons: ctx.oauth.configured() });
   return app;
 }

@@ -59,9 +59,10 @@ describe('WebSocket /ws', () => {
     await quarry.close();
   });
 
-  it('refuses an unauthenticated upgrade with 401', async () => {
+  it('refuses an unauthenticated upgrade with 401, and a cross-site one with 403', async () => {
     await expect(openFeed(quarry.url, {})).rejects.toThrow('HTTP 401');
     await expect(openFeed(quarry.url, { authorization: 'Bearer svc_ak_nope' })).rejects.toThrow('HTTP 401');
+    await expect(openFeed(quarry.url, { cookie: await quarry.login('viewer'), origin: 'https://evil.example' })).rejects.toThrow('HTTP 403');
   });
 
   it('streams sync events in order, each with exactly the spec fields', async () => {

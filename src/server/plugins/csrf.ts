@@ -22,7 +22,7 @@ export function installCsrfProtection(app: FastifyInstance, publicUrl: string | 
   });
 }
 
-function isSameOrigin(request: FastifyRequest, origin: string, publicUrl: string | undefined): boolean {
+export function isSameOrigin(request: FastifyRequest, origin: string, publicUrl: string | undefined): boolean {
   if (publicUrl !== undefined && new URL(publicUrl).origin === origin) return true;
   try {
     const url = new URL(origin);

@@ -1,5 +1,5 @@
 export { installAuthentication, requireActor, requireAction, SESSION_COOKIE } from './authentication.ts';
-export { installCsrfProtection } from './csrf.ts';
+export { installCsrfProtection, isSameOrigin } from './csrf.ts';
 export { installErrorHandler } from './error-handler.ts';
 export { installSecurityHeaders } from './security-headers.ts';
 export { handleClientError } from './client-error.ts';
