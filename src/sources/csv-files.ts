@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
-import { realpath, rename, rm, stat, unlink } from 'node:fs/promises';
+import { mkdir, realpath, rename, rm, stat, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -62,6 +62,7 @@ export async function saveUpload(location: CsvLocation, fileName: string, conten
   if (!path.matchesGlob(name, location.pattern)) {
     throw new InvalidRequestError(`"${name}" does not match the source's file_pattern ${location.pattern}, so it would never be loaded`);
   }
+  await mkdir(location.directory, { recursive: true });
   const target = path.join(location.directory, name);
   const temporary = path.join(location.directory, `.upload-${randomBytes(6).toString('hex')}.tmp`);
   try {
@@ -102,7 +103,12 @@ export async function listCsvFiles(location: CsvLocation, ledger: ReadonlyMap<st
 /** Deletes one file of the source; the path must resolve (symlinks included) inside its directory and match its pattern. */
 export async function deleteCsvFile(location: CsvLocation, filePath: string): Promise<string> {
   if (!path.isAbsolute(filePath) || filePath.includes('\0')) throw new UnsafePathError('file_path must be the full path of a file of this source');
-  const directory = await realpath(location.directory);
+  let directory: string;
+  try {
+    directory = await realpath(location.directory);
+  } catch {
+    throw new FileNotFoundError(`No file ${filePath}: the source's directory ${location.directory} does not exist`);
+  }
   let resolved: string;
   try {
     resolved = await realpath(filePath);

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startQuarry, type TestQuarry } from '../support/quarry.ts';
@@ -102,6 +102,16 @@ describe('CSV upload, listing and deletion', () => {
     expect(await deletedEvent).toEqual({ type: 'csv_deleted', source: 'uploads', file: 'a.csv', timestamp: expect.any(String) });
     expect((await second).rows).toBe(1);
     expect(existsSync(path.join(directory, 'a.csv'))).toBe(false);
+  });
+
+  it('creates a missing source directory on upload, and answers 404 for a delete in a missing directory', async () => {
+    rmSync(directory, { recursive: true });
+    const missing = await quarry.request('DELETE', `/api/sources/uploads/csv-files?file_path=${encodeURIComponent(path.join(directory, 'a.csv'))}`, { as: 'editor' });
+    expect(missing.status).toBe(404);
+    expect(missing.json.code).toBe('file_not_found');
+    const response = await quarry.request('POST', '/api/sources/uploads/upload-csv', { as: 'editor', body: csvForm('first.csv', 'id\n1\n') });
+    expect(response.status).toBe(200);
+    expect(readFileSync(path.join(directory, 'first.csv'), 'utf8')).toBe('id\n1\n');
   });
 
   it('refuses paths outside the directory, through symlinks, or off the pattern, and deletes nothing', async () => {
