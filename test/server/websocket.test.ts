@@ -103,6 +103,20 @@ describe('WebSocket /ws', () => {
     feed.socket.close();
   });
 
+  it('drops a client that stops reading, without slowing the others', async () => {
+    const slow = await openFeed(quarry.url, { cookie: await quarry.login('viewer') });
+    const fast = await openFeed(quarry.url, { cookie: await quarry.login('viewer') });
+    (slow.socket as unknown as { _socket: { pause(): void } })._socket.pause();
+    const padding = 'x'.repeat(900);
+    for (let index = 0; index < 20_000 && quarry.app.websocketHub.size > 1; index++) {
+      quarry.ctx.events.publish({ type: 'sync_failed', source: 'orders', error: padding });
+      if (index % 500 === 0) await new Promise((resolve) => { setImmediate(resolve); });
+    }
+    expect(quarry.app.websocketHub.size).toBe(1);
+    expect(fast.socket.readyState).toBe(WebSocket.OPEN);
+    fast.socket.close();
+  });
+
   it('closes the socket with 4401 when its session logs out, and on a bad subscribe message with 1008', async () => {
     const cookie = await quarry.login('editor');
     const feed = await openFeed(quarry.url, { cookie });
