@@ -5,7 +5,7 @@ import {
   type ProjectConfig, type ProjectPaths, type SourceConfig,
 } from './config/index.ts';
 import { EventBus } from './events/index.ts';
-import { JobRunner } from './jobs/index.ts';
+import { JobRunner, WarehouseLock } from './jobs/index.ts';
 import { createLogger, type Logger } from './logger.ts';
 import { openStore, type Store } from './store/index.ts';
 import packageJson from '../package.json' with { type: 'json' };
@@ -24,6 +24,8 @@ export interface AppContext {
   readonly log: Logger;
   readonly events: EventBus;
   readonly jobs: JobRunner;
+  /** The one warehouse writer's turn: sync jobs and model runs both hold it. */
+  readonly warehouseLock: WarehouseLock;
   readonly now: () => Date;
   readonly startedAt: Date;
 }
@@ -50,6 +52,7 @@ export function createContext(options: ContextOptions): AppContext {
   const store = openStore(paths.platformDb);
   const log = options.log ?? createLogger({ level: env.QUARRY_LOG_LEVEL ?? 'info' });
   const events = new EventBus(log.child({ module: 'events' }), now);
+  const warehouseLock = new WarehouseLock();
   return Object.freeze({
     version: SERVICE_VERSION,
     paths,
@@ -62,7 +65,8 @@ export function createContext(options: ContextOptions): AppContext {
     oauth: new OAuthLogin({ config: config.oauth, env, secretKey, now }),
     log,
     events,
-    jobs: new JobRunner({ store, paths, sources, events, log: log.child({ module: 'jobs' }), now }),
+    jobs: new JobRunner({ store, paths, sources, events, log: log.child({ module: 'jobs' }), now, lock: warehouseLock }),
+    warehouseLock,
     now,
     startedAt: now(),
   });

@@ -1,3 +1,4 @@
 export { JobRunner, fileSourceLocation, type JobRunnerOptions } from './job-runner.ts';
 export { SourceNotFoundError, SourceDisabledError, SyncInProgressError, SourceTypeNotSupportedError } from './errors.ts';
 export { summarizeSource, syncHistory, sourceLogs, SOURCE_STATUSES, type SourceStatus, type SourceSummary, type SyncHistoryEntry } from './source-report.ts';
+export { WarehouseLock } from './warehouse-lock.ts';

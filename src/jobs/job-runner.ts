@@ -7,7 +7,7 @@ import { SyncFailedError, syncFileSource, type FileSourceSpec } from '../sources
 import type { JobRecord, LogLevel, Store } from '../store/index.ts';
 import { publishReplica, withWriteConnection } from '../warehouse/index.ts';
 import { SourceDisabledError, SourceNotFoundError, SourceTypeNotSupportedError, SyncInProgressError } from './errors.ts';
-import { WarehouseLock } from './warehouse-lock.ts';
+import type { WarehouseLock } from './warehouse-lock.ts';
 
 export interface JobRunnerOptions {
   store: Store;
@@ -16,6 +16,8 @@ export interface JobRunnerOptions {
   events: EventBus;
   log: Logger;
   now: () => Date;
+  /** The warehouse's one door, shared with every other writer (model runs). */
+  lock: WarehouseLock;
 }
 
 /** Where a file source's files live, or undefined for sources of other kinds. */
@@ -30,12 +32,13 @@ export function fileSourceLocation(source: SourceConfig, projectRoot: string): {
 /** Queues sync jobs, runs them one warehouse writer at a time, and records every transition. */
 export class JobRunner {
   readonly #options: JobRunnerOptions;
-  readonly #lock = new WarehouseLock();
+  readonly #lock: WarehouseLock;
   readonly #controllers = new Map<number, AbortController>();
   #closing = false;
 
   constructor(options: JobRunnerOptions) {
     this.#options = options;
+    this.#lock = options.lock;
   }
 
   /** Marks jobs a stopped service left behind as interrupted; call once at start. */
