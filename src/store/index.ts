@@ -9,6 +9,7 @@ import { LogsRepository } from './logs-repository.ts';
 import { LoginFailuresRepository } from './login-failures-repository.ts';
 import { migrate } from './migrations.ts';
 import { SessionsRepository } from './sessions-repository.ts';
+import { SourceStateRepository } from './source-state-repository.ts';
 import { UsersRepository } from './users-repository.ts';
 import { WarehouseTablesRepository } from './warehouse-tables-repository.ts';
 
@@ -31,6 +32,7 @@ export interface Store {
   readonly logs: LogsRepository;
   readonly fileLedger: FileLedgerRepository;
   readonly warehouseTables: WarehouseTablesRepository;
+  readonly sourceState: SourceStateRepository;
   /** Runs `work` in one immediate transaction; `work` must not await. */
   transaction<T>(work: () => T): T;
   close(): void;
@@ -53,6 +55,7 @@ export function openStore(file: string): Store {
     logs: new LogsRepository(database),
     fileLedger: new FileLedgerRepository(database),
     warehouseTables: new WarehouseTablesRepository(database),
+    sourceState: new SourceStateRepository(database),
     transaction<T>(work: () => T): T {
       database.exec('BEGIN IMMEDIATE');
       try {

@@ -109,6 +109,15 @@ const MIGRATIONS: readonly string[] = [
     PRIMARY KEY (source, path)
   );
   `,
+  `
+  CREATE TABLE source_state (
+    source TEXT NOT NULL,
+    resource TEXT NOT NULL,
+    value TEXT NOT NULL,
+    updated_at TEXT NOT NULL,
+    PRIMARY KEY (source, resource)
+  );
+  `,
 ];
 
 /** Brings the schema up to date inside one transaction; a database newer than this code is refused. */
