@@ -8,6 +8,7 @@ import { JobsRepository } from './jobs-repository.ts';
 import { LogsRepository } from './logs-repository.ts';
 import { LoginFailuresRepository } from './login-failures-repository.ts';
 import { migrate } from './migrations.ts';
+import { ModelRunsRepository } from './model-runs-repository.ts';
 import { SessionsRepository } from './sessions-repository.ts';
 import { SourceStateRepository } from './source-state-repository.ts';
 import { UsersRepository } from './users-repository.ts';
@@ -21,6 +22,7 @@ export { JOB_STATUSES, type JobStatus, type JobKind, type JobRecord } from './jo
 export { LOG_LEVELS, type LogLevel, type LogEntry } from './logs-repository.ts';
 export type { LedgerEntry } from './file-ledger-repository.ts';
 export { LAYERS, type Layer } from './warehouse-tables-repository.ts';
+export { MODEL_RUN_STATUSES, type ModelRunStatus, type ModelRunRecord } from './model-runs-repository.ts';
 
 export interface Store {
   readonly users: UsersRepository;
@@ -32,6 +34,7 @@ export interface Store {
   readonly logs: LogsRepository;
   readonly fileLedger: FileLedgerRepository;
   readonly warehouseTables: WarehouseTablesRepository;
+  readonly modelRuns: ModelRunsRepository;
   readonly sourceState: SourceStateRepository;
   /** Runs `work` in one immediate transaction; `work` must not await. */
   transaction<T>(work: () => T): T;
@@ -55,6 +58,7 @@ export function openStore(file: string): Store {
     logs: new LogsRepository(database),
     fileLedger: new FileLedgerRepository(database),
     warehouseTables: new WarehouseTablesRepository(database),
+    modelRuns: new ModelRunsRepository(database),
     sourceState: new SourceStateRepository(database),
     transaction<T>(work: () => T): T {
       database.exec('BEGIN IMMEDIATE');

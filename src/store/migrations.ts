@@ -118,6 +118,20 @@ const MIGRATIONS: readonly string[] = [
     PRIMARY KEY (source, resource)
   );
   `,
+  `
+  CREATE TABLE model_runs (
+    id INTEGER PRIMARY KEY,
+    job_id INTEGER NOT NULL,
+    model TEXT NOT NULL,
+    status TEXT NOT NULL CHECK (status IN ('running', 'success', 'error', 'skipped')),
+    started_at TEXT NOT NULL,
+    finished_at TEXT,
+    duration_seconds REAL,
+    error TEXT
+  );
+  CREATE INDEX model_runs_by_model ON model_runs(model, id);
+  CREATE INDEX model_runs_by_job ON model_runs(job_id);
+  `,
 ];
 
 /** Brings the schema up to date inside one transaction; a database newer than this code is refused. */

@@ -19,6 +19,14 @@ export class WarehouseTablesRepository {
     for (const table of tables) insert.run(table.schema, table.name, source, table.rowCount, now);
   }
 
+  /** Records a table or view a model run built in the staging or marts layer. */
+  replaceModelTable(table: { schema: string; name: string; layer: Exclude<Layer, 'raw'>; rowCount: number }, now: string): void {
+    this.#database.prepare(`
+      INSERT INTO warehouse_tables (schema_name, table_name, layer, source_name, row_count, updated_at) VALUES (?, ?, ?, NULL, ?, ?)
+      ON CONFLICT (schema_name, table_name) DO UPDATE SET layer = excluded.layer, row_count = excluded.row_count, updated_at = excluded.updated_at`)
+      .run(table.schema, table.name, table.layer, table.rowCount, now);
+  }
+
   forSource(source: string): { schema: string; name: string; rowCount: number }[] {
     const rows = this.#database.prepare('SELECT schema_name, table_name, row_count FROM warehouse_tables WHERE source_name = ? ORDER BY table_name')
       .all(source) as unknown as { schema_name: string; table_name: string; row_count: number }[];

@@ -1,0 +1,72 @@
+import type { DatabaseSync } from 'node:sqlite';
+
+export const MODEL_RUN_STATUSES = ['running', 'success', 'error', 'skipped'] as const;
+export type ModelRunStatus = (typeof MODEL_RUN_STATUSES)[number];
+
+export interface ModelRunRecord {
+  readonly jobId: number;
+  readonly model: string;
+  readonly status: ModelRunStatus;
+  readonly startedAt: string;
+  readonly finishedAt: string | null;
+  readonly durationSeconds: number | null;
+  readonly error: string | null;
+}
+
+interface ModelRunRow {
+  job_id: number; model: string; status: ModelRunStatus; started_at: string; finished_at: string | null;
+  duration_seconds: number | null; error: string | null;
+}
+
+function toRecord(row: ModelRunRow): ModelRunRecord {
+  return Object.freeze({
+    jobId: row.job_id, model: row.model, status: row.status, startedAt: row.started_at, finishedAt: row.finished_at,
+    durationSeconds: row.duration_seconds, error: row.error,
+  });
+}
+
+/** One row per model per run job: its status, timing and error, written as dbt reports them. */
+export class ModelRunsRepository {
+  readonly #database: DatabaseSync;
+  constructor(database: DatabaseSync) {
+    this.#database = database;
+  }
+
+  markRunning(jobId: number, model: string, now: string): void {
+    this.#database.prepare("INSERT INTO model_runs (job_id, model, status, started_at) VALUES (?, ?, 'running', ?)").run(jobId, model, now);
+  }
+
+  /** Records a model's outcome in a job, whether or not it was marked running first. */
+  finish(jobId: number, model: string, outcome: { status: Exclude<ModelRunStatus, 'running'>; durationSeconds: number | null; error: string | null }, now: string): void {
+    const updated = this.#database.prepare(`
+      UPDATE model_runs SET status = ?, finished_at = ?, duration_seconds = ?, error = ? WHERE job_id = ? AND model = ? AND status = 'running'`)
+      .run(outcome.status, now, outcome.durationSeconds, outcome.error, jobId, model);
+    if (Number(updated.changes) > 0) return;
+    this.#database.prepare(`
+      INSERT INTO model_runs (job_id, model, status, started_at, finished_at, duration_seconds, error) VALUES (?, ?, ?, ?, ?, ?, ?)`)
+      .run(jobId, model, outcome.status, now, now, outcome.durationSeconds, outcome.error);
+  }
+
+  /** Models a job left running (dbt stopped, the service stopped) become errors with `message`. */
+  failRunning(jobId: number | null, message: string, now: string): void {
+    this.#database.prepare(`
+      UPDATE model_runs SET status = 'error', finished_at = ?, error = ? WHERE status = 'running' AND (? IS NULL OR job_id = ?)`)
+      .run(now, message, jobId, jobId);
+  }
+
+  /** The latest record of every model that ever ran. */
+  latestByModel(): Map<string, ModelRunRecord> {
+    const rows = this.#database.prepare('SELECT * FROM model_runs WHERE id IN (SELECT max(id) FROM model_runs GROUP BY model)')
+      .all() as unknown as ModelRunRow[];
+    return new Map(rows.map((row) => [row.model, toRecord(row)]));
+  }
+
+  forJob(jobId: number): ModelRunRecord[] {
+    return (this.#database.prepare('SELECT * FROM model_runs WHERE job_id = ? ORDER BY id').all(jobId) as unknown as ModelRunRow[]).map(toRecord);
+  }
+
+  recentFailures(sinceIso: string): ModelRunRecord[] {
+    return (this.#database.prepare("SELECT * FROM model_runs WHERE status = 'error' AND finished_at >= ? ORDER BY id DESC LIMIT 50")
+      .all(sinceIso) as unknown as ModelRunRow[]).map(toRecord);
+  }
+}
