@@ -8,6 +8,7 @@ import { EventBus } from './events/index.ts';
 import { JobRunner, WarehouseLock } from './jobs/index.ts';
 import { createLogger, type Logger } from './logger.ts';
 import { openStore, type Store } from './store/index.ts';
+import { TransformRunner } from './transform/index.ts';
 import packageJson from '../package.json' with { type: 'json' };
 
 /** Everything a request handler, job or command may use, built once and passed down. */
@@ -26,6 +27,8 @@ export interface AppContext {
   readonly jobs: JobRunner;
   /** The one warehouse writer's turn: sync jobs and model runs both hold it. */
   readonly warehouseLock: WarehouseLock;
+  /** dbt models: listing, runs with cascade, staging models kept in step with syncs, the docs site's files. */
+  readonly transform: TransformRunner;
   readonly now: () => Date;
   readonly startedAt: Date;
 }
@@ -67,6 +70,11 @@ export function createContext(options: ContextOptions): AppContext {
     events,
     jobs: new JobRunner({ store, paths, sources, events, log: log.child({ module: 'jobs' }), now, lock: warehouseLock }),
     warehouseLock,
+    transform: new TransformRunner({
+      store, paths, config, events, log: log.child({ module: 'transform' }), now, lock: warehouseLock,
+      pythonEnvironmentsDir: env.QUARRY_PYTHON_ENVS_DIR,
+      baseEnv: { PATH: env.PATH ?? '/usr/local/bin:/usr/bin:/bin', HOME: env.HOME ?? paths.runDir },
+    }),
     now,
     startedAt: now(),
   });
@@ -75,8 +83,8 @@ export function createContext(options: ContextOptions): AppContext {
 /** How long a running job may take to finish when the service stops before it is interrupted. */
 const SHUTDOWN_GRACE_MS = 20_000;
 
-/** Closes what createContext opened, in reverse order: running jobs finish (or are interrupted), then the store. */
+/** Closes what createContext opened, in reverse order: running jobs and model runs finish (or are interrupted), then the store. */
 export async function closeContext(context: AppContext, graceMs = SHUTDOWN_GRACE_MS): Promise<void> {
-  await context.jobs.close(graceMs);
+  await Promise.all([context.transform.close(graceMs), context.jobs.close(graceMs)]);
   context.store.close();
 }

@@ -1,6 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { ProjectPaths } from '../config/index.ts';
+import { writeStagingModels } from '../transform/index.ts';
 
 export const DEMO_SOURCES_YAML = `# Sources of the demo project. See README.md for every source type and its fields.
 sources:
@@ -39,4 +40,70 @@ export function writeDemoData(paths: ProjectPaths): void {
     }
     writeFileSync(path.join(directory, `orders_${month}.csv`), `${lines.join('\n')}\n`);
   }
+}
+
+/** The columns a sync of the demo CSV files gives raw_orders.orders (the file's, then Quarry's two). */
+const DEMO_RAW_COLUMNS = ['order_id', 'ordered_at', 'customer', 'country', 'product', 'quantity', 'unit_price', '_quarry_file', '_quarry_loaded_at'];
+
+const DEMO_MARTS: Record<string, string> = {
+  'orders_enriched.sql': `-- One row per order with its revenue: the base of the other marts.
+select
+    order_id,
+    ordered_at,
+    date_trunc('month', ordered_at) as order_month,
+    customer,
+    country,
+    product,
+    quantity,
+    unit_price,
+    quantity * unit_price as revenue
+from {{ ref('stg_orders__orders') }}
+`,
+  'revenue_by_month.sql': `select
+    order_month,
+    count(*) as orders,
+    sum(quantity) as items,
+    round(sum(revenue), 2) as revenue
+from {{ ref('orders_enriched') }}
+group by order_month
+order by order_month
+`,
+  'revenue_by_country.sql': `select
+    country,
+    count(*) as orders,
+    count(distinct customer) as customers,
+    round(sum(revenue), 2) as revenue
+from {{ ref('orders_enriched') }}
+group by country
+order by revenue desc
+`,
+  'customer_revenue.sql': `select
+    customer,
+    count(*) as orders,
+    round(sum(revenue), 2) as revenue,
+    min(ordered_at) as first_order_at,
+    max(ordered_at) as last_order_at
+from {{ ref('orders_enriched') }}
+group by customer
+order by revenue desc
+`,
+  '_marts.yml': `version: 2
+models:
+  - name: orders_enriched
+    description: Every order with its month and revenue (quantity times unit price)
+  - name: revenue_by_month
+    description: Orders, items and revenue per month
+  - name: revenue_by_country
+    description: Orders, customers and revenue per country
+  - name: customer_revenue
+    description: Orders and revenue per customer, with their first and last order
+`,
+};
+
+/** The demo's dbt models: the staging view over raw_orders.orders and marts built on it. */
+export function writeDemoModels(paths: ProjectPaths): void {
+  writeStagingModels(paths.transformDir, 'orders', [{ schema: 'raw_orders', name: 'orders', columns: DEMO_RAW_COLUMNS }]);
+  const marts = path.join(paths.transformDir, 'models', 'marts');
+  mkdirSync(marts, { recursive: true });
+  for (const [name, content] of Object.entries(DEMO_MARTS)) writeFileSync(path.join(marts, name), content);
 }

@@ -1,8 +1,9 @@
 import path from 'node:path';
 import { assertAcceptablePassword, assertValidEmail } from '../auth/index.ts';
 import { createProjectFiles, projectPaths } from '../config/index.ts';
+import { ensureDbtProject } from '../transform/index.ts';
 import { isInteractive, valueOrPrompt } from './prompt-or-flag.ts';
-import { writeDemoData, DEMO_SOURCES_YAML } from './demo-data.ts';
+import { writeDemoData, writeDemoModels, DEMO_SOURCES_YAML } from './demo-data.ts';
 import { withProject } from './with-project.ts';
 
 export interface InitOptions {
@@ -14,7 +15,7 @@ export interface InitOptions {
   demo?: boolean;
 }
 
-/** Creates a project: configuration files, the platform database and its first admin. */
+/** Creates a project: configuration files, the dbt project, the platform database and its first admin. */
 export async function initProject(directory: string, options: InitOptions, env: NodeJS.ProcessEnv): Promise<{ root: string; adminEmail: string }> {
   const interactive = isInteractive(options.nonInteractive);
   const paths = projectPaths(directory);
@@ -34,7 +35,11 @@ export async function initProject(directory: string, options: InitOptions, env: 
     organization: options.organization ?? '',
     ...(options.demo === true ? { sourcesYaml: DEMO_SOURCES_YAML } : {}),
   });
-  if (options.demo === true) writeDemoData(paths);
+  ensureDbtProject(paths);
+  if (options.demo === true) {
+    writeDemoData(paths);
+    writeDemoModels(paths);
+  }
   await withProject(paths.root, env, (ctx) => ctx.auth.addUser({ email: adminEmail, name: 'Administrator', role: 'admin', password: adminPassword }));
   return { root: paths.root, adminEmail };
 }

@@ -3,6 +3,7 @@ import { rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { closeContext, createContext } from '../context.ts';
 import { buildApp, startWatcher } from '../server/index.ts';
+import { startDocsServer } from '../transform/index.ts';
 
 export interface StartOptions {
   project: string;
@@ -18,8 +19,10 @@ export async function startPlatform(options: StartOptions, env: NodeJS.ProcessEn
   ctx.jobs.recoverInterrupted();
   const pidFile = path.join(ctx.paths.runDir, 'server.pid');
   const watcher = options.watcher !== false && ctx.config.watcher.enabled ? startWatcher(ctx) : undefined;
+  ctx.transform.start();
+  const docsServer = startDocsServer({ paths: ctx.paths, config: ctx.config, log: ctx.log.child({ module: 'transform-docs' }), pythonEnvironmentsDir: ctx.env.QUARRY_PYTHON_ENVS_DIR });
   try {
-    const app = await buildApp(ctx, { watcher });
+    const app = await buildApp(ctx, { watcher, docsServer });
     const host = options.host ?? ctx.config.web.host;
     const port = options.port ?? ctx.config.web.port;
     try {
@@ -36,6 +39,7 @@ export async function startPlatform(options: StartOptions, env: NodeJS.ProcessEn
     }
   } finally {
     await watcher?.stop();
+    await docsServer?.stop();
     rmSync(pidFile, { force: true });
     await closeContext(ctx);
   }

@@ -6,6 +6,7 @@ import fastifyStatic from '@fastify/static';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { AppContext } from '../context.ts';
+import type { DocsServer } from '../transform/index.ts';
 import type { WatcherProcess } from '../watcher/index.ts';
 import { publicStaticRoot } from '../web/index.ts';
 import {
@@ -20,6 +21,8 @@ import { pageRoutes } from './routes/pages.ts';
 import { csvFileRoutes } from './routes/csv-files.ts';
 import { sourceRoutes } from './routes/sources.ts';
 import { statusRoutes } from './routes/status.ts';
+import { installTransformDocsProxy } from './routes/transform-docs.ts';
+import { transformRoutes } from './routes/transform.ts';
 import { userRoutes } from './routes/users.ts';
 import { websocketRoutes } from './routes/websocket.ts';
 import { WebSocketHub } from './websocket-hub.ts';
@@ -34,6 +37,8 @@ declare module 'fastify' {
 export interface AppParts {
   /** The file watcher, when this process runs one (its status is reported at /api/watcher/status). */
   readonly watcher?: WatcherProcess;
+  /** The transformation-docs site's upstream, proxied at /transform-docs/ (502 without it). */
+  readonly docsServer?: DocsServer;
 }
 
 export async function buildApp(ctx: AppContext, parts: AppParts = {}): Promise<FastifyInstance> {
@@ -79,6 +84,8 @@ export async function buildApp(ctx: AppContext, parts: AppParts = {}): Promise<F
   await app.register(apiKeyRoutes, { ctx });
   await app.register(sourceRoutes, { ctx });
   await app.register(csvFileRoutes, { ctx });
+  await app.register(transformRoutes, { ctx });
+  await installTransformDocsProxy(app, parts.docsServer);
   await app.register(userRoutes, { ctx });
   await app.register(oauthRoutes, { ctx });
   await app.register(websocketRoutes, { hub, publicUrl: ctx.config.web.public_url });

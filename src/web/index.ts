@@ -1,7 +1,7 @@
 import path from 'node:path';
 
 export {
-  renderLoginPage, renderHomePage, renderAccountPage, renderChangePasswordPage, renderUsersPage, renderForbiddenPage, type OAuthButton,
+  renderLoginPage, renderHomePage, renderAccountPage, renderChangePasswordPage, renderUsersPage, renderForbiddenPage, renderUpstreamUnavailablePage, type OAuthButton,
 } from './pages.ts';
 export type { PageUser } from './layout.ts';
 

@@ -181,3 +181,12 @@ export function renderForbiddenPage(options: { user: PageUser }): string {
     body: html`<section class="card narrow"><h1>Not allowed</h1><p>Your role (${options.user.role}) cannot open this page.</p><p><a href="/">Back to Quarry</a></p></section>`,
   });
 }
+
+/** The page a browser gets for a proxy path whose upstream is down (status 502). */
+export function renderUpstreamUnavailablePage(options: { label: string }): string {
+  return layout({
+    title: 'Not available',
+    user: null,
+    body: html`<section class="card narrow"><h1>Not available</h1><p>${options.label} is not available right now. It starts with Quarry; try again in a moment.</p><p><a href="/">Back to Quarry</a></p></section>`,
+  });
+}

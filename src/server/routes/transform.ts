@@ -1,0 +1,52 @@
+import type { FastifyPluginCallbackZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import type { AppContext } from '../../context.ts';
+import { requireActor, requireAction } from '../plugins/index.ts';
+
+const Model = z.object({
+  name: z.string(),
+  description: z.string(),
+  database: z.string(),
+  schema: z.string().describe('the layer: staging or marts'),
+  depends_on: z.array(z.string()).describe('names of upstream models'),
+  materialization: z.string().describe('view or table'),
+  status: z.enum(['success', 'error', 'skipped', 'not_run', 'running']).describe('from the latest run that included the model'),
+});
+
+const ModelParams = z.object({ model_name: z.string().regex(/^[A-Za-z0-9_]{1,200}$/, 'expected a model name') });
+const RunQuery = z.object({
+  cascade: z.enum(['true', 'false', '1', '0']).default('true').transform((value) => value === 'true' || value === '1'),
+});
+const RunReply = z.object({ success: z.boolean(), message: z.string(), model_name: z.string(), started_at: z.string() });
+
+export const transformRoutes: FastifyPluginCallbackZod<{ ctx: AppContext }> = (app, { ctx }, done) => {
+  app.get('/api/transform/models', {
+    preHandler: requireAction('data.read'),
+    schema: { tags: ['transform'], summary: 'dbt models from the last parsed manifest, with their latest status', response: { 200: z.object({ models: z.array(Model) }) } },
+  }, async () => ({
+    models: ctx.transform.listModels().map((model) => ({
+      name: model.name,
+      description: model.description,
+      database: model.database,
+      schema: model.schema,
+      depends_on: [...model.dependsOn],
+      materialization: model.materialization,
+      status: model.status,
+    })),
+  }));
+
+  app.post('/api/transform/models/:model_name/run', {
+    preHandler: requireAction('models.run'),
+    schema: {
+      tags: ['transform'], summary: 'Run a model, and with cascade (the default) every model downstream of it (409 while a run touching it is active)',
+      params: ModelParams, querystring: RunQuery, response: { 200: RunReply },
+    },
+  }, async (request) => {
+    const { model_name: model } = request.params;
+    const { cascade } = request.query;
+    const job = await ctx.transform.startRun(model, { cascade, requestedBy: requireActor(request).email });
+    return { success: true, message: `Run of ${model}${cascade ? ' and its downstream models' : ''} started`, model_name: model, started_at: job.createdAt };
+  });
+
+  done();
+};

@@ -1,0 +1,67 @@
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import type { ProjectPaths } from '../config/index.ts';
+
+/** dbt's name for the project; unique ids read `model.quarry.<model>`. */
+export const DBT_PROJECT_NAME = 'quarry';
+
+const DBT_PROJECT_YML = `# The dbt project of this Quarry project (https://docs.getdbt.com).
+# models/staging holds one view per raw table, written by Quarry after each sync (edit one and Quarry
+# leaves it alone from then on); models/marts holds your tables built from them.
+name: ${DBT_PROJECT_NAME}
+version: "1.0.0"
+config-version: 2
+profile: quarry
+model-paths: ["models"]
+macro-paths: ["macros"]
+target-path: target
+clean-targets: [target]
+models:
+  ${DBT_PROJECT_NAME}:
+    staging:
+      +schema: staging
+      +materialized: view
+    marts:
+      +schema: marts
+      +materialized: table
+`;
+
+// Relative to the folder dbt runs in (this one) when QUARRY_WAREHOUSE_FILE is not set, so a plain
+// `dbt run` here works too while Quarry is stopped.
+const PROFILES_YML = `quarry:
+  target: warehouse
+  outputs:
+    warehouse:
+      type: duckdb
+      path: "{{ env_var('QUARRY_WAREHOUSE_FILE', '../warehouse/warehouse.duckdb') }}"
+      threads: 2
+`;
+
+// Without this dbt names custom schemas <target schema>_<name> (main_staging); layers are exactly staging and marts.
+const GENERATE_SCHEMA_NAME = `{% macro generate_schema_name(custom_schema_name, node) -%}
+    {{ (custom_schema_name or target.schema) | trim }}
+{%- endmacro %}
+`;
+
+const GITIGNORE = 'target/\nlogs/\n';
+
+/** Creates whatever part of the dbt project is missing (all of it for a new project); never replaces a file. */
+export function ensureDbtProject(paths: ProjectPaths): void {
+  const directory = paths.transformDir;
+  for (const folder of ['models/staging', 'models/marts', 'macros']) mkdirSync(path.join(directory, folder), { recursive: true });
+  const files: Record<string, string> = {
+    'dbt_project.yml': DBT_PROJECT_YML,
+    'profiles.yml': PROFILES_YML,
+    'macros/generate_schema_name.sql': GENERATE_SCHEMA_NAME,
+    '.gitignore': GITIGNORE,
+  };
+  for (const [name, content] of Object.entries(files)) {
+    const file = path.join(directory, name);
+    if (!existsSync(file)) writeFileSync(file, content, { flag: 'wx' });
+  }
+}
+
+/** The folder dbt writes manifest.json, catalog.json and the docs site into. */
+export function dbtTargetDir(paths: ProjectPaths): string {
+  return path.join(paths.transformDir, 'target');
+}

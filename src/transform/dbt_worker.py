@@ -1,0 +1,86 @@
+"""Quarry's warm dbt worker: one dbtRunner kept loaded, serving JSON-line requests one at a time.
+
+Protocol: each stdin line is {"id": n, "args": [...]}; for each, stdout carries progress lines
+{"id": n, "type": "node", "event": "started"|"finished", "unique_id", "status"} and one final line
+{"id": n, "type": "result", "success", "error", "results": [...]}. dbt's own output goes to stderr.
+"""
+import json
+import os
+import sys
+
+
+def close_warehouse():
+    # dbt-duckdb keeps its DuckDB instance open after invoke() returns, which locks the warehouse file
+    # against every other process; closing the adapter's environment releases it (an internal attribute).
+    from dbt.adapters.duckdb.connections import DuckDBConnectionManager
+
+    with DuckDBConnectionManager._LOCK:
+        environment = DuckDBConnectionManager._ENV
+        DuckDBConnectionManager._ENV = None
+        if environment is not None:
+            environment.close()
+
+
+def describe(result):
+    timing = {item.name: item for item in result.timing}
+    execute = timing.get("execute")
+    return {
+        "unique_id": result.node.unique_id,
+        "name": result.node.name,
+        "status": str(result.status),
+        "message": result.message,
+        "execution_time": result.execution_time,
+        "started_at": execute.started_at.isoformat() + "Z" if execute and execute.started_at else None,
+        "completed_at": execute.completed_at.isoformat() + "Z" if execute and execute.completed_at else None,
+    }
+
+
+def main():
+    protocol = os.fdopen(os.dup(sys.stdout.fileno()), "w", buffering=1)
+    os.dup2(sys.stderr.fileno(), sys.stdout.fileno())  # dbt prints to stdout; keep it off the protocol
+
+    from dbt.cli.main import dbtRunner
+
+    current = {"id": None}
+
+    def send(message):
+        protocol.write(json.dumps(message, default=str) + "\n")
+
+    def on_event(event):
+        name = event.info.name
+        if name not in ("NodeStart", "NodeFinished"):
+            return
+        node = event.data.node_info
+        send({
+            "id": current["id"],
+            "type": "node",
+            "event": "started" if name == "NodeStart" else "finished",
+            "unique_id": node.unique_id,
+            "status": node.node_status,
+        })
+
+    runner = dbtRunner(callbacks=[on_event])
+    send({"type": "ready"})
+    for line in sys.stdin:
+        if not line.strip():
+            continue
+        request = json.loads(line)
+        current["id"] = request["id"]
+        try:
+            outcome = runner.invoke(request["args"])
+            results = getattr(outcome.result, "results", None) or []
+            reply = {
+                "id": request["id"],
+                "type": "result",
+                "success": bool(outcome.success),
+                "error": str(outcome.exception) if outcome.exception is not None else None,
+                "results": [describe(result) for result in results if getattr(result, "node", None) is not None],
+            }
+        except Exception as error:  # a failed request must not end the worker
+            reply = {"id": request["id"], "type": "result", "success": False, "error": str(error), "results": []}
+        # Released before answering: the caller opens the warehouse as soon as it has the answer.
+        close_warehouse()
+        send(reply)
+
+if __name__ == "__main__":  # dbt starts child processes that import this module; they must not serve
+    main()

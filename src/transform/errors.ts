@@ -1,0 +1,15 @@
+import { ConflictError, NotFoundError } from '../errors.ts';
+
+export class ModelNotFoundError extends NotFoundError {
+  override readonly code = 'model_not_found';
+  constructor(name: string) {
+    super(`No model named "${name}"`);
+  }
+}
+
+export class RunInProgressError extends ConflictError {
+  override readonly code = 'run_in_progress';
+  constructor(name: string) {
+    super(`A run touching "${name}" is already queued or running`);
+  }
+}

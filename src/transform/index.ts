@@ -1,0 +1,30 @@
+import type { ProjectConfig, ProjectPaths } from '../config/index.ts';
+import type { Logger } from '../logger.ts';
+import { pythonExecutable } from '../python/index.ts';
+import { dbtTargetDir } from './dbt-project.ts';
+import { DocsServer } from './docs-server.ts';
+
+export { TransformRunner, type TransformRunnerOptions, type ModelSummary } from './transform-runner.ts';
+export { ModelNotFoundError, RunInProgressError } from './errors.ts';
+export { ensureDbtProject, dbtTargetDir, DBT_PROJECT_NAME } from './dbt-project.ts';
+export { writeStagingModels, stagingModelName, type RawTable } from './staging-models.ts';
+export { DocsServer, type DocsServerStatus } from './docs-server.ts';
+
+/** Starts the docs site's upstream over the project's dbt target/ folder; undefined (logged) when the dbt environment is missing. */
+export function startDocsServer(options: {
+  paths: ProjectPaths; config: ProjectConfig; log: Logger; pythonEnvironmentsDir?: string;
+}): DocsServer | undefined {
+  let python: string;
+  try {
+    python = pythonExecutable('dbt', options.pythonEnvironmentsDir);
+  } catch (error) {
+    options.log.error({ reason: error instanceof Error ? error.message : String(error) }, 'the transformation-docs site is unavailable');
+    return undefined;
+  }
+  const server = new DocsServer({
+    python, directory: dbtTargetDir(options.paths), port: options.config.transform_docs.port, log: options.log,
+  });
+  server.start();
+  return server;
+}
+

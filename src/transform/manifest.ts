@@ -1,0 +1,93 @@
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { isMissingFile } from '../config/index.ts';
+
+export interface ModelNode {
+  readonly uniqueId: string;
+  readonly name: string;
+  readonly description: string;
+  readonly database: string;
+  readonly schema: string;
+  readonly materialization: string;
+  /** Names of the upstream models (sources and other resources left out). */
+  readonly dependsOn: readonly string[];
+}
+
+/** The models of a dbt manifest and how they depend on one another. */
+export class ModelGraph {
+  readonly models: ReadonlyMap<string, ModelNode>;
+  readonly #children: ReadonlyMap<string, readonly string[]>;
+  readonly #namesById: ReadonlyMap<string, string>;
+
+  constructor(models: readonly ModelNode[], children: ReadonlyMap<string, readonly string[]>) {
+    this.models = new Map(models.map((model) => [model.name, model]));
+    this.#namesById = new Map(models.map((model) => [model.uniqueId, model.name]));
+    this.#children = children;
+  }
+
+  static readonly empty = new ModelGraph([], new Map());
+
+  /** The model and every model downstream of it (dbt's `name+`), in no particular order. */
+  withDownstream(name: string): Set<string> {
+    const model = this.models.get(name);
+    return model ? this.#downstreamOfIds([model.uniqueId]) : new Set();
+  }
+
+  /** The models downstream of every resource whose id starts with the prefix (a source's tables, say). */
+  downstreamOf(uniqueIdPrefix: string): Set<string> {
+    const roots = [...this.#children.keys()].filter((id) => id.startsWith(uniqueIdPrefix));
+    return this.#downstreamOfIds(roots);
+  }
+
+  nameOf(uniqueId: string): string | undefined {
+    return this.#namesById.get(uniqueId);
+  }
+
+  #downstreamOfIds(roots: readonly string[]): Set<string> {
+    const selected = new Set<string>();
+    const pending = [...roots];
+    const visited = new Set<string>();
+    while (pending.length > 0) {
+      const id = pending.pop() ?? '';
+      if (visited.has(id)) continue;
+      visited.add(id);
+      const name = this.#namesById.get(id);
+      if (name !== undefined) selected.add(name);
+      pending.push(...(this.#children.get(id) ?? []));
+    }
+    return selected;
+  }
+}
+
+interface ManifestJson {
+  nodes?: Record<string, {
+    resource_type?: string; name?: string; description?: string; database?: string | null; schema?: string;
+    config?: { materialized?: string }; depends_on?: { nodes?: string[] };
+  }>;
+  child_map?: Record<string, string[]>;
+}
+
+/** Reads target/manifest.json; undefined when dbt has not written one yet. */
+export async function readModelGraph(targetDir: string): Promise<ModelGraph | undefined> {
+  let text: string;
+  try {
+    text = await readFile(path.join(targetDir, 'manifest.json'), 'utf8');
+  } catch (error) {
+    if (isMissingFile(error)) return undefined;
+    throw error;
+  }
+  const manifest = JSON.parse(text) as ManifestJson;
+  const nodes = Object.entries(manifest.nodes ?? {}).filter(([, node]) => node.resource_type === 'model');
+  const isModel = new Set(nodes.map(([id]) => id));
+  const models = nodes.map(([id, node]): ModelNode => ({
+    uniqueId: id,
+    name: node.name ?? id,
+    description: node.description ?? '',
+    database: node.database ?? '',
+    schema: node.schema ?? '',
+    materialization: node.config?.materialized ?? 'view',
+    dependsOn: (node.depends_on?.nodes ?? []).filter((dependency) => isModel.has(dependency))
+      .map((dependency) => manifest.nodes?.[dependency]?.name ?? dependency),
+  }));
+  return new ModelGraph(models, new Map(Object.entries(manifest.child_map ?? {})));
+}

@@ -1,0 +1,399 @@
+import path from 'node:path';
+import { setTimeout as delay } from 'node:timers/promises';
+import type { ProjectConfig, ProjectPaths } from '../config/index.ts';
+import type { EventBus, QuarryEvent } from '../events/index.ts';
+import type { WarehouseLock } from '../jobs/index.ts';
+import type { Logger } from '../logger.ts';
+import { pythonExecutable } from '../python/index.ts';
+import type { JobRecord, LogLevel, ModelRunStatus, Store } from '../store/index.ts';
+import { publishReplica, quoteIdentifier, withWriteConnection } from '../warehouse/index.ts';
+import { DBT_PROJECT_NAME, dbtTargetDir, ensureDbtProject } from './dbt-project.ts';
+import { DbtWorker, type DbtOutcome, type NodeResult } from './dbt-worker.ts';
+import { ModelNotFoundError, RunInProgressError } from './errors.ts';
+import { ModelGraph, readModelGraph, type ModelNode } from './manifest.ts';
+import { readColumns } from './raw-columns.ts';
+import { writeStagingModels } from './staging-models.ts';
+
+export interface TransformRunnerOptions {
+  store: Store;
+  paths: ProjectPaths;
+  config: ProjectConfig;
+  events: EventBus;
+  log: Logger;
+  now: () => Date;
+  /** The warehouse's one door, shared with sync jobs. */
+  lock: WarehouseLock;
+  /** Where the managed Python environments are (bin/setup's .tools/venvs unless a test says otherwise). */
+  pythonEnvironmentsDir?: string;
+  /** PATH and HOME for the python worker. */
+  baseEnv: Readonly<Record<string, string>>;
+}
+
+/** A model as the models API reports it. */
+export interface ModelSummary extends ModelNode {
+  readonly status: ModelRunStatus | 'not_run';
+}
+
+interface ActiveRun {
+  readonly models: ReadonlySet<string>;
+  readonly controller: AbortController;
+  finished: Promise<void>;
+}
+
+const LAYERS = new Set(['staging', 'marts']);
+
+/** dbt's multi-line error, as one line: "Runtime Error in model x (models/x.sql): Binder Error: ...". */
+function oneLine(message: string | null): string {
+  const lines = (message ?? 'dbt reported an error').split('\n').map((line) => line.trim()).filter((line) => line !== '');
+  return lines.slice(0, 2).join(': ');
+}
+
+/**
+ * Runs dbt models as jobs under the warehouse lock, keeps the staging models in step with the raw tables,
+ * caches the manifest for the models API, and regenerates the docs site after every change.
+ */
+export class TransformRunner {
+  readonly #options: TransformRunnerOptions;
+  readonly #active = new Map<number, ActiveRun>();
+  readonly #background = new Set<Promise<unknown>>();
+  readonly #unsubscribe: () => void;
+  #graph: ModelGraph | undefined;
+  #graphLoaded: Promise<ModelGraph> | undefined;
+  #worker: DbtWorker | undefined;
+  #docsQueued = false;
+  #started = false;
+  #closing = false;
+
+  constructor(options: TransformRunnerOptions) {
+    this.#options = options;
+    this.#unsubscribe = options.events.subscribe((event) => { this.#onEvent(event); });
+  }
+
+  /**
+   * For the serving process: marks runs a stopped service left behind, creates whatever part of the dbt
+   * project is missing, then parses and generates the docs site in the background.
+   */
+  start(): void {
+    const { store, paths, now } = this.#options;
+    this.#started = true;
+    try {
+      pythonExecutable('dbt', this.#options.pythonEnvironmentsDir);
+    } catch (error) {
+      this.#options.log.error({ reason: error instanceof Error ? error.message : String(error) }, 'transformations are unavailable');
+    }
+    store.modelRuns.failRunning(null, 'The service stopped before the model finished', now().toISOString());
+    ensureDbtProject(paths);
+    void this.#inBackground('initial parse and docs', async () => {
+      await this.#parse();
+      this.#queueDocs();
+    });
+  }
+
+  /** Every model of the last parsed manifest with its latest status; never parses (empty before the first parse). */
+  listModels(): ModelSummary[] {
+    const latest = this.#options.store.modelRuns.latestByModel();
+    const models = [...(this.#graph ?? ModelGraph.empty).models.values()];
+    return models.sort((a, b) => a.name.localeCompare(b.name))
+      .map((model) => ({ ...model, status: latest.get(model.name)?.status ?? 'not_run' }));
+  }
+
+  /** Queues a run of `model` (and with `cascade` everything downstream of it) and starts it when the warehouse is free. */
+  async startRun(model: string, options: { cascade: boolean; requestedBy: string | null }): Promise<JobRecord> {
+    pythonExecutable('dbt', this.#options.pythonEnvironmentsDir);
+    const graph = this.#graph ?? await this.#loadedGraph();
+    if (!graph.models.has(model)) throw new ModelNotFoundError(model);
+    const models = options.cascade ? graph.withDownstream(model) : new Set([model]);
+    return this.#enqueue(model, [options.cascade ? `${model}+` : model], models, options.requestedBy);
+  }
+
+  /** Starts a run and resolves with the job once it has finished (for the CLI). */
+  async runAndWait(model: string, options: { cascade: boolean; requestedBy: string | null }): Promise<JobRecord> {
+    const job = await this.startRun(model, options);
+    await this.idle();
+    return this.#options.store.jobs.latest('run', job.target) ?? job;
+  }
+
+  /** Regenerates the docs site (manifest, catalog, index.html) now. */
+  async generateDocs(signal: AbortSignal = new AbortController().signal): Promise<void> {
+    await this.#options.lock.hold(() => this.#invoke(['docs', 'generate'], signal), signal);
+    await this.#reloadGraph();
+  }
+
+  /** Writes the staging models of a source's raw tables (from the serving replica) and reparses when one changed. */
+  async refreshStaging(source: string): Promise<boolean> {
+    const { store, paths, log } = this.#options;
+    const tables = store.warehouseTables.forSource(source).filter((table) => table.schema.startsWith('raw_'));
+    if (tables.length === 0) return false;
+    ensureDbtProject(paths);
+    const columns = await readColumns(path.join(paths.warehouseDir, 'serving', 'warehouse.duckdb'), tables);
+    const outcomes = writeStagingModels(paths.transformDir, source, tables.map((table) => ({
+      schema: table.schema, name: table.name, columns: columns.get(`${table.schema}.${table.name}`) ?? [],
+    })).filter((table) => table.columns.length > 0));
+    const kept = Object.entries(outcomes).filter(([, outcome]) => outcome === 'kept_user_edit').map(([name]) => name);
+    if (kept.length > 0) log.info({ source, kept }, 'staging files edited by the user were left as they are');
+    return Object.values(outcomes).includes('written');
+  }
+
+  /** Resolves when no run, parse or docs generation is queued or running. */
+  async idle(): Promise<void> {
+    while (this.#background.size > 0) await Promise.allSettled([...this.#background]);
+    await this.#options.lock.idle();
+    if (this.#background.size > 0) await this.idle();
+  }
+
+  /** Lets a running run finish within `graceMs`, then interrupts it; stops the worker. Idempotent. */
+  async close(graceMs: number): Promise<void> {
+    this.#closing = true;
+    this.#unsubscribe();
+    const finished = this.idle();
+    const graceOver = new AbortController();
+    const timedOut = await Promise.race([
+      finished.then(() => false),
+      delay(graceMs, true, { signal: graceOver.signal }).catch(() => false),
+    ]);
+    graceOver.abort();
+    if (timedOut) {
+      for (const run of this.#active.values()) run.controller.abort();
+      await finished;
+    }
+    await this.#worker?.close();
+  }
+
+  #enqueue(target: string, selector: readonly string[], models: ReadonlySet<string>, requestedBy: string | null): JobRecord {
+    const { store, now } = this.#options;
+    if (this.#closing) throw new RunInProgressError(target);
+    for (const run of this.#active.values()) {
+      if ([...models].some((name) => run.models.has(name))) throw new RunInProgressError(target);
+    }
+    const job = store.transaction(() => store.jobs.enqueueUnlessActive({ kind: 'run', target, fullRefresh: false, requestedBy }, now().toISOString()));
+    if (!job) throw new RunInProgressError(target);
+    const controller = new AbortController();
+    const active: ActiveRun = { models, controller, finished: Promise.resolve() };
+    this.#active.set(job.id, active);
+    const run = async (): Promise<void> => {
+      try {
+        await this.#runJob(job, selector, models, controller.signal);
+      } catch (error) {
+        this.#finishFailed(job, models, error, controller.signal);
+      }
+    };
+    active.finished = this.#inBackground('model run', async () => {
+      try {
+        await this.#options.lock.hold(run, controller.signal);
+      } catch (error) {
+        this.#finishFailed(job, models, error, controller.signal); // aborted while queued
+      } finally {
+        this.#active.delete(job.id);
+      }
+      await this.#reloadGraph();
+      this.#queueDocs();
+    });
+    return job;
+  }
+
+  async #runJob(job: JobRecord, selector: readonly string[], models: ReadonlySet<string>, signal: AbortSignal): Promise<void> {
+    const { store, events, now, paths, log } = this.#options;
+    const started = now();
+    store.jobs.markRunning(job.id, started.toISOString());
+    this.#logLine('INFO', `Run of ${job.target} started (${String(models.size)} model${models.size === 1 ? '' : 's'})`, job.id);
+    const graph = this.#graph ?? ModelGraph.empty;
+    const outcome = await this.#invoke(['run', '--select', ...selector], signal, (progress) => {
+      const name = graph.nameOf(progress.uniqueId) ?? progress.uniqueId.split('.').at(-1) ?? progress.uniqueId;
+      if (progress.event !== 'started') return;
+      store.modelRuns.markRunning(job.id, name, now().toISOString());
+      events.publish({ type: 'transform_run_started', model: name });
+    });
+    const built = outcome.results.filter((result) => result.status === 'success');
+    const rowCounts = await this.#countRows(built, signal);
+    await publishReplica(paths.warehouseFile, path.join(paths.warehouseDir, 'serving'));
+    const finishedAt = now().toISOString();
+    const failures = this.#recordResults(job, models, outcome, rowCounts, finishedAt);
+    const status = failures.length === 0 && outcome.success ? 'success' : 'failed';
+    const summary = failures.length === 0 && outcome.error !== null ? oneLine(outcome.error) : failures.join('; ');
+    store.jobs.finish(job.id, { status, rows: null, error: status === 'success' ? null : summary || 'dbt reported a failure' }, finishedAt);
+    const seconds = (new Date(finishedAt).getTime() - started.getTime()) / 1000;
+    this.#logLine(status === 'success' ? 'SUCCESS' : 'ERROR', status === 'success'
+      ? `Run of ${job.target} finished: ${String(built.length)} model${built.length === 1 ? '' : 's'} built in ${seconds.toFixed(1)} s`
+      : `Run of ${job.target} failed: ${summary}`, job.id);
+    log.info({ target: job.target, status, durationMs: Math.round(seconds * 1000) }, 'model run finished');
+    for (const event of this.#outcomeEvents(outcome, models)) events.publish(event);
+  }
+
+  /** Writes each model's outcome; returns one line per failed model. */
+  #recordResults(job: JobRecord, models: ReadonlySet<string>, outcome: DbtOutcome, rowCounts: ReadonlyMap<string, number>, now: string): string[] {
+    const { store } = this.#options;
+    const graph = this.#graph ?? ModelGraph.empty;
+    const failures: string[] = [];
+    store.transaction(() => {
+      for (const result of outcome.results) {
+        const status = result.status === 'success' ? 'success' : result.status === 'skipped' ? 'skipped' : 'error';
+        const error = status === 'success' ? null : status === 'skipped' ? this.#skipReason(result, outcome) : oneLine(result.message);
+        store.modelRuns.finish(job.id, result.name, { status, durationSeconds: result.executionSeconds, error }, now);
+        if (status === 'error') failures.push(`${result.name}: ${error ?? ''}`);
+        const model = graph.models.get(result.name);
+        const rows = rowCounts.get(result.name);
+        if (model && rows !== undefined && LAYERS.has(model.schema)) {
+          store.warehouseTables.replaceModelTable({ schema: model.schema, name: model.name, layer: model.schema as 'staging' | 'marts', rowCount: rows }, now);
+        }
+      }
+      const reported = new Set(outcome.results.map((result) => result.name));
+      for (const name of models) {
+        if (reported.has(name)) continue;
+        const error = oneLine(outcome.error ?? 'dbt did not run the model');
+        store.modelRuns.finish(job.id, name, { status: 'error', durationSeconds: null, error }, now);
+        failures.push(`${name}: ${error}`);
+      }
+    });
+    return failures;
+  }
+
+  #outcomeEvents(outcome: DbtOutcome, models: ReadonlySet<string>): QuarryEvent[] {
+    const timestamp = this.#options.now().toISOString();
+    const events: QuarryEvent[] = outcome.results.map((result) => result.status === 'success'
+      ? { type: 'transform_run_completed', model: result.name, timestamp }
+      : { type: 'transform_run_failed', model: result.name, error: result.status === 'skipped' ? this.#skipReason(result, outcome) : oneLine(result.message), timestamp });
+    const reported = new Set(outcome.results.map((result) => result.name));
+    for (const name of models) {
+      if (!reported.has(name)) events.push({ type: 'transform_run_failed', model: name, error: oneLine(outcome.error ?? 'dbt did not run the model'), timestamp });
+    }
+    return events;
+  }
+
+  #skipReason(skipped: NodeResult, outcome: DbtOutcome): string {
+    const graph = this.#graph ?? ModelGraph.empty;
+    const upstream = outcome.results.filter((result) => result.status === 'error' && graph.withDownstream(result.name).has(skipped.name))
+      .map((result) => result.name);
+    return upstream.length > 0 ? `Skipped because the upstream model ${upstream.join(', ')} failed` : 'Skipped because an upstream model failed';
+  }
+
+  async #countRows(results: readonly NodeResult[], signal: AbortSignal): Promise<Map<string, number>> {
+    const graph = this.#graph ?? ModelGraph.empty;
+    const models = results.map((result) => graph.models.get(result.name)).filter((model) => model !== undefined && LAYERS.has(model.schema));
+    const counts = new Map<string, number>();
+    if (models.length === 0) return counts;
+    await withWriteConnection(this.#options.paths.warehouseFile, signal, async (connection) => {
+      for (const model of models) {
+        if (!model) continue;
+        const reader = await connection.runAndReadAll(`SELECT count(*)::BIGINT AS n FROM ${quoteIdentifier(model.schema)}.${quoteIdentifier(model.name)}`);
+        counts.set(model.name, Number(reader.getRowObjects()[0]?.n ?? 0));
+      }
+    });
+    return counts;
+  }
+
+  #finishFailed(job: JobRecord, models: ReadonlySet<string>, error: unknown, signal: AbortSignal): void {
+    const { store, events, now, log } = this.#options;
+    const interrupted = signal.aborted;
+    const message = interrupted
+      ? 'The run was interrupted because the service is stopping'
+      : `The run failed: ${error instanceof Error ? error.message.split('\n')[0] ?? '' : String(error)}`;
+    const at = now().toISOString();
+    store.transaction(() => {
+      store.jobs.finish(job.id, { status: interrupted ? 'interrupted' : 'failed', rows: null, error: message }, at);
+      for (const name of models) store.modelRuns.finish(job.id, name, { status: 'error', durationSeconds: null, error: message }, at);
+    });
+    this.#logLine(interrupted ? 'WARNING' : 'ERROR', message, job.id);
+    if (!interrupted) log.warn({ err: error, target: job.target }, 'model run failed');
+    for (const name of models) events.publish({ type: 'transform_run_failed', model: name, error: message });
+  }
+
+  #onEvent(event: QuarryEvent): void {
+    if (event.type !== 'sync_completed' || this.#closing) return;
+    const source = event.source;
+    void this.#inBackground('staging refresh', async () => {
+      const changed = await this.refreshStaging(source);
+      const autoTransform = this.#options.config.watcher.auto_transform;
+      if (!this.#started && !autoTransform) return;
+      if (changed || !this.#graph) await this.#parse();
+      const run = autoTransform ? this.#downstreamOfSource(source) : this.#stagingToBuild(source, changed);
+      if (run) await this.#enqueueWhenFree(run.target, run.selector, run.models, autoTransform ? 'auto_transform' : 'staging_refresh');
+      else if (changed) this.#queueDocs();
+    });
+  }
+
+  /** With auto_transform: every model downstream of the source's raw tables. */
+  #downstreamOfSource(source: string): { target: string; selector: string[]; models: Set<string> } | undefined {
+    const models = (this.#graph ?? ModelGraph.empty).downstreamOf(`source.${DBT_PROJECT_NAME}.${source}.`);
+    return models.size === 0 ? undefined : { target: `source:${source}+`, selector: [`source:${source}+`], models };
+  }
+
+  /** The source's staging views, when they changed or have not been built yet, so models over them can run. */
+  #stagingToBuild(source: string, changed: boolean): { target: string; selector: string[]; models: Set<string> } | undefined {
+    const graph = this.#graph ?? ModelGraph.empty;
+    const latest = this.#options.store.modelRuns.latestByModel();
+    const staging = [...graph.downstreamOf(`source.${DBT_PROJECT_NAME}.${source}.`)]
+      .filter((name) => graph.models.get(name)?.schema === 'staging' && graph.models.get(name)?.dependsOn.length === 0)
+      .filter((name) => changed || latest.get(name)?.status !== 'success');
+    return staging.length === 0 ? undefined : { target: `staging of ${source}`, selector: staging, models: new Set(staging) };
+  }
+
+  /** Starts a run now, or once the runs it overlaps have finished. */
+  async #enqueueWhenFree(target: string, selector: readonly string[], models: ReadonlySet<string>, requestedBy: string): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        this.#enqueue(target, selector, models, requestedBy);
+        return;
+      } catch (error) {
+        if (!(error instanceof RunInProgressError) || attempt >= 3 || this.#closing) throw error;
+        await Promise.all([...this.#active.values()].filter((run) => [...models].some((name) => run.models.has(name))).map((run) => run.finished));
+      }
+    }
+  }
+
+  #queueDocs(): void {
+    if (this.#docsQueued || this.#closing) return;
+    this.#docsQueued = true;
+    const signal = new AbortController().signal;
+    void this.#inBackground('docs generation', async () => {
+      await this.#options.lock.hold(async () => {
+        this.#docsQueued = false;
+        const outcome = await this.#invoke(['docs', 'generate'], signal);
+        if (!outcome.success) this.#options.log.warn({ error: outcome.error }, 'dbt docs generate failed');
+      }, signal);
+      await this.#reloadGraph();
+    });
+  }
+
+  async #parse(): Promise<void> {
+    const outcome = await this.#invoke(['parse'], new AbortController().signal);
+    if (!outcome.success) this.#options.log.warn({ error: oneLine(outcome.error) }, 'the dbt project does not parse');
+    await this.#reloadGraph();
+  }
+
+  #loadedGraph(): Promise<ModelGraph> {
+    this.#graphLoaded ??= (async () => {
+      await this.#reloadGraph();
+      if (!this.#graph) await this.#parse();
+      return this.#graph ?? ModelGraph.empty;
+    })().catch((error: unknown) => {
+      this.#graphLoaded = undefined; // a repaired environment gets another try
+      throw error;
+    });
+    return this.#graphLoaded;
+  }
+
+  async #reloadGraph(): Promise<void> {
+    const graph = await readModelGraph(dbtTargetDir(this.#options.paths));
+    if (graph) this.#graph = graph;
+  }
+
+  #invoke(args: readonly string[], signal: AbortSignal, onStarted?: (progress: { event: 'started' | 'finished'; uniqueId: string }) => void): Promise<DbtOutcome> {
+    const { paths, log, baseEnv, pythonEnvironmentsDir } = this.#options;
+    this.#worker ??= new DbtWorker({
+      python: pythonExecutable('dbt', pythonEnvironmentsDir), paths, baseEnv, log: log.child({ component: 'dbt' }),
+    });
+    return this.#worker.invoke(args, onStarted ?? (() => undefined), signal);
+  }
+
+  /** Runs `work` in the background; close() and idle() wait for it, and its failure is logged, never thrown. */
+  #inBackground(what: string, work: () => Promise<void>): Promise<void> {
+    const task = work().catch((error: unknown) => { this.#options.log.warn({ err: error, task: what }, 'transformation task failed'); });
+    this.#background.add(task);
+    void task.finally(() => { this.#background.delete(task); });
+    return task;
+  }
+
+  #logLine(level: LogLevel, message: string, jobId: number): void {
+    this.#options.store.logs.append({ timestamp: this.#options.now().toISOString(), level, source: null, message, jobId });
+  }
+}
