@@ -54,6 +54,7 @@ export class DbtWorker {
         DBT_USE_COLORS: 'false',
         DBT_PARTIAL_PARSE: 'true',
         PYTHONUNBUFFERED: '1',
+        PYTHONDONTWRITEBYTECODE: '1',
       },
       log: options.log,
     });
