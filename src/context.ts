@@ -68,7 +68,7 @@ export function createContext(options: ContextOptions): AppContext {
     oauth: new OAuthLogin({ config: config.oauth, env, secretKey, now }),
     log,
     events,
-    jobs: new JobRunner({ store, paths, sources, events, log: log.child({ module: 'jobs' }), now, lock: warehouseLock }),
+    jobs: new JobRunner({ store, paths, sources, events, log: log.child({ module: 'jobs' }), now, env, lock: warehouseLock }),
     warehouseLock,
     transform: new TransformRunner({
       store, paths, config, events, log: log.child({ module: 'transform' }), now, lock: warehouseLock,

@@ -7,3 +7,9 @@ export { loadSources } from './sources-file.ts';
 export { parseSources, serializeSources, defaultSourcesYaml, type SourceConfig } from './sources-config.ts';
 export { createProjectFiles } from './create-project-files.ts';
 export { setProjectSetting, setEnvValue, writeFileAtomically } from './update-project-files.ts';
+export type { SourceConfigOf } from './source-entry.ts';
+export {
+  SOURCE_TYPES, SOURCE_TYPE_KEYS, CATEGORIES, SOURCE_RESOURCES, isSourceTypeKey,
+  type SourceType, type SourceTypeKey, type ConfigurableSourceTypeKey, type Category,
+} from './source-types.ts';
+export type { RestApiSection, RestApiEndpoint } from './source-sections/rest-api.ts';

@@ -3,8 +3,11 @@ import { setTimeout as delay } from 'node:timers/promises';
 import type { ProjectPaths, SourceConfig } from '../config/index.ts';
 import type { EventBus } from '../events/index.ts';
 import type { Logger } from '../logger.ts';
-import { SyncFailedError, syncFileSource, type FileSourceSpec } from '../sources/index.ts';
-import type { JobRecord, LogLevel, Store } from '../store/index.ts';
+import {
+  connectorFor, loadStagedTables, StagingArea, SyncFailedError, syncFileSource,
+  type Connector, type CursorState, type FileSourceSpec,
+} from '../sources/index.ts';
+import type { JobRecord, LedgerEntry, LogLevel, Store } from '../store/index.ts';
 import { publishReplica, withWriteConnection } from '../warehouse/index.ts';
 import { SourceDisabledError, SourceNotFoundError, SourceTypeNotSupportedError, SyncInProgressError } from './errors.ts';
 import type { WarehouseLock } from './warehouse-lock.ts';
@@ -16,6 +19,8 @@ export interface JobRunnerOptions {
   events: EventBus;
   log: Logger;
   now: () => Date;
+  /** The project's environment, where connectors read credentials by name. */
+  env: Readonly<Record<string, string | undefined>>;
   /** The warehouse's one door, shared with every other writer (model runs). */
   lock: WarehouseLock;
 }
@@ -25,15 +30,29 @@ export function fileSourceLocation(source: SourceConfig, projectRoot: string): {
   switch (source.type) {
     case 'local_files': return { directory: path.resolve(projectRoot, source.local_files.directory), pattern: source.local_files.file_pattern };
     case 'csv': return { directory: path.resolve(projectRoot, source.csv.directory), pattern: source.csv.file_pattern };
+    case 'filesystem': {
+      const url = source.filesystem.bucket_url;
+      if (/^[a-z][a-z0-9+.-]*:\/\//i.test(url) && !url.startsWith('file://')) return undefined;
+      return { directory: path.resolve(projectRoot, url.replace(/^file:\/\//, '')), pattern: source.filesystem.file_pattern };
+    }
     default: return undefined;
   }
 }
 
-/** Queues sync jobs, runs them one warehouse writer at a time, and records every transition. */
+interface SyncResult {
+  readonly rows: number;
+  readonly tables: { schema: string; name: string; rowCount: number }[];
+  readonly messages: { level: 'INFO' | 'WARNING'; message: string }[];
+  readonly ledger?: LedgerEntry[];
+  readonly cursors?: ReadonlyMap<string, unknown>;
+}
+
+/** Queues sync jobs and records every transition; whatever writes the warehouse does so one holder of the lock at a time. */
 export class JobRunner {
   readonly #options: JobRunnerOptions;
   readonly #lock: WarehouseLock;
   readonly #controllers = new Map<number, AbortController>();
+  readonly #inFlight = new Set<Promise<void>>();
   #closing = false;
 
   constructor(options: JobRunnerOptions) {
@@ -51,14 +70,15 @@ export class JobRunner {
     return interrupted;
   }
 
-  /** Queues a sync and starts it as soon as the warehouse is free. */
+  /** Queues a sync: file sources load under the lock; other sources extract first, then load under the lock. */
   startSync(name: string, options: { fullRefresh: boolean; requestedBy: string | null }): JobRecord {
     const { store, sources, now, paths } = this.#options;
     const source = sources.find((candidate) => candidate.name === name);
     if (!source) throw new SourceNotFoundError(name);
     if (!source.enabled) throw new SourceDisabledError(name);
     const location = fileSourceLocation(source, paths.root);
-    if (location === undefined) throw new SourceTypeNotSupportedError(name, source.type);
+    const connector = location === undefined ? connectorFor(source) : undefined;
+    if (location === undefined && connector === undefined) throw new SourceTypeNotSupportedError(name, source.type);
     if (this.#closing) throw new SyncInProgressError(name);
     const job = store.transaction(() => store.jobs.enqueueUnlessActive(
       { kind: 'sync', target: name, fullRefresh: options.fullRefresh, requestedBy: options.requestedBy }, now().toISOString(),
@@ -66,30 +86,30 @@ export class JobRunner {
     if (!job) throw new SyncInProgressError(name);
     const controller = new AbortController();
     this.#controllers.set(job.id, controller);
-    const spec: FileSourceSpec = { source: name, ...location, fullRefresh: options.fullRefresh, lookbackDays: source.lookback_days };
-    const run = async (): Promise<void> => {
-      try {
-        await this.#runSync(job, spec, controller.signal);
-      } catch (error) {
-        this.#finishFailed(job, error, controller.signal);
-      }
-    };
-    // Failure is recorded inside the held turn, so whoever waits for the lock to be idle sees the job finished.
-    this.#lock.hold(run, controller.signal)
-      .catch((error: unknown) => { this.#finishFailed(job, error, controller.signal); })
-      .finally(() => { this.#controllers.delete(job.id); });
+    const signal = controller.signal;
+    const sync = location !== undefined
+      ? () => this.#lock.hold(() => this.#runSync(job, source, signal, () => this.#syncFiles(job, { source: name, ...location, fullRefresh: options.fullRefresh, lookbackDays: source.lookback_days }, signal)), signal)
+      : () => this.#runSync(job, source, signal, () => this.#syncConnector(job, source, connector as Connector, signal));
+    const done = sync()
+      .catch((error: unknown) => { this.#finishFailed(job, error, signal); })
+      .finally(() => {
+        this.#controllers.delete(job.id);
+        this.#inFlight.delete(done);
+      });
+    this.#inFlight.add(done);
     return job;
   }
 
   /** Resolves when no job is queued or running. */
   async idle(): Promise<void> {
+    while (this.#inFlight.size > 0) await Promise.all(this.#inFlight);
     await this.#lock.idle();
   }
 
-  /** Lets the running job finish within `graceMs`, then aborts it; queued jobs end interrupted. */
+  /** Lets running jobs finish within `graceMs`, then aborts them; queued jobs end interrupted. */
   async close(graceMs: number): Promise<void> {
     this.#closing = true;
-    const finished = this.#lock.idle();
+    const finished = this.idle();
     const graceOver = new AbortController();
     const timedOut = await Promise.race([
       finished.then(() => false),
@@ -102,26 +122,80 @@ export class JobRunner {
     }
   }
 
-  async #runSync(job: JobRecord, spec: FileSourceSpec, signal: AbortSignal): Promise<void> {
-    const { store, paths, events, now, log } = this.#options;
+  async #runSync(job: JobRecord, source: SourceConfig, signal: AbortSignal, sync: () => Promise<SyncResult>): Promise<void> {
+    const { store, events, now, log } = this.#options;
+    signal.throwIfAborted();
     const started = now();
     store.jobs.markRunning(job.id, started.toISOString());
-    events.publish({ type: 'sync_started', source: spec.source });
-    this.#logLine('INFO', spec.source, `Sync started${spec.fullRefresh ? ' (full refresh)' : ''}`, job.id);
-    const ledger = store.fileLedger.forSource(spec.source);
-    const outcome = await withWriteConnection(paths.warehouseFile, signal, (connection) => syncFileSource(connection, spec, ledger, now(), signal));
-    await publishReplica(paths.warehouseFile, path.join(paths.warehouseDir, 'serving'));
+    events.publish({ type: 'sync_started', source: source.name });
+    this.#logLine('INFO', source.name, `Sync started${job.fullRefresh ? ' (full refresh)' : ''}`, job.id);
+    const outcome = await sync();
     const finishedAt = now();
     store.transaction(() => {
       store.jobs.finish(job.id, { status: 'success', rows: outcome.rows, error: null }, finishedAt.toISOString());
-      store.warehouseTables.replaceForSource(spec.source, outcome.tables, finishedAt.toISOString());
-      store.fileLedger.replace(spec.source, outcome.ledger);
+      store.warehouseTables.replaceForSource(source.name, outcome.tables, finishedAt.toISOString());
+      if (outcome.ledger !== undefined) store.fileLedger.replace(source.name, outcome.ledger);
+      if (outcome.cursors !== undefined) {
+        if (job.fullRefresh) store.sourceState.clear(source.name);
+        store.sourceState.save(source.name, outcome.cursors, finishedAt.toISOString());
+      }
     });
-    for (const line of outcome.messages) this.#logLine(line.level, spec.source, line.message, job.id);
+    for (const line of outcome.messages) this.#logLine(line.level, source.name, line.message, job.id);
     const seconds = (finishedAt.getTime() - started.getTime()) / 1000;
-    this.#logLine('SUCCESS', spec.source, `Sync finished: ${String(outcome.rows)} rows in ${seconds.toFixed(1)} s`, job.id);
-    log.info({ source: spec.source, rows: outcome.rows, durationMs: finishedAt.getTime() - started.getTime() }, 'sync completed');
-    events.publish({ type: 'sync_completed', source: spec.source, rows: outcome.rows });
+    this.#logLine('SUCCESS', source.name, `Sync finished: ${String(outcome.rows)} rows in ${seconds.toFixed(1)} s`, job.id);
+    log.info({ source: source.name, rows: outcome.rows, durationMs: finishedAt.getTime() - started.getTime() }, 'sync completed');
+    events.publish({ type: 'sync_completed', source: source.name, rows: outcome.rows });
+  }
+
+  async #syncFiles(job: JobRecord, spec: FileSourceSpec, signal: AbortSignal): Promise<SyncResult> {
+    const { store, paths, now } = this.#options;
+    const ledger = store.fileLedger.forSource(spec.source);
+    const outcome = await withWriteConnection(paths.warehouseFile, signal, (connection) => syncFileSource(connection, spec, ledger, now(), signal));
+    await this.#publish();
+    return outcome;
+  }
+
+  /** Extracts outside the lock (a slow API must not hold up other loads), then loads everything in one transaction. */
+  async #syncConnector(job: JobRecord, source: SourceConfig, connector: Connector, signal: AbortSignal): Promise<SyncResult> {
+    const { store, paths, now, env } = this.#options;
+    const saved = job.fullRefresh ? new Map<string, unknown>() : store.sourceState.forSource(source.name);
+    const cursors = new Map<string, unknown>();
+    const state: CursorState = {
+      get: (resource) => saved.get(resource),
+      set: (resource, value) => { cursors.set(resource, value); },
+    };
+    const staging = await StagingArea.create(paths.runDir, job.id);
+    try {
+      await connector.extract({
+        source, env, state, fullRefresh: job.fullRefresh, now: now(), signal, workDir: staging.directory,
+        log: (level, message) => { this.#logLine(level, source.name, message, job.id); },
+      }, staging);
+      const staged = await staging.finish();
+      const records = staged.reduce((sum, table) => sum + table.records, 0);
+      return await this.#lock.hold(async () => {
+        const loaded = await withWriteConnection(paths.warehouseFile, signal, async (connection) => {
+          await connection.run('BEGIN TRANSACTION');
+          try {
+            const outcome = await loadStagedTables(connection, source.name, staged, { fullRefresh: job.fullRefresh, now: now() });
+            signal.throwIfAborted();
+            await connection.run('COMMIT');
+            return outcome;
+          } catch (error) {
+            await connection.run('ROLLBACK');
+            throw error;
+          }
+        });
+        await this.#publish();
+        return { rows: records, tables: loaded.tables, messages: loaded.messages, cursors };
+      }, signal);
+    } finally {
+      await staging.remove();
+    }
+  }
+
+  async #publish(): Promise<void> {
+    const { paths } = this.#options;
+    await publishReplica(paths.warehouseFile, path.join(paths.warehouseDir, 'serving'));
   }
 
   #finishFailed(job: JobRecord, error: unknown, signal: AbortSignal): void {

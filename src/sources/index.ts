@@ -6,3 +6,7 @@ export {
   saveUpload, listCsvFiles, deleteCsvFile, sanitizeFileName, UnsafePathError, FileNotFoundError, NotACsvSourceError, UploadTooLargeError,
   type CsvLocation, type CsvFileEntry,
 } from './csv-files.ts';
+export { connectorFor } from './connectors.ts';
+export { loadStagedTables } from './load-staged-tables.ts';
+export { StagingArea } from './staging-area.ts';
+export type { Connector, CursorState, ExtractContext, RecordSink, TableSpec } from './connector.ts';

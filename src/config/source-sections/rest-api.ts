@@ -34,6 +34,8 @@ const Endpoint = z.strictObject({
   primary_key: PrimaryKey.optional(),
   incremental: EndpointIncremental.optional(),
   table_name: SourceName.optional(),
+  /** A guard against an API that pages forever. */
+  max_pages: z.int().min(1).optional(),
 });
 export type RestApiEndpoint = z.output<typeof Endpoint>;
 

@@ -1,0 +1,55 @@
+import type { SourceConfig } from '../config/index.ts';
+
+export type WriteDisposition = 'replace' | 'append' | 'merge';
+
+/** How one raw table of a source is written: replaced whole, appended to, or merged on its primary key. */
+export interface TableSpec {
+  readonly name: string;
+  readonly disposition: WriteDisposition;
+  /** Required for `merge`: the columns that identify a record. */
+  readonly primaryKey?: readonly string[];
+}
+
+/** A file a connector produced whole (a database export, a pipeline's output), loaded by DuckDB's own reader. */
+export interface StagedFile {
+  readonly path: string;
+  readonly format: 'jsonl' | 'csv' | 'parquet';
+  /** Column → DuckDB type, for CSV whose types are known from the origin (no sniffing). */
+  readonly columns?: Readonly<Record<string, string>>;
+}
+
+export interface TableWriter {
+  write(records: readonly Record<string, unknown>[]): Promise<void>;
+  addFile(file: StagedFile): void;
+}
+
+/** Where a connector puts what it extracted; nothing reaches the warehouse until the whole extraction succeeded. */
+export interface RecordSink {
+  table(spec: TableSpec): TableWriter;
+}
+
+export type ConnectorLogLevel = 'INFO' | 'WARNING';
+
+/** A connector's saved position per resource (cursor values), committed only with the data it describes. */
+export interface CursorState {
+  get(resource: string): unknown;
+  set(resource: string, value: unknown): void;
+}
+
+export interface ExtractContext {
+  readonly source: SourceConfig;
+  /** The project's environment (.env over the process's), where credentials are read by name. */
+  readonly env: Readonly<Record<string, string | undefined>>;
+  readonly state: CursorState;
+  readonly fullRefresh: boolean;
+  readonly now: Date;
+  readonly signal: AbortSignal;
+  /** Where connectors that need a scratch directory (Python pipelines) may write. */
+  readonly workDir: string;
+  readonly log: (level: ConnectorLogLevel, message: string) => void;
+}
+
+/** Extracts a source's records into a sink. Throws SyncFailedError with a one-line cause on any failure. */
+export interface Connector {
+  extract(context: ExtractContext, sink: RecordSink): Promise<void>;
+}

@@ -1,0 +1,113 @@
+import { quoteIdentifier, quoteLiteral, type DuckDBConnection } from '../warehouse/index.ts';
+import type { StagedFile } from './connector.ts';
+import { describeColumns, evolveTable } from './evolve-schema.ts';
+import type { StagedTable } from './staging-area.ts';
+import { SyncFailedError } from './sync-failed-error.ts';
+import { LOADED_AT_COLUMN, rawSchemaOf } from './sync-file-source.ts';
+
+export interface LoadedTable {
+  readonly schema: string;
+  readonly name: string;
+  readonly rowCount: number;
+}
+
+export interface StagedLoadOutcome {
+  readonly tables: LoadedTable[];
+  readonly messages: { level: 'INFO' | 'WARNING'; message: string }[];
+}
+
+const SEQUENCE_COLUMN = '_quarry_sequence';
+
+function readerSql(file: StagedFile): string {
+  const at = quoteLiteral(file.path);
+  switch (file.format) {
+    // The whole file is sampled: a type first seen deep in a large extraction must not fail the load.
+    case 'jsonl': return `SELECT * FROM read_json(${at}, format = 'newline_delimited', sample_size = -1)`;
+    case 'parquet': return `SELECT * FROM read_parquet(${at})`;
+    case 'csv': {
+      const columns = file.columns === undefined ? '' : `, auto_detect = false, columns = {${Object.entries(file.columns)
+        .map(([name, type]) => `${quoteLiteral(name)}: ${quoteLiteral(type)}`).join(', ')}}`;
+      return `SELECT * FROM read_csv(${at}, header = true, allow_quoted_nulls = false${columns})`;
+    }
+  }
+}
+
+function stagedSelect(files: readonly StagedFile[], loadedAt: string): string {
+  const union = files.map(readerSql).join(' UNION ALL BY NAME ');
+  return `SELECT *, ${quoteLiteral(loadedAt)}::TIMESTAMP AS ${LOADED_AT_COLUMN} FROM (${union})`;
+}
+
+/**
+ * Loads what a connector staged into the source's raw schema, inside the caller's transaction:
+ * `replace` swaps a table whole, `append` adds rows, `merge` replaces rows with the same primary key.
+ * New columns are added and conflicting types widened, as for files.
+ */
+export async function loadStagedTables(
+  connection: DuckDBConnection, source: string, staged: readonly StagedTable[], options: { fullRefresh: boolean; now: Date },
+): Promise<StagedLoadOutcome> {
+  const schema = rawSchemaOf(source);
+  const messages: StagedLoadOutcome['messages'] = [];
+  const loadedAt = options.now.toISOString().replace('T', ' ').replace('Z', '');
+  await connection.run(`CREATE SCHEMA IF NOT EXISTS ${quoteIdentifier(schema)}`);
+  const tables: LoadedTable[] = [];
+  for (const { spec, files } of staged) {
+    const table = `${quoteIdentifier(schema)}.${quoteIdentifier(spec.name)}`;
+    const exists = await tableExists(connection, schema, spec.name);
+    const disposition = options.fullRefresh ? 'replace' : spec.disposition;
+    if (files.length === 0) {
+      if (disposition === 'replace' && exists) {
+        const rows = await countRows(connection, table);
+        if (rows > 0 && !options.fullRefresh) {
+          throw new SyncFailedError(
+            `The source returned no records for ${spec.name}; refusing to replace ${String(rows)} loaded rows with nothing. `
+            + 'Run a full refresh to empty the table on purpose.',
+          );
+        }
+        await connection.run(`DELETE FROM ${table}`);
+      } else if (!exists) {
+        await connection.run(`CREATE TABLE ${table} (${LOADED_AT_COLUMN} TIMESTAMP)`);
+      }
+    } else {
+      const select = stagedSelect(files, loadedAt);
+      if (disposition === 'replace' || !exists) {
+        await connection.run(`CREATE OR REPLACE TABLE ${table} AS ${select}`);
+      } else {
+        const changes = await evolveTable(connection, table, await describeColumns(connection, select));
+        for (const change of changes) messages.push({ level: 'WARNING', message: `Schema change in ${spec.name}: ${change}` });
+        if (disposition === 'append') {
+          await connection.run(`INSERT INTO ${table} BY NAME ${select}`);
+        } else {
+          await mergeInto(connection, table, select, spec.primaryKey ?? []);
+        }
+      }
+    }
+    tables.push({ schema, name: spec.name, rowCount: await countRows(connection, table) });
+  }
+  return { tables, messages };
+}
+
+/** Replaces the rows whose primary key the new records carry; of several records with one key, the last extracted wins. */
+async function mergeInto(connection: DuckDBConnection, table: string, select: string, primaryKey: readonly string[]): Promise<void> {
+  if (primaryKey.length === 0) throw new SyncFailedError(`Cannot merge into ${table} without a primary key`);
+  const keys = primaryKey.map(quoteIdentifier);
+  await connection.run('DROP TABLE IF EXISTS temp.quarry_merge');
+  await connection.run(`CREATE TEMP TABLE quarry_merge AS SELECT * EXCLUDE (${SEQUENCE_COLUMN}) FROM (
+    SELECT *, row_number() OVER () AS ${SEQUENCE_COLUMN} FROM (${select})
+  ) QUALIFY row_number() OVER (PARTITION BY ${keys.join(', ')} ORDER BY ${SEQUENCE_COLUMN} DESC) = 1`);
+  const matches = keys.map((key) => `${table}.${key} = quarry_merge.${key}`).join(' AND ');
+  await connection.run(`DELETE FROM ${table} USING temp.quarry_merge WHERE ${matches}`);
+  await connection.run(`INSERT INTO ${table} BY NAME SELECT * FROM temp.quarry_merge`);
+  await connection.run('DROP TABLE temp.quarry_merge');
+}
+
+async function tableExists(connection: DuckDBConnection, schema: string, name: string): Promise<boolean> {
+  const result = await connection.runAndReadAll(
+    `SELECT count(*)::INTEGER AS n FROM information_schema.tables WHERE table_schema = ${quoteLiteral(schema)} AND table_name = ${quoteLiteral(name)}`,
+  );
+  return Number(result.getRowObjects()[0]?.n ?? 0) > 0;
+}
+
+async function countRows(connection: DuckDBConnection, table: string): Promise<number> {
+  const result = await connection.runAndReadAll(`SELECT count(*)::BIGINT AS n FROM ${table}`);
+  return Number(result.getRowObjects()[0]?.n ?? 0);
+}

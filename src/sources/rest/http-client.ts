@@ -1,0 +1,175 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { SyncFailedError } from '../sync-failed-error.ts';
+
+export interface HttpRequest {
+  url: URL;
+  method: 'GET' | 'POST';
+  headers: Record<string, string>;
+  /** A JSON body, for APIs that take their query in POST requests, or a string sent as it is (a form). */
+  body?: unknown;
+}
+
+export interface HttpResponse {
+  readonly status: number;
+  readonly headers: Headers;
+  readonly body: unknown;
+  readonly url: URL;
+}
+
+export interface HttpClientOptions {
+  readonly signal: AbortSignal;
+  readonly timeoutMs?: number;
+  readonly maxAttempts?: number;
+  readonly baseDelayMs?: number;
+  readonly maxDelayMs?: number;
+  readonly onRetry?: (message: string) => void;
+}
+
+const RETRIED_STATUSES = new Set([408, 429, 500, 502, 503, 504]);
+const TRANSIENT_NETWORK_ERRORS = new Set(['ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'ETIMEDOUT', 'UND_ERR_SOCKET', 'UND_ERR_CONNECT_TIMEOUT']);
+
+/** Where a request went, for messages: never the query string, which may carry a key. */
+export function describeUrl(url: URL): string {
+  return `${url.origin}${url.pathname}`;
+}
+
+/** An HTTP status the caller may act on (a 401 that a token refresh may cure). */
+export class HttpStatusError extends SyncFailedError {
+  readonly status: number;
+  constructor(request: HttpRequest, status: number, statusText: string, detail: string) {
+    super(`${request.method} ${describeUrl(request.url)} answered ${String(status)} ${statusText}${detail === '' ? '' : `: ${detail}`}`);
+    this.status = status;
+  }
+}
+
+/**
+ * JSON over HTTP for connectors: a timeout per request, and retries with exponential backoff and full
+ * jitter on 408/429/5xx and dropped connections, honouring Retry-After; anything else fails at once
+ * with a one-line cause.
+ */
+export class HttpClient {
+  readonly #options: Required<Omit<HttpClientOptions, 'onRetry'>> & Pick<HttpClientOptions, 'onRetry'>;
+
+  constructor(options: HttpClientOptions) {
+    this.#options = { timeoutMs: 30_000, maxAttempts: 6, baseDelayMs: 500, maxDelayMs: 60_000, ...options };
+  }
+
+  async request(request: HttpRequest): Promise<HttpResponse> {
+    const { maxAttempts } = this.#options;
+    for (let attempt = 1; ; attempt += 1) {
+      this.#options.signal.throwIfAborted();
+      let response: Response;
+      try {
+        response = await this.#send(request);
+      } catch (error) {
+        const cause = networkCause(error, request, this.#options.timeoutMs);
+        if (this.#options.signal.aborted) throw error;
+        if (!cause.transient || attempt >= maxAttempts) throw new SyncFailedError(cause.message);
+        await this.#wait(attempt, undefined, cause.message);
+        continue;
+      }
+      if (RETRIED_STATUSES.has(response.status) && attempt < maxAttempts) {
+        await response.body?.cancel();
+        await this.#wait(attempt, response.headers.get('retry-after'), `${request.method} ${describeUrl(request.url)} answered ${String(response.status)}`);
+        continue;
+      }
+      return readResponse(request, response);
+    }
+  }
+
+  #send(request: HttpRequest): Promise<Response> {
+    const headers: Record<string, string> = { accept: 'application/json', ...request.headers };
+    let body: string | undefined;
+    if (typeof request.body === 'string') {
+      body = request.body;
+    } else if (request.body !== undefined) {
+      body = JSON.stringify(request.body);
+      headers['content-type'] ??= 'application/json';
+    }
+    return fetch(request.url, {
+      method: request.method,
+      headers,
+      body,
+      redirect: 'follow',
+      signal: AbortSignal.any([this.#options.signal, AbortSignal.timeout(this.#options.timeoutMs)]),
+    });
+  }
+
+  async #wait(attempt: number, retryAfter: string | null | undefined, reason: string): Promise<void> {
+    const { baseDelayMs, maxDelayMs } = this.#options;
+    const asked = parseRetryAfter(retryAfter);
+    const delayMs = asked ?? Math.random() * Math.min(maxDelayMs, baseDelayMs * 2 ** (attempt - 1));
+    const capped = Math.min(delayMs, maxDelayMs);
+    this.#options.onRetry?.(`${reason}; retrying in ${(capped / 1000).toFixed(1)} s (attempt ${String(attempt + 1)} of ${String(this.#options.maxAttempts)})`);
+    await sleep(capped, undefined, { signal: this.#options.signal });
+  }
+}
+
+/** Retry-After is either seconds or an HTTP date. */
+export function parseRetryAfter(value: string | null | undefined, now = Date.now()): number | undefined {
+  if (value === null || value === undefined || value.trim() === '') return undefined;
+  if (/^\d+$/.test(value.trim())) return Number(value.trim()) * 1000;
+  const at = Date.parse(value);
+  return Number.isNaN(at) ? undefined : Math.max(0, at - now);
+}
+
+async function readResponse(request: HttpRequest, response: Response): Promise<HttpResponse> {
+  const text = await response.text();
+  if (!response.ok) {
+    throw new HttpStatusError(request, response.status, response.statusText, vendorMessage(text));
+  }
+  const type = response.headers.get('content-type') ?? '';
+  let body: unknown;
+  try {
+    body = text === '' ? null : JSON.parse(text);
+  } catch {
+    throw new SyncFailedError(`${request.method} ${describeUrl(request.url)} answered ${type === '' ? 'something' : type} that is not JSON`);
+  }
+  return { status: response.status, headers: response.headers, body, url: new URL(response.url === '' ? request.url : response.url) };
+}
+
+/** A vendor's own error text, when its body has one, cut short: enough to name the problem. */
+function vendorMessage(text: string): string {
+  let message: unknown = text;
+  try {
+    const parsed: unknown = JSON.parse(text);
+    message = findMessage(parsed) ?? text;
+  } catch {
+    // not JSON: the text itself
+  }
+  return String(message).replace(/\s+/g, ' ').trim().slice(0, 200);
+}
+
+function findMessage(value: unknown): string | undefined {
+  if (typeof value === 'string') return value;
+  if (value === null || typeof value !== 'object') return undefined;
+  const record = value as Record<string, unknown>;
+  for (const key of ['message', 'error_description', 'error', 'detail', 'errors', 'description']) {
+    const found = findMessage(record[key]);
+    if (found !== undefined) return found;
+  }
+  return Array.isArray(value) ? findMessage(value[0]) : undefined;
+}
+
+function networkCause(error: unknown, request: HttpRequest, timeoutMs: number): { message: string; transient: boolean } {
+  const host = request.url.host;
+  if (error instanceof DOMException && error.name === 'TimeoutError') {
+    return { message: `No answer from ${host} within ${String(timeoutMs / 1000)} s`, transient: true };
+  }
+  const code = errorCode(error);
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') {
+    return { message: `Could not resolve the host name ${request.url.hostname} (DNS lookup failed)`, transient: code === 'EAI_AGAIN' };
+  }
+  if (code === 'ECONNREFUSED') return { message: `Could not connect to ${host}: connection refused`, transient: true };
+  if (code !== undefined && TRANSIENT_NETWORK_ERRORS.has(code)) return { message: `The connection to ${host} failed (${code})`, transient: true };
+  if (code !== undefined && /CERT|SSL|TLS/.test(code)) return { message: `The TLS connection to ${host} failed (${code})`, transient: false };
+  return { message: `The request to ${describeUrl(request.url)} failed${code === undefined ? '' : ` (${code})`}`, transient: true };
+}
+
+function errorCode(error: unknown): string | undefined {
+  for (let current: unknown = error; current instanceof Error; current = current.cause) {
+    const code = (current as { code?: unknown }).code;
+    if (typeof code === 'string') return code;
+  }
+  return undefined;
+}

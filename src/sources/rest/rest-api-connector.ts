@@ -1,0 +1,66 @@
+import type { RestApiEndpoint, RestApiSection } from '../../config/index.ts';
+import { basicAuth, bearerAuth, headerAuth, noAuth, oauthTokenAuth, queryAuth, type AuthStrategy } from './auth.ts';
+import { requireEnv } from './credentials.ts';
+import type { RestResource } from './extract-resource.ts';
+import type { HttpClient } from './http-client.ts';
+import { parsePaginatorSpec } from './paginators.ts';
+import { restSourceConnector } from './rest-source.ts';
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+function restApiAuth(section: RestApiSection, env: Env, http: HttpClient): AuthStrategy {
+  const secret = (name: string | undefined, holds: string): string => requireEnv(env, name ?? '', holds);
+  switch (section.auth_type) {
+    case 'none': return noAuth;
+    case 'bearer':
+      return section.auth_token_env === undefined ? noAuth : bearerAuth(secret(section.auth_token_env, 'the API token'));
+    case 'api_key': {
+      const key = secret(section.auth_token_env, 'the API key');
+      const name = section.api_key_name ?? 'X-API-Key';
+      return section.api_key_location === 'query' ? queryAuth(name, key) : headerAuth(name, key);
+    }
+    case 'basic':
+      return basicAuth(secret(section.basic_username_env, 'the user name'), secret(section.basic_password_env, 'the password'));
+    case 'custom_header':
+      return headerAuth(section.auth_header_name ?? 'Authorization', secret(section.auth_token_env, 'the token'));
+    case 'oauth2_client_credentials':
+      return oauthTokenAuth({
+        tokenUrl: section.access_token_url ?? '',
+        form: { grant_type: 'client_credentials' },
+        basic: { clientId: secret(section.client_id_env, 'the OAuth client id'), clientSecret: secret(section.client_secret_env, 'the OAuth client secret') },
+      }, http);
+  }
+}
+
+/** The table an endpoint loads into: `table_name`, else the path's last word (`/v1/users/` → users). */
+export function endpointTableName(endpoint: RestApiEndpoint): string {
+  if (endpoint.table_name !== undefined) return endpoint.table_name;
+  const words = endpoint.path.split('?')[0]?.split('/').filter((word) => word !== '' && !word.includes('{')) ?? [];
+  const last = (words.at(-1) ?? 'records').toLowerCase().replace(/[^a-z0-9_]+/g, '_').replace(/^[^a-z]+/, '');
+  return last === '' ? 'records' : last;
+}
+
+function endpointResource(endpoint: RestApiEndpoint, section: RestApiSection): RestResource {
+  const name = endpointTableName(endpoint);
+  const incremental = endpoint.incremental;
+  return {
+    name,
+    path: endpoint.path,
+    params: endpoint.params,
+    headers: section.headers,
+    dataSelector: endpoint.data_selector,
+    paginator: endpoint.paginator === undefined ? undefined : parsePaginatorSpec(endpoint.paginator, `endpoint ${endpoint.path}`),
+    primaryKey: endpoint.primary_key === undefined ? undefined : [endpoint.primary_key].flat(),
+    incremental: incremental === undefined ? undefined : {
+      cursorPath: incremental.cursor_path, param: incremental.param, initialValue: incremental.initial_value,
+    },
+    maxPages: endpoint.max_pages,
+  };
+}
+
+/** `rest_api`: any JSON API described in sources.yml, one table per endpoint. */
+export const restApiConnector = restSourceConnector<RestApiSection>({
+  baseUrl: (section) => section.base_url,
+  auth: restApiAuth,
+  resources: (section) => section.endpoints.map((endpoint) => endpointResource(endpoint, section)),
+});

@@ -1,0 +1,84 @@
+import { createWriteStream, type WriteStream } from 'node:fs';
+import { mkdir, rm } from 'node:fs/promises';
+import path from 'node:path';
+import { once } from 'node:events';
+import type { RecordSink, StagedFile, TableSpec, TableWriter } from './connector.ts';
+
+export interface StagedTable {
+  readonly spec: TableSpec;
+  readonly files: readonly StagedFile[];
+  readonly records: number;
+}
+
+class JsonLinesWriter implements TableWriter {
+  readonly files: StagedFile[] = [];
+  records = 0;
+  #stream: WriteStream | undefined;
+  readonly #file: string;
+
+  constructor(file: string) {
+    this.#file = file;
+  }
+
+  async write(records: readonly Record<string, unknown>[]): Promise<void> {
+    if (records.length === 0) return;
+    if (this.#stream === undefined) {
+      this.#stream = createWriteStream(this.#file, { flags: 'wx' });
+      this.files.push({ path: this.#file, format: 'jsonl' });
+    }
+    this.records += records.length;
+    const text = records.map((record) => JSON.stringify(record)).join('\n') + '\n';
+    if (!this.#stream.write(text)) await once(this.#stream, 'drain');
+  }
+
+  addFile(file: StagedFile): void {
+    this.files.push(file);
+  }
+
+  async close(): Promise<void> {
+    const stream = this.#stream;
+    if (stream === undefined || stream.writableFinished) return;
+    stream.end();
+    await once(stream, 'finish');
+  }
+}
+
+/**
+ * A job's scratch folder: records extracted from a source are written to JSON-lines files per table
+ * here, then loaded into the warehouse in one transaction. Removed once the job ends, whatever happened.
+ */
+export class StagingArea implements RecordSink {
+  readonly directory: string;
+  readonly #writers = new Map<string, { spec: TableSpec; writer: JsonLinesWriter }>();
+
+  private constructor(directory: string) {
+    this.directory = directory;
+  }
+
+  static async create(runDir: string, jobId: number): Promise<StagingArea> {
+    const directory = path.join(runDir, 'staging', `job-${String(jobId)}`);
+    await rm(directory, { recursive: true, force: true });
+    await mkdir(directory, { recursive: true });
+    return new StagingArea(directory);
+  }
+
+  table(spec: TableSpec): TableWriter {
+    const existing = this.#writers.get(spec.name);
+    if (existing !== undefined) return existing.writer;
+    // Numbered, not named: a table name from a vendor or a database is not a safe file name.
+    const writer = new JsonLinesWriter(path.join(this.directory, `table-${String(this.#writers.size)}.jsonl`));
+    this.#writers.set(spec.name, { spec, writer });
+    return writer;
+  }
+
+  /** Flushes every file and returns what was staged, table by table. */
+  async finish(): Promise<StagedTable[]> {
+    await Promise.all([...this.#writers.values()].map(({ writer }) => writer.close()));
+    return [...this.#writers.values()].map(({ spec, writer }) => ({ spec, files: writer.files, records: writer.records }));
+  }
+
+  async remove(): Promise<void> {
+    await Promise.all([...this.#writers.values()].map(({ writer }) => writer.close().catch(() => undefined)));
+    await rm(this.directory, { recursive: true, force: true });
+  }
+}
