@@ -7,6 +7,7 @@ import {
 import { EventBus } from './events/index.ts';
 import { JobRunner, WarehouseLock } from './jobs/index.ts';
 import { createLogger, type Logger } from './logger.ts';
+import { SourceTokens } from './sources/index.ts';
 import { openStore, type Store } from './store/index.ts';
 import { TransformRunner } from './transform/index.ts';
 import packageJson from '../package.json' with { type: 'json' };
@@ -25,6 +26,7 @@ export interface AppContext {
   readonly log: Logger;
   readonly events: EventBus;
   readonly jobs: JobRunner;
+  readonly sourceTokens: SourceTokens;
   /** The one warehouse writer's turn: sync jobs and model runs both hold it. */
   readonly warehouseLock: WarehouseLock;
   /** dbt models: listing, runs with cascade, staging models kept in step with syncs, the docs site's files. */
@@ -56,6 +58,7 @@ export function createContext(options: ContextOptions): AppContext {
   const log = options.log ?? createLogger({ level: env.QUARRY_LOG_LEVEL ?? 'info' });
   const events = new EventBus(log.child({ module: 'events' }), now);
   const warehouseLock = new WarehouseLock();
+  const sourceTokens = new SourceTokens({ store, secretKey, now });
   return Object.freeze({
     version: SERVICE_VERSION,
     paths,
@@ -68,8 +71,9 @@ export function createContext(options: ContextOptions): AppContext {
     oauth: new OAuthLogin({ config: config.oauth, env, secretKey, now }),
     log,
     events,
-    jobs: new JobRunner({ store, paths, sources, events, log: log.child({ module: 'jobs' }), now, env, lock: warehouseLock }),
+    jobs: new JobRunner({ store, paths, sources, events, log: log.child({ module: 'jobs' }), now, env, lock: warehouseLock, sourceTokens }),
     warehouseLock,
+    sourceTokens,
     transform: new TransformRunner({
       store, paths, config, events, log: log.child({ module: 'transform' }), now, lock: warehouseLock,
       pythonEnvironmentsDir: env.QUARRY_PYTHON_ENVS_DIR,

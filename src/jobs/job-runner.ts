@@ -5,7 +5,7 @@ import type { EventBus } from '../events/index.ts';
 import type { Logger } from '../logger.ts';
 import {
   connectorFor, loadStagedTables, StagingArea, SyncFailedError, syncFileSource,
-  type Connector, type CursorState, type FileSourceSpec,
+  type Connector, type CursorState, type FileSourceSpec, type SourceTokens,
 } from '../sources/index.ts';
 import type { JobRecord, LedgerEntry, LogLevel, Store } from '../store/index.ts';
 import { publishReplica, withWriteConnection } from '../warehouse/index.ts';
@@ -23,6 +23,7 @@ export interface JobRunnerOptions {
   env: Readonly<Record<string, string | undefined>>;
   /** The warehouse's one door, shared with every other writer (model runs). */
   lock: WarehouseLock;
+  sourceTokens: SourceTokens;
 }
 
 /** Where a file source's files live, or undefined for sources of other kinds. */
@@ -169,6 +170,7 @@ export class JobRunner {
       await connector.extract({
         source, env, state, fullRefresh: job.fullRefresh, now: now(), signal, workDir: staging.directory,
         log: (level, message) => { this.#logLine(level, source.name, message, job.id); },
+        oauthAccessToken: (provider) => this.#options.sourceTokens.accessToken(provider, env, signal),
       }, staging);
       const staged = await staging.finish();
       const records = staged.reduce((sum, table) => sum + table.records, 0);

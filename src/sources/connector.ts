@@ -1,4 +1,5 @@
 import type { SourceConfig } from '../config/index.ts';
+import type { SourceOAuthProviderName } from './source-oauth.ts';
 
 export type WriteDisposition = 'replace' | 'append' | 'merge';
 
@@ -47,6 +48,8 @@ export interface ExtractContext {
   /** Where connectors that need a scratch directory (Python pipelines) may write. */
   readonly workDir: string;
   readonly log: (level: ConnectorLogLevel, message: string) => void;
+  /** A valid access token from what `quarry oauth setup <provider> --for sources` stored, refreshed when it expired. */
+  readonly oauthAccessToken: (provider: SourceOAuthProviderName) => Promise<string>;
 }
 
 /** Extracts a source's records into a sink. Throws SyncFailedError with a one-line cause on any failure. */

@@ -10,3 +10,4 @@ export { connectorFor } from './connectors.ts';
 export { loadStagedTables } from './load-staged-tables.ts';
 export { StagingArea } from './staging-area.ts';
 export type { Connector, CursorState, ExtractContext, RecordSink, TableSpec } from './connector.ts';
+export { SourceTokens, SOURCE_OAUTH_PROVIDERS, isSourceOAuthProvider, type SourceOAuthProviderName, type StoredSourceToken } from './source-oauth.ts';

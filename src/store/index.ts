@@ -10,6 +10,7 @@ import { LoginFailuresRepository } from './login-failures-repository.ts';
 import { migrate } from './migrations.ts';
 import { ModelRunsRepository } from './model-runs-repository.ts';
 import { SessionsRepository } from './sessions-repository.ts';
+import { SourceOAuthTokensRepository } from './source-oauth-tokens-repository.ts';
 import { SourceStateRepository } from './source-state-repository.ts';
 import { UsersRepository } from './users-repository.ts';
 import { WarehouseTablesRepository } from './warehouse-tables-repository.ts';
@@ -36,6 +37,7 @@ export interface Store {
   readonly warehouseTables: WarehouseTablesRepository;
   readonly modelRuns: ModelRunsRepository;
   readonly sourceState: SourceStateRepository;
+  readonly sourceOAuthTokens: SourceOAuthTokensRepository;
   /** Runs `work` in one immediate transaction; `work` must not await. */
   transaction<T>(work: () => T): T;
   close(): void;
@@ -60,6 +62,7 @@ export function openStore(file: string): Store {
     warehouseTables: new WarehouseTablesRepository(database),
     modelRuns: new ModelRunsRepository(database),
     sourceState: new SourceStateRepository(database),
+    sourceOAuthTokens: new SourceOAuthTokensRepository(database),
     transaction<T>(work: () => T): T {
       database.exec('BEGIN IMMEDIATE');
       try {

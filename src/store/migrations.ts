@@ -132,6 +132,13 @@ const MIGRATIONS: readonly string[] = [
   CREATE INDEX model_runs_by_model ON model_runs(model, id);
   CREATE INDEX model_runs_by_job ON model_runs(job_id);
   `,
+  `
+  CREATE TABLE source_oauth_tokens (
+    provider TEXT PRIMARY KEY,
+    token_encrypted TEXT NOT NULL,
+    updated_at TEXT NOT NULL
+  );
+  `,
 ];
 
 /** Brings the schema up to date inside one transaction; a database newer than this code is refused. */

@@ -44,13 +44,15 @@ export interface TokenGrant {
   readonly basic?: { clientId: string; clientSecret: string };
 }
 
-interface CachedToken {
+export interface IssuedToken {
   readonly accessToken: string;
   readonly expiresAt: number;
+  /** Present when the provider rotates refresh tokens. */
+  readonly refreshToken?: string;
 }
 
 /** Tokens live in the process, not on disk: shared by every sync that uses the same grant until shortly before they expire. */
-const tokenCache = new Map<string, CachedToken>();
+const tokenCache = new Map<string, IssuedToken>();
 const EXPIRY_MARGIN_MS = 60_000;
 
 /**
@@ -63,7 +65,7 @@ export function oauthTokenAuth(grant: TokenGrant, http: HttpClient, now: () => n
     async apply(request) {
       let token = tokenCache.get(key);
       if (token === undefined || token.expiresAt - EXPIRY_MARGIN_MS <= now()) {
-        token = await fetchToken(grant, http, now());
+        token = await requestToken(grant, http, now());
         tokenCache.set(key, token);
       }
       request.headers.authorization = `Bearer ${token.accessToken}`;
@@ -74,7 +76,8 @@ export function oauthTokenAuth(grant: TokenGrant, http: HttpClient, now: () => n
   };
 }
 
-async function fetchToken(grant: TokenGrant, http: HttpClient, now: number): Promise<CachedToken> {
+/** Asks a token endpoint for an access token with the grant's form. */
+export async function requestToken(grant: TokenGrant, http: HttpClient, now: number): Promise<IssuedToken> {
   let url: URL;
   try {
     url = new URL(grant.tokenUrl);
@@ -87,8 +90,11 @@ async function fetchToken(grant: TokenGrant, http: HttpClient, now: number): Pro
     headers.authorization = `Basic ${Buffer.from(credentials).toString('base64')}`;
   }
   const response = await http.request({ url, method: 'POST', headers, body: new URLSearchParams(grant.form).toString() });
-  const body = response.body as { access_token?: unknown; expires_in?: unknown } | null;
+  const body = response.body as { access_token?: unknown; expires_in?: unknown; refresh_token?: unknown } | null;
   if (typeof body?.access_token !== 'string') throw new SyncFailedError(`The token endpoint ${url.origin}${url.pathname} returned no access_token`);
   const lifetimeSeconds = typeof body.expires_in === 'number' ? body.expires_in : Number(body.expires_in ?? 3600);
-  return { accessToken: body.access_token, expiresAt: now + (Number.isFinite(lifetimeSeconds) ? lifetimeSeconds : 3600) * 1000 };
+  const expiresAt = now + (Number.isFinite(lifetimeSeconds) ? lifetimeSeconds : 3600) * 1000;
+  return typeof body.refresh_token === 'string'
+    ? { accessToken: body.access_token, expiresAt, refreshToken: body.refresh_token }
+    : { accessToken: body.access_token, expiresAt };
 }
