@@ -8,6 +8,7 @@ import { setupOAuthProvider, type OAuthSetupOptions } from './oauth-setup.ts';
 import { startPlatform } from './start.ts';
 import { addUser, describeAuthStatus, enableAuth, recoverAdmin, unlockUser } from './users.ts';
 import { describeProjectStatus } from './status.ts';
+import { generateTransformDocs, listModels, runModel } from './transform.ts';
 
 const REPOSITORY_ROOT = path.resolve(import.meta.dirname, '..', '..');
 
@@ -75,6 +76,31 @@ export async function runCli(argv: readonly string[], env: NodeJS.ProcessEnv): P
     .option('--project <dir>', 'project folder', '.')
     .action(async (options: { project: string }) => {
       console.log(await describeProjectStatus(options.project, env));
+    });
+
+  program.command('run')
+    .description('Run a dbt model and, unless --no-cascade, every model downstream of it')
+    .argument('<model>')
+    .option('--project <dir>', 'project folder', '.')
+    .option('--no-cascade', 'run only this model')
+    .action(async (model: string, options: { project: string; cascade: boolean }) => {
+      console.log(await runModel(options.project, model, options, env));
+    });
+
+  program.command('models')
+    .description('List the dbt models with their layer and latest status')
+    .option('--project <dir>', 'project folder', '.')
+    .action(async (options: { project: string }) => {
+      console.log(await listModels(options.project, env));
+    });
+
+  program.command('transform')
+    .description('The dbt project')
+    .command('docs')
+    .description('Generate the transformation-docs site (served at /transform-docs/)')
+    .option('--project <dir>', 'project folder', '.')
+    .action(async (options: { project: string }) => {
+      console.log(await generateTransformDocs(options.project, env));
     });
 
   const auth = program.command('auth').description('Manage users and authentication');

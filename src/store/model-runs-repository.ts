@@ -36,15 +36,23 @@ export class ModelRunsRepository {
     this.#database.prepare("INSERT INTO model_runs (job_id, model, status, started_at) VALUES (?, ?, 'running', ?)").run(jobId, model, now);
   }
 
-  /** Records a model's outcome in a job, whether or not it was marked running first. */
-  finish(jobId: number, model: string, outcome: { status: Exclude<ModelRunStatus, 'running'>; durationSeconds: number | null; error: string | null }, now: string): void {
+  /**
+   * Records a model's outcome in a job, whether or not it was marked running first; `startedAt` and
+   * `finishedAt`, when the engine reported them, replace the times seen from outside.
+   */
+  finish(jobId: number, model: string, outcome: {
+    status: Exclude<ModelRunStatus, 'running'>; durationSeconds: number | null; error: string | null; startedAt?: string | null; finishedAt?: string | null;
+  }, now: string): void {
+    const finishedAt = outcome.finishedAt ?? now;
+    const startedAt = outcome.startedAt ?? null;
     const updated = this.#database.prepare(`
-      UPDATE model_runs SET status = ?, finished_at = ?, duration_seconds = ?, error = ? WHERE job_id = ? AND model = ? AND status = 'running'`)
-      .run(outcome.status, now, outcome.durationSeconds, outcome.error, jobId, model);
+      UPDATE model_runs SET status = ?, started_at = coalesce(?, started_at), finished_at = ?, duration_seconds = ?, error = ?
+      WHERE job_id = ? AND model = ? AND status = 'running'`)
+      .run(outcome.status, startedAt, finishedAt, outcome.durationSeconds, outcome.error, jobId, model);
     if (Number(updated.changes) > 0) return;
     this.#database.prepare(`
       INSERT INTO model_runs (job_id, model, status, started_at, finished_at, duration_seconds, error) VALUES (?, ?, ?, ?, ?, ?, ?)`)
-      .run(jobId, model, outcome.status, now, now, outcome.durationSeconds, outcome.error);
+      .run(jobId, model, outcome.status, startedAt ?? now, finishedAt, outcome.durationSeconds, outcome.error);
   }
 
   /** Models a job left running (dbt stopped, the service stopped) become errors with `message`. */

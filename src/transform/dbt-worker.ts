@@ -13,6 +13,9 @@ export interface NodeResult {
   readonly status: string;
   readonly message: string | null;
   readonly executionSeconds: number;
+  /** When dbt started and finished executing the node (ISO 8601), if it executed. */
+  readonly startedAt: string | null;
+  readonly completedAt: string | null;
 }
 
 export interface DbtOutcome {
@@ -30,7 +33,7 @@ export interface NodeProgress {
 interface ResultMessage {
   success: boolean;
   error: string | null;
-  results: { unique_id: string; name: string; status: string; message: string | null; execution_time: number }[];
+  results: { unique_id: string; name: string; status: string; message: string | null; execution_time: number; started_at: string | null; completed_at: string | null }[];
 }
 
 /** dbt kept warm in a python worker (dbtRunner), bound to one project's dbt folder and warehouse file. */
@@ -72,6 +75,8 @@ export class DbtWorker {
       error: result.error,
       results: result.results.map((node) => ({
         uniqueId: node.unique_id, name: node.name, status: node.status, message: node.message, executionSeconds: node.execution_time,
+        startedAt: node.started_at,
+        completedAt: node.completed_at,
       })),
     };
   }

@@ -7,6 +7,7 @@ Protocol: each stdin line is {"id": n, "args": [...]}; for each, stdout carries 
 import json
 import os
 import sys
+from datetime import timezone
 
 
 def close_warehouse():
@@ -21,6 +22,14 @@ def close_warehouse():
             environment.close()
 
 
+def utc_iso(moment):
+    if moment is None:
+        return None
+    if moment.tzinfo is not None:  # dbt's timings are naive UTC in some versions, aware in others
+        moment = moment.astimezone(timezone.utc).replace(tzinfo=None)
+    return moment.isoformat(timespec="milliseconds") + "Z"
+
+
 def describe(result):
     timing = {item.name: item for item in result.timing}
     execute = timing.get("execute")
@@ -30,8 +39,8 @@ def describe(result):
         "status": str(result.status),
         "message": result.message,
         "execution_time": result.execution_time,
-        "started_at": execute.started_at.isoformat() + "Z" if execute and execute.started_at else None,
-        "completed_at": execute.completed_at.isoformat() + "Z" if execute and execute.completed_at else None,
+        "started_at": utc_iso(execute.started_at) if execute else None,
+        "completed_at": utc_iso(execute.completed_at) if execute else None,
     }
 
 

@@ -13,6 +13,8 @@ export { DocsServer, type DocsServerStatus } from './docs-server.ts';
 /** Starts the docs site's upstream over the project's dbt target/ folder; undefined (logged) when the dbt environment is missing. */
 export function startDocsServer(options: {
   paths: ProjectPaths; config: ProjectConfig; log: Logger; pythonEnvironmentsDir?: string;
+  /** Overrides transform_docs.port (0: any free port). */
+  port?: number;
 }): DocsServer | undefined {
   let python: string;
   try {
@@ -22,7 +24,7 @@ export function startDocsServer(options: {
     return undefined;
   }
   const server = new DocsServer({
-    python, directory: dbtTargetDir(options.paths), port: options.config.transform_docs.port, log: options.log,
+    python, directory: dbtTargetDir(options.paths), port: options.port ?? options.config.transform_docs.port, log: options.log,
   });
   server.start();
   return server;

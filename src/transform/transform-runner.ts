@@ -97,10 +97,21 @@ export class TransformRunner {
       .map((model) => ({ ...model, status: latest.get(model.name)?.status ?? 'not_run' }));
   }
 
+  /** The models, parsing the project first when no manifest has been read yet (for the CLI). */
+  async loadModels(): Promise<ModelSummary[]> {
+    if (!this.#graph) await this.#loadedGraph();
+    return this.listModels();
+  }
+
   /** Queues a run of `model` (and with `cascade` everything downstream of it) and starts it when the warehouse is free. */
   async startRun(model: string, options: { cascade: boolean; requestedBy: string | null }): Promise<JobRecord> {
     pythonExecutable('dbt', this.#options.pythonEnvironmentsDir);
-    const graph = this.#graph ?? await this.#loadedGraph();
+    let graph = this.#graph ?? await this.#loadedGraph();
+    if (!graph.models.has(model)) {
+      // A model file added since the last parse: one parse settles whether it exists.
+      await this.#parse();
+      graph = this.#graph ?? graph;
+    }
     if (!graph.models.has(model)) throw new ModelNotFoundError(model);
     const models = options.cascade ? graph.withDownstream(model) : new Set([model]);
     return this.#enqueue(model, [options.cascade ? `${model}+` : model], models, options.requestedBy);
@@ -228,7 +239,9 @@ export class TransformRunner {
       for (const result of outcome.results) {
         const status = result.status === 'success' ? 'success' : result.status === 'skipped' ? 'skipped' : 'error';
         const error = status === 'success' ? null : status === 'skipped' ? this.#skipReason(result, outcome) : oneLine(result.message);
-        store.modelRuns.finish(job.id, result.name, { status, durationSeconds: result.executionSeconds, error }, now);
+        store.modelRuns.finish(job.id, result.name, {
+          status, durationSeconds: result.executionSeconds, error, startedAt: result.startedAt, finishedAt: result.completedAt,
+        }, now);
         if (status === 'error') failures.push(`${result.name}: ${error ?? ''}`);
         const model = graph.models.get(result.name);
         const rows = rowCounts.get(result.name);

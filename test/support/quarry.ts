@@ -12,6 +12,7 @@ import type { Role } from '../../src/store/index.ts';
 import { TestClock } from './test-clock.ts';
 import type { QuarryEvent } from '../../src/events/index.ts';
 import type { WatcherProcess } from '../../src/watcher/index.ts';
+import { startDocsServer, type DocsServer } from '../../src/transform/index.ts';
 import { DuckDBInstance } from '@duckdb/node-api';
 
 export const PASSWORDS: Record<Role, string> = {
@@ -49,6 +50,7 @@ export interface TestQuarry {
   readonly app: FastifyInstance;
   readonly clock: TestClock;
   readonly watcher: WatcherProcess | undefined;
+  readonly docsServer: DocsServer | undefined;
   request(method: string, urlPath: string, options?: RequestOptions): Promise<TestResponse>;
   login(role: Role): Promise<string>;
   /** Resolves with the next event of that type; call it before the action that causes it. */
@@ -69,6 +71,12 @@ export interface StartOptions {
   env?: Record<string, string>;
   /** Run the file watcher child, as `quarry start` does. */
   watcher?: boolean;
+  /** Start transformations as `quarry start` does: parse, docs, staging models built after syncs. */
+  transform?: boolean;
+  /** Run the transformation-docs server (on a free port). */
+  docsServer?: boolean;
+  /** Runs after the project is created and before the context opens (to add dbt models, say). */
+  prepare?: (dir: string) => void | Promise<void>;
 }
 
 /** A real Quarry over a fresh temp project, listening on a random loopback port. */
@@ -82,13 +90,19 @@ export async function startQuarry(options: StartOptions = {}): Promise<TestQuarr
     await writeFile(projectFile, stringify(mergeDeep(current, options.projectConfig)));
   }
   if (options.sourcesYaml !== undefined) await writeFile(path.join(dir, '.quarry', 'sources.yml'), options.sourcesYaml);
+  await options.prepare?.(dir);
   const clock = new TestClock();
   const ctx = createContext({ projectDir: dir, env, now: clock.now, log: createLogger({ level: 'silent' }) });
   for (const role of options.users ?? ['editor', 'viewer'] as const) {
     if (role !== 'admin') await ctx.auth.addUser({ email: EMAILS[role], name: `Test ${role}`, role, password: PASSWORDS[role] });
   }
   const watcher = options.watcher === true ? startWatcher(ctx) : undefined;
-  const app = await buildApp(ctx, { watcher });
+  if (options.transform === true) ctx.transform.start();
+  const docsServer = options.docsServer === true
+    ? startDocsServer({ paths: ctx.paths, config: ctx.config, log: ctx.log, pythonEnvironmentsDir: ctx.env.QUARRY_PYTHON_ENVS_DIR, port: 0 })
+    : undefined;
+  await docsServer?.whenReady();
+  const app = await buildApp(ctx, { watcher, docsServer });
   await app.listen({ host: '127.0.0.1', port: 0 });
   const address = app.server.address();
   if (address === null || typeof address === 'string') throw new Error('no TCP address');
@@ -173,11 +187,12 @@ export async function startQuarry(options: StartOptions = {}): Promise<TestQuarr
   };
 
   return {
-    dir, url, ctx, app, clock, watcher, request, login, nextEvent, query,
+    dir, url, ctx, app, clock, watcher, docsServer, request, login, nextEvent, query,
     jobsIdle: () => ctx.jobs.idle(),
     async close() {
       await app.close();
       await watcher?.stop();
+      await docsServer?.stop();
       await closeContext(ctx);
       await rm(dir, { recursive: true, force: true });
     },

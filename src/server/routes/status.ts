@@ -141,7 +141,8 @@ export const statusRoutes: FastifyPluginCallbackZod<{ ctx: AppContext; watcher: 
       },
       disk: { status: diskStatus, free_gb: round(freeBytes / GB), total_gb: round(totalBytes / GB) },
       sync_failures: syncFailures,
-      transform_failures: [],
+      transform_failures: ctx.store.modelRuns.recentFailures(new Date(now.getTime() - 7 * 86_400_000).toISOString())
+        .map((run) => ({ model: run.model, timestamp: run.finishedAt ?? run.startedAt, error: run.error ?? 'failed' })),
       total_sources: ctx.sources.length,
       enabled_sources: enabledSources,
       critical_issues: criticalIssues,

@@ -1,0 +1,41 @@
+import path from 'node:path';
+import { withProject } from './with-project.ts';
+import { CliError } from './cli-error.ts';
+
+/** `quarry run <model>`: runs it (and with cascade its downstream models) in this process and reports each model. */
+export async function runModel(project: string, model: string, options: { cascade: boolean }, env: NodeJS.ProcessEnv): Promise<string> {
+  return withProject(project, env, async (ctx) => {
+    const job = await ctx.transform.runAndWait(model, { cascade: options.cascade, requestedBy: 'cli' });
+    const lines = ctx.store.modelRuns.forJob(job.id).map((run) => [
+      run.model.padEnd(32), run.status.padEnd(8), run.durationSeconds === null ? '' : `${run.durationSeconds.toFixed(2)} s`,
+      run.error === null ? '' : `  ${run.error}`,
+    ].join(' ').trimEnd());
+    if (job.status !== 'success') {
+      console.log(lines.join('\n'));
+      throw new CliError(`The run of ${model} failed: ${job.error ?? job.status}`);
+    }
+    return lines.join('\n');
+  });
+}
+
+/** `quarry models`: every model with its layer, materialization, latest status and upstream models. */
+export async function listModels(project: string, env: NodeJS.ProcessEnv): Promise<string> {
+  return withProject(project, env, async (ctx) => {
+    const models = await ctx.transform.loadModels();
+    if (models.length === 0) return `No models yet: add SQL files under ${path.join(ctx.paths.transformDir, 'models')}`;
+    const header = ['MODEL'.padEnd(32), 'LAYER'.padEnd(8), 'TYPE'.padEnd(6), 'STATUS'.padEnd(8), 'DEPENDS ON'].join(' ');
+    return [header, ...models.map((model) => [
+      model.name.padEnd(32), model.schema.padEnd(8), model.materialization.padEnd(6), model.status.padEnd(8), model.dependsOn.join(', '),
+    ].join(' ').trimEnd())].join('\n');
+  });
+}
+
+/** `quarry transform docs`: regenerates the docs site (lineage, columns) and says where it is served. */
+export async function generateTransformDocs(project: string, env: NodeJS.ProcessEnv): Promise<string> {
+  return withProject(project, env, async (ctx) => {
+    await ctx.transform.generateDocs();
+    const host = ctx.config.web.host.includes(':') ? `[${ctx.config.web.host}]` : ctx.config.web.host;
+    const base = ctx.config.web.public_url ?? `http://${host}:${String(ctx.config.web.port)}`;
+    return `Docs generated in ${path.join(ctx.paths.transformDir, 'target')}\nServed by quarry start at ${base.replace(/\/$/, '')}/transform-docs/`;
+  });
+}
