@@ -27,8 +27,11 @@ export interface RestResource {
   readonly params?: Readonly<Record<string, QueryValue>>;
   readonly body?: unknown;
   readonly headers?: Readonly<Record<string, string>>;
-  /** Dotted path to the records in a response; found by looking when absent. */
-  readonly dataSelector?: string;
+  /**
+   * Dotted path to the records in a response, or a function that picks them out (and may throw for an
+   * error a vendor answers with 200); found by looking when absent.
+   */
+  readonly dataSelector?: string | ((body: unknown) => unknown);
   readonly paginator?: PaginatorSpec | Paginator;
   readonly primaryKey?: readonly string[];
   readonly incremental?: IncrementalSpec;
@@ -124,7 +127,9 @@ async function send(request: HttpRequest, context: ResourceContext): Promise<Htt
 function selectRecords(response: HttpResponse, resource: RestResource, request: HttpRequest): Record<string, unknown>[] {
   const where = `${request.method} ${describeUrl(request.url)}`;
   let found: unknown;
-  if (resource.dataSelector !== undefined) {
+  if (typeof resource.dataSelector === 'function') {
+    found = resource.dataSelector(response.body);
+  } else if (resource.dataSelector !== undefined) {
     found = valueAt(response.body, resource.dataSelector);
     if (found === undefined) {
       throw new SyncFailedError(`${resource.name}: the response of ${where} has no ${resource.dataSelector}; the API's response shape has changed or data_selector is wrong`);

@@ -17,7 +17,8 @@ export type PaginatorSpec =
   | { type: 'offset'; limit: number; offset_param?: string; limit_param?: string; total_path?: string }
   | { type: 'page_number'; page_param?: string; base_page?: number; total_path?: string };
 
-function withParam(request: HttpRequest, name: string, value: string | number): HttpRequest {
+/** The same request with one query parameter set. */
+export function withParam(request: HttpRequest, name: string, value: string | number): HttpRequest {
   const url = new URL(request.url);
   url.searchParams.set(name, String(value));
   return { ...request, url, headers: { ...request.headers } };
