@@ -1,18 +1,38 @@
 import type { SourceConfig } from '../../config/index.ts';
 import { SOURCE_TYPES } from '../../config/index.ts';
-import type { Connector, ExtractContext, RecordSink } from '../connector.ts';
+import type { Connector, CursorState, ExtractContext, RecordSink } from '../connector.ts';
 import type { AuthStrategy } from './auth.ts';
 import { HttpClient } from './http-client.ts';
-import { extractResource, type ResourceContext, type RestResource } from './extract-resource.ts';
+import { extractResource, type RestResource } from './extract-resource.ts';
 
 type Env = Readonly<Record<string, string | undefined>>;
 
-/** A source type that reads a vendor's REST API: its root, its credentials and its resources, from the source's section. */
-export interface RestSourceDefinition<Section> {
+/** Where a REST source's requests go and how they carry their credentials, from the source's section. */
+export interface RestEndpointDefinition<Section> {
   /** The vendor's API root, used unless the section sets `base_url`. */
   readonly baseUrl: (section: Section) => string;
   readonly auth: (section: Section, env: Env, http: HttpClient) => AuthStrategy;
+}
+
+/** A source type that reads a vendor's REST API: its root, its credentials and its resources, from the source's section. */
+export interface RestSourceDefinition<Section> extends RestEndpointDefinition<Section> {
   readonly resources: (section: Section, context: { readonly now: Date; readonly fullRefresh: boolean }) => readonly RestResource[];
+}
+
+/** A source type whose requests depend on earlier answers (one request per channel a first request found). */
+export interface RestSessionDefinition<Section> extends RestEndpointDefinition<Section> {
+  readonly extract: (session: RestSession, section: Section, context: ExtractContext) => Promise<void>;
+}
+
+/** One sync's view of a vendor's API: its root, its credentials and one HTTP client shared by every request. */
+export interface RestSession {
+  /**
+   * Stages every page of a resource and returns how many records it held. A `cursorScope` keeps a
+   * cursor per scope when several requests feed one table (one per channel, say).
+   */
+  extract(resource: RestResource, options?: { readonly cursorScope?: string }): Promise<number>;
+  /** Fetches every page of a resource and returns its records, staging them too unless `stage` is false. */
+  collect(resource: RestResource, options?: { readonly stage?: boolean }): Promise<Record<string, unknown>[]>;
 }
 
 /** The section holding a source's own fields (`payments:`, `generic_config:`, ...). */
@@ -20,45 +40,69 @@ export function sectionOf(source: SourceConfig): Readonly<Record<string, unknown
   return (source as unknown as Record<string, Readonly<Record<string, unknown>>>)[SOURCE_TYPES[source.type].section] ?? {};
 }
 
-/** What a connector's resources share in one sync: the section, and one HTTP client, API root and set of credentials. */
-export interface RestSession<Section> {
-  readonly section: Section;
-  readonly resources: ResourceContext;
+export function restSourceConnector<Section>(definition: RestSourceDefinition<Section>): Connector {
+  return restSessionConnector<Section>({
+    ...definition,
+    async extract(session, section, context) {
+      for (const resource of definition.resources(section, { now: context.now, fullRefresh: context.fullRefresh })) {
+        context.signal.throwIfAborted();
+        await session.extract(resource);
+      }
+    },
+  });
 }
 
-/** Opens the shared parts of a sync; custom connectors whose requests depend on earlier answers start here. */
-export function openRestSession<Section>(
-  context: ExtractContext, sink: RecordSink, definition: Pick<RestSourceDefinition<Section>, 'baseUrl' | 'auth'>,
-): RestSession<Section> {
-  const section = sectionOf(context.source) as Section;
-  const http = new HttpClient({ signal: context.signal, onRetry: (message) => { context.log('WARNING', message); } });
-  const overridden = (section as { base_url?: unknown }).base_url;
-  const baseUrl = typeof overridden === 'string' ? overridden : definition.baseUrl(section);
-  const auth = definition.auth(section, context.env, http);
+export function restSessionConnector<Section>(definition: RestSessionDefinition<Section>): Connector {
   return {
-    section,
-    resources: {
-      baseUrl, auth, http, sink, state: context.state, fullRefresh: context.fullRefresh,
-      lookbackDays: context.source.lookback_days, log: context.log,
+    async extract(context, sink) {
+      const section = sectionOf(context.source) as Section;
+      await definition.extract(openRestSession(context, sink, section, definition), section, context);
     },
   };
 }
 
-/** Extracts one resource with the session's shared parts and logs how many records it had. */
-export async function extractLogged(resource: RestResource, session: ResourceContext): Promise<number> {
-  const records = await extractResource(resource, session);
-  session.log('INFO', `Fetched ${String(records)} record(s) of ${resource.name}`);
-  return records;
+function openRestSession<Section>(
+  context: ExtractContext, sink: RecordSink, section: Section, definition: RestEndpointDefinition<Section>,
+): RestSession {
+  const http = new HttpClient({ signal: context.signal, onRetry: (message) => { context.log('WARNING', message); } });
+  const overridden = (section as { base_url?: unknown }).base_url;
+  const baseUrl = typeof overridden === 'string' ? overridden : definition.baseUrl(section);
+  const auth = definition.auth(section, context.env, http);
+  const run = async (resource: RestResource, into: RecordSink, state: CursorState): Promise<number> => {
+    context.signal.throwIfAborted();
+    const records = await extractResource(resource, {
+      baseUrl, auth, http, sink: into, state, fullRefresh: context.fullRefresh, lookbackDays: context.source.lookback_days, log: context.log,
+    });
+    context.log('INFO', `Fetched ${String(records)} record(s) of ${resource.name}`);
+    return records;
+  };
+  return {
+    extract: (resource, options) => run(resource, sink, scopedState(context.state, options?.cursorScope)),
+    async collect(resource, options) {
+      const kept: Record<string, unknown>[] = [];
+      await run(resource, keepingSink(options?.stage === false ? undefined : sink, kept), context.state);
+      return kept;
+    },
+  };
 }
 
-export function restSourceConnector<Section>(definition: RestSourceDefinition<Section>): Connector {
+function scopedState(state: CursorState, scope: string | undefined): CursorState {
+  if (scope === undefined) return state;
+  return { get: (resource) => state.get(`${resource}/${scope}`), set: (resource, value) => { state.set(`${resource}/${scope}`, value); } };
+}
+
+/** A sink that keeps every record it is given, passing them on to `sink` when there is one. */
+function keepingSink(sink: RecordSink | undefined, kept: Record<string, unknown>[]): RecordSink {
   return {
-    async extract(context: ExtractContext, sink) {
-      const { section, resources } = openRestSession(context, sink, definition);
-      for (const resource of definition.resources(section, { now: context.now, fullRefresh: context.fullRefresh })) {
-        context.signal.throwIfAborted();
-        await extractLogged(resource, resources);
-      }
+    table(spec) {
+      const writer = sink?.table(spec);
+      return {
+        async write(records) {
+          kept.push(...records);
+          await writer?.write(records);
+        },
+        addFile(file) { writer?.addFile(file); },
+      };
     },
   };
 }
