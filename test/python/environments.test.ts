@@ -16,7 +16,7 @@ async function nodeQuery(file: string, sql: string): Promise<Record<string, unkn
   try {
     const connection = await instance.connect();
     try {
-      return (await connection.runAndReadAll(sql)).getRowObjectsJson() as Record<string, unknown>[];
+      return (await connection.runAndReadAll(sql)).getRowObjectsJson();
     } finally {
       connection.closeSync();
     }
