@@ -10,7 +10,7 @@ const LISTENING = /Serving HTTP on \S+ port (\d+)/;
 
 export interface DocsServerOptions {
   readonly python: string;
-  /** The dbt project's target/ folder: index.html, manifest.json, catalog.json. */
+  /** The published docs site: index.html, manifest.json, catalog.json. */
   readonly directory: string;
   /** 0 picks a free port; a taken port falls back to a free one. */
   readonly port: number;
@@ -25,8 +25,8 @@ export interface DocsServerStatus {
 type Child = ChildProcessByStdio<null, Readable, Readable>;
 
 /**
- * Owns the transformation-docs site's upstream: a static file server on loopback over dbt's target/
- * folder (Python's http.server from the dbt environment), restarted with backoff when it exits.
+ * Owns the transformation-docs site's upstream: a static file server on loopback over the published
+ * docs site (Python's http.server from the dbt environment), restarted with backoff when it exits.
  */
 export class DocsServer {
   readonly #options: DocsServerOptions;

@@ -1,4 +1,4 @@
-import { ConflictError, NotFoundError } from '../errors.ts';
+import { ConflictError, NotFoundError, QuarryError } from '../errors.ts';
 
 export class ModelNotFoundError extends NotFoundError {
   override readonly code = 'model_not_found';
@@ -11,5 +11,13 @@ export class RunInProgressError extends ConflictError {
   override readonly code = 'run_in_progress';
   constructor(name: string) {
     super(`A run touching "${name}" is already queued or running`);
+  }
+}
+
+export class DocsGenerationError extends QuarryError {
+  readonly status = 500;
+  readonly code = 'docs_generation_failed';
+  constructor(reason: string) {
+    super(`dbt docs generate failed: ${reason}`);
   }
 }

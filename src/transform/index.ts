@@ -1,16 +1,16 @@
 import type { ProjectConfig, ProjectPaths } from '../config/index.ts';
 import type { Logger } from '../logger.ts';
 import { pythonExecutable } from '../python/index.ts';
-import { dbtTargetDir } from './dbt-project.ts';
+import { docsSiteDir } from './dbt-project.ts';
 import { DocsServer } from './docs-server.ts';
 
 export { TransformRunner, type TransformRunnerOptions, type ModelSummary } from './transform-runner.ts';
-export { ModelNotFoundError, RunInProgressError } from './errors.ts';
-export { ensureDbtProject, dbtTargetDir, DBT_PROJECT_NAME } from './dbt-project.ts';
+export { ModelNotFoundError, RunInProgressError, DocsGenerationError } from './errors.ts';
+export { ensureDbtProject, DBT_PROJECT_NAME } from './dbt-project.ts';
 export { writeStagingModels, stagingModelName, type RawTable } from './staging-models.ts';
 export { DocsServer, type DocsServerStatus } from './docs-server.ts';
 
-/** Starts the docs site's upstream over the project's dbt target/ folder; undefined (logged) when the dbt environment is missing. */
+/** Starts the docs site's upstream over the project's published docs site; undefined (logged) when the dbt environment is missing. */
 export function startDocsServer(options: {
   paths: ProjectPaths; config: ProjectConfig; log: Logger; pythonEnvironmentsDir?: string;
   /** Overrides transform_docs.port (0: any free port). */
@@ -24,7 +24,7 @@ export function startDocsServer(options: {
     return undefined;
   }
   const server = new DocsServer({
-    python, directory: dbtTargetDir(options.paths), port: options.port ?? options.config.transform_docs.port, log: options.log,
+    python, directory: docsSiteDir(options.paths), port: options.port ?? options.config.transform_docs.port, log: options.log,
   });
   server.start();
   return server;

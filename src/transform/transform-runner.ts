@@ -7,9 +7,9 @@ import type { Logger } from '../logger.ts';
 import { pythonExecutable } from '../python/index.ts';
 import type { JobRecord, LogLevel, ModelRunStatus, Store } from '../store/index.ts';
 import { publishReplica, quoteIdentifier, withWriteConnection } from '../warehouse/index.ts';
-import { DBT_PROJECT_NAME, dbtTargetDir, ensureDbtProject } from './dbt-project.ts';
+import { DBT_PROJECT_NAME, dbtTargetDir, ensureDbtProject, publishDocsSite } from './dbt-project.ts';
 import { DbtWorker, type DbtOutcome, type NodeResult } from './dbt-worker.ts';
-import { ModelNotFoundError, RunInProgressError } from './errors.ts';
+import { DocsGenerationError, ModelNotFoundError, RunInProgressError } from './errors.ts';
 import { ModelGraph, readModelGraph, type ModelNode } from './manifest.ts';
 import { readColumns } from './raw-columns.ts';
 import { writeStagingModels } from './staging-models.ts';
@@ -126,7 +126,9 @@ export class TransformRunner {
 
   /** Regenerates the docs site (manifest, catalog, index.html) now. */
   async generateDocs(signal: AbortSignal = new AbortController().signal): Promise<void> {
-    await this.#options.lock.hold(() => this.#invoke(['docs', 'generate'], signal), signal);
+    const outcome = await this.#options.lock.hold(() => this.#invoke(['docs', 'generate'], signal), signal);
+    if (!outcome.success) throw new DocsGenerationError(oneLine(outcome.error));
+    await publishDocsSite(this.#options.paths);
     await this.#reloadGraph();
   }
 
@@ -358,11 +360,12 @@ export class TransformRunner {
     this.#docsQueued = true;
     const signal = new AbortController().signal;
     void this.#inBackground('docs generation', async () => {
-      await this.#options.lock.hold(async () => {
+      const outcome = await this.#options.lock.hold(async () => {
         this.#docsQueued = false;
-        const outcome = await this.#invoke(['docs', 'generate'], signal);
-        if (!outcome.success) this.#options.log.warn({ error: outcome.error }, 'dbt docs generate failed');
+        return this.#invoke(['docs', 'generate'], signal);
       }, signal);
+      if (outcome.success) await publishDocsSite(this.#options.paths);
+      else this.#options.log.warn({ error: oneLine(outcome.error) }, 'dbt docs generate failed');
       await this.#reloadGraph();
     });
   }

@@ -1,0 +1,81 @@
+import { spawnSync } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
+import { QUARRY_BIN, spawnQuarry } from '../support/quarry-process.ts';
+import { sessionCookieOf } from '../support/quarry.ts';
+
+const dir = mkdtempSync(path.join(tmpdir(), 'quarry-demo-transform-'));
+const EMAIL = 'admin@example.com';
+const PASSWORD = 'demo-password-123';
+const MARTS = ['customer_revenue', 'orders_enriched', 'revenue_by_country', 'revenue_by_month'];
+
+function quarry(args: string[]) {
+  const result = spawnSync(QUARRY_BIN, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  return { code: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+afterAll(() => {
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('the demo project, as a newcomer uses it', () => {
+  it('syncs, runs a marts model with cascade, shows the events, the statuses and the lineage', async () => {
+    expect(quarry(['init', dir, '--demo', '--admin-email', EMAIL, '--admin-password', PASSWORD, '--non-interactive']).code).toBe(0);
+    const listed = quarry(['models', '--project', dir]);
+    expect(listed.code).toBe(0);
+    expect(listed.stdout).toMatch(/^orders_enriched +marts +table +not_run +stg_orders__orders$/m);
+    expect(listed.stdout).toMatch(/^stg_orders__orders +staging +view +not_run$/m);
+
+    const server = await spawnQuarry(dir);
+    try {
+      const login = await fetch(`${server.url}/api/auth/login`, {
+        method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: EMAIL, password: PASSWORD }),
+      });
+      const cookie = sessionCookieOf(login.headers);
+      const headers = { cookie, 'x-requested-with': 'XMLHttpRequest' };
+      const socket = new WebSocket(`${server.url.replace('http', 'ws')}/ws`, { headers: { cookie } });
+      const events: { type: string; model?: string; source?: string }[] = [];
+      socket.on('message', (data: Buffer) => { events.push(JSON.parse(data.toString()) as { type: string }); });
+      await once(socket, 'open');
+      const seen = (type: string, model: string) => events.some((event) => event.type === type && event.model === model);
+
+      expect((await fetch(`${server.url}/api/sources/orders/sync`, { method: 'POST', headers })).status).toBe(200);
+      await expect.poll(() => seen('transform_run_completed', 'stg_orders__orders'), { timeout: 30_000 }).toBe(true);
+
+      const run = await fetch(`${server.url}/api/transform/models/orders_enriched/run?cascade=true`, { method: 'POST', headers });
+      expect(run.status).toBe(200);
+      await expect.poll(() => MARTS.every((model) => seen('transform_run_completed', model)), { timeout: 30_000 }).toBe(true);
+      for (const model of MARTS) expect(seen('transform_run_started', model)).toBe(true);
+      socket.close();
+
+      const models = await (await fetch(`${server.url}/api/transform/models`, { headers })).json() as { models: { name: string; status: string }[] };
+      expect(Object.fromEntries(models.models.map((model) => [model.name, model.status]))).toEqual({
+        customer_revenue: 'success', orders_enriched: 'success', revenue_by_country: 'success', revenue_by_month: 'success', stg_orders__orders: 'success',
+      });
+
+      const docs = await fetch(`${server.url}/transform-docs/`, { headers: { cookie } });
+      expect(docs.status).toBe(200);
+      expect(await docs.text()).toContain('dbt');
+      // The catalog is regenerated after the run; once it lists the marts tables the lineage is complete.
+      await expect.poll(async () => {
+        const catalog = await (await fetch(`${server.url}/transform-docs/catalog.json`, { headers: { cookie } })).json() as { nodes: Record<string, unknown> };
+        return Object.keys(catalog.nodes).sort();
+      }, { timeout: 60_000 }).toEqual(['model.quarry.customer_revenue', 'model.quarry.orders_enriched', 'model.quarry.revenue_by_country', 'model.quarry.revenue_by_month', 'model.quarry.stg_orders__orders']);
+      const manifest = await (await fetch(`${server.url}/manifest.json`, { headers: { cookie } })).json() as { child_map: Record<string, string[]> };
+      expect(manifest.child_map['model.quarry.orders_enriched']?.sort()).toEqual(['model.quarry.customer_revenue', 'model.quarry.revenue_by_country', 'model.quarry.revenue_by_month']);
+      expect(manifest.child_map['source.quarry.orders.orders']).toEqual(['model.quarry.stg_orders__orders']);
+    } finally {
+      server.child.kill('SIGTERM');
+      await once(server.child, 'exit');
+    }
+
+    const single = quarry(['run', 'revenue_by_month', '--no-cascade', '--project', dir]);
+    expect(single.stderr).toBe('');
+    expect(single.code).toBe(0);
+    expect(single.stdout).toMatch(/^revenue_by_month +success +\d+\.\d\d s$/m);
+  });
+});
