@@ -23,7 +23,7 @@ afterAll(() => {
 });
 
 describe('the demo project, as a newcomer uses it', () => {
-  it('syncs, runs a marts model with cascade, shows the events, the statuses and the lineage', async () => {
+  it('syncs, runs a marts model with cascade, shows the events, the statuses and the lineage', { timeout: 120_000 }, async () => {
     expect(quarry(['init', dir, '--demo', '--admin-email', EMAIL, '--admin-password', PASSWORD, '--non-interactive']).code).toBe(0);
     const listed = quarry(['models', '--project', dir]);
     expect(listed.code).toBe(0);
