@@ -72,6 +72,62 @@ export const SOURCE_RESOURCES = {
     default: ['tickets', 'ticket_fields'],
     available: ['tickets', 'ticket_fields', 'ticket_events', 'ticket_metric_events'],
   },
+  payments: {
+    default: [
+      'customers', 'charges', 'invoices', 'subscriptions', 'products', 'prices', 'payment_intents', 'balance_transactions', 'events',
+    ],
+    available: [
+      'customers', 'charges', 'invoices', 'subscriptions', 'products', 'prices', 'payment_intents', 'balance_transactions', 'events',
+    ],
+  },
+  code_host: {
+    default: ['issues', 'pull_requests', 'commits', 'releases', 'stargazers'],
+    available: ['issues', 'pull_requests', 'commits', 'releases', 'stargazers'],
+  },
+  team_chat: {
+    default: ['channels', 'messages', 'users'],
+    available: ['channels', 'messages', 'users'],
+  },
+  notes: {
+    default: ['databases', 'database_rows', 'pages'],
+    available: ['databases', 'database_rows', 'pages', 'users'],
+  },
+  task_tracker: {
+    default: ['workspaces', 'projects', 'tasks', 'users'],
+    available: ['workspaces', 'projects', 'tasks', 'users', 'sections', 'tags'],
+  },
+  helpdesk_b: {
+    default: ['tickets', 'contacts', 'companies', 'agents', 'groups'],
+    available: ['tickets', 'contacts', 'companies', 'agents', 'groups', 'ticket_fields'],
+  },
+  crm_c: {
+    default: ['deals', 'persons', 'organizations', 'activities', 'pipelines', 'stages', 'users'],
+    available: ['deals', 'persons', 'organizations', 'activities', 'pipelines', 'stages', 'users', 'products'],
+  },
+  recruiting: {
+    default: ['candidates', 'applications', 'jobs', 'offers', 'users', 'departments', 'offices'],
+    available: ['candidates', 'applications', 'jobs', 'offers', 'users', 'departments', 'offices', 'job_posts', 'scorecards'],
+  },
+  issue_tracker: {
+    default: ['issues', 'projects', 'users'],
+    available: ['issues', 'projects', 'users', 'workflows', 'issue_types', 'priorities', 'statuses'],
+  },
+  hr_service: {
+    default: ['employees', 'absences', 'attendances'],
+    available: ['employees', 'absences', 'attendances', 'absence_types'],
+  },
+  self_hosted_analytics: {
+    default: ['visits_summary', 'visits'],
+    available: ['visits_summary', 'visits', 'page_urls'],
+  },
+  chess_games: {
+    default: ['players', 'games'],
+    available: ['players', 'games', 'player_stats'],
+  },
+  video_analytics: {
+    default: ['channels', 'playlist_items', 'videos'],
+    available: ['channels', 'playlist_items', 'videos'],
+  },
 } as const;
 
 export interface ResourceLists {
