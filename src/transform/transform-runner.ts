@@ -319,7 +319,7 @@ export class TransformRunner {
       const changed = await this.refreshStaging(source);
       const autoTransform = this.#options.config.watcher.auto_transform;
       if (!this.#started && !autoTransform) return;
-      if (changed || !this.#graph) await this.#parse();
+      if (changed || autoTransform || !this.#graph) await this.#parse();
       const run = autoTransform ? this.#downstreamOfSource(source) : this.#stagingToBuild(source, changed);
       if (run) await this.#enqueueWhenFree(run.target, run.selector, run.models, autoTransform ? 'auto_transform' : 'staging_refresh');
       else if (changed) this.#queueDocs();

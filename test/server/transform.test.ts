@@ -228,3 +228,38 @@ describe('transformations: models API and runs', () => {
     expect(readFileSync(path.join(path.dirname(stagingFile), '_shop__sources.yml'), 'utf8')).toContain('"channel"');
   });
 });
+
+describe('auto-transform after a sync', () => {
+  let quarry: TestQuarry;
+
+  beforeAll(async () => {
+    quarry = await startQuarry({
+      sourcesYaml: SOURCES,
+      projectConfig: { watcher: { auto_transform: true } },
+      prepare: (dir) => {
+        mkdirSync(path.join(dir, 'data', 'shop'), { recursive: true });
+        writeFileSync(path.join(dir, 'data', 'shop', 'jan.csv'), 'id,amount\n1,10\n2,20\n');
+      },
+    });
+  });
+  afterAll(async () => {
+    await quarry.close();
+  });
+
+  it('runs every model downstream of the synced source when auto_transform is on', async () => {
+    const first = collectRun(quarry, ['stg_shop__shop']);
+    await quarry.request('POST', '/api/sources/shop/sync', { as: 'editor' });
+    await first;
+    await quarry.ctx.transform.idle();
+
+    writeFileSync(path.join(quarry.dir, 'transform', 'models', 'marts', 'shop_totals.sql'),
+      "select count(*) as orders, sum(amount) as amount from {{ ref('stg_shop__shop') }}");
+    writeFileSync(path.join(quarry.dir, 'data', 'shop', 'feb.csv'), 'id,amount\n3,30\n');
+    const second = collectRun(quarry, ['stg_shop__shop', 'shop_totals']);
+    await quarry.request('POST', '/api/sources/shop/sync', { as: 'editor' });
+    expect(startedOrder(await second)).toEqual(['stg_shop__shop', 'shop_totals']);
+    await quarry.ctx.transform.idle();
+    expect(await quarry.query('SELECT orders, amount FROM marts.shop_totals')).toEqual([{ orders: 3, amount: 60 }]);
+    expect(quarry.ctx.store.jobs.latest('run', 'source:shop+')).toMatchObject({ status: 'success', requestedBy: 'auto_transform' });
+  });
+});
