@@ -78,7 +78,7 @@ export async function buildApp(ctx: AppContext, parts: AppParts = {}): Promise<F
   app.decorate('websocketHub', hub);
   app.addHook('onClose', async () => { hub.close(); });
 
-  await app.register(statusRoutes, { ctx, watcher: parts.watcher });
+  await app.register(statusRoutes, { ctx, watcher: parts.watcher, docsServer: parts.docsServer });
   await app.register(authRoutes, { ctx });
   await app.register(accountRoutes, { ctx });
   await app.register(apiKeyRoutes, { ctx });

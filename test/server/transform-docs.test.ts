@@ -34,6 +34,7 @@ describe('transformation-docs site behind /transform-docs/', () => {
     const catalog = await quarry.request('GET', '/catalog.json', { apiKey: key.key });
     expect(catalog.status).toBe(200);
     expect(catalog.json).toHaveProperty('nodes');
+    expect((await quarry.request('GET', '/api/status', { as: 'viewer' })).json.services.transform_docs).toBe('running');
   });
 
   it('sends a browser without a session to the login page, with the path to come back to', async () => {
@@ -49,6 +50,7 @@ describe('transformation-docs site behind /transform-docs/', () => {
 
   it('answers 502 upstream_unavailable while the docs server is down: JSON for clients, a page for browsers', async () => {
     await quarry.docsServer!.stop();
+    expect((await quarry.request('GET', '/api/status', { as: 'viewer' })).json.services.transform_docs).toBe('not_running');
     const json = await quarry.request('GET', '/manifest.json', { as: 'viewer', headers: { accept: 'application/json' } });
     expect(json.status).toBe(502);
     expect(json.json).toEqual({ detail: 'The transformation-docs site is not available right now', code: 'upstream_unavailable' });

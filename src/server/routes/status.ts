@@ -2,6 +2,7 @@ import { statfs, stat } from 'node:fs/promises';
 import type { FastifyPluginCallbackZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppContext } from '../../context.ts';
+import type { DocsServer } from '../../transform/index.ts';
 import type { WatcherProcess } from '../../watcher/index.ts';
 import { isMissingFile } from '../../config/index.ts';
 import { fileSourceLocation, summarizeSource } from '../../jobs/index.ts';
@@ -65,7 +66,7 @@ const GB = 1024 ** 3;
 const STALE_AFTER_DAYS = 7;
 const MB = 1024 ** 2;
 
-export const statusRoutes: FastifyPluginCallbackZod<{ ctx: AppContext; watcher: WatcherProcess | undefined }> = (app, { ctx, watcher: watcherProcess }, done) => {
+export const statusRoutes: FastifyPluginCallbackZod<{ ctx: AppContext; watcher: WatcherProcess | undefined; docsServer: DocsServer | undefined }> = (app, { ctx, watcher: watcherProcess, docsServer }, done) => {
   const readAccess = { preHandler: requireAction('data.read') };
 
   app.get('/api/status', {
@@ -80,7 +81,7 @@ export const statusRoutes: FastifyPluginCallbackZod<{ ctx: AppContext; watcher: 
         api: 'running',
         warehouse: warehouseExists ? 'healthy' : 'not_created',
         dashboard: ctx.config.dashboard.enabled ? 'not_running' : 'disabled',
-        transform_docs: 'not_running',
+        transform_docs: docsServer?.origin() === undefined ? 'not_running' : 'running',
       },
       uptime: describeUptime(ctx.now().getTime() - ctx.startedAt.getTime()),
     };
