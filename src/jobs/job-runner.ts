@@ -165,16 +165,18 @@ export class JobRunner {
       get: (resource) => saved.get(resource),
       set: (resource, value) => { cursors.set(resource, value); },
     };
+    const afterCommit: (() => Promise<void>)[] = [];
     const staging = await StagingArea.create(paths.runDir, job.id);
     try {
       await connector.extract({
         source, env, state, fullRefresh: job.fullRefresh, now: now(), signal, workDir: staging.directory,
         log: (level, message) => { this.#logLine(level, source.name, message, job.id); },
         oauthAccessToken: (provider) => this.#options.sourceTokens.accessToken(provider, env, signal),
+        onCommitted: (work) => { afterCommit.push(work); },
       }, staging);
       const staged = await staging.finish();
       const records = staged.reduce((sum, table) => sum + table.records, 0);
-      return await this.#lock.hold(async () => {
+      const committed = await this.#lock.hold(async () => {
         const loaded = await withWriteConnection(paths.warehouseFile, signal, async (connection) => {
           await connection.run('BEGIN TRANSACTION');
           try {
@@ -190,6 +192,8 @@ export class JobRunner {
         await this.#publish();
         return { rows: records, tables: loaded.tables, messages: loaded.messages, cursors };
       }, signal);
+      // Outside the lock: the data is committed, and a slow vendor must not hold up other loads.
+      return { ...committed, messages: [...committed.messages, ...await runAfterCommit(afterCommit)] };
     } finally {
       await staging.remove();
     }
@@ -215,4 +219,17 @@ export class JobRunner {
   #logLine(level: LogLevel, source: string | null, message: string, jobId: number): void {
     this.#options.store.logs.append({ timestamp: this.#options.now().toISOString(), level, source, message, jobId });
   }
+}
+
+/** Runs what connectors asked to do once their data is committed; the data stays loaded whatever happens here. */
+async function runAfterCommit(work: readonly (() => Promise<void>)[]): Promise<SyncResult['messages']> {
+  const messages: SyncResult['messages'] = [];
+  for (const step of work) {
+    try {
+      await step();
+    } catch (error) {
+      messages.push({ level: 'WARNING', message: `After the data was committed: ${error instanceof Error ? error.message.split('\n')[0] ?? '' : String(error)}` });
+    }
+  }
+  return messages;
 }

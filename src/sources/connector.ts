@@ -1,13 +1,17 @@
 import type { SourceConfig } from '../config/index.ts';
 import type { SourceOAuthProviderName } from './source-oauth.ts';
 
-export type WriteDisposition = 'replace' | 'append' | 'merge';
+export type WriteDisposition = 'replace' | 'append' | 'merge' | 'history';
 
-/** How one raw table of a source is written: replaced whole, appended to, or merged on its primary key. */
+/**
+ * How one raw table of a source is written: replaced whole, appended to, merged on its primary key,
+ * or kept as a history of versions (`history`: rows carry valid_from, valid_to and is_current; a key
+ * no longer extracted is closed, a new key is opened).
+ */
 export interface TableSpec {
   readonly name: string;
   readonly disposition: WriteDisposition;
-  /** Required for `merge`: the columns that identify a record. */
+  /** Required for `merge` and `history`: the columns that identify a record (a version, for `history`). */
   readonly primaryKey?: readonly string[];
 }
 
@@ -50,6 +54,11 @@ export interface ExtractContext {
   readonly log: (level: ConnectorLogLevel, message: string) => void;
   /** A valid access token from what `quarry oauth setup <provider> --for sources` stored, refreshed when it expired. */
   readonly oauthAccessToken: (provider: SourceOAuthProviderName) => Promise<string>;
+  /**
+   * Registers work to run once the extracted data is committed to the warehouse (acknowledging a
+   * queue's messages, say); never run when the sync fails. A failure of the work is logged as a warning.
+   */
+  readonly onCommitted: (work: () => Promise<void>) => void;
 }
 
 /** Extracts a source's records into a sink. Throws SyncFailedError with a one-line cause on any failure. */

@@ -53,6 +53,12 @@ export async function loadStagedTables(
   for (const { spec, files } of staged) {
     const table = `${quoteIdentifier(schema)}.${quoteIdentifier(spec.name)}`;
     const exists = await tableExists(connection, schema, spec.name);
+    if (spec.disposition === 'history') {
+      const changes = await loadHistory(connection, table, { exists: exists && !options.fullRefresh, files, loadedAt, key: spec.primaryKey ?? [] });
+      for (const change of changes) messages.push({ level: 'WARNING', message: `Schema change in ${spec.name}: ${change}` });
+      tables.push({ schema, name: spec.name, rowCount: await countRows(connection, table) });
+      continue;
+    }
     const disposition = options.fullRefresh ? 'replace' : spec.disposition;
     if (files.length === 0) {
       if (disposition === 'replace' && exists) {
@@ -84,6 +90,44 @@ export async function loadStagedTables(
     tables.push({ schema, name: spec.name, rowCount: await countRows(connection, table) });
   }
   return { tables, messages };
+}
+
+export const VALID_FROM_COLUMN = 'valid_from';
+export const VALID_TO_COLUMN = 'valid_to';
+export const IS_CURRENT_COLUMN = 'is_current';
+
+/**
+ * Slowly changing dimension, type 2: a key extracted now but not current in the table opens a
+ * version valid from now; a current key no longer extracted is closed at now. A full refresh starts
+ * the history over.
+ */
+async function loadHistory(
+  connection: DuckDBConnection, table: string,
+  load: { exists: boolean; files: readonly StagedFile[]; loadedAt: string; key: readonly string[] },
+): Promise<string[]> {
+  if (load.key.length === 0) throw new SyncFailedError(`Cannot keep the history of ${table} without a key`);
+  const now = `${quoteLiteral(load.loadedAt)}::TIMESTAMP`;
+  const validFrom = quoteIdentifier(VALID_FROM_COLUMN);
+  const validTo = quoteIdentifier(VALID_TO_COLUMN);
+  const isCurrent = quoteIdentifier(IS_CURRENT_COLUMN);
+  const keys = load.key.map(quoteIdentifier).join(', ');
+  if (load.files.length === 0) {
+    if (load.exists) await connection.run(`UPDATE ${table} SET ${validTo} = ${now}, ${isCurrent} = false WHERE ${isCurrent}`);
+    else await connection.run(`CREATE OR REPLACE TABLE ${table} (${LOADED_AT_COLUMN} TIMESTAMP, ${validFrom} TIMESTAMP, ${validTo} TIMESTAMP, ${isCurrent} BOOLEAN)`);
+    return [];
+  }
+  const staged = stagedSelect(load.files, load.loadedAt);
+  const versions = `SELECT *, ${now} AS ${validFrom}, NULL::TIMESTAMP AS ${validTo}, true AS ${isCurrent} FROM (${staged})`;
+  if (!load.exists) {
+    await connection.run(`CREATE OR REPLACE TABLE ${table} AS ${versions}`);
+    return [];
+  }
+  const changes = await evolveTable(connection, table, await describeColumns(connection, versions));
+  await connection.run(`UPDATE ${table} SET ${validTo} = ${now}, ${isCurrent} = false
+    WHERE ${isCurrent} AND (${keys}) NOT IN (SELECT (${keys}) FROM (${staged}))`);
+  await connection.run(`INSERT INTO ${table} BY NAME SELECT * FROM (${versions})
+    WHERE (${keys}) NOT IN (SELECT (${keys}) FROM ${table} WHERE ${isCurrent})`);
+  return changes;
 }
 
 /** Replaces the rows whose primary key the new records carry; of several records with one key, the last extracted wins. */

@@ -49,6 +49,8 @@ export interface IssuedToken {
   readonly expiresAt: number;
   /** Present when the provider rotates refresh tokens. */
   readonly refreshToken?: string;
+  /** The token endpoint's whole answer, for providers that put more in it (Salesforce's `instance_url`). */
+  readonly response?: Readonly<Record<string, unknown>>;
 }
 
 /** Tokens live in the process, not on disk: shared by every sync that uses the same grant until shortly before they expire. */
@@ -94,7 +96,8 @@ export async function requestToken(grant: TokenGrant, http: HttpClient, now: num
   if (typeof body?.access_token !== 'string') throw new SyncFailedError(`The token endpoint ${url.origin}${url.pathname} returned no access_token`);
   const lifetimeSeconds = typeof body.expires_in === 'number' ? body.expires_in : Number(body.expires_in ?? 3600);
   const expiresAt = now + (Number.isFinite(lifetimeSeconds) ? lifetimeSeconds : 3600) * 1000;
+  const answer = body as Readonly<Record<string, unknown>>;
   return typeof body.refresh_token === 'string'
-    ? { accessToken: body.access_token, expiresAt, refreshToken: body.refresh_token }
-    : { accessToken: body.access_token, expiresAt };
+    ? { accessToken: body.access_token, expiresAt, refreshToken: body.refresh_token, response: answer }
+    : { accessToken: body.access_token, expiresAt, response: answer };
 }

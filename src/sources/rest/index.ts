@@ -6,3 +6,5 @@ export { describeUrl, type HttpRequest, type HttpResponse } from './http-client.
 export { cursorParam, headerLink, pageNumber, singlePage, type Paginator } from './paginators.ts';
 export { bodyCursor } from './body-cursor.ts';
 export { valueAt } from './json-path.ts';
+export { jwtBearerAuth, type JwtBearerGrant, type ServiceAccountAuth } from './service-account.ts';
+export type { HttpClient } from './http-client.ts';
