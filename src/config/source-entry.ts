@@ -11,6 +11,7 @@ import { NonEmptyString, SourceName } from './source-sections/field-types.ts';
 import { FilesystemSection } from './source-sections/filesystem.ts';
 import { GenericConfig } from './source-sections/generic-config.ts';
 import { HelpdeskAConfig } from './source-sections/helpdesk-a-config.ts';
+import { HelpdeskBConfig } from './source-sections/helpdesk-b-config.ts';
 import { LocalFilesSection } from './source-sections/local-files.ts';
 import { NativePipelineSection } from './source-sections/native-pipeline.ts';
 import { PaymentsSection } from './source-sections/payments.ts';
@@ -55,8 +56,16 @@ const SECTION_SCHEMAS = {
   chess_games: ChessGamesSection,
 } as const satisfies Record<TypedSourceTypeKey, z.ZodType>;
 
+/** The generic types whose `generic_config` keys are pinned down; the others take any keys. */
+const GENERIC_CONFIG_SCHEMAS = {
+  relational_db: RelationalDbConfig,
+  helpdesk_a: HelpdeskAConfig,
+  helpdesk_b: HelpdeskBConfig,
+} as const satisfies Partial<Record<GenericSourceTypeKey, z.ZodType>>;
+type PinnedGenericKey = keyof typeof GENERIC_CONFIG_SCHEMAS;
+
 type GenericConfigOf<Key extends GenericSourceTypeKey> =
-  Key extends 'relational_db' ? RelationalDbConfig : Key extends 'helpdesk_a' ? HelpdeskAConfig : GenericConfig;
+  Key extends PinnedGenericKey ? z.output<(typeof GENERIC_CONFIG_SCHEMAS)[Key]> : GenericConfig;
 
 /** native_pipeline names its pipeline and dataset after the source unless told otherwise. */
 type ResolvedNativePipelineSection = NativePipelineSection & { pipeline_name: string; dataset_name: string };
@@ -133,9 +142,11 @@ function checkSectionPlacement(
 
 function sectionSchema(type: ConfigurableSourceTypeKey): z.ZodType {
   if (isTypedSourceType(type)) return SECTION_SCHEMAS[type];
-  if (type === 'relational_db') return RelationalDbConfig;
-  if (type === 'helpdesk_a') return HelpdeskAConfig;
-  return GenericConfig;
+  return isPinnedGeneric(type) ? GENERIC_CONFIG_SCHEMAS[type] : GenericConfig;
+}
+
+function isPinnedGeneric(type: GenericSourceTypeKey): type is PinnedGenericKey {
+  return Object.hasOwn(GENERIC_CONFIG_SCHEMAS, type);
 }
 
 function assembleSource(common: CommonFields, type: ConfigurableSourceTypeKey, section: unknown): SourceConfig {

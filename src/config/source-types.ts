@@ -128,6 +128,38 @@ export const SOURCE_RESOURCES = {
     default: ['channels', 'playlist_items', 'videos'],
     available: ['channels', 'playlist_items', 'videos'],
   },
+  helpdesk_b: {
+    default: ['tickets', 'contacts', 'companies', 'agents', 'groups'],
+    available: ['tickets', 'contacts', 'companies', 'agents', 'groups', 'ticket_fields'],
+  },
+  crm_c: {
+    default: ['deals', 'persons', 'organizations', 'activities', 'pipelines', 'stages', 'users'],
+    available: ['deals', 'persons', 'organizations', 'activities', 'pipelines', 'stages', 'users', 'products'],
+  },
+  recruiting: {
+    default: ['candidates', 'applications', 'jobs', 'offers', 'users', 'departments', 'offices'],
+    available: ['candidates', 'applications', 'jobs', 'offers', 'users', 'departments', 'offices', 'job_posts', 'scorecards'],
+  },
+  issue_tracker: {
+    default: ['issues', 'projects', 'users'],
+    available: ['issues', 'projects', 'users', 'workflows', 'issue_types', 'priorities', 'statuses'],
+  },
+  hr_service: {
+    default: ['employees', 'absences', 'attendances'],
+    available: ['employees', 'absences', 'attendances', 'absence_types'],
+  },
+  self_hosted_analytics: {
+    default: ['visits_summary', 'visits'],
+    available: ['visits_summary', 'visits', 'page_urls'],
+  },
+  chess_games: {
+    default: ['players', 'games'],
+    available: ['players', 'games', 'player_stats'],
+  },
+  video_analytics: {
+    default: ['channels', 'playlist_items', 'videos'],
+    available: ['channels', 'playlist_items', 'videos'],
+  },
 } as const;
 
 export interface ResourceLists {

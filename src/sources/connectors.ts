@@ -2,11 +2,13 @@ import type { ConfigurableSourceTypeKey, SourceConfig } from '../config/index.ts
 import type { Connector } from './connector.ts';
 import { crmAConnector } from './connectors/crm-a.ts';
 import { spreadsheetsConnector } from './connectors/spreadsheets.ts';
+import { helpdeskAConnector } from './connectors/helpdesk-a.ts';
 import { restApiConnector } from './rest/rest-api-connector.ts';
 
 /** The connector of every source type that is not read from files; one module per type. */
 const CONNECTORS: Partial<Record<ConfigurableSourceTypeKey, Connector>> = {
   rest_api: restApiConnector,
+  helpdesk_a: helpdeskAConnector,
   spreadsheets: spreadsheetsConnector,
   crm_a: crmAConnector,
 };

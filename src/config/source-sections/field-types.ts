@@ -20,6 +20,11 @@ export const EnvVarName = z.string().regex(ENV_VAR_NAME_PATTERN, {
 
 export const CalendarDate = z.iso.date();
 
+/** A vendor account's subdomain becomes part of the API's host name, so it must be one DNS label. */
+export const Subdomain = z.string().regex(/^[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?$/, {
+  error: (issue) => `${JSON.stringify(issue.input)} is not a subdomain: use letters, digits and inner hyphens`,
+});
+
 export function isCalendarDate(text: string): boolean {
   return CalendarDate.safeParse(text).success;
 }
@@ -51,4 +56,12 @@ export function boundsInOrder<const Start extends string, const End extends stri
   };
   const options: { path: PropertyKey[]; error: string } = { path: [end], error: `must not be before ${start}` };
   return [isInOrder, options] as const;
+}
+
+/** Arguments for `.refine` that require `field` unless `alternative` is set (a vendor's host part, unless `base_url` replaces the whole root). */
+export function requiredUnless<const Field extends string, const Alternative extends string>(field: Field, alternative: Alternative) {
+  const isPresent = (section: Partial<Record<Field | Alternative, unknown>>): boolean =>
+    section[field] !== undefined || section[alternative] !== undefined;
+  const options: { path: PropertyKey[]; error: string } = { path: [field], error: `required unless ${alternative} is set` };
+  return [isPresent, options] as const;
 }

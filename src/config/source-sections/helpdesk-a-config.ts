@@ -1,18 +1,20 @@
 import { z } from 'zod';
 import { SOURCE_RESOURCES } from '../source-types.ts';
-import { resourceList } from './field-types.ts';
+import { boundsInOrder, CalendarDate, EnvVarName, requiredUnless, resourceList, Subdomain } from './field-types.ts';
 import { genericConfig } from './generic-config.ts';
-
-/** The subdomain becomes part of the API's host name, so it must be one DNS label. */
-const Subdomain = z.string().regex(/^[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?$/, {
-  error: (issue) => `${JSON.stringify(issue.input)} is not a subdomain: use letters, digits and inner hyphens`,
-});
 
 export const HelpdeskAConfig = genericConfig({
   subdomain: Subdomain.optional(),
+  /** The agent the API token belongs to: the user name is `{email}/token`. */
   email: z.email({
     error: (issue) => (issue.code === 'invalid_format' ? `expected an email address, got ${JSON.stringify(issue.input)}` : undefined),
   }).optional(),
+  api_token_env: EnvVarName.default('HELPDESK_A_API_TOKEN'),
   resources: resourceList(SOURCE_RESOURCES.helpdesk_a),
-});
+  start_date: CalendarDate.optional(),
+  end_date: CalendarDate.optional(),
+})
+  .refine(...requiredUnless('subdomain', 'base_url'))
+  .refine((config) => config.email !== undefined, { path: ['email'], error: 'required: the email of the agent the API token belongs to' })
+  .refine(...boundsInOrder('start_date', 'end_date'));
 export type HelpdeskAConfig = z.output<typeof HelpdeskAConfig>;
