@@ -1,5 +1,6 @@
 import type { ConfigurableSourceTypeKey, SourceConfig } from '../config/index.ts';
 import type { Connector } from './connector.ts';
+import { codeHostConnector } from './connectors/code-host.ts';
 import { crmAConnector } from './connectors/crm-a.ts';
 import { spreadsheetsConnector } from './connectors/spreadsheets.ts';
 import { helpdeskAConnector } from './connectors/helpdesk-a.ts';
@@ -11,6 +12,7 @@ const CONNECTORS: Partial<Record<ConfigurableSourceTypeKey, Connector>> = {
   helpdesk_a: helpdeskAConnector,
   spreadsheets: spreadsheetsConnector,
   crm_a: crmAConnector,
+  code_host: codeHostConnector,
 };
 
 export function connectorFor(source: SourceConfig): Connector | undefined {
