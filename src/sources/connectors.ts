@@ -2,6 +2,7 @@ import type { ConfigurableSourceTypeKey, SourceConfig } from '../config/index.ts
 import type { Connector } from './connector.ts';
 import { codeHostConnector } from './connectors/code-host.ts';
 import { crmAConnector } from './connectors/crm-a.ts';
+import { paymentsConnector } from './connectors/payments.ts';
 import { spreadsheetsConnector } from './connectors/spreadsheets.ts';
 import { helpdeskAConnector } from './connectors/helpdesk-a.ts';
 import { restApiConnector } from './rest/rest-api-connector.ts';
@@ -13,6 +14,7 @@ const CONNECTORS: Partial<Record<ConfigurableSourceTypeKey, Connector>> = {
   spreadsheets: spreadsheetsConnector,
   crm_a: crmAConnector,
   code_host: codeHostConnector,
+  payments: paymentsConnector,
 };
 
 export function connectorFor(source: SourceConfig): Connector | undefined {

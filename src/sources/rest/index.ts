@@ -1,5 +1,5 @@
 export { restSourceConnector, restSessionConnector, sectionOf, type RestSession } from './rest-source.ts';
-export type { IncrementalSpec, RestResource } from './extract-resource.ts';
+export type { IncrementalSpec, QueryValue, RestResource } from './extract-resource.ts';
 export { basicAuth, bearerAuth, headerAuth, noAuth, oauthTokenAuth, queryAuth, type AuthStrategy } from './auth.ts';
 export { requireEnv } from './credentials.ts';
 export { describeUrl, type HttpRequest, type HttpResponse } from './http-client.ts';
