@@ -128,37 +128,17 @@ export const SOURCE_RESOURCES = {
     default: ['channels', 'playlist_items', 'videos'],
     available: ['channels', 'playlist_items', 'videos'],
   },
-  helpdesk_b: {
-    default: ['tickets', 'contacts', 'companies', 'agents', 'groups'],
-    available: ['tickets', 'contacts', 'companies', 'agents', 'groups', 'ticket_fields'],
+  web_analytics: {
+    default: ['traffic', 'pages'],
+    available: ['traffic', 'pages', 'events', 'devices', 'locations'],
   },
-  crm_c: {
-    default: ['deals', 'persons', 'organizations', 'activities', 'pipelines', 'stages', 'users'],
-    available: ['deals', 'persons', 'organizations', 'activities', 'pipelines', 'stages', 'users', 'products'],
+  search_ads: {
+    default: ['campaign_stats', 'ad_group_stats', 'keyword_stats', 'ad_stats', 'search_term_stats'],
+    available: ['campaign_stats', 'ad_group_stats', 'keyword_stats', 'ad_stats', 'search_term_stats'],
   },
-  recruiting: {
-    default: ['candidates', 'applications', 'jobs', 'offers', 'users', 'departments', 'offices'],
-    available: ['candidates', 'applications', 'jobs', 'offers', 'users', 'departments', 'offices', 'job_posts', 'scorecards'],
-  },
-  issue_tracker: {
-    default: ['issues', 'projects', 'users'],
-    available: ['issues', 'projects', 'users', 'workflows', 'issue_types', 'priorities', 'statuses'],
-  },
-  hr_service: {
-    default: ['employees', 'absences', 'attendances'],
-    available: ['employees', 'absences', 'attendances', 'absence_types'],
-  },
-  self_hosted_analytics: {
-    default: ['visits_summary', 'visits'],
-    available: ['visits_summary', 'visits', 'page_urls'],
-  },
-  chess_games: {
-    default: ['players', 'games'],
-    available: ['players', 'games', 'player_stats'],
-  },
-  video_analytics: {
-    default: ['channels', 'playlist_items', 'videos'],
-    available: ['channels', 'playlist_items', 'videos'],
+  storefront: {
+    default: ['orders', 'customers', 'products'],
+    available: ['orders', 'customers', 'products', 'custom_collections', 'smart_collections', 'locations'],
   },
 } as const;
 

@@ -5,11 +5,13 @@ import { crmAConnector } from './connectors/crm-a.ts';
 import { paymentsConnector } from './connectors/payments.ts';
 import { spreadsheetsConnector } from './connectors/spreadsheets.ts';
 import { helpdeskAConnector } from './connectors/helpdesk-a.ts';
+import { webAnalyticsConnector } from './connectors/web-analytics.ts';
 import { restApiConnector } from './rest/rest-api-connector.ts';
 
 /** The connector of every source type that is not read from files; one module per type. */
 const CONNECTORS: Partial<Record<ConfigurableSourceTypeKey, Connector>> = {
   rest_api: restApiConnector,
+  web_analytics: webAnalyticsConnector,
   helpdesk_a: helpdeskAConnector,
   spreadsheets: spreadsheetsConnector,
   crm_a: crmAConnector,

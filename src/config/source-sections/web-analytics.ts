@@ -1,16 +1,40 @@
 import { z } from 'zod';
-import { EnvVarName, HttpUrl, isCalendarDate, NumericId } from './field-types.ts';
+import { SOURCE_RESOURCES } from '../source-types.ts';
+import { EnvVarName, HttpUrl, isCalendarDate, NumericId, resourceList } from './field-types.ts';
 
 const RELATIVE_DATE = /^\d+daysAgo$/;
 
-const StartDate = z.string().refine((text) => isCalendarDate(text) || RELATIVE_DATE.test(text), {
-  error: (issue) => `expected a date YYYY-MM-DD or <N>daysAgo, got ${JSON.stringify(issue.input)}`,
+const ReportDate = z.string().refine((text) => isCalendarDate(text) || RELATIVE_DATE.test(text) || text === 'today' || text === 'yesterday', {
+  error: (issue) => `expected a date YYYY-MM-DD, <N>daysAgo, yesterday or today, got ${JSON.stringify(issue.input)}`,
+});
+
+/** The API's names: letters, digits and underscores (`sessionSource`, `customEvent:plan`). */
+const ApiName = z.string().regex(/^[A-Za-z][A-Za-z0-9_:]*$/, {
+  error: (issue) => `${JSON.stringify(issue.input)} is not a dimension or metric name`,
+});
+
+/** A custom report: its own table, the dimensions it groups by and the metrics it sums. */
+const CustomReport = z.strictObject({
+  name: z.string().regex(/^[a-z][a-z0-9_]*$/, {
+    error: (issue) => `${JSON.stringify(issue.input)} is not a table name: use lowercase letters, digits and underscores`,
+  }),
+  dimensions: z.array(ApiName).min(1).max(9),
+  metrics: z.array(ApiName).min(1).max(10),
 });
 
 export const WebAnalyticsSection = z.strictObject({
   property_id: NumericId,
   credentials_env: EnvVarName.default('ANALYTICS_CREDENTIALS'),
-  start_date: StartDate.optional(),
+  start_date: ReportDate.optional(),
+  end_date: ReportDate.optional(),
+  /** Built-in reports. */
+  resources: resourceList(SOURCE_RESOURCES.web_analytics),
+  /** Custom report queries, each loaded into its own table. */
+  queries: z.array(CustomReport).default(() => []),
+  /** Rows per runReport request; the API allows up to 250,000. */
+  page_size: z.int().min(1).max(250_000).default(10_000),
   base_url: HttpUrl.optional(),
+}).refine((section) => !section.queries.some((query) => (section.resources as readonly string[]).includes(query.name)), {
+  path: ['queries'], error: 'a custom report must not take the name of a built-in report it also loads',
 });
 export type WebAnalyticsSection = z.output<typeof WebAnalyticsSection>;
