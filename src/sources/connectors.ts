@@ -5,6 +5,7 @@ import { crmAConnector } from './connectors/crm-a.ts';
 import { paymentsConnector } from './connectors/payments.ts';
 import { spreadsheetsConnector } from './connectors/spreadsheets.ts';
 import { helpdeskAConnector } from './connectors/helpdesk-a.ts';
+import { helpdeskBConnector } from './connectors/helpdesk-b.ts';
 import { webAnalyticsConnector } from './connectors/web-analytics.ts';
 import { restApiConnector } from './rest/rest-api-connector.ts';
 
@@ -13,6 +14,7 @@ const CONNECTORS: Partial<Record<ConfigurableSourceTypeKey, Connector>> = {
   rest_api: restApiConnector,
   web_analytics: webAnalyticsConnector,
   helpdesk_a: helpdeskAConnector,
+  helpdesk_b: helpdeskBConnector,
   spreadsheets: spreadsheetsConnector,
   crm_a: crmAConnector,
   code_host: codeHostConnector,
