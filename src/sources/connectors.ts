@@ -3,6 +3,7 @@ import type { Connector } from './connector.ts';
 import { codeHostConnector } from './connectors/code-host.ts';
 import { crmAConnector } from './connectors/crm-a.ts';
 import { paymentsConnector } from './connectors/payments.ts';
+import { relationalDbConnector } from './connectors/relational-db.ts';
 import { spreadsheetsConnector } from './connectors/spreadsheets.ts';
 import { helpdeskAConnector } from './connectors/helpdesk-a.ts';
 import { helpdeskBConnector } from './connectors/helpdesk-b.ts';
@@ -19,6 +20,7 @@ const CONNECTORS: Partial<Record<ConfigurableSourceTypeKey, Connector>> = {
   crm_a: crmAConnector,
   code_host: codeHostConnector,
   payments: paymentsConnector,
+  relational_db: relationalDbConnector,
 };
 
 export function connectorFor(source: SourceConfig): Connector | undefined {

@@ -1,0 +1,36 @@
+import { SyncFailedError } from '../sync-failed-error.ts';
+import type { DatabaseReader } from './database-reader.ts';
+import { MysqlReader } from './mysql-reader.ts';
+import { PostgresReader } from './postgres-reader.ts';
+
+/** Connects by URL scheme; a failure names the host and the cause, never the URL (it holds the password). */
+export async function connectDatabase(url: string, variable: string): Promise<DatabaseReader> {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new SyncFailedError(`The environment variable ${variable} does not hold a connection URL (postgresql://... or mysql://...)`);
+  }
+  const where = `${parsed.hostname}:${parsed.port === '' ? 'default port' : parsed.port}`;
+  try {
+    switch (parsed.protocol) {
+      case 'postgres:': case 'postgresql:': return await PostgresReader.connect(url);
+      case 'mysql:': case 'mariadb:': return await MysqlReader.connect(url.replace(/^mariadb:/, 'mysql:'));
+      default:
+        throw new SyncFailedError(`The URL in ${variable} is for ${parsed.protocol.replace(/:$/, '')}; relational_db reads postgresql:// and mysql:// databases`);
+    }
+  } catch (error) {
+    if (error instanceof SyncFailedError) throw error;
+    throw new SyncFailedError(`Could not connect to the database at ${where}: ${databaseCause(error, parsed)}`);
+  }
+}
+
+/** A driver's error in one line, with the password masked should the driver have echoed it. */
+export function databaseCause(error: unknown, url: URL): string {
+  const code = (error as { code?: unknown }).code;
+  if (code === 'ECONNREFUSED') return 'connection refused';
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return 'the host name does not resolve';
+  const message = error instanceof Error ? error.message.split('\n')[0] ?? '' : String(error);
+  const password = decodeURIComponent(url.password);
+  return password === '' ? message : message.replaceAll(password, '***');
+}

@@ -1,0 +1,31 @@
+/** A column of a database table, with the DuckDB type its values load as. */
+export interface ExportColumn {
+  readonly name: string;
+  readonly duckdbType: string;
+}
+
+export interface TableDescription {
+  readonly columns: readonly ExportColumn[];
+  readonly primaryKey: readonly string[];
+}
+
+/** Rows newer than a cursor value, up to the highest one in the same snapshot, so nothing arriving meanwhile is skipped. */
+export interface CursorRange {
+  readonly column: string;
+  readonly after: string | undefined;
+}
+
+export interface ExportResult {
+  /** The highest cursor value exported, as text; undefined when there were no rows past the cursor. */
+  readonly highest: string | undefined;
+  readonly exported: boolean;
+}
+
+/** Reads a relational database's tables out as CSV files, each in one consistent snapshot. */
+export interface DatabaseReader {
+  readonly defaultSchema: string;
+  listTables(schema: string): Promise<string[]>;
+  describe(schema: string, table: string): Promise<TableDescription>;
+  exportCsv(schema: string, table: string, description: TableDescription, range: CursorRange | undefined, file: string): Promise<ExportResult>;
+  close(): Promise<void>;
+}

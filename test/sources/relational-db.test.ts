@@ -1,0 +1,142 @@
+import { randomBytes } from 'node:crypto';
+import mysql from 'mysql2/promise';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startQuarry, type TestQuarry } from '../support/quarry.ts';
+import { logMessages, syncAndWait } from '../support/sync.ts';
+
+const ROWS = 1_000_000;
+const suffix = randomBytes(4).toString('hex');
+
+function sourcesYaml(name: string, urlEnv: string, config: string): string {
+  return `sources:\n  - name: ${name}\n    type: relational_db\n    generic_config:\n      credentials_env: ${urlEnv}\n${config}\n`;
+}
+
+describe('relational_db from PostgreSQL', () => {
+  const schema = `quarry_test_${suffix}`;
+  const url = 'postgresql://postgres:not-the-password-9x@127.0.0.1:5432/test';
+  let admin: pg.Client;
+  let quarry: TestQuarry;
+
+  beforeAll(async () => {
+    admin = new pg.Client({ connectionString: url });
+    await admin.connect();
+    await admin.query(`CREATE SCHEMA ${schema}`);
+    await admin.query(`CREATE TABLE ${schema}.orders (
+      id bigint PRIMARY KEY, customer text, amount numeric(10,2), paid boolean, created_at timestamptz, updated_at timestamp,
+      tags text[], meta jsonb, note text)`);
+    await admin.query(`INSERT INTO ${schema}.orders
+      SELECT i, 'customer ' || (i % 1000), (i % 10000) / 100.0, i % 2 = 0, timestamptz '2026-01-01 00:00:00+00' + i * interval '1 second',
+        timestamp '2026-01-01' + (i % 100) * interval '1 minute', ARRAY['a', 'b' || (i % 3)], jsonb_build_object('n', i, 'deep', jsonb_build_object('x', i % 5)),
+        CASE WHEN i % 3 = 0 THEN NULL WHEN i % 3 = 1 THEN '' ELSE 'note, "quoted"' END
+      FROM generate_series(1, ${String(ROWS)}) i`);
+    await admin.query(`CREATE TABLE ${schema}.audit (at timestamp, what text)`);
+    await admin.query(`INSERT INTO ${schema}.audit VALUES ('2026-01-01 10:00', 'one'), ('2026-01-02 10:00', 'two')`);
+    quarry = await startQuarry({
+      env: { PG_URL: url },
+      sourcesYaml: [
+        sourcesYaml('shop_db', 'PG_URL', `      schema: ${schema}\n      incremental: { orders: updated_at, audit: at }`).trimEnd(),
+        '  - name: no_url', '    type: relational_db', '    generic_config: { credentials_env: NOT_SET_URL }',
+        '  - name: refused', '    type: relational_db', '    generic_config: { credentials_env: REFUSED_URL }', '',
+      ].join('\n'),
+    });
+  }, 120_000);
+
+  afterAll(async () => {
+    await quarry.close();
+    await admin.query(`DROP SCHEMA ${schema} CASCADE`);
+    await admin.end();
+  });
+
+  it('loads a million rows with the declared types, NULL and empty text kept apart', async () => {
+    expect(await syncAndWait(quarry, 'shop_db')).toMatchObject({ type: 'sync_completed' });
+    expect(await quarry.query('SELECT count(*) AS n, sum(id) AS ids FROM raw_shop_db.orders')).toEqual([{ n: ROWS, ids: ROWS * (ROWS + 1) / 2 }]);
+    const types = await quarry.query("SELECT column_name, data_type FROM information_schema.columns WHERE table_schema = 'raw_shop_db' AND table_name = 'orders' ORDER BY ordinal_position");
+    expect(Object.fromEntries(types.map((row) => [row.column_name, row.data_type]))).toMatchObject({
+      id: 'BIGINT', customer: 'VARCHAR', amount: 'DECIMAL(10,2)', paid: 'BOOLEAN', created_at: 'TIMESTAMP WITH TIME ZONE',
+      updated_at: 'TIMESTAMP', tags: 'VARCHAR', meta: 'JSON', note: 'VARCHAR',
+    });
+    const sample = await quarry.query(`SELECT amount::VARCHAR AS amount, paid, created_at::VARCHAR AS created, tags, meta->>'$.deep.x' AS x,
+      note IS NULL AS null_note, note FROM raw_shop_db.orders WHERE id IN (1, 2, 3) ORDER BY id`);
+    expect(sample).toEqual([
+      { amount: '0.01', paid: false, created: '2026-01-01 00:00:01+00', tags: '{a,b1}', x: '1', null_note: false, note: '' },
+      { amount: '0.02', paid: true, created: '2026-01-01 00:00:02+00', tags: '{a,b2}', x: '2', null_note: false, note: 'note, "quoted"' },
+      { amount: '0.03', paid: false, created: '2026-01-01 00:00:03+00', tags: '{a,b0}', x: '3', null_note: true, note: null },
+    ]);
+    expect(await quarry.query('SELECT count(*) AS n FROM raw_shop_db.audit')).toEqual([{ n: 2 }]);
+  });
+
+  it('re-syncs only rows past the cursor, merging on the primary key and appending to a table without one', async () => {
+    await admin.query(`UPDATE ${schema}.orders SET customer = 'changed', updated_at = '2026-06-01' WHERE id IN (5, 6)`);
+    await admin.query(`INSERT INTO ${schema}.orders (id, customer, updated_at) VALUES (${String(ROWS + 1)}, 'new', '2026-06-02')`);
+    await admin.query(`INSERT INTO ${schema}.audit VALUES ('2026-02-01 10:00', 'three')`);
+    const end = await syncAndWait(quarry, 'shop_db');
+    expect(end).toMatchObject({ type: 'sync_completed' });
+    expect(logMessages(quarry, 'shop_db', 'INFO')).toContain('Exported the rows of orders with updated_at after 2026-01-01 01:39:00');
+    expect(await quarry.query("SELECT count(*) AS n, count(*) FILTER (WHERE customer = 'changed') AS changed, count(*) FILTER (WHERE customer = 'new') AS added FROM raw_shop_db.orders"))
+      .toEqual([{ n: ROWS + 1, changed: 2, added: 1 }]);
+    expect(await quarry.query('SELECT what FROM raw_shop_db.audit ORDER BY "at"')).toEqual([{ what: 'one' }, { what: 'two' }, { what: 'three' }]);
+    expect(quarry.ctx.store.sourceState.forSource('shop_db')).toEqual(new Map([['orders', '2026-06-02 00:00:00'], ['audit', '2026-02-01 10:00:00']]));
+
+    const again = await syncAndWait(quarry, 'shop_db');
+    expect(again).toMatchObject({ type: 'sync_completed', rows: 0 });
+    expect(logMessages(quarry, 'shop_db', 'INFO')).toContain('No new rows in orders');
+  });
+
+  it('a missing variable and a refused connection fail with one line naming the variable or the host, never the password', async () => {
+    const missing = await syncAndWait(quarry, 'no_url');
+    expect(missing.type === 'sync_failed' ? missing.error : '').toMatch(/^The environment variable NOT_SET_URL is not set/);
+    await quarry.close();
+    quarry = await startQuarry({
+      env: { REFUSED_URL: 'postgresql://postgres:s3cret-pw@127.0.0.1:1/test' },
+      sourcesYaml: sourcesYaml('refused', 'REFUSED_URL', ''),
+    });
+    const refused = await syncAndWait(quarry, 'refused');
+    expect(refused.type === 'sync_failed' ? refused.error : '').toBe('Could not connect to the database at 127.0.0.1:1: connection refused');
+    expect(JSON.stringify(quarry.ctx.store.logs.latest(100))).not.toContain('s3cret-pw');
+  });
+});
+
+describe('relational_db from MariaDB', () => {
+  const database = `quarry_test_${suffix}`;
+  let admin: mysql.Connection;
+  let quarry: TestQuarry;
+
+  beforeAll(async () => {
+    admin = await mysql.createConnection({ host: '127.0.0.1', port: 3306, user: 'root', database: 'test', multipleStatements: true });
+    await admin.query(`CREATE DATABASE ${database}`);
+    await admin.query(`CREATE TABLE ${database}.customers (
+      id BIGINT UNSIGNED PRIMARY KEY, name VARCHAR(100), balance DECIMAL(12,2), active TINYINT(1), born DATE, seen_at DATETIME, note TEXT, prefs JSON)`);
+    await admin.query(`INSERT INTO ${database}.customers
+      SELECT seq, CONCAT('name ', seq), seq / 100, seq % 2, DATE '2000-01-01' + INTERVAL (seq % 365) DAY, TIMESTAMP '2026-01-01 00:00:00' + INTERVAL (seq % 100) MINUTE,
+        CASE WHEN seq % 3 = 0 THEN NULL WHEN seq % 3 = 1 THEN '' ELSE 'a,"b"' END, JSON_OBJECT('level', seq % 4, 'tags', JSON_ARRAY('x'))
+      FROM seq_1_to_${String(ROWS)}`);
+    quarry = await startQuarry({
+      env: { MY_URL: `mysql://root@127.0.0.1:3306/${database}` },
+      sourcesYaml: sourcesYaml('crm_db', 'MY_URL', '      incremental: { customers: seen_at }'),
+    });
+  }, 120_000);
+
+  afterAll(async () => {
+    await quarry.close();
+    await admin.query(`DROP DATABASE ${database}`);
+    await admin.end();
+  });
+
+  it('loads a million rows with the declared types and merges rows past the cursor', async () => {
+    expect(await syncAndWait(quarry, 'crm_db')).toMatchObject({ type: 'sync_completed' });
+    expect(await quarry.query('SELECT count(*) AS n, sum(balance)::DOUBLE AS total FROM raw_crm_db.customers')).toEqual([{ n: ROWS, total: (ROWS * (ROWS + 1)) / 2 / 100 }]);
+    const sample = await quarry.query(`SELECT id, balance::VARCHAR AS balance, active, born::VARCHAR AS born, note, prefs->>'$.level' AS level
+      FROM raw_crm_db.customers WHERE id IN (1, 2, 3) ORDER BY id`);
+    expect(sample).toEqual([
+      { id: 1, balance: '0.01', active: true, born: '2000-01-02', note: '', level: '1' },
+      { id: 2, balance: '0.02', active: false, born: '2000-01-03', note: 'a,"b"', level: '2' },
+      { id: 3, balance: '0.03', active: true, born: '2000-01-04', note: null, level: '3' },
+    ]);
+    const types = await quarry.query("SELECT column_name, data_type FROM information_schema.columns WHERE table_schema = 'raw_crm_db' AND table_name = 'customers'");
+    expect(Object.fromEntries(types.map((row) => [row.column_name, row.data_type]))).toMatchObject({ id: 'UBIGINT', balance: 'DECIMAL(12,2)', active: 'BOOLEAN', born: 'DATE', seen_at: 'TIMESTAMP' });
+    await admin.query(`UPDATE ${database}.customers SET name = 'changed', seen_at = '2026-03-01' WHERE id = 10`);
+    expect(await syncAndWait(quarry, 'crm_db')).toMatchObject({ type: 'sync_completed' });
+    expect(await quarry.query("SELECT count(*) AS n, count(*) FILTER (WHERE name = 'changed') AS changed FROM raw_crm_db.customers")).toEqual([{ n: ROWS, changed: 1 }]);
+  });
+});
