@@ -169,7 +169,7 @@ export class JobRunner {
     const staging = await StagingArea.create(paths.runDir, job.id);
     try {
       await connector.extract({
-        source, env, state, fullRefresh: job.fullRefresh, now: now(), signal, workDir: staging.directory,
+        source, env, state, fullRefresh: job.fullRefresh, now: now(), signal, workDir: staging.directory, projectDir: paths.root,
         log: (level, message) => { this.#logLine(level, source.name, message, job.id); },
         oauthAccessToken: (provider) => this.#options.sourceTokens.accessToken(provider, env, signal),
         onCommitted: (work) => { afterCommit.push(work); },

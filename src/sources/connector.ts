@@ -49,6 +49,8 @@ export interface ExtractContext {
   readonly fullRefresh: boolean;
   readonly now: Date;
   readonly signal: AbortSignal;
+  /** The project's folder, where native pipelines find their Python modules. */
+  readonly projectDir: string;
   /** Where connectors that need a scratch directory (Python pipelines) may write. */
   readonly workDir: string;
   readonly log: (level: ConnectorLogLevel, message: string) => void;
