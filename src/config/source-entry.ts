@@ -6,6 +6,7 @@ import { ChessGamesSection } from './source-sections/chess-games.ts';
 import { CodeHostSection } from './source-sections/code-host.ts';
 import { CrmASection } from './source-sections/crm-a.ts';
 import { CrmBSection } from './source-sections/crm-b.ts';
+import { CrmCConfig } from './source-sections/crm-c-config.ts';
 import { CsvSection } from './source-sections/csv.ts';
 import { NonEmptyString, SourceName } from './source-sections/field-types.ts';
 import { FilesystemSection } from './source-sections/filesystem.ts';
@@ -61,6 +62,7 @@ const GENERIC_CONFIG_SCHEMAS = {
   relational_db: RelationalDbConfig,
   helpdesk_a: HelpdeskAConfig,
   helpdesk_b: HelpdeskBConfig,
+  crm_c: CrmCConfig,
 } as const satisfies Partial<Record<GenericSourceTypeKey, z.ZodType>>;
 type PinnedGenericKey = keyof typeof GENERIC_CONFIG_SCHEMAS;
 

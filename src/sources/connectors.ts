@@ -5,6 +5,7 @@ import { crmAConnector } from './connectors/crm-a.ts';
 import { paymentsConnector } from './connectors/payments.ts';
 import { relationalDbConnector } from './connectors/relational-db.ts';
 import { spreadsheetsConnector } from './connectors/spreadsheets.ts';
+import { crmCConnector } from './connectors/crm-c.ts';
 import { helpdeskAConnector } from './connectors/helpdesk-a.ts';
 import { helpdeskBConnector } from './connectors/helpdesk-b.ts';
 import { webAnalyticsConnector } from './connectors/web-analytics.ts';
@@ -16,6 +17,7 @@ const CONNECTORS: Partial<Record<ConfigurableSourceTypeKey, Connector>> = {
   web_analytics: webAnalyticsConnector,
   helpdesk_a: helpdeskAConnector,
   helpdesk_b: helpdeskBConnector,
+  crm_c: crmCConnector,
   spreadsheets: spreadsheetsConnector,
   crm_a: crmAConnector,
   code_host: codeHostConnector,
