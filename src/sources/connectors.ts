@@ -3,6 +3,7 @@ import type { Connector } from './connector.ts';
 import { codeHostConnector } from './connectors/code-host.ts';
 import { crmAConnector } from './connectors/crm-a.ts';
 import { paymentsConnector } from './connectors/payments.ts';
+import { teamChatConnector } from './connectors/team-chat.ts';
 import { relationalDbConnector } from './connectors/relational-db.ts';
 import { spreadsheetsConnector } from './connectors/spreadsheets.ts';
 import { crmCConnector } from './connectors/crm-c.ts';
@@ -22,6 +23,7 @@ const CONNECTORS: Partial<Record<ConfigurableSourceTypeKey, Connector>> = {
   crm_a: crmAConnector,
   code_host: codeHostConnector,
   payments: paymentsConnector,
+  team_chat: teamChatConnector,
   relational_db: relationalDbConnector,
 };
 

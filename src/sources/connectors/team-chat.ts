@@ -1,0 +1,90 @@
+import type { SourceConfigOf } from '../../config/index.ts';
+import { SyncFailedError } from '../sync-failed-error.ts';
+import {
+  bearerAuth, cursorParam, requireEnv, restSessionConnector, unixSecondsOf, type RestResource,
+} from '../rest/index.ts';
+
+type TeamChatSection = SourceConfigOf<'team_chat'>['team_chat'];
+
+const PAGE_SIZE = 200;
+const nextCursor = cursorParam('response_metadata.next_cursor', 'cursor');
+
+/** What to do about the errors a sync meets most, which Slack answers with HTTP 200 and `ok: false`. */
+const ERROR_HINTS: Readonly<Record<string, string>> = {
+  not_authed: 'no token was sent',
+  invalid_auth: 'the token is wrong',
+  token_revoked: 'the token was revoked',
+  account_inactive: 'the token belongs to a deactivated app or user',
+  missing_scope: 'the app lacks a scope it needs',
+  not_in_channel: 'invite the app to the channel first',
+  channel_not_found: 'check selected_channels',
+};
+
+/** The records under `key` of a Web API answer; an answer with `ok: false` fails the sync with Slack's error code. */
+function okRecords(method: string, key: string) {
+  return (body: unknown): unknown => {
+    const answer = body as { ok?: unknown; error?: unknown; needed?: unknown } & Record<string, unknown>;
+    if (answer.ok !== true) {
+      const error = typeof answer.error === 'string' ? answer.error : 'unknown_error';
+      const needed = typeof answer.needed === 'string' ? ` (${answer.needed})` : '';
+      const hint = ERROR_HINTS[error];
+      throw new SyncFailedError(`Slack's ${method} answered ok: false, error ${error}${needed}${hint === undefined ? '' : `: ${hint}`}`);
+    }
+    return answer[key] ?? [];
+  };
+}
+
+const channelsResource: RestResource = {
+  name: 'channels',
+  path: '/conversations.list',
+  params: { types: 'public_channel,private_channel', exclude_archived: false, limit: PAGE_SIZE },
+  dataSelector: okRecords('conversations.list', 'channels'),
+  paginator: nextCursor,
+};
+
+const usersResource: RestResource = {
+  name: 'users',
+  path: '/users.list',
+  params: { limit: PAGE_SIZE },
+  dataSelector: okRecords('users.list', 'members'),
+  paginator: nextCursor,
+};
+
+function messagesResource(channel: string, section: TeamChatSection): RestResource {
+  return {
+    name: 'messages',
+    path: '/conversations.history',
+    params: { channel, limit: PAGE_SIZE, inclusive: true },
+    dataSelector: okRecords('conversations.history', 'messages'),
+    paginator: nextCursor,
+    mapRecord: (message) => ({ channel, ...message }),
+    primaryKey: ['channel', 'ts'],
+    // `inclusive`: a re-sync reads the newest message loaded again (an edit of it is seen) and the merge drops the repeat.
+    // Slack's ts texts have a fixed width, so they compare in time order.
+    incremental: {
+      cursorPath: 'ts', param: 'oldest',
+      initialValue: section.start_date === undefined ? undefined : `${String(unixSecondsOf(section.start_date))}.000000`,
+    },
+  };
+}
+
+/** The channels to read: those selected, else every channel the app is a member of (history needs membership). */
+function channelsToRead(section: TeamChatSection, channels: readonly Record<string, unknown>[]): string[] {
+  if (section.selected_channels !== undefined) return [...section.selected_channels];
+  return channels.filter((channel) => channel.is_member === true && typeof channel.id === 'string').map((channel) => String(channel.id));
+}
+
+/** `team_chat`: a Slack workspace through the Web API with a bot token: channels, their history, and users. */
+export const teamChatConnector = restSessionConnector<TeamChatSection>({
+  baseUrl: () => 'https://slack.com/api',
+  auth: (section, env) => bearerAuth(requireEnv(env, section.access_token_env, 'a Slack bot token (xoxb-...)')),
+  async extract(session, section) {
+    const wanted = new Set(section.resources);
+    const listsChannels = wanted.has('channels') || (wanted.has('messages') && section.selected_channels === undefined);
+    const channels = listsChannels ? await session.collect(channelsResource, { stage: wanted.has('channels') }) : [];
+    if (wanted.has('messages')) {
+      for (const channel of channelsToRead(section, channels)) await session.extract(messagesResource(channel, section), { cursorScope: channel });
+    }
+    if (wanted.has('users')) await session.extract(usersResource);
+  },
+});
