@@ -10,11 +10,13 @@ import { crmCConnector } from './connectors/crm-c.ts';
 import { helpdeskAConnector } from './connectors/helpdesk-a.ts';
 import { helpdeskBConnector } from './connectors/helpdesk-b.ts';
 import { webAnalyticsConnector } from './connectors/web-analytics.ts';
+import { searchAdsConnector } from './connectors/search-ads.ts';
 import { restApiConnector } from './rest/rest-api-connector.ts';
 
 /** The connector of every source type that is not read from files; one module per type. */
 const CONNECTORS: Partial<Record<ConfigurableSourceTypeKey, Connector>> = {
   rest_api: restApiConnector,
+  search_ads: searchAdsConnector,
   web_analytics: webAnalyticsConnector,
   helpdesk_a: helpdeskAConnector,
   helpdesk_b: helpdeskBConnector,

@@ -1,0 +1,81 @@
+import type { SourceConfigOf } from '../../config/index.ts';
+import type { Connector } from '../connector.ts';
+import { bodyCursor, requireEnv, restSourceConnector, type AuthStrategy, type RestResource } from '../rest/index.ts';
+import { googleAuth } from './google-credentials.ts';
+import { resolveReportDate } from './report-dates.ts';
+import { snakeCaseKeys } from './snake-case.ts';
+
+type SearchAdsSection = SourceConfigOf<'search_ads'>['search_ads'];
+type Report = SearchAdsSection['resources'][number];
+
+const GOOGLE_ADS_API = 'https://googleads.googleapis.com';
+const SCOPE = 'https://www.googleapis.com/auth/adwords';
+const METRICS = 'metrics.impressions, metrics.clicks, metrics.cost_micros, metrics.conversions, metrics.conversions_value, metrics.ctr, metrics.average_cpc';
+
+/** The five statistics reports, in Google Ads Query Language; `{start_date}`/`{end_date}` are filled in. */
+const REPORT_QUERIES: Readonly<Record<Report, string>> = {
+  campaign_stats: `SELECT campaign.id, campaign.name, campaign.status, campaign.advertising_channel_type, segments.date, ${METRICS}
+    FROM campaign WHERE segments.date BETWEEN '{start_date}' AND '{end_date}'`,
+  ad_group_stats: `SELECT campaign.id, ad_group.id, ad_group.name, ad_group.status, ad_group.type, segments.date, ${METRICS}
+    FROM ad_group WHERE segments.date BETWEEN '{start_date}' AND '{end_date}'`,
+  keyword_stats: `SELECT campaign.id, ad_group.id, ad_group_criterion.criterion_id, ad_group_criterion.keyword.text,
+    ad_group_criterion.keyword.match_type, ad_group_criterion.status, segments.date, ${METRICS}
+    FROM keyword_view WHERE segments.date BETWEEN '{start_date}' AND '{end_date}'`,
+  ad_stats: `SELECT campaign.id, ad_group.id, ad_group_ad.ad.id, ad_group_ad.ad.name, ad_group_ad.ad.type, ad_group_ad.ad.final_urls,
+    ad_group_ad.status, segments.date, ${METRICS}
+    FROM ad_group_ad WHERE segments.date BETWEEN '{start_date}' AND '{end_date}'`,
+  search_term_stats: `SELECT campaign.id, ad_group.id, search_term_view.search_term, search_term_view.status, segments.date, ${METRICS}
+    FROM search_term_view WHERE segments.date BETWEEN '{start_date}' AND '{end_date}'`,
+};
+
+/** Customer ids go into paths and headers without the dashes the UI shows. */
+function digitsOf(customerId: string): string {
+  return customerId.replaceAll('-', '');
+}
+
+/** Google credentials plus the account's developer token, and the manager account when access goes through one. */
+function adsAuth(google: AuthStrategy, developerToken: string, loginCustomerId: string | undefined): AuthStrategy {
+  return {
+    async apply(request) {
+      await google.apply(request);
+      request.headers['developer-token'] = developerToken;
+      if (loginCustomerId !== undefined) request.headers['login-customer-id'] = digitsOf(loginCustomerId);
+    },
+    refresh: google.refresh?.bind(google),
+  };
+}
+
+function queryResource(name: string, query: string, section: SearchAdsSection, now: Date): RestResource {
+  const text = query
+    .replaceAll('{start_date}', resolveReportDate(section.start_date, now))
+    .replaceAll('{end_date}', resolveReportDate(section.end_date, now))
+    .replace(/\s+/g, ' ').trim();
+  return {
+    name,
+    path: `/${section.api_version}/customers/${digitsOf(section.property_id)}/googleAds:search`,
+    method: 'POST',
+    body: { query: text },
+    dataSelector: (body) => (body as { results?: unknown }).results ?? [],
+    paginator: bodyCursor('nextPageToken', 'pageToken'),
+    // camelCase JSON (`adGroupCriterion.keyword.matchType`) back to the GAQL names the query used.
+    mapRecord: (record) => snakeCaseKeys(record) as Record<string, unknown>,
+  };
+}
+
+/** `search_ads`: Google Ads API reports by GAQL over `googleAds:search`, reloaded for the date range each sync. */
+export const searchAdsConnector: Connector = {
+  async extract(context, sink) {
+    await restSourceConnector<SearchAdsSection>({
+      baseUrl: () => GOOGLE_ADS_API,
+      auth: (section, env, http) => adsAuth(
+        googleAuth({ env, credentialsEnv: section.credentials_env, scope: SCOPE, http, oauthAccessToken: context.oauthAccessToken }),
+        requireEnv(env, section.developer_token_env, 'the Google Ads developer token'),
+        section.login_customer_id,
+      ),
+      resources: (section, { now }) => [
+        ...section.resources.map((name) => queryResource(name, REPORT_QUERIES[name], section, now)),
+        ...section.queries.map((query) => queryResource(query.name, query.query, section, now)),
+      ],
+    }).extract(context, sink);
+  },
+};
