@@ -16,6 +16,7 @@ import { HelpdeskBConfig } from './source-sections/helpdesk-b-config.ts';
 import { LocalFilesSection } from './source-sections/local-files.ts';
 import { NativePipelineSection } from './source-sections/native-pipeline.ts';
 import { PaymentsSection } from './source-sections/payments.ts';
+import { RecruitingConfig } from './source-sections/recruiting-config.ts';
 import { RelationalDbConfig } from './source-sections/relational-db-config.ts';
 import { RestApiSection } from './source-sections/rest-api.ts';
 import { SearchAdsSection } from './source-sections/search-ads.ts';
@@ -63,6 +64,7 @@ const GENERIC_CONFIG_SCHEMAS = {
   helpdesk_a: HelpdeskAConfig,
   helpdesk_b: HelpdeskBConfig,
   crm_c: CrmCConfig,
+  recruiting: RecruitingConfig,
 } as const satisfies Partial<Record<GenericSourceTypeKey, z.ZodType>>;
 type PinnedGenericKey = keyof typeof GENERIC_CONFIG_SCHEMAS;
 

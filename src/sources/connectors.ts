@@ -11,6 +11,7 @@ import { helpdeskAConnector } from './connectors/helpdesk-a.ts';
 import { helpdeskBConnector } from './connectors/helpdesk-b.ts';
 import { webAnalyticsConnector } from './connectors/web-analytics.ts';
 import { searchAdsConnector } from './connectors/search-ads.ts';
+import { recruitingConnector } from './connectors/recruiting.ts';
 import { restApiConnector } from './rest/rest-api-connector.ts';
 
 /** The connector of every source type that is not read from files; one module per type. */
@@ -21,6 +22,7 @@ const CONNECTORS: Partial<Record<ConfigurableSourceTypeKey, Connector>> = {
   helpdesk_a: helpdeskAConnector,
   helpdesk_b: helpdeskBConnector,
   crm_c: crmCConnector,
+  recruiting: recruitingConnector,
   spreadsheets: spreadsheetsConnector,
   crm_a: crmAConnector,
   code_host: codeHostConnector,

@@ -1,0 +1,40 @@
+import type { SourceConfigOf } from '../../config/index.ts';
+import { basicAuth, headerLink, requireEnv, restSourceConnector, type QueryValue, type RestResource } from '../rest/index.ts';
+
+type RecruitingConfig = SourceConfigOf<'recruiting'>['generic_config'];
+type RecruitingResource = RecruitingConfig['resources'][number];
+
+/** The largest page the API serves. */
+const PAGE_SIZE = 500;
+
+const UPDATED_AT = { path: 'updated_at', param: 'updated_after' } as const;
+
+/**
+ * The field a re-sync starts from and the parameter that filters on it, for the endpoints that take
+ * timestamp filters (they take `created_after`/`created_before` too); departments and offices take none.
+ */
+const CURSORS: Readonly<Partial<Record<RecruitingResource, { path: string; param: string }>>> = {
+  candidates: UPDATED_AT,
+  applications: { path: 'last_activity_at', param: 'last_activity_after' },
+  jobs: UPDATED_AT,
+  offers: UPDATED_AT,
+  users: UPDATED_AT,
+  job_posts: UPDATED_AT,
+  scorecards: UPDATED_AT,
+};
+
+function resourceOf(name: RecruitingResource, config: RecruitingConfig): RestResource {
+  const cursor = CURSORS[name];
+  const params: Record<string, QueryValue> = { per_page: PAGE_SIZE };
+  if (cursor === undefined) return { name, path: name, params, paginator: headerLink };
+  if (config.start_date !== undefined) params.created_after = `${config.start_date}T00:00:00Z`;
+  if (config.end_date !== undefined) params.created_before = `${config.end_date}T23:59:59Z`;
+  return { name, path: name, params, paginator: headerLink, primaryKey: ['id'], incremental: { cursorPath: cursor.path, param: cursor.param } };
+}
+
+/** `recruiting`: the Greenhouse Harvest API, with the API key as the Basic user name and no password. */
+export const recruitingConnector = restSourceConnector<RecruitingConfig>({
+  baseUrl: () => 'https://harvest.greenhouse.io/v1',
+  auth: (config, env) => basicAuth(requireEnv(env, config.api_key_env, 'a Greenhouse Harvest API key'), ''),
+  resources: (config) => config.resources.map((resource) => resourceOf(resource, config)),
+});
