@@ -22,6 +22,7 @@ import { RestApiSection } from './source-sections/rest-api.ts';
 import { SearchAdsSection } from './source-sections/search-ads.ts';
 import { SocialAdsSection } from './source-sections/social-ads.ts';
 import { SpreadsheetsSection } from './source-sections/spreadsheets.ts';
+import { TableDbConfig } from './source-sections/table-db-config.ts';
 import { TeamChatSection } from './source-sections/team-chat.ts';
 import { WebAnalyticsSection } from './source-sections/web-analytics.ts';
 import {
@@ -64,6 +65,7 @@ const GENERIC_CONFIG_SCHEMAS = {
   helpdesk_a: HelpdeskAConfig,
   helpdesk_b: HelpdeskBConfig,
   crm_c: CrmCConfig,
+  table_db: TableDbConfig,
   recruiting: RecruitingConfig,
 } as const satisfies Partial<Record<GenericSourceTypeKey, z.ZodType>>;
 type PinnedGenericKey = keyof typeof GENERIC_CONFIG_SCHEMAS;

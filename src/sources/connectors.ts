@@ -4,6 +4,7 @@ import { codeHostConnector } from './connectors/code-host.ts';
 import { crmAConnector } from './connectors/crm-a.ts';
 import { paymentsConnector } from './connectors/payments.ts';
 import { teamChatConnector } from './connectors/team-chat.ts';
+import { tableDbConnector } from './connectors/table-db.ts';
 import { relationalDbConnector } from './connectors/relational-db.ts';
 import { spreadsheetsConnector } from './connectors/spreadsheets.ts';
 import { crmCConnector } from './connectors/crm-c.ts';
@@ -28,6 +29,7 @@ const CONNECTORS: Partial<Record<ConfigurableSourceTypeKey, Connector>> = {
   code_host: codeHostConnector,
   payments: paymentsConnector,
   team_chat: teamChatConnector,
+  table_db: tableDbConnector,
   relational_db: relationalDbConnector,
 };
 
