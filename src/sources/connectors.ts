@@ -13,11 +13,13 @@ import { helpdeskBConnector } from './connectors/helpdesk-b.ts';
 import { webAnalyticsConnector } from './connectors/web-analytics.ts';
 import { searchAdsConnector } from './connectors/search-ads.ts';
 import { recruitingConnector } from './connectors/recruiting.ts';
+import { socialAdsConnector } from './connectors/social-ads.ts';
 import { restApiConnector } from './rest/rest-api-connector.ts';
 
 /** The connector of every source type that is not read from files; one module per type. */
 const CONNECTORS: Partial<Record<ConfigurableSourceTypeKey, Connector>> = {
   rest_api: restApiConnector,
+  social_ads: socialAdsConnector,
   search_ads: searchAdsConnector,
   web_analytics: webAnalyticsConnector,
   helpdesk_a: helpdeskAConnector,

@@ -1,14 +1,18 @@
 import { z } from 'zod';
 import { SOURCE_RESOURCES } from '../source-types.ts';
-import { CalendarDate, EnvVarName, HttpUrl, NonEmptyString, resourceList } from './field-types.ts';
+import { CalendarDate, EnvVarName, HttpUrl, resourceList } from './field-types.ts';
 
 export const SocialAdsSection = z.strictObject({
   /** The ads account id including the platform's account prefix. */
-  account_id: NonEmptyString,
+  account_id: z.string().regex(/^act_\d+$/, {
+    error: (issue) => `expected an ad account id with its act_ prefix, like act_1234567890, got ${JSON.stringify(issue.input)}`,
+  }),
   access_token_env: EnvVarName.default('SOCIAL_ADS_ACCESS_TOKEN'),
   initial_load_past_days: z.int().positive().default(30),
   start_date: CalendarDate.optional(),
   resources: resourceList(SOURCE_RESOURCES.social_ads),
+  /** The Graph API version; Meta retires each about two years after release. */
+  api_version: z.string().regex(/^v\d+\.\d+$/, { error: 'expected a Graph API version like v23.0' }).default('v23.0'),
   base_url: HttpUrl.optional(),
 });
 export type SocialAdsSection = z.output<typeof SocialAdsSection>;
