@@ -13,6 +13,7 @@ import { FilesystemSection } from './source-sections/filesystem.ts';
 import { GenericConfig } from './source-sections/generic-config.ts';
 import { HelpdeskAConfig } from './source-sections/helpdesk-a-config.ts';
 import { HelpdeskBConfig } from './source-sections/helpdesk-b-config.ts';
+import { IssueTrackerConfig } from './source-sections/issue-tracker-config.ts';
 import { LocalFilesSection } from './source-sections/local-files.ts';
 import { NativePipelineSection } from './source-sections/native-pipeline.ts';
 import { PaymentsSection } from './source-sections/payments.ts';
@@ -67,6 +68,7 @@ const GENERIC_CONFIG_SCHEMAS = {
   crm_c: CrmCConfig,
   table_db: TableDbConfig,
   recruiting: RecruitingConfig,
+  issue_tracker: IssueTrackerConfig,
 } as const satisfies Partial<Record<GenericSourceTypeKey, z.ZodType>>;
 type PinnedGenericKey = keyof typeof GENERIC_CONFIG_SCHEMAS;
 

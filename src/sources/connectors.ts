@@ -12,6 +12,7 @@ import { helpdeskAConnector } from './connectors/helpdesk-a.ts';
 import { helpdeskBConnector } from './connectors/helpdesk-b.ts';
 import { webAnalyticsConnector } from './connectors/web-analytics.ts';
 import { searchAdsConnector } from './connectors/search-ads.ts';
+import { issueTrackerConnector } from './connectors/issue-tracker.ts';
 import { recruitingConnector } from './connectors/recruiting.ts';
 import { socialAdsConnector } from './connectors/social-ads.ts';
 import { restApiConnector } from './rest/rest-api-connector.ts';
@@ -26,6 +27,7 @@ const CONNECTORS: Partial<Record<ConfigurableSourceTypeKey, Connector>> = {
   helpdesk_b: helpdeskBConnector,
   crm_c: crmCConnector,
   recruiting: recruitingConnector,
+  issue_tracker: issueTrackerConnector,
   spreadsheets: spreadsheetsConnector,
   crm_a: crmAConnector,
   code_host: codeHostConnector,
