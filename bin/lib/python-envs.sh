@@ -33,7 +33,12 @@ build_python_env() {
     rm -rf "$partial"
     "$python" -m venv "$partial"
     "$partial/bin/python" -m pip install --quiet --no-deps --no-input --require-virtualenv -r "$lock"
-    "$partial/bin/python" -m pip check >/dev/null
+    if ! problems=$("$partial/bin/python" -m pip check 2>&1); then
+      echo "setup: the $name environment's pins do not fit together:" >&2
+      echo "$problems" >&2
+      rm -rf "$partial"
+      return 1
+    fi
     # Scripts in bin/ name the interpreter by its absolute path: point them at the final place.
     grep -rlI --null "$partial" "$partial/bin" | xargs -0 -r sed -i "s|$partial|$final|g"
     if ! mv -T "$partial" "$final" 2>/dev/null; then

@@ -175,7 +175,6 @@ export class JobRunner {
         onCommitted: (work) => { afterCommit.push(work); },
       }, staging);
       const staged = await staging.finish();
-      const records = staged.reduce((sum, table) => sum + table.records, 0);
       const committed = await this.#lock.hold(async () => {
         const loaded = await withWriteConnection(paths.warehouseFile, signal, async (connection) => {
           await connection.run('BEGIN TRANSACTION');
@@ -190,7 +189,7 @@ export class JobRunner {
           }
         });
         await this.#publish();
-        return { rows: records, tables: loaded.tables, messages: loaded.messages, cursors };
+        return { rows: loaded.rowsLoaded, tables: loaded.tables, messages: loaded.messages, cursors };
       }, signal);
       // Outside the lock: the data is committed, and a slow vendor must not hold up other loads.
       return { ...committed, messages: [...committed.messages, ...await runAfterCommit(afterCommit)] };

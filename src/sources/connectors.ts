@@ -2,6 +2,7 @@ import type { ConfigurableSourceTypeKey, SourceConfig } from '../config/index.ts
 import type { Connector } from './connector.ts';
 import { codeHostConnector } from './connectors/code-host.ts';
 import { crmAConnector } from './connectors/crm-a.ts';
+import { nativePipelineConnector } from './connectors/native-pipeline.ts';
 import { paymentsConnector } from './connectors/payments.ts';
 import { teamChatConnector } from './connectors/team-chat.ts';
 import { tableDbConnector } from './connectors/table-db.ts';
@@ -35,6 +36,7 @@ const CONNECTORS: Partial<Record<ConfigurableSourceTypeKey, Connector>> = {
   team_chat: teamChatConnector,
   table_db: tableDbConnector,
   relational_db: relationalDbConnector,
+  native_pipeline: nativePipelineConnector,
 };
 
 export function connectorFor(source: SourceConfig): Connector | undefined {

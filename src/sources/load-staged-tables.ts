@@ -13,6 +13,8 @@ export interface LoadedTable {
 
 export interface StagedLoadOutcome {
   readonly tables: LoadedTable[];
+  /** Rows written by this load (new, replaced or merged), over all tables. */
+  readonly rowsLoaded: number;
   readonly messages: { level: 'INFO' | 'WARNING'; message: string }[];
 }
 
@@ -50,6 +52,7 @@ export async function loadStagedTables(
   const loadedAt = options.now.toISOString().replace('T', ' ').replace('Z', '');
   await connection.run(`CREATE SCHEMA IF NOT EXISTS ${quoteIdentifier(schema)}`);
   const tables: LoadedTable[] = [];
+  let rowsLoaded = 0;
   for (const { spec, files } of staged) {
     const table = `${quoteIdentifier(schema)}.${quoteIdentifier(spec.name)}`;
     const exists = await tableExists(connection, schema, spec.name);
@@ -75,21 +78,24 @@ export async function loadStagedTables(
       }
     } else {
       const select = stagedSelect(files, loadedAt);
+      const before = exists ? await countRows(connection, table) : 0;
       if (disposition === 'replace' || !exists) {
         await connection.run(`CREATE OR REPLACE TABLE ${table} AS ${select}`);
+        rowsLoaded += await countRows(connection, table);
       } else {
         const changes = await evolveTable(connection, table, await describeColumns(connection, select));
         for (const change of changes) messages.push({ level: 'WARNING', message: `Schema change in ${spec.name}: ${change}` });
         if (disposition === 'append') {
           await connection.run(`INSERT INTO ${table} BY NAME ${select}`);
+          rowsLoaded += await countRows(connection, table) - before;
         } else {
-          await mergeInto(connection, table, select, spec.primaryKey ?? []);
+          rowsLoaded += await mergeInto(connection, table, select, spec.primaryKey ?? []);
         }
       }
     }
     tables.push({ schema, name: spec.name, rowCount: await countRows(connection, table) });
   }
-  return { tables, messages };
+  return { tables, rowsLoaded, messages };
 }
 
 export const VALID_FROM_COLUMN = 'valid_from';
@@ -130,8 +136,11 @@ async function loadHistory(
   return changes;
 }
 
-/** Replaces the rows whose primary key the new records carry; of several records with one key, the last extracted wins. */
-async function mergeInto(connection: DuckDBConnection, table: string, select: string, primaryKey: readonly string[]): Promise<void> {
+/**
+ * Replaces the rows whose primary key the new records carry; of several records with one key, the last
+ * extracted wins. Returns how many rows were merged in.
+ */
+async function mergeInto(connection: DuckDBConnection, table: string, select: string, primaryKey: readonly string[]): Promise<number> {
   if (primaryKey.length === 0) throw new SyncFailedError(`Cannot merge into ${table} without a primary key`);
   const keys = primaryKey.map(quoteIdentifier);
   await connection.run('DROP TABLE IF EXISTS temp.quarry_merge');
@@ -141,7 +150,9 @@ async function mergeInto(connection: DuckDBConnection, table: string, select: st
   const matches = keys.map((key) => `${table}.${key} = quarry_merge.${key}`).join(' AND ');
   await connection.run(`DELETE FROM ${table} USING temp.quarry_merge WHERE ${matches}`);
   await connection.run(`INSERT INTO ${table} BY NAME SELECT * FROM temp.quarry_merge`);
+  const merged = await countRows(connection, 'temp.quarry_merge');
   await connection.run('DROP TABLE temp.quarry_merge');
+  return merged;
 }
 
 async function tableExists(connection: DuckDBConnection, schema: string, name: string): Promise<boolean> {

@@ -1,0 +1,120 @@
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+import { createInterface } from 'node:readline';
+import type { SourceConfigOf } from '../../config/index.ts';
+import { PythonEnvironmentError, pythonExecutable } from '../../python/index.ts';
+import type { Connector, ExtractContext } from '../connector.ts';
+import { requireEnv } from '../rest/index.ts';
+import { SyncFailedError } from '../sync-failed-error.ts';
+
+const RUNNER = path.join(import.meta.dirname, '..', 'native', 'run_pipeline.py');
+const ENV_REFERENCE = /^env:([A-Z_][A-Z0-9_]*)$/;
+const STDERR_LINES_KEPT = 40;
+
+interface Manifest {
+  readonly tables?: { name: string; file: string; rows: number }[];
+  readonly error?: string;
+}
+
+/** `function_kwargs` with every `env:NAME` string replaced by that variable's value; the values, to mask in messages. */
+export function resolveEnvReferences(value: unknown, env: ExtractContext['env'], secrets: Set<string>): unknown {
+  if (typeof value === 'string') {
+    const name = ENV_REFERENCE.exec(value)?.[1];
+    if (name === undefined) return value;
+    const resolved = requireEnv(env, name, `a value of function_kwargs (${value})`);
+    secrets.add(resolved);
+    return resolved;
+  }
+  if (Array.isArray(value)) return value.map((item) => resolveEnvReferences(item, env, secrets));
+  if (value !== null && typeof value === 'object') {
+    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, resolveEnvReferences(item, env, secrets)]));
+  }
+  return value;
+}
+
+/**
+ * `native_pipeline`: calls `source_module.source_function(**function_kwargs)` of a dlt source in the managed
+ * Python env. dlt loads into a scratch DuckDB file of the job; its tables come back as Parquet files and are
+ * loaded here, replacing the previous ones, in the sync's one transaction (nested lists arrive as dlt's child
+ * tables, `<table>__<field>`).
+ */
+export const nativePipelineConnector: Connector = {
+  async extract(context, sink) {
+    const config = (context.source as SourceConfigOf<'native_pipeline'>).native_pipeline;
+    const secrets = new Set<string>();
+    const kwargs = resolveEnvReferences(config.function_kwargs, context.env, secrets);
+    let python: string;
+    try {
+      python = pythonExecutable('dlt');
+    } catch (error) {
+      if (error instanceof PythonEnvironmentError) throw new SyncFailedError(error.message);
+      throw error;
+    }
+    const request = {
+      module: config.source_module,
+      function: config.source_function,
+      kwargs,
+      pipeline_name: config.pipeline_name,
+      dataset_name: config.dataset_name,
+      work_dir: context.workDir,
+      module_paths: [context.projectDir, path.join(context.projectDir, 'pipelines')],
+    };
+    const manifest = await runPython(python, request, context, secrets);
+    for (const table of manifest) {
+      sink.table({ name: table.name, disposition: 'replace' }).addFile({ path: table.file, format: 'parquet' });
+      context.log('INFO', `The pipeline produced ${String(table.rows)} row(s) of ${table.name}`);
+    }
+  },
+};
+
+function mask(text: string, secrets: ReadonlySet<string>): string {
+  let masked = text;
+  for (const secret of secrets) if (secret.length >= 4) masked = masked.replaceAll(secret, '***');
+  return masked;
+}
+
+async function runPython(
+  python: string, request: object, context: ExtractContext, secrets: ReadonlySet<string>,
+): Promise<NonNullable<Manifest['tables']>> {
+  const child = spawn(python, [RUNNER], {
+    cwd: context.projectDir,
+    env: {
+      ...context.env, RUNTIME__DLTHUB_TELEMETRY: 'false', PYTHONDONTWRITEBYTECODE: '1', PYTHONUNBUFFERED: '1',
+      // dlt reads its own config from here; the project folder, not the user's home.
+      DLT_DATA_DIR: path.join(context.workDir, 'dlt-data'),
+    },
+    stdio: ['pipe', 'pipe', 'pipe'],
+    signal: context.signal,
+  });
+  let stdout = '';
+  const stderr: string[] = [];
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => { stdout += chunk; });
+  createInterface({ input: child.stderr }).on('line', (line) => {
+    if (line.trim() === '') return;
+    stderr.push(line);
+    if (stderr.length > STDERR_LINES_KEPT) stderr.shift();
+  });
+  child.stdin.end(JSON.stringify(request));
+  const exitCode = await new Promise<number | null>((resolve, reject) => {
+    child.on('error', (error) => { reject(context.signal.aborted ? error : new SyncFailedError(`Could not start Python for the pipeline: ${error.message}`)); });
+    child.on('close', resolve);
+  });
+  const lastLine = stdout.trim().split('\n').at(-1) ?? '';
+  let manifest: Manifest = {};
+  try {
+    manifest = JSON.parse(lastLine) as Manifest;
+  } catch {
+    // no manifest: the script died before writing it
+  }
+  if (manifest.error !== undefined) throw new SyncFailedError(mask(manifest.error, secrets));
+  if (exitCode !== 0 || manifest.tables === undefined) {
+    throw new SyncFailedError(mask(`The pipeline failed: ${pythonError(stderr)}`, secrets));
+  }
+  return manifest.tables;
+}
+
+/** The exception line of a Python traceback (its last line), or the last thing the process said. */
+function pythonError(stderr: readonly string[]): string {
+  const exception = [...stderr].reverse().find((line) => /^[A-Za-z_][\w.]*(Error|Exception|Exit)\b/.test(line.trim()));
+  return (exception ?? stderr.at(-1) ?? 'it exited without a word').trim().slice(0, 500);
+}
