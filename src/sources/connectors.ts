@@ -16,11 +16,13 @@ import { searchAdsConnector } from './connectors/search-ads.ts';
 import { issueTrackerConnector } from './connectors/issue-tracker.ts';
 import { recruitingConnector } from './connectors/recruiting.ts';
 import { socialAdsConnector } from './connectors/social-ads.ts';
+import { crmBConnector } from './connectors/crm-b.ts';
 import { restApiConnector } from './rest/rest-api-connector.ts';
 
 /** The connector of every source type that is not read from files; one module per type. */
 const CONNECTORS: Partial<Record<ConfigurableSourceTypeKey, Connector>> = {
   rest_api: restApiConnector,
+  crm_b: crmBConnector,
   social_ads: socialAdsConnector,
   search_ads: searchAdsConnector,
   web_analytics: webAnalyticsConnector,
