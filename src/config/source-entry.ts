@@ -16,6 +16,7 @@ import { HelpdeskBConfig } from './source-sections/helpdesk-b-config.ts';
 import { IssueTrackerConfig } from './source-sections/issue-tracker-config.ts';
 import { LocalFilesSection } from './source-sections/local-files.ts';
 import { NativePipelineSection } from './source-sections/native-pipeline.ts';
+import { NotesConfig } from './source-sections/notes-config.ts';
 import { PaymentsSection } from './source-sections/payments.ts';
 import { RecruitingConfig } from './source-sections/recruiting-config.ts';
 import { RelationalDbConfig } from './source-sections/relational-db-config.ts';
@@ -67,6 +68,7 @@ const GENERIC_CONFIG_SCHEMAS = {
   helpdesk_b: HelpdeskBConfig,
   crm_c: CrmCConfig,
   table_db: TableDbConfig,
+  notes: NotesConfig,
   recruiting: RecruitingConfig,
   issue_tracker: IssueTrackerConfig,
 } as const satisfies Partial<Record<GenericSourceTypeKey, z.ZodType>>;

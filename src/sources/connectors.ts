@@ -2,6 +2,7 @@ import type { ConfigurableSourceTypeKey, SourceConfig } from '../config/index.ts
 import type { Connector } from './connector.ts';
 import { codeHostConnector } from './connectors/code-host.ts';
 import { crmAConnector } from './connectors/crm-a.ts';
+import { notesConnector } from './connectors/notes.ts';
 import { nativePipelineConnector } from './connectors/native-pipeline.ts';
 import { paymentsConnector } from './connectors/payments.ts';
 import { teamChatConnector } from './connectors/team-chat.ts';
@@ -37,6 +38,7 @@ const CONNECTORS: Partial<Record<ConfigurableSourceTypeKey, Connector>> = {
   payments: paymentsConnector,
   team_chat: teamChatConnector,
   table_db: tableDbConnector,
+  notes: notesConnector,
   relational_db: relationalDbConnector,
   native_pipeline: nativePipelineConnector,
 };

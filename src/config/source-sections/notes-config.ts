@@ -1,0 +1,17 @@
+import { z } from 'zod';
+import { SOURCE_RESOURCES } from '../source-types.ts';
+import { EnvVarName, resourceList } from './field-types.ts';
+import { genericConfig } from './generic-config.ts';
+
+/** Notion ids are UUIDs, written with or without dashes (a database's URL shows them without). */
+const NotionId = z.string().regex(/^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$/i, {
+  error: (issue) => `${JSON.stringify(issue.input)} is not a Notion database id: 32 hexadecimal digits, with or without dashes`,
+});
+
+export const NotesConfig = genericConfig({
+  api_key_env: EnvVarName.default('NOTES_API_KEY'),
+  /** Databases whose rows are loaded; absent means every database shared with the integration. */
+  database_ids: z.array(NotionId).min(1).optional(),
+  resources: resourceList(SOURCE_RESOURCES.notes),
+});
+export type NotesConfig = z.output<typeof NotesConfig>;
