@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { runApiBenchmark } from './api.ts';
 import { runLoadBenchmark } from './load.ts';
+import { runTransformBenchmark } from './transform.ts';
 
 interface Row {
   benchmark: string;
@@ -13,7 +14,7 @@ interface Row {
 }
 
 const api = await runApiBenchmark();
-const loads = await runLoadBenchmark();
+const loads = [...await runLoadBenchmark(), await runTransformBenchmark()];
 
 const rows: Row[] = [
   { benchmark: api.benchmark, name: api.baseline.name, value: `${String(api.baseline.requestsPerSecond)} req/s, p50 ${String(api.baseline.p50Ms)} ms, p99 ${String(api.baseline.p99Ms)} ms`, ratio: '1.00 (baseline)' },
