@@ -13,6 +13,7 @@ import { FilesystemSection } from './source-sections/filesystem.ts';
 import { GenericConfig } from './source-sections/generic-config.ts';
 import { HelpdeskAConfig } from './source-sections/helpdesk-a-config.ts';
 import { HelpdeskBConfig } from './source-sections/helpdesk-b-config.ts';
+import { HrServiceConfig } from './source-sections/hr-service-config.ts';
 import { IssueTrackerConfig } from './source-sections/issue-tracker-config.ts';
 import { LocalFilesSection } from './source-sections/local-files.ts';
 import { NativePipelineSection } from './source-sections/native-pipeline.ts';
@@ -71,6 +72,7 @@ const GENERIC_CONFIG_SCHEMAS = {
   notes: NotesConfig,
   recruiting: RecruitingConfig,
   issue_tracker: IssueTrackerConfig,
+  hr_service: HrServiceConfig,
 } as const satisfies Partial<Record<GenericSourceTypeKey, z.ZodType>>;
 type PinnedGenericKey = keyof typeof GENERIC_CONFIG_SCHEMAS;
 

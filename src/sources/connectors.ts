@@ -14,6 +14,7 @@ import { helpdeskAConnector } from './connectors/helpdesk-a.ts';
 import { helpdeskBConnector } from './connectors/helpdesk-b.ts';
 import { webAnalyticsConnector } from './connectors/web-analytics.ts';
 import { searchAdsConnector } from './connectors/search-ads.ts';
+import { hrServiceConnector } from './connectors/hr-service.ts';
 import { issueTrackerConnector } from './connectors/issue-tracker.ts';
 import { recruitingConnector } from './connectors/recruiting.ts';
 import { socialAdsConnector } from './connectors/social-ads.ts';
@@ -32,6 +33,7 @@ const CONNECTORS: Partial<Record<ConfigurableSourceTypeKey, Connector>> = {
   crm_c: crmCConnector,
   recruiting: recruitingConnector,
   issue_tracker: issueTrackerConnector,
+  hr_service: hrServiceConnector,
   spreadsheets: spreadsheetsConnector,
   crm_a: crmAConnector,
   code_host: codeHostConnector,
