@@ -3,6 +3,7 @@ import { closestMatch } from './closest-match.ts';
 import { deepFreeze } from './deep-freeze.ts';
 import { formatProblem, validate, type Validation } from './format-issues.ts';
 import { ChessGamesSection } from './source-sections/chess-games.ts';
+import { CloudStreamConfig } from './source-sections/cloud-stream-config.ts';
 import { CodeHostSection } from './source-sections/code-host.ts';
 import { CrmASection } from './source-sections/crm-a.ts';
 import { CrmBSection } from './source-sections/crm-b.ts';
@@ -15,6 +16,7 @@ import { HelpdeskAConfig } from './source-sections/helpdesk-a-config.ts';
 import { HelpdeskBConfig } from './source-sections/helpdesk-b-config.ts';
 import { HrServiceConfig } from './source-sections/hr-service-config.ts';
 import { IssueTrackerConfig } from './source-sections/issue-tracker-config.ts';
+import { InboxConfig } from './source-sections/inbox-config.ts';
 import { LocalFilesSection } from './source-sections/local-files.ts';
 import { NativePipelineSection } from './source-sections/native-pipeline.ts';
 import { NotesConfig } from './source-sections/notes-config.ts';
@@ -25,6 +27,7 @@ import { RestApiSection } from './source-sections/rest-api.ts';
 import { SearchAdsSection } from './source-sections/search-ads.ts';
 import { SocialAdsSection } from './source-sections/social-ads.ts';
 import { SpreadsheetsSection } from './source-sections/spreadsheets.ts';
+import { StorefrontConfig } from './source-sections/storefront-config.ts';
 import { TableDbConfig } from './source-sections/table-db-config.ts';
 import { TeamChatSection } from './source-sections/team-chat.ts';
 import { WebAnalyticsSection } from './source-sections/web-analytics.ts';
@@ -64,6 +67,9 @@ const SECTION_SCHEMAS = {
 
 /** The generic types whose `generic_config` keys are pinned down; the others take any keys. */
 const GENERIC_CONFIG_SCHEMAS = {
+  inbox: InboxConfig,
+  cloud_stream: CloudStreamConfig,
+  storefront: StorefrontConfig,
   relational_db: RelationalDbConfig,
   helpdesk_a: HelpdeskAConfig,
   helpdesk_b: HelpdeskBConfig,

@@ -19,11 +19,13 @@ import { issueTrackerConnector } from './connectors/issue-tracker.ts';
 import { recruitingConnector } from './connectors/recruiting.ts';
 import { socialAdsConnector } from './connectors/social-ads.ts';
 import { crmBConnector } from './connectors/crm-b.ts';
+import { storefrontConnector } from './connectors/storefront.ts';
 import { restApiConnector } from './rest/rest-api-connector.ts';
 
 /** The connector of every source type that is not read from files; one module per type. */
 const CONNECTORS: Partial<Record<ConfigurableSourceTypeKey, Connector>> = {
   rest_api: restApiConnector,
+  storefront: storefrontConnector,
   crm_b: crmBConnector,
   social_ads: socialAdsConnector,
   search_ads: searchAdsConnector,

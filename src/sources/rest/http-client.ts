@@ -108,7 +108,7 @@ export class HttpClient {
 /** Retry-After is either seconds or an HTTP date. */
 export function parseRetryAfter(value: string | null | undefined, now = Date.now()): number | undefined {
   if (value === null || value === undefined || value.trim() === '') return undefined;
-  if (/^\d+$/.test(value.trim())) return Number(value.trim()) * 1000;
+  if (/^\d+(\.\d+)?$/.test(value.trim())) return Number(value.trim()) * 1000; // seconds; Shopify writes "2.0"
   const at = Date.parse(value);
   return Number.isNaN(at) ? undefined : Math.max(0, at - now);
 }
