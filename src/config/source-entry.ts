@@ -29,6 +29,7 @@ import { SocialAdsSection } from './source-sections/social-ads.ts';
 import { SpreadsheetsSection } from './source-sections/spreadsheets.ts';
 import { StorefrontConfig } from './source-sections/storefront-config.ts';
 import { TableDbConfig } from './source-sections/table-db-config.ts';
+import { TaskTrackerConfig } from './source-sections/task-tracker-config.ts';
 import { TeamChatSection } from './source-sections/team-chat.ts';
 import { WebAnalyticsSection } from './source-sections/web-analytics.ts';
 import {
@@ -76,6 +77,7 @@ const GENERIC_CONFIG_SCHEMAS = {
   crm_c: CrmCConfig,
   table_db: TableDbConfig,
   notes: NotesConfig,
+  task_tracker: TaskTrackerConfig,
   recruiting: RecruitingConfig,
   issue_tracker: IssueTrackerConfig,
   hr_service: HrServiceConfig,

@@ -7,6 +7,7 @@ import { nativePipelineConnector } from './connectors/native-pipeline.ts';
 import { paymentsConnector } from './connectors/payments.ts';
 import { teamChatConnector } from './connectors/team-chat.ts';
 import { tableDbConnector } from './connectors/table-db.ts';
+import { taskTrackerConnector } from './connectors/task-tracker.ts';
 import { relationalDbConnector } from './connectors/relational-db.ts';
 import { spreadsheetsConnector } from './connectors/spreadsheets.ts';
 import { crmCConnector } from './connectors/crm-c.ts';
@@ -43,6 +44,7 @@ const CONNECTORS: Partial<Record<ConfigurableSourceTypeKey, Connector>> = {
   team_chat: teamChatConnector,
   table_db: tableDbConnector,
   notes: notesConnector,
+  task_tracker: taskTrackerConnector,
   relational_db: relationalDbConnector,
   native_pipeline: nativePipelineConnector,
 };
