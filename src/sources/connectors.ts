@@ -21,11 +21,13 @@ import { recruitingConnector } from './connectors/recruiting.ts';
 import { socialAdsConnector } from './connectors/social-ads.ts';
 import { crmBConnector } from './connectors/crm-b.ts';
 import { storefrontConnector } from './connectors/storefront.ts';
+import { cloudStreamConnector } from './connectors/cloud-stream.ts';
 import { restApiConnector } from './rest/rest-api-connector.ts';
 
 /** The connector of every source type that is not read from files; one module per type. */
 const CONNECTORS: Partial<Record<ConfigurableSourceTypeKey, Connector>> = {
   rest_api: restApiConnector,
+  cloud_stream: cloudStreamConnector,
   storefront: storefrontConnector,
   crm_b: crmBConnector,
   social_ads: socialAdsConnector,
