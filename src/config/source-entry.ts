@@ -24,6 +24,7 @@ import { PaymentsSection } from './source-sections/payments.ts';
 import { RecruitingConfig } from './source-sections/recruiting-config.ts';
 import { RelationalDbConfig } from './source-sections/relational-db-config.ts';
 import { RestApiSection } from './source-sections/rest-api.ts';
+import { SelfHostedAnalyticsConfig } from './source-sections/self-hosted-analytics-config.ts';
 import { SearchAdsSection } from './source-sections/search-ads.ts';
 import { SocialAdsSection } from './source-sections/social-ads.ts';
 import { SpreadsheetsSection } from './source-sections/spreadsheets.ts';
@@ -81,6 +82,7 @@ const GENERIC_CONFIG_SCHEMAS = {
   recruiting: RecruitingConfig,
   issue_tracker: IssueTrackerConfig,
   hr_service: HrServiceConfig,
+  self_hosted_analytics: SelfHostedAnalyticsConfig,
 } as const satisfies Partial<Record<GenericSourceTypeKey, z.ZodType>>;
 type PinnedGenericKey = keyof typeof GENERIC_CONFIG_SCHEMAS;
 

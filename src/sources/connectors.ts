@@ -22,6 +22,7 @@ import { socialAdsConnector } from './connectors/social-ads.ts';
 import { crmBConnector } from './connectors/crm-b.ts';
 import { storefrontConnector } from './connectors/storefront.ts';
 import { cloudStreamConnector } from './connectors/cloud-stream.ts';
+import { selfHostedAnalyticsConnector } from './connectors/self-hosted-analytics.ts';
 import { restApiConnector } from './rest/rest-api-connector.ts';
 
 /** The connector of every source type that is not read from files; one module per type. */
@@ -39,6 +40,7 @@ const CONNECTORS: Partial<Record<ConfigurableSourceTypeKey, Connector>> = {
   recruiting: recruitingConnector,
   issue_tracker: issueTrackerConnector,
   hr_service: hrServiceConnector,
+  self_hosted_analytics: selfHostedAnalyticsConnector,
   spreadsheets: spreadsheetsConnector,
   crm_a: crmAConnector,
   code_host: codeHostConnector,
