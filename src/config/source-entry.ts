@@ -12,6 +12,7 @@ import { CsvSection } from './source-sections/csv.ts';
 import { NonEmptyString, SourceName } from './source-sections/field-types.ts';
 import { FilesystemSection } from './source-sections/filesystem.ts';
 import { GenericConfig } from './source-sections/generic-config.ts';
+import { HeadlessCmsConfig } from './source-sections/headless-cms-config.ts';
 import { HelpdeskAConfig } from './source-sections/helpdesk-a-config.ts';
 import { HelpdeskBConfig } from './source-sections/helpdesk-b-config.ts';
 import { HrServiceConfig } from './source-sections/hr-service-config.ts';
@@ -79,6 +80,7 @@ const GENERIC_CONFIG_SCHEMAS = {
   table_db: TableDbConfig,
   notes: NotesConfig,
   task_tracker: TaskTrackerConfig,
+  headless_cms: HeadlessCmsConfig,
   recruiting: RecruitingConfig,
   issue_tracker: IssueTrackerConfig,
   hr_service: HrServiceConfig,

@@ -2,6 +2,7 @@ import type { ConfigurableSourceTypeKey, SourceConfig } from '../config/index.ts
 import type { Connector } from './connector.ts';
 import { codeHostConnector } from './connectors/code-host.ts';
 import { crmAConnector } from './connectors/crm-a.ts';
+import { headlessCmsConnector } from './connectors/headless-cms.ts';
 import { notesConnector } from './connectors/notes.ts';
 import { nativePipelineConnector } from './connectors/native-pipeline.ts';
 import { paymentsConnector } from './connectors/payments.ts';
@@ -49,6 +50,7 @@ const CONNECTORS: Partial<Record<ConfigurableSourceTypeKey, Connector>> = {
   table_db: tableDbConnector,
   notes: notesConnector,
   task_tracker: taskTrackerConnector,
+  headless_cms: headlessCmsConnector,
   relational_db: relationalDbConnector,
   native_pipeline: nativePipelineConnector,
 };
