@@ -9,8 +9,14 @@ import { startPlatform } from './start.ts';
 import { addUser, describeAuthStatus, enableAuth, recoverAdmin, unlockUser } from './users.ts';
 import { describeProjectStatus } from './status.ts';
 import { generateTransformDocs, listModels, runModel } from './transform.ts';
+import { addSource, testSource, type SourceAddOptions } from './source-add.ts';
+import { listSources, syncSource } from './source-sync.ts';
 
 const REPOSITORY_ROOT = path.resolve(import.meta.dirname, '..', '..');
+
+function collect(value: string, previous: string[]): string[] {
+  return [...previous, value];
+}
 
 function parsePort(value: string): number {
   const port = Number(value);
@@ -76,6 +82,43 @@ export async function runCli(argv: readonly string[], env: NodeJS.ProcessEnv): P
     .option('--project <dir>', 'project folder', '.')
     .action(async (options: { project: string }) => {
       console.log(await describeProjectStatus(options.project, env));
+    });
+
+  program.command('sync')
+    .description('Sync a source now, in this process (stop a running Quarry first, or use its Sync button)')
+    .argument('<source>')
+    .option('--project <dir>', 'project folder', '.')
+    .option('--full-refresh', 'reload everything instead of only what changed')
+    .action(async (source: string, options: { project: string; fullRefresh?: boolean }) => {
+      console.log(await syncSource(options.project, source, options, env));
+    });
+
+  const source = program.command('source').description('Configure sources');
+  source.command('add')
+    .description('Add a source: a wizard, or with --type and --name the form for scripts')
+    .option('--project <dir>', 'project folder', '.')
+    .option('--type <type>', 'source type key, e.g. rest_api')
+    .option('--name <name>', 'source name')
+    .option('--set <key=value>', 'a field of the type\'s section (repeatable; dotted keys nest: endpoints.0.path=/users)', collect, [])
+    .option('--secret <NAME=value>', 'a credential, saved in .env (repeatable)', collect, [])
+    .option('--test', 'test the connection after adding')
+    .option('--sync', 'run a first sync after adding')
+    .option('--non-interactive', 'never prompt')
+    .action(async (options: SourceAddOptions) => {
+      console.log(await addSource(options, env));
+    });
+  source.command('list')
+    .description('List the sources with their status')
+    .option('--project <dir>', 'project folder', '.')
+    .action(async (options: { project: string }) => {
+      console.log(await listSources(options.project, env));
+    });
+  source.command('test')
+    .description('Check that a source can be read, without loading anything')
+    .argument('<source>')
+    .option('--project <dir>', 'project folder', '.')
+    .action(async (name: string, options: { project: string }) => {
+      console.log(await testSource(options.project, name, env));
     });
 
   program.command('run')

@@ -6,10 +6,12 @@ export {
 export { loadSources } from './sources-file.ts';
 export { parseSources, serializeSources, defaultSourcesYaml, type SourceConfig } from './sources-config.ts';
 export { createProjectFiles } from './create-project-files.ts';
-export { setProjectSetting, setEnvValue, writeFileAtomically } from './update-project-files.ts';
+export { setProjectSetting, setEnvValue, writeFileAtomically, addSourceEntry } from './update-project-files.ts';
+export { sectionFields, type SectionField } from './section-fields.ts';
 export type { SourceConfigOf } from './source-entry.ts';
 export {
   SOURCE_TYPES, SOURCE_TYPE_KEYS, CATEGORIES, SOURCE_RESOURCES, isSourceTypeKey,
   type SourceType, type SourceTypeKey, type ConfigurableSourceTypeKey, type Category,
 } from './source-types.ts';
 export type { RestApiSection, RestApiEndpoint } from './source-sections/rest-api.ts';
+export { closestMatch } from './closest-match.ts';

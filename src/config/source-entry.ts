@@ -164,7 +164,7 @@ function checkSectionPlacement(
   return foreign.map((name) => formatProblem(label, [...at, name], `a ${type} source takes no ${name}: section`));
 }
 
-function sectionSchema(type: ConfigurableSourceTypeKey): z.ZodType {
+export function sectionSchema(type: ConfigurableSourceTypeKey): z.ZodType {
   if (isTypedSourceType(type)) return SECTION_SCHEMAS[type];
   return isPinnedGeneric(type) ? GENERIC_CONFIG_SCHEMAS[type] : GenericConfig;
 }

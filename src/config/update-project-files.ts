@@ -1,12 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import { closeSync, fsyncSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
 import path from 'node:path';
-import { parseDocument } from 'yaml';
+import { isSeq, parseDocument } from 'yaml';
 import { ConfigError } from '../errors.ts';
 import { parseOrThrow } from './format-issues.ts';
 import { ProjectConfigSchema } from './project-config.ts';
 import { isMissingFile, readProjectFile } from './project-files.ts';
 import type { ProjectPaths } from './project-paths.ts';
+import { parseSources, type SourceConfig } from './sources-config.ts';
 
 /** Replaces a file through a temp file, fsync and rename, so a crash leaves the old or the new file, never half. */
 export function writeFileAtomically(file: string, content: string, mode: number): void {
@@ -49,4 +50,21 @@ export function setEnvValue(paths: ProjectPaths, name: string, value: string): v
   const kept = lines.filter((line) => !line.startsWith(`${name}=`) && line !== '');
   kept.push(`${name}='${value}'`);
   writeFileAtomically(paths.envFile, `${kept.join('\n')}\n`, 0o600);
+}
+
+/**
+ * Appends a source to sources.yml, keeping the file's comments; the whole file is validated first, so a bad
+ * entry (or a duplicate name) is refused with located problems and nothing is written. Returns the parsed source.
+ */
+export function addSourceEntry(paths: ProjectPaths, entry: Readonly<Record<string, unknown>>): SourceConfig {
+  const document = parseDocument(readProjectFile(paths.sourcesFile, paths));
+  const sources = document.get('sources');
+  if (isSeq(sources)) sources.items.push(document.createNode(entry));
+  else document.set('sources', document.createNode([entry]));
+  const text = document.toString();
+  const parsed = parseSources(text, path.relative(paths.root, paths.sourcesFile));
+  writeFileAtomically(paths.sourcesFile, text, 0o644);
+  const added = parsed.find((source) => source.name === entry.name);
+  if (added === undefined) throw new ConfigError([`The source ${String(entry.name)} was not written`]);
+  return added;
 }

@@ -2,3 +2,4 @@ export { JobRunner, fileSourceLocation, type JobRunnerOptions } from './job-runn
 export { SourceNotFoundError, SourceDisabledError, SyncInProgressError, SourceTypeNotSupportedError } from './errors.ts';
 export { summarizeSource, syncHistory, sourceLogs, SOURCE_STATUSES, type SourceStatus, type SourceSummary, type SyncHistoryEntry } from './source-report.ts';
 export { WarehouseLock } from './warehouse-lock.ts';
+export { testConnection, type ConnectionTestOptions } from './test-connection.ts';

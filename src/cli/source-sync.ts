@@ -1,0 +1,52 @@
+import type { AppContext } from '../context.ts';
+import { summarizeSource } from '../jobs/index.ts';
+import { CliError } from './cli-error.ts';
+import { withProject } from './with-project.ts';
+
+/** Runs one sync in this process, printing the source's log lines as they are written; resolves with the last line. */
+export async function runSyncHere(ctx: AppContext, name: string, fullRefresh: boolean, print: (line: string) => void): Promise<string> {
+  const ended = new Promise<{ ok: boolean; message: string }>((resolve) => {
+    const unsubscribe = ctx.events.subscribe((event) => {
+      if (event.type === 'sync_completed' && event.source === name) { unsubscribe(); resolve({ ok: true, message: `Synced ${name}: ${String(event.rows)} rows` }); }
+      if (event.type === 'sync_failed' && event.source === name) { unsubscribe(); resolve({ ok: false, message: event.error }); }
+    });
+  });
+  const job = ctx.jobs.startSync(name, { fullRefresh, requestedBy: 'cli' });
+  const printed = new Set<string>();
+  const printNew = (): void => {
+    for (const entry of ctx.store.logs.latest(50, name).reverse()) {
+      const key = `${entry.timestamp} ${entry.message}`;
+      if (printed.has(key) || entry.timestamp < job.createdAt) continue;
+      printed.add(key);
+      print(`${entry.level.padEnd(7)} ${entry.message}`);
+    }
+  };
+  const ticker = setInterval(printNew, 250);
+  try {
+    const outcome = await ended;
+    await ctx.jobs.idle();
+    printNew();
+    if (!outcome.ok) throw new CliError(`the sync of ${name} failed: ${outcome.message}`);
+    return outcome.message;
+  } finally {
+    clearInterval(ticker);
+  }
+}
+
+export async function syncSource(project: string, name: string, options: { fullRefresh?: boolean }, env: NodeJS.ProcessEnv): Promise<string> {
+  return withProject(project, env, (ctx) => runSyncHere(ctx, name, options.fullRefresh === true, (line) => { console.log(line); }));
+}
+
+/** One line per source: name, type, status, rows and when it last synced. */
+export async function listSources(project: string, env: NodeJS.ProcessEnv): Promise<string> {
+  return withProject(project, env, (ctx) => {
+    if (ctx.sources.length === 0) return 'No sources yet: add one with `quarry source add`.';
+    const rows = ctx.sources.map((source) => {
+      const summary = summarizeSource(ctx.store, source, ctx.now());
+      return [source.name, source.type, source.enabled ? summary.status : 'disabled', String(summary.rowCount), summary.lastSync ?? 'never'];
+    });
+    const header = ['NAME', 'TYPE', 'STATUS', 'ROWS', 'LAST SYNC'];
+    const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => row[column]?.length ?? 0)));
+    return [header, ...rows].map((row) => row.map((cell, column) => cell.padEnd(widths[column] ?? 0)).join('  ').trimEnd()).join('\n');
+  });
+}
