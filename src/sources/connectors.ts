@@ -2,6 +2,7 @@ import type { ConfigurableSourceTypeKey, SourceConfig } from '../config/index.ts
 import type { Connector } from './connector.ts';
 import { codeHostConnector } from './connectors/code-host.ts';
 import { crmAConnector } from './connectors/crm-a.ts';
+import { eventStreamConnector } from './connectors/event-stream.ts';
 import { headlessCmsConnector } from './connectors/headless-cms.ts';
 import { notesConnector } from './connectors/notes.ts';
 import { nativePipelineConnector } from './connectors/native-pipeline.ts';
@@ -29,6 +30,7 @@ import { restApiConnector } from './rest/rest-api-connector.ts';
 /** The connector of every source type that is not read from files; one module per type. */
 const CONNECTORS: Partial<Record<ConfigurableSourceTypeKey, Connector>> = {
   rest_api: restApiConnector,
+  event_stream: eventStreamConnector,
   cloud_stream: cloudStreamConnector,
   storefront: storefrontConnector,
   crm_b: crmBConnector,

@@ -1,0 +1,17 @@
+import { quoteIdentifier, withWriteConnection } from '../../src/warehouse/index.ts';
+import type { TestQuarry } from './quarry.ts';
+
+/**
+ * Makes the next load into a raw table fail inside its transaction (the table becomes a view of
+ * itself, which no row can be inserted into); the returned function puts the table back.
+ */
+export async function blockLoadsInto(quarry: TestQuarry, schema: string, table: string): Promise<() => Promise<void>> {
+  const name = `${quoteIdentifier(schema)}.${quoteIdentifier(table)}`;
+  const aside = `${table}_set_aside`;
+  const run = async (sql: string): Promise<void> => {
+    await quarry.jobsIdle(); // the job runner is the warehouse's only other writer
+    await withWriteConnection(quarry.ctx.paths.warehouseFile, AbortSignal.timeout(10_000), async (connection) => { await connection.run(sql); });
+  };
+  await run(`ALTER TABLE ${name} RENAME TO ${quoteIdentifier(aside)}; CREATE VIEW ${name} AS SELECT * FROM ${quoteIdentifier(schema)}.${quoteIdentifier(aside)}`);
+  return () => run(`DROP VIEW ${name}; ALTER TABLE ${quoteIdentifier(schema)}.${quoteIdentifier(aside)} RENAME TO ${quoteIdentifier(table)}`);
+}
