@@ -12,6 +12,7 @@ import { tableDbConnector } from './connectors/table-db.ts';
 import { taskTrackerConnector } from './connectors/task-tracker.ts';
 import { relationalDbConnector } from './connectors/relational-db.ts';
 import { spreadsheetsConnector } from './connectors/spreadsheets.ts';
+import { chessGamesConnector } from './connectors/chess-games.ts';
 import { crmCConnector } from './connectors/crm-c.ts';
 import { helpdeskAConnector } from './connectors/helpdesk-a.ts';
 import { helpdeskBConnector } from './connectors/helpdesk-b.ts';
@@ -44,6 +45,7 @@ const CONNECTORS: Partial<Record<ConfigurableSourceTypeKey, Connector>> = {
   issue_tracker: issueTrackerConnector,
   hr_service: hrServiceConnector,
   self_hosted_analytics: selfHostedAnalyticsConnector,
+  chess_games: chessGamesConnector,
   spreadsheets: spreadsheetsConnector,
   crm_a: crmAConnector,
   code_host: codeHostConnector,

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { boundsInOrder, HttpUrl } from './field-types.ts';
+import { SOURCE_RESOURCES } from '../source-types.ts';
+import { boundsInOrder, HttpUrl, resourceList } from './field-types.ts';
 
 const Username = z.string().regex(/^[A-Za-z0-9_-]+$/, {
   error: (issue) => `${JSON.stringify(issue.input)} is not a username: use letters, digits, _ and -`,
@@ -15,6 +16,7 @@ export const ChessGamesSection = z.strictObject({
   players: z.array(Username).min(1),
   start_month: Month.optional(),
   end_month: Month.optional(),
+  resources: resourceList(SOURCE_RESOURCES.chess_games),
   base_url: HttpUrl.optional(),
 }).refine(...boundsInOrder('start_month', 'end_month'));
 export type ChessGamesSection = z.output<typeof ChessGamesSection>;
