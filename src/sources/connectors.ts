@@ -26,11 +26,13 @@ import { crmBConnector } from './connectors/crm-b.ts';
 import { storefrontConnector } from './connectors/storefront.ts';
 import { cloudStreamConnector } from './connectors/cloud-stream.ts';
 import { selfHostedAnalyticsConnector } from './connectors/self-hosted-analytics.ts';
+import { inboxConnector } from './connectors/inbox.ts';
 import { restApiConnector } from './rest/rest-api-connector.ts';
 
 /** The connector of every source type that is not read from files; one module per type. */
 const CONNECTORS: Partial<Record<ConfigurableSourceTypeKey, Connector>> = {
   rest_api: restApiConnector,
+  inbox: inboxConnector,
   event_stream: eventStreamConnector,
   cloud_stream: cloudStreamConnector,
   storefront: storefrontConnector,
