@@ -8,5 +8,4 @@ export { bodyCursor } from './body-cursor.ts';
 export { valueAt } from './json-path.ts';
 export { endOfDay, recordsUpTo, timeAt, unixSecondsOf } from './date-range.ts';
 export { jwtBearerAuth, type JwtBearerGrant, type ServiceAccountAuth } from './service-account.ts';
-export type { HttpClient } from './http-client.ts';
 export { HttpClient } from './http-client.ts';
