@@ -2,6 +2,7 @@ import path from 'node:path';
 import { Command, InvalidArgumentError } from 'commander';
 import { ConfigError, QuarryError } from '../errors.ts';
 import { SERVICE_VERSION } from '../context.ts';
+import { CliError } from './cli-error.ts';
 import { ensureDemoProject } from './demo.ts';
 import { initProject } from './init.ts';
 import { setupOAuthProvider, type OAuthSetupOptions } from './oauth-setup.ts';
@@ -11,6 +12,7 @@ import { describeProjectStatus } from './status.ts';
 import { generateTransformDocs, listModels, runModel } from './transform.ts';
 import { addSource, testSource, type SourceAddOptions } from './source-add.ts';
 import { listSources, syncSource } from './source-sync.ts';
+import { setupSourceOAuth, type SourceOAuthSetupOptions } from './source-oauth-setup.ts';
 
 const REPOSITORY_ROOT = path.resolve(import.meta.dirname, '..', '..');
 
@@ -191,17 +193,24 @@ export async function runCli(argv: readonly string[], env: NodeJS.ProcessEnv): P
   program.command('oauth')
     .description('OAuth providers')
     .command('setup')
-    .description('Configure an OAuth login provider (google or github)')
+    .description('Configure an OAuth login provider (google or github), or with --for sources grant Quarry access to a provider\'s data (google)')
     .argument('<provider>')
     .option('--project <dir>', 'project folder', '.')
+    .option('--for <use>', 'login (sign-in to Quarry) or sources (data the source types read)', 'login')
     .option('--client-id <id>')
-    .option('--client-secret <secret>', 'or set QUARRY_GOOGLE_CLIENT_SECRET / QUARRY_GITHUB_CLIENT_SECRET')
-    .option('--issuer <url>', 'google: the OpenID Connect issuer')
-    .option('--authorization-url <url>', 'github: the authorize endpoint')
-    .option('--token-url <url>', 'github: the token endpoint')
+    .option('--client-secret <secret>', 'or set QUARRY_GOOGLE_CLIENT_SECRET / QUARRY_GITHUB_CLIENT_SECRET (login), QUARRY_GOOGLE_SOURCES_CLIENT_SECRET (sources)')
+    .option('--issuer <url>', 'google login: the OpenID Connect issuer')
+    .option('--authorization-url <url>', 'github login, or sources: the authorize endpoint')
+    .option('--token-url <url>', 'github login, or sources: the token endpoint')
     .option('--api-url <url>', 'github: the API root with /user/emails')
+    .option('--port <port>', 'sources: the loopback port the browser returns to (default: a free one)', parsePort)
     .option('--non-interactive', 'never prompt')
-    .action(async (provider: string, options: OAuthSetupOptions) => {
+    .action(async (provider: string, options: OAuthSetupOptions & SourceOAuthSetupOptions & { for: string }) => {
+      if (options.for === 'sources') {
+        console.log(await setupSourceOAuth(provider, options, env, (line) => { console.log(line); }));
+        return;
+      }
+      if (options.for !== 'login') throw new CliError(`--for must be login or sources, not "${options.for}"`);
       console.log(await setupOAuthProvider(provider, options, env));
     });
 
