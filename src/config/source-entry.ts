@@ -34,6 +34,7 @@ import { StorefrontConfig } from './source-sections/storefront-config.ts';
 import { TableDbConfig } from './source-sections/table-db-config.ts';
 import { TaskTrackerConfig } from './source-sections/task-tracker-config.ts';
 import { TeamChatSection } from './source-sections/team-chat.ts';
+import { VideoAnalyticsConfig } from './source-sections/video-analytics-config.ts';
 import { WebAnalyticsSection } from './source-sections/web-analytics.ts';
 import {
   SECTION_NAMES, SOURCE_TYPE_KEYS, SOURCE_TYPES, isRefusedSourceType, isSourceTypeKey, isTypedSourceType,
@@ -87,6 +88,7 @@ const GENERIC_CONFIG_SCHEMAS = {
   issue_tracker: IssueTrackerConfig,
   hr_service: HrServiceConfig,
   self_hosted_analytics: SelfHostedAnalyticsConfig,
+  video_analytics: VideoAnalyticsConfig,
 } as const satisfies Partial<Record<GenericSourceTypeKey, z.ZodType>>;
 type PinnedGenericKey = keyof typeof GENERIC_CONFIG_SCHEMAS;
 

@@ -27,6 +27,7 @@ import { storefrontConnector } from './connectors/storefront.ts';
 import { cloudStreamConnector } from './connectors/cloud-stream.ts';
 import { selfHostedAnalyticsConnector } from './connectors/self-hosted-analytics.ts';
 import { inboxConnector } from './connectors/inbox.ts';
+import { videoAnalyticsConnector } from './connectors/video-analytics.ts';
 import { restApiConnector } from './rest/rest-api-connector.ts';
 
 /** The connector of every source type that is not read from files; one module per type. */
@@ -48,6 +49,7 @@ const CONNECTORS: Partial<Record<ConfigurableSourceTypeKey, Connector>> = {
   hr_service: hrServiceConnector,
   self_hosted_analytics: selfHostedAnalyticsConnector,
   chess_games: chessGamesConnector,
+  video_analytics: videoAnalyticsConnector,
   spreadsheets: spreadsheetsConnector,
   crm_a: crmAConnector,
   code_host: codeHostConnector,

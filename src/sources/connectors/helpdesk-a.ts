@@ -1,7 +1,7 @@
 import type { SourceConfigOf } from '../../config/index.ts';
 import { SyncFailedError } from '../sync-failed-error.ts';
 import {
-  basicAuth, endOfDay, jsonLink, recordsUpTo, requireEnv, restSourceConnector, valueAt, withParam, type Paginator, type RestResource,
+  basicAuth, endOfDay, jsonLink, recordsWithin, requireEnv, restSourceConnector, valueAt, withParam, type Paginator, type RestResource,
 } from '../rest/index.ts';
 
 type HelpdeskAConfig = SourceConfigOf<'helpdesk_a'>['generic_config'];
@@ -54,7 +54,7 @@ function exportResource(config: HelpdeskAConfig, options: {
     name: options.name,
     path: options.path,
     params: { per_page: EXPORT_PAGE_SIZE },
-    dataSelector: (body) => unseen(recordsUpTo(valueAt(body, options.listKey), options.cursorPath, endAt)),
+    dataSelector: (body) => unseen(recordsWithin(valueAt(body, options.listKey), options.cursorPath, { to: endAt })),
     paginator: options.paginator,
     primaryKey: ['id'],
     // start_time is required: a first sync without start_date exports from the beginning.

@@ -1,0 +1,61 @@
+import type { SourceConfigOf } from '../../config/index.ts';
+import {
+  cursorParam, endOfDay, queryAuth, recordsWithin, requireEnv, restSessionConnector, singlePage, startOfDay, valueAt, type RestResource,
+} from '../rest/index.ts';
+
+type VideoAnalyticsConfig = SourceConfigOf<'video_analytics'>['generic_config'];
+
+/** The most ids one request takes, and the largest page. */
+const BATCH_SIZE = 50;
+
+/** A list answer without results has no `items` at all. */
+const items = (body: unknown): unknown => valueAt(body, 'items') ?? [];
+
+function batches(ids: readonly string[]): string[][] {
+  return Array.from({ length: Math.ceil(ids.length / BATCH_SIZE) }, (_, index) => ids.slice(index * BATCH_SIZE, (index + 1) * BATCH_SIZE));
+}
+
+function byIds(name: string, path: string, ids: readonly string[]): RestResource {
+  return {
+    name, path, params: { part: 'snippet,contentDetails,statistics', id: ids.join(','), maxResults: BATCH_SIZE }, dataSelector: items, paginator: singlePage,
+  };
+}
+
+/**
+ * `video_analytics`: the YouTube Data API v3 with an API key: the channels, the videos of their
+ * uploads playlists (published within start_date..end_date) and those videos with their statistics.
+ */
+export const videoAnalyticsConnector = restSessionConnector<VideoAnalyticsConfig>({
+  baseUrl: () => 'https://www.googleapis.com/youtube/v3',
+  auth: (config, env) => queryAuth('key', requireEnv(env, config.api_key_env, 'a YouTube Data API key')),
+  async extract(session, config) {
+    const wanted = new Set<string>(config.resources);
+    const channels: Record<string, unknown>[] = [];
+    for (const ids of batches(config.channel_ids)) channels.push(...await session.collect(byIds('channels', 'channels', ids), { stage: wanted.has('channels') }));
+    if (!wanted.has('playlist_items') && !wanted.has('videos')) return;
+
+    // The API filters playlist items by no date: the range is applied to what it returns.
+    const range = {
+      from: config.start_date === undefined ? undefined : startOfDay(config.start_date),
+      to: config.end_date === undefined ? undefined : endOfDay(config.end_date),
+    };
+    const videoIds: string[] = [];
+    for (const channel of channels) {
+      const uploads = valueAt(channel, 'contentDetails.relatedPlaylists.uploads');
+      if (typeof uploads !== 'string') continue;
+      const uploaded = await session.collect({
+        name: 'playlist_items',
+        path: 'playlistItems',
+        params: { part: 'snippet,contentDetails', playlistId: uploads, maxResults: BATCH_SIZE },
+        dataSelector: (body) => recordsWithin(items(body), 'contentDetails.videoPublishedAt', range),
+        paginator: cursorParam('nextPageToken', 'pageToken'),
+      }, { stage: wanted.has('playlist_items') });
+      for (const item of uploaded) {
+        const id = valueAt(item, 'contentDetails.videoId');
+        if (typeof id === 'string') videoIds.push(id);
+      }
+    }
+    if (!wanted.has('videos')) return;
+    for (const ids of batches(videoIds)) await session.extract(byIds('videos', 'videos', ids));
+  },
+});
