@@ -296,6 +296,7 @@ describe('parseSources on broken files', () => {
       'sources.yml: sources[0].social_ads.access_token_env: "my-token" is not an environment variable name: use capital letters, digits and underscores, not starting with a digit',
       'sources.yml: sources[1].code_host.access_token_env: "1TOKEN" is not an environment variable name: use capital letters, digits and underscores, not starting with a digit',
       'sources.yml: sources[2].generic_config.api_key_env: "secret value" is not an environment variable name: use capital letters, digits and underscores, not starting with a digit',
+      'sources.yml: sources[2].generic_config.domain: required unless base_url is set',
     ]);
   });
 
