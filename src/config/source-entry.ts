@@ -9,6 +9,7 @@ import { CrmASection } from './source-sections/crm-a.ts';
 import { CrmBSection } from './source-sections/crm-b.ts';
 import { CrmCConfig } from './source-sections/crm-c-config.ts';
 import { CsvSection } from './source-sections/csv.ts';
+import { DocumentDbConfig } from './source-sections/document-db-config.ts';
 import { EventStreamConfig } from './source-sections/event-stream-config.ts';
 import { NonEmptyString, SourceName } from './source-sections/field-types.ts';
 import { FilesystemSection } from './source-sections/filesystem.ts';
@@ -72,6 +73,7 @@ const SECTION_SCHEMAS = {
 
 /** The generic types whose `generic_config` keys are pinned down; the others take any keys. */
 const GENERIC_CONFIG_SCHEMAS = {
+  document_db: DocumentDbConfig,
   event_stream: EventStreamConfig,
   inbox: InboxConfig,
   cloud_stream: CloudStreamConfig,

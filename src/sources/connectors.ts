@@ -2,6 +2,7 @@ import type { ConfigurableSourceTypeKey, SourceConfig } from '../config/index.ts
 import type { Connector } from './connector.ts';
 import { codeHostConnector } from './connectors/code-host.ts';
 import { crmAConnector } from './connectors/crm-a.ts';
+import { documentDbConnector } from './connectors/document-db.ts';
 import { eventStreamConnector } from './connectors/event-stream.ts';
 import { headlessCmsConnector } from './connectors/headless-cms.ts';
 import { notesConnector } from './connectors/notes.ts';
@@ -33,6 +34,7 @@ import { restApiConnector } from './rest/rest-api-connector.ts';
 /** The connector of every source type that is not read from files; one module per type. */
 const CONNECTORS: Partial<Record<ConfigurableSourceTypeKey, Connector>> = {
   rest_api: restApiConnector,
+  document_db: documentDbConnector,
   inbox: inboxConnector,
   event_stream: eventStreamConnector,
   cloud_stream: cloudStreamConnector,
