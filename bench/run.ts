@@ -3,6 +3,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { runApiBenchmark } from './api.ts';
+import { runConnectorBenchmarks } from './connectors.ts';
 import { runLoadBenchmark } from './load.ts';
 import { runTransformBenchmark } from './transform.ts';
 
@@ -14,7 +15,7 @@ interface Row {
 }
 
 const api = await runApiBenchmark();
-const loads = [...await runLoadBenchmark(), await runTransformBenchmark()];
+const loads = [...await runLoadBenchmark(), ...await runConnectorBenchmarks(), await runTransformBenchmark()];
 
 const rows: Row[] = [
   { benchmark: api.benchmark, name: api.baseline.name, value: `${String(api.baseline.requestsPerSecond)} req/s, p50 ${String(api.baseline.p50Ms)} ms, p99 ${String(api.baseline.p99Ms)} ms`, ratio: '1.00 (baseline)' },

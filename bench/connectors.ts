@@ -1,0 +1,119 @@
+// Connectors: a 200,000-record paginated REST source (1,000 records per page, from a local fake server) beside a
+// client that only downloads and parses the same pages; and a 1M-row PostgreSQL table through relational_db
+// beside `COPY (SELECT ...) TO STDOUT` of the same table into nowhere. Both as records/s and as time ratios.
+import { randomBytes } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { Writable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import pg from 'pg';
+import { to as copyTo } from 'pg-copy-streams';
+import { initProject } from '../src/cli/init.ts';
+import { closeContext, createContext, type AppContext } from '../src/context.ts';
+import { createLogger } from '../src/logger.ts';
+import { startFakeApi } from '../test/support/fake-api.ts';
+import type { LoadBenchResult } from './load.ts';
+
+const REST_RECORDS = Number(process.env.QUARRY_BENCH_REST_RECORDS ?? 200_000);
+const PAGE_SIZE = 1000;
+const PG_ROWS = Number(process.env.QUARRY_BENCH_PG_ROWS ?? 1_000_000);
+const PG_URL = process.env.QUARRY_BENCH_PG_URL ?? 'postgresql://postgres@127.0.0.1:5432/test';
+
+async function timed(work: () => Promise<unknown>): Promise<number> {
+  const started = process.hrtime.bigint();
+  await work();
+  return Number(process.hrtime.bigint() - started) / 1e9;
+}
+
+async function syncAndWait(ctx: AppContext, source: string): Promise<void> {
+  const done = new Promise<void>((resolve, reject) => {
+    const unsubscribe = ctx.events.subscribe((event) => {
+      if (event.type === 'sync_completed' && event.source === source) { unsubscribe(); resolve(); }
+      if (event.type === 'sync_failed' && event.source === source) { unsubscribe(); reject(new Error(event.error)); }
+    });
+  });
+  ctx.jobs.startSync(source, { fullRefresh: true, requestedBy: 'bench' });
+  await done;
+  await ctx.jobs.idle();
+}
+
+function perSecond(count: number, seconds: number): string {
+  return `${Math.round(count / seconds).toLocaleString('en-US')} records/s`;
+}
+
+export async function runConnectorBenchmarks(): Promise<LoadBenchResult[]> {
+  const pages = Math.ceil(REST_RECORDS / PAGE_SIZE);
+  const page = (number: number) => Array.from({ length: Math.min(PAGE_SIZE, REST_RECORDS - (number - 1) * PAGE_SIZE) }, (_, index) => {
+    const id = (number - 1) * PAGE_SIZE + index + 1;
+    return { id, name: `customer ${String(id)}`, email: `c${String(id)}@example.com`, amount: id * 0.01, active: id % 2 === 0,
+      created_at: new Date(Date.UTC(2026, 0, 1) + id * 1000).toISOString(), tags: ['a', `t${String(id % 7)}`], address: { city: `city ${String(id % 97)}`, zip: String(10000 + (id % 9000)) } };
+  });
+  // Pages are made once, so the server's cost is the same for both clients.
+  const bodies = Array.from({ length: pages }, (_, index) => JSON.stringify({ data: page(index + 1), page: index + 1, total_pages: pages }));
+  const api = await startFakeApi((app) => {
+    app.get('/v1/customers', (request, reply) => {
+      const number = Number((request.query as { page?: string }).page ?? 1);
+      return reply.type('application/json').send(bodies[number - 1] ?? JSON.stringify({ data: [], page: number, total_pages: pages }));
+    });
+  });
+  const schema = `quarry_bench_${randomBytes(4).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: PG_URL });
+  await admin.connect();
+  const dir = await mkdtemp(path.join(tmpdir(), 'quarry-bench-connectors-'));
+  try {
+    await admin.query(`CREATE SCHEMA ${schema}; CREATE TABLE ${schema}.orders (id bigint PRIMARY KEY, customer text, amount numeric(10,2), paid boolean,
+      created_at timestamptz, note text); INSERT INTO ${schema}.orders SELECT i, 'customer ' || (i % 1000), (i % 10000) / 100.0, i % 2 = 0,
+      timestamptz '2026-01-01 00:00:00+00' + i * interval '1 second', 'note ' || i FROM generate_series(1, ${String(PG_ROWS)}) i`);
+    const env = { QUARRY_ADMIN_PASSWORD: 'bench-password-1', BENCH_PG_URL: PG_URL };
+    await initProject(dir, { name: 'bench', adminEmail: 'bench@example.com', nonInteractive: true }, env);
+    writeFileSync(path.join(dir, '.quarry', 'sources.yml'), [
+      'sources:',
+      '  - name: rest', '    type: rest_api', '    rest_api:', `      base_url: ${api.url}/v1`, '      auth_type: none',
+      '      endpoints:', '        - path: /customers', '          data_selector: data', '          paginator: { type: page_number, total_path: total_pages }',
+      '  - name: pg', '    type: relational_db', '    generic_config:', '      credentials_env: BENCH_PG_URL', `      schema: ${schema}`, '',
+    ].join('\n'));
+
+    const download = async (): Promise<void> => {
+      for (let number = 1; number <= pages; number++) {
+        const response = await fetch(`${api.url}/v1/customers?page=${String(number)}`);
+        await response.json();
+      }
+    };
+    const copyOut = async (): Promise<void> => {
+      const sink = new Writable({ write: (_chunk, _encoding, done) => { done(); } });
+      await pipeline(admin.query(copyTo(`COPY (SELECT * FROM ${schema}.orders) TO STDOUT WITH (FORMAT csv, HEADER true, FORCE_QUOTE *)`)), sink);
+    };
+    const ctx = createContext({ projectDir: dir, env, log: createLogger({ level: 'silent' }) });
+    try {
+      // Warm both paths once (connections, page cache, JIT), then measure each beside its baseline.
+      await download();
+      await syncAndWait(ctx, 'rest');
+      const downloadSeconds = await timed(download);
+      const restSeconds = await timed(() => syncAndWait(ctx, 'rest'));
+      await copyOut();
+      const copySeconds = await timed(copyOut);
+      const pgSeconds = await timed(() => syncAndWait(ctx, 'pg'));
+      return [
+        {
+          benchmark: 'rest',
+          baseline: { name: `download and parse ${String(pages)} pages, ${String(REST_RECORDS)} records (baseline, ${perSecond(REST_RECORDS, downloadSeconds)})`, seconds: downloadSeconds },
+          cases: [{ figure: { name: `rest_api sync of the same pages (${perSecond(REST_RECORDS, restSeconds)})`, seconds: restSeconds }, ratio: restSeconds / downloadSeconds }],
+        },
+        {
+          benchmark: 'postgres',
+          baseline: { name: `COPY ... TO STDOUT, ${String(PG_ROWS)} rows (baseline, ${perSecond(PG_ROWS, copySeconds)})`, seconds: copySeconds },
+          cases: [{ figure: { name: `relational_db sync of the same table (${perSecond(PG_ROWS, pgSeconds)})`, seconds: pgSeconds }, ratio: pgSeconds / copySeconds }],
+        },
+      ];
+    } finally {
+      await closeContext(ctx);
+    }
+  } finally {
+    await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+    await admin.end();
+    await api.close();
+    await rm(dir, { recursive: true, force: true });
+  }
+}
