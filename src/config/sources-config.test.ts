@@ -321,7 +321,7 @@ describe('parseSources on broken files', () => {
       'sources.yml: sources[0].social_ads.start_date: expected a date YYYY-MM-DD, got "2023-02-29"',
       'sources.yml: sources[1].payments.end_date: must not be before start_date',
       'sources.yml: sources[2].team_chat.start_date: expected a date YYYY-MM-DD, got "01/02/2024"',
-      'sources.yml: sources[3].web_analytics.start_date: expected a date YYYY-MM-DD or <N>daysAgo, got "last week"',
+      'sources.yml: sources[3].web_analytics.start_date: expected a date YYYY-MM-DD, <N>daysAgo, yesterday or today, got "last week"',
       'sources.yml: sources[4].chess_games.start_month: expected a month YYYY/MM, got "2024/13"',
     ]);
   });
@@ -359,7 +359,7 @@ describe('parseSources on broken files', () => {
 `)).toEqual([
       'sources.yml: sources[0].spreadsheets.range_names: required',
       'sources.yml: sources[0].spreadsheets.deduplication: expected one of none, latest_only, append_only, scd_type2, got "newest"',
-      'sources.yml: sources[1].search_ads.property_id: must not be empty',
+      'sources.yml: sources[1].search_ads.property_id: expected a customer id like 123-456-7890, got ""',
     ]);
   });
 

@@ -57,8 +57,9 @@ export async function loadStagedTables(
     const table = `${quoteIdentifier(schema)}.${quoteIdentifier(spec.name)}`;
     const exists = await tableExists(connection, schema, spec.name);
     if (spec.disposition === 'history') {
-      const changes = await loadHistory(connection, table, { exists: exists && !options.fullRefresh, files, loadedAt, key: spec.primaryKey ?? [] });
-      for (const change of changes) messages.push({ level: 'WARNING', message: `Schema change in ${spec.name}: ${change}` });
+      const history = await loadHistory(connection, table, { exists: exists && !options.fullRefresh, files, loadedAt, key: spec.primaryKey ?? [] });
+      for (const change of history.changes) messages.push({ level: 'WARNING', message: `Schema change in ${spec.name}: ${change}` });
+      rowsLoaded += history.rowsWritten;
       tables.push({ schema, name: spec.name, rowCount: await countRows(connection, table) });
       continue;
     }
@@ -110,7 +111,7 @@ export const IS_CURRENT_COLUMN = 'is_current';
 async function loadHistory(
   connection: DuckDBConnection, table: string,
   load: { exists: boolean; files: readonly StagedFile[]; loadedAt: string; key: readonly string[] },
-): Promise<string[]> {
+): Promise<{ changes: string[]; rowsWritten: number }> {
   if (load.key.length === 0) throw new SyncFailedError(`Cannot keep the history of ${table} without a key`);
   const now = `${quoteLiteral(load.loadedAt)}::TIMESTAMP`;
   const validFrom = quoteIdentifier(VALID_FROM_COLUMN);
@@ -118,22 +119,25 @@ async function loadHistory(
   const isCurrent = quoteIdentifier(IS_CURRENT_COLUMN);
   const keys = load.key.map(quoteIdentifier).join(', ');
   if (load.files.length === 0) {
-    if (load.exists) await connection.run(`UPDATE ${table} SET ${validTo} = ${now}, ${isCurrent} = false WHERE ${isCurrent}`);
-    else await connection.run(`CREATE OR REPLACE TABLE ${table} (${LOADED_AT_COLUMN} TIMESTAMP, ${validFrom} TIMESTAMP, ${validTo} TIMESTAMP, ${isCurrent} BOOLEAN)`);
-    return [];
+    if (load.exists) {
+      const closed = await connection.run(`UPDATE ${table} SET ${validTo} = ${now}, ${isCurrent} = false WHERE ${isCurrent}`);
+      return { changes: [], rowsWritten: closed.rowsChanged };
+    }
+    await connection.run(`CREATE OR REPLACE TABLE ${table} (${LOADED_AT_COLUMN} TIMESTAMP, ${validFrom} TIMESTAMP, ${validTo} TIMESTAMP, ${isCurrent} BOOLEAN)`);
+    return { changes: [], rowsWritten: 0 };
   }
   const staged = stagedSelect(load.files, load.loadedAt);
   const versions = `SELECT *, ${now} AS ${validFrom}, NULL::TIMESTAMP AS ${validTo}, true AS ${isCurrent} FROM (${staged})`;
   if (!load.exists) {
     await connection.run(`CREATE OR REPLACE TABLE ${table} AS ${versions}`);
-    return [];
+    return { changes: [], rowsWritten: await countRows(connection, table) };
   }
   const changes = await evolveTable(connection, table, await describeColumns(connection, versions));
-  await connection.run(`UPDATE ${table} SET ${validTo} = ${now}, ${isCurrent} = false
+  const closed = await connection.run(`UPDATE ${table} SET ${validTo} = ${now}, ${isCurrent} = false
     WHERE ${isCurrent} AND (${keys}) NOT IN (SELECT (${keys}) FROM (${staged}))`);
-  await connection.run(`INSERT INTO ${table} BY NAME SELECT * FROM (${versions})
+  const opened = await connection.run(`INSERT INTO ${table} BY NAME SELECT * FROM (${versions})
     WHERE (${keys}) NOT IN (SELECT (${keys}) FROM ${table} WHERE ${isCurrent})`);
-  return changes;
+  return { changes, rowsWritten: closed.rowsChanged + opened.rowsChanged };
 }
 
 /**

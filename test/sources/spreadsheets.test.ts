@@ -75,7 +75,8 @@ describe('spreadsheets (Google Sheets API v4)', () => {
     orders.splice(10, 1); // order 10 deleted
     orders.push([41, 'customer 41', 1, false]); // order 41 added
     quarry.clock.advance(60_000);
-    expect(await syncAndWait(quarry, 'sheet_history')).toMatchObject({ type: 'sync_completed', rows: 40 });
+    // Two versions closed (order 3 changed, order 10 deleted), two opened (order 3 anew, order 41).
+    expect(await syncAndWait(quarry, 'sheet_history')).toMatchObject({ type: 'sync_completed', rows: 4 });
     expect(await syncAndWait(quarry, 'sheet_log')).toMatchObject({ type: 'sync_completed', rows: 40 });
     expect(await syncAndWait(quarry, 'sheet')).toMatchObject({ type: 'sync_completed' });
 
