@@ -7,9 +7,9 @@ export interface RawTable {
   readonly columns: readonly string[];
 }
 
-/** `stg_<source>__<table>`: the staging model Quarry generates for one raw table. */
+/** `stg_<source>__<table>`: the staging model Quarry generates for one raw table (a model name is letters, digits and _). */
 export function stagingModelName(source: string, table: string): string {
-  return `stg_${source}__${table}`;
+  return `stg_${source}__${table}`.toLowerCase().replaceAll(/[^a-z0-9_]/g, '_');
 }
 
 function quoteColumn(name: string): string {
@@ -22,7 +22,7 @@ function modelSql(source: string, table: RawTable): string {
 -- raw table's columns change, unless you edit it: from then on it is yours.
 select
 ${columns}
-from {{ source('${source}', '${table.name}') }}
+from {{ source('${source}', ${JSON.stringify(table.name)}) }}
 `;
 }
 
@@ -41,7 +41,7 @@ function sourcesYaml(source: string, tables: readonly RawTable[]): string {
     `    schema: ${schema}`,
     `    description: "Raw tables Quarry loads from the source ${source}"`,
     '    tables:',
-    ...tables.map((table) => `      - name: ${table.name}`),
+    ...tables.map((table) => `      - name: ${JSON.stringify(table.name)}`),
     'models:',
     ...models,
     '',
