@@ -132,7 +132,7 @@ export class TransformRunner {
     await this.#reloadGraph();
   }
 
-  /** Writes the staging models of a source's raw tables (from the serving replica) and reparses when one changed. */
+  /** Writes the staging models of a source's raw tables (columns read from the serving replica); true when a file was written. */
   async refreshStaging(source: string): Promise<boolean> {
     const { store, paths, log } = this.#options;
     const tables = store.warehouseTables.forSource(source).filter((table) => table.schema.startsWith('raw_'));
