@@ -81,7 +81,9 @@ export async function loadStagedTables(
       const select = stagedSelect(files, loadedAt);
       const before = exists ? await countRows(connection, table) : 0;
       if (disposition === 'replace' || !exists) {
-        await connection.run(`CREATE OR REPLACE TABLE ${table} AS ${select}`);
+        // A keyed table holds one row per key from its first load on, full refreshes included.
+        const keys = spec.disposition === 'merge' ? spec.primaryKey ?? [] : [];
+        await connection.run(`CREATE OR REPLACE TABLE ${table} AS ${keys.length > 0 ? latestPerKey(select, keys) : select}`);
         rowsLoaded += await countRows(connection, table);
       } else {
         const changes = await evolveTable(connection, table, await describeColumns(connection, select));
@@ -140,6 +142,12 @@ async function loadHistory(
   return { changes, rowsWritten: closed.rowsChanged + opened.rowsChanged };
 }
 
+/** The rows of `select`, one per key: of several records with one key, the last extracted. */
+function latestPerKey(select: string, primaryKey: readonly string[]): string {
+  return `SELECT * EXCLUDE (${SEQUENCE_COLUMN}) FROM (SELECT *, row_number() OVER () AS ${SEQUENCE_COLUMN} FROM (${select}))
+    QUALIFY row_number() OVER (PARTITION BY ${primaryKey.map(quoteIdentifier).join(', ')} ORDER BY ${SEQUENCE_COLUMN} DESC) = 1`;
+}
+
 /**
  * Replaces the rows whose primary key the new records carry; of several records with one key, the last
  * extracted wins. Returns how many rows were merged in.
@@ -148,9 +156,7 @@ async function mergeInto(connection: DuckDBConnection, table: string, select: st
   if (primaryKey.length === 0) throw new SyncFailedError(`Cannot merge into ${table} without a primary key`);
   const keys = primaryKey.map(quoteIdentifier);
   await connection.run('DROP TABLE IF EXISTS temp.quarry_merge');
-  await connection.run(`CREATE TEMP TABLE quarry_merge AS SELECT * EXCLUDE (${SEQUENCE_COLUMN}) FROM (
-    SELECT *, row_number() OVER () AS ${SEQUENCE_COLUMN} FROM (${select})
-  ) QUALIFY row_number() OVER (PARTITION BY ${keys.join(', ')} ORDER BY ${SEQUENCE_COLUMN} DESC) = 1`);
+  await connection.run(`CREATE TEMP TABLE quarry_merge AS ${latestPerKey(select, primaryKey)}`);
   const matches = keys.map((key) => `${table}.${key} = quarry_merge.${key}`).join(' AND ');
   await connection.run(`DELETE FROM ${table} USING temp.quarry_merge WHERE ${matches}`);
   await connection.run(`INSERT INTO ${table} BY NAME SELECT * FROM temp.quarry_merge`);

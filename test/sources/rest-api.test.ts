@@ -59,6 +59,7 @@ beforeAll(async () => {
       return { orders: page, next_cursor: cursor + 4 < 12 ? String(cursor + 4) : null };
     });
     app.get('/v1/loop', () => ({ data: [{ id: 1 }], next: '/v1/loop?again=1' }));
+    app.get('/v1/dupes', () => ({ data: [{ id: 1, v: 'first' }, { id: 2, v: 'only' }, { id: 1, v: 'last' }] }));
   });
 });
 
@@ -186,6 +187,15 @@ describe('rest_api sources', () => {
     const warnings = logMessages(quarry, 'shop', 'WARNING');
     expect(warnings.some((line) => line.includes('answered 429') && line.includes('retrying in 1.0 s'))).toBe(true);
     expect(warnings.some((line) => line.includes('answered 500'))).toBe(true);
+  });
+
+  it('keeps one row per primary key, the last extracted, on a first load and on a full refresh too', async () => {
+    await quarry.close();
+    quarry = await startQuarry({ sourcesYaml: sourcesYaml('        - path: /dupes\n          primary_key: id', '      auth_type: none') });
+    for (const fullRefresh of [false, true]) {
+      expect(await syncAndWait(quarry, 'shop', fullRefresh)).toMatchObject({ type: 'sync_completed', rows: 2 });
+      expect(await quarry.query('SELECT id, v FROM raw_shop.dupes ORDER BY id')).toEqual([{ id: 1, v: 'last' }, { id: 2, v: 'only' }]);
+    }
   });
 
   it('stops an API that pages forever, and a DNS failure names the host', async () => {
