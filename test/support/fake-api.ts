@@ -12,7 +12,10 @@ export interface SeenRequest {
 /** A failure the fake answers with once, instead of the real response, at the nth request to a matching path. */
 export interface Fault {
   readonly status: number;
-  /** 1-based, counted over requests whose path starts with `pathPrefix` (every request when absent). */
+  /**
+   * 1-based, counted over requests whose path starts with `pathPrefix` (every request when absent); a request
+   * another fault answered is not counted.
+   */
   readonly atRequest: number;
   readonly pathPrefix?: string;
   readonly retryAfterSeconds?: number;
