@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { SOURCE_RESOURCES } from '../source-types.ts';
-import { EnvVarName, HttpUrl, isCalendarDate, resourceList } from './field-types.ts';
+import { EnvVarName, HttpUrl, resourceList } from './field-types.ts';
+import { ReportDate, ReportTableName } from './report-fields.ts';
 
 /** A customer id as the Ads UI shows it (`123-456-7890`) or as the API takes it (`1234567890`). */
 const CustomerId = z.preprocess(
@@ -8,15 +9,9 @@ const CustomerId = z.preprocess(
   z.string().regex(/^\d{3}-?\d{3}-?\d{4}$/, { error: (issue) => `expected a customer id like 123-456-7890, got ${JSON.stringify(issue.input)}` }),
 );
 
-const ReportDate = z.string().refine((text) => isCalendarDate(text) || /^\d+daysAgo$/.test(text) || text === 'today' || text === 'yesterday', {
-  error: (issue) => `expected a date YYYY-MM-DD, <N>daysAgo, yesterday or today, got ${JSON.stringify(issue.input)}`,
-});
-
 /** A custom query: its own table and its GAQL text, where `{start_date}` and `{end_date}` are replaced by the range. */
 const CustomQuery = z.strictObject({
-  name: z.string().regex(/^[a-z][a-z0-9_]*$/, {
-    error: (issue) => `${JSON.stringify(issue.input)} is not a table name: use lowercase letters, digits and underscores`,
-  }),
+  name: ReportTableName,
   query: z.string().regex(/^\s*SELECT\s.+\sFROM\s+[a-z_]+/is, { error: 'expected a GAQL query: SELECT <fields> FROM <resource> ...' }),
 });
 

@@ -1,12 +1,7 @@
 import { z } from 'zod';
 import { SOURCE_RESOURCES } from '../source-types.ts';
-import { EnvVarName, HttpUrl, isCalendarDate, NumericId, resourceList } from './field-types.ts';
-
-const RELATIVE_DATE = /^\d+daysAgo$/;
-
-const ReportDate = z.string().refine((text) => isCalendarDate(text) || RELATIVE_DATE.test(text) || text === 'today' || text === 'yesterday', {
-  error: (issue) => `expected a date YYYY-MM-DD, <N>daysAgo, yesterday or today, got ${JSON.stringify(issue.input)}`,
-});
+import { EnvVarName, HttpUrl, NumericId, resourceList } from './field-types.ts';
+import { ReportDate, ReportTableName } from './report-fields.ts';
 
 /** The API's names: letters, digits and underscores (`sessionSource`, `customEvent:plan`). */
 const ApiName = z.string().regex(/^[A-Za-z][A-Za-z0-9_:]*$/, {
@@ -15,9 +10,7 @@ const ApiName = z.string().regex(/^[A-Za-z][A-Za-z0-9_:]*$/, {
 
 /** A custom report: its own table, the dimensions it groups by and the metrics it sums. */
 const CustomReport = z.strictObject({
-  name: z.string().regex(/^[a-z][a-z0-9_]*$/, {
-    error: (issue) => `${JSON.stringify(issue.input)} is not a table name: use lowercase letters, digits and underscores`,
-  }),
+  name: ReportTableName,
   dimensions: z.array(ApiName).min(1).max(9),
   metrics: z.array(ApiName).min(1).max(10),
 });

@@ -3,7 +3,7 @@ import type { SourceConfigOf } from '../../config/index.ts';
 import type { Connector } from '../connector.ts';
 import { SyncFailedError } from '../sync-failed-error.ts';
 import {
-  jsonLink, jwtBearerAuth, requireEnv, restSessionConnector, singlePage, valueAt,
+  jsonLink, jwtBearerAuth, requireJsonEnv, restSessionConnector, singlePage, valueAt,
   type HttpClient, type HttpRequest, type ServiceAccountAuth,
 } from '../rest/index.ts';
 
@@ -29,22 +29,11 @@ const SalesforceCredentials = z.object({
 
 function salesforceAuth(section: CrmBSection, env: Readonly<Record<string, string | undefined>>, http: HttpClient): ServiceAccountAuth {
   const name = section.credentials_env;
-  const text = requireEnv(env, name, 'the Salesforce connected app credentials (JSON with client_id, username, private_key, login_url)');
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    throw new SyncFailedError(`The environment variable ${name} does not hold JSON; it must hold {"client_id", "username", "private_key", "login_url"}`);
-  }
-  const credentials = SalesforceCredentials.safeParse(parsed);
-  if (!credentials.success) {
-    const fields = [...new Set(credentials.error.issues.map((issue) => issue.path.join('.')))].join(', ');
-    throw new SyncFailedError(`The Salesforce credentials in ${name} are incomplete (check ${fields})`);
-  }
-  const loginUrl = credentials.data.login_url.replace(/\/+$/, '');
+  const credentials = requireJsonEnv(env, name, 'Salesforce connected app credentials (JSON with client_id, username, private_key, login_url)', SalesforceCredentials);
+  const loginUrl = credentials.login_url.replace(/\/+$/, '');
   return jwtBearerAuth({
-    tokenUrl: `${loginUrl}/services/oauth2/token`, audience: loginUrl, privateKey: credentials.data.private_key,
-    issuer: credentials.data.client_id, subject: credentials.data.username, describedAs: `the Salesforce credentials in ${name}`,
+    tokenUrl: `${loginUrl}/services/oauth2/token`, audience: loginUrl, privateKey: credentials.private_key,
+    issuer: credentials.client_id, subject: credentials.username, describedAs: `the Salesforce credentials in ${name}`,
   }, http);
 }
 

@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import type { ExtractContext } from '../connector.ts';
-import { SyncFailedError } from '../sync-failed-error.ts';
-import { jwtBearerAuth, oauthTokenAuth, requireEnv, type AuthStrategy, type HttpClient } from '../rest/index.ts';
+import { jwtBearerAuth, oauthTokenAuth, requireJsonEnv, type AuthStrategy, type HttpClient } from '../rest/index.ts';
 
 const GOOGLE_TOKEN_URL = 'https://oauth2.googleapis.com/token';
 
@@ -39,19 +38,7 @@ export interface GoogleAuthOptions {
 
 /** The JSON credentials a variable holds, checked; the message names the variable, never its content. */
 export function readGoogleCredentials(env: ExtractContext['env'], name: string): GoogleCredentials {
-  const text = requireEnv(env, name, 'a Google service-account key (JSON) or authorized_user credentials');
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    throw new SyncFailedError(`The environment variable ${name} does not hold JSON; it must hold a Google service-account key file's content or authorized_user credentials`);
-  }
-  const result = GoogleCredentials.safeParse(parsed);
-  if (!result.success) {
-    const fields = [...new Set(result.error.issues.map((issue) => issue.path.join('.') || 'type'))].join(', ');
-    throw new SyncFailedError(`The Google credentials in ${name} are not a service_account key or authorized_user credentials (check ${fields})`);
-  }
-  return result.data;
+  return requireJsonEnv(env, name, 'a Google service-account key (JSON) or authorized_user credentials', GoogleCredentials);
 }
 
 /**

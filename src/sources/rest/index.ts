@@ -1,7 +1,7 @@
 export { restSourceConnector, restSessionConnector, sectionOf, type RestSession } from './rest-source.ts';
 export type { IncrementalSpec, QueryValue, RestResource } from './extract-resource.ts';
 export { basicAuth, bearerAuth, headerAuth, noAuth, oauthTokenAuth, queryAuth, type AuthStrategy } from './auth.ts';
-export { requireEnv } from './credentials.ts';
+export { requireEnv, requireJsonEnv } from './credentials.ts';
 export { describeUrl, type HttpRequest, type HttpResponse } from './http-client.ts';
 export { cursorParam, headerLink, jsonLink, offsetParam, pageNumber, singlePage, withParam, type Paginator } from './paginators.ts';
 export { bodyCursor } from './body-cursor.ts';
