@@ -23,7 +23,7 @@ export class SyncInProgressError extends ConflictError {
 
 export class SourceTypeNotSupportedError extends InvalidRequestError {
   override readonly code = 'source_type_not_supported';
-  constructor(name: string, type: string) {
-    super(`The source "${name}" has type ${type}, which this version of Quarry cannot sync yet`);
+  constructor(name: string, type: string, why = `type ${type}, which this version of Quarry cannot sync yet`) {
+    super(`The source "${name}" has ${why}`);
   }
 }

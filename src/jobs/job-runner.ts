@@ -79,6 +79,9 @@ export class JobRunner {
     if (!source.enabled) throw new SourceDisabledError(name);
     const location = fileSourceLocation(source, paths.root);
     const connector = location === undefined ? connectorFor(source) : undefined;
+    if (source.type === 'filesystem' && location === undefined) {
+      throw new SourceTypeNotSupportedError(name, source.type, `its files in ${source.filesystem.bucket_url}: object storage is not readable yet; point bucket_url at a local folder`);
+    }
     if (location === undefined && connector === undefined) throw new SourceTypeNotSupportedError(name, source.type);
     if (this.#closing) throw new SyncInProgressError(name);
     const job = store.transaction(() => store.jobs.enqueueUnlessActive(

@@ -17,9 +17,10 @@ const SOURCES = `sources:
     enabled: false
     csv:
       directory: data/archive
-  - name: crm
-    type: crm_a
-    crm_a: {}
+  - name: lake
+    type: filesystem
+    filesystem:
+      bucket_url: s3://bucket/data
 `;
 
 describe('sources, sync and logs', () => {
@@ -50,7 +51,7 @@ describe('sources, sync and logs', () => {
   it('lists never-synced sources as not_synced with the spec fields', async () => {
     const response = await quarry.request('GET', '/api/sources', { as: 'viewer' });
     expect(response.status).toBe(200);
-    expect(response.json.map((source: { name: string }) => source.name)).toEqual(['orders', 'archive', 'crm']);
+    expect(response.json.map((source: { name: string }) => source.name)).toEqual(['orders', 'archive', 'lake']);
     expect(response.json[0]).toEqual({
       name: 'orders', type: 'local_files', enabled: true, last_sync: null, row_count: 0, status: 'not_synced',
       freshness: { last_update: null, days_old: null }, tables: [],
@@ -181,7 +182,7 @@ describe('sources, sync and logs', () => {
   it.each([
     ['an unknown source', '/api/sources/nope/sync', {}, 404, 'source_not_found'],
     ['a disabled source', '/api/sources/archive/sync', {}, 400, 'source_disabled'],
-    ['a source type not yet loadable', '/api/sources/crm/sync', {}, 400, 'source_type_not_supported'],
+    ['a source in cloud object storage', '/api/sources/lake/sync', {}, 400, 'source_type_not_supported'],
     ['a bad body', '/api/sources/orders/sync', { full_refresh: 'yes' }, 400, 'invalid_request'],
     ['an unknown body field', '/api/sources/orders/sync', { fullRefresh: true }, 400, 'invalid_request'],
   ])('refuses to sync %s and queues nothing', async (_name, url, body, status, code) => {
