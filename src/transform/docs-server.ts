@@ -1,7 +1,8 @@
 import { spawn, type ChildProcessByStdio } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { createInterface } from 'node:readline';
-import type { Readable } from 'node:stream';
+import path from 'node:path';
+import type { Readable, Writable } from 'node:stream';
 import type { Logger } from '../logger.ts';
 
 const MAX_RESTART_DELAY_MS = 30_000;
@@ -22,11 +23,13 @@ export interface DocsServerStatus {
   readonly pid: number | null;
 }
 
-type Child = ChildProcessByStdio<null, Readable, Readable>;
+type Child = ChildProcessByStdio<Writable, Readable, Readable>;
+
+const SERVER_SCRIPT = path.join(import.meta.dirname, 'docs_server.py');
 
 /**
  * Owns the transformation-docs site's upstream: a static file server on loopback over the published
- * docs site (Python's http.server from the dbt environment), restarted with backoff when it exits.
+ * docs site (Python's http.server, from the dbt environment), restarted with backoff when it exits.
  */
 export class DocsServer {
   readonly #options: DocsServerOptions;
@@ -47,10 +50,11 @@ export class DocsServer {
   start(): void {
     this.#stopping = false;
     mkdirSync(this.#options.directory, { recursive: true });
-    const child = spawn(this.#options.python, ['-u', '-m', 'http.server', '--bind', '127.0.0.1', '--directory', this.#options.directory, String(this.#port)], {
-      env: { PYTHONUNBUFFERED: '1' },
+    // stdin stays open: the server exits when it closes, so a Quarry killed with SIGKILL leaves no server behind.
+    const child = spawn(this.#options.python, ['-u', SERVER_SCRIPT, this.#options.directory, String(this.#port)], {
+      env: { PYTHONUNBUFFERED: '1', PYTHONDONTWRITEBYTECODE: '1' },
       detached: true,
-      stdio: ['ignore', 'pipe', 'pipe'],
+      stdio: ['pipe', 'pipe', 'pipe'],
     });
     this.#child = child;
     this.#state = 'starting';
