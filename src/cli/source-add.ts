@@ -153,7 +153,7 @@ async function askSection(
 
 async function askField(field: SectionField, sourceName: string, env: Readonly<Record<string, string>>, secrets: Map<string, string>): Promise<unknown> {
   const label = field.name.replaceAll('_', ' ');
-  const optional = field.required ? '' : ' (blank to skip)';
+  const optional = field.required || field.defaultValue !== undefined ? '' : ' (blank to skip)';
   switch (field.kind) {
     case 'env': {
       const suggested = typeof field.defaultValue === 'string' ? field.defaultValue : `${sourceName.toUpperCase()}_${field.name.replace(/_env$/, '').toUpperCase()}`;

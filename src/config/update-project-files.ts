@@ -59,7 +59,10 @@ export function setEnvValue(paths: ProjectPaths, name: string, value: string): v
 export function addSourceEntry(paths: ProjectPaths, entry: Readonly<Record<string, unknown>>): SourceConfig {
   const document = parseDocument(readProjectFile(paths.sourcesFile, paths));
   const sources = document.get('sources');
-  if (isSeq(sources)) sources.items.push(document.createNode(entry));
+  if (isSeq(sources)) {
+    sources.items.push(document.createNode(entry));
+    sources.flow = false; // a new project's `sources: []` would otherwise stay on one line
+  }
   else document.set('sources', document.createNode([entry]));
   const text = document.toString();
   const parsed = parseSources(text, path.relative(paths.root, paths.sourcesFile));
