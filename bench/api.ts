@@ -1,13 +1,7 @@
 // Authenticated API throughput: GET /api/status with a session cookie and with an API key, beside the
 // same server's unauthenticated 401 path as the baseline. 50 connections, 10 s each.
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import autocannon from 'autocannon';
-import { initProject } from '../src/cli/init.ts';
-import { closeContext, createContext } from '../src/context.ts';
-import { createLogger } from '../src/logger.ts';
-import { buildApp } from '../src/server/index.ts';
+import { startBenchServer } from './bench-server.ts';
 
 export interface Figure {
   name: string;
@@ -38,37 +32,18 @@ async function measure(name: string, url: string, headers: Record<string, string
 }
 
 export async function runApiBenchmark(): Promise<BenchResult> {
-  const dir = await mkdtemp(path.join(tmpdir(), 'quarry-bench-'));
-  const password = 'bench-password-1';
-  const env = { QUARRY_ADMIN_PASSWORD: password };
-  await initProject(dir, { name: 'bench', adminEmail: 'bench@example.com', nonInteractive: true }, env);
-  const ctx = createContext({ projectDir: dir, env, log: createLogger({ level: 'silent' }) });
-  const app = await buildApp(ctx);
+  const server = await startBenchServer();
   try {
-    await app.listen({ host: '127.0.0.1', port: 0 });
-    const address = app.server.address();
-    if (address === null || typeof address === 'string') throw new Error('no address');
-    const base = `http://127.0.0.1:${String(address.port)}`;
-    const login = await fetch(`${base}/api/auth/login`, {
-      method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'bench@example.com', password }),
-    });
-    const cookie = (login.headers.getSetCookie()[0] ?? '').split(';')[0] ?? '';
-    const keyResponse = await fetch(`${base}/api/auth/api-keys`, {
-      method: 'POST', headers: { 'content-type': 'application/json', 'x-requested-with': 'XMLHttpRequest', cookie }, body: JSON.stringify({ name: 'bench' }),
-    });
-    const { key } = await keyResponse.json() as { key: string };
-    const url = `${base}/api/status`;
+    const url = `${server.base}/api/status`;
     const baseline = await measure('unauthenticated 401 (baseline)', url, {});
-    const session = await measure('GET /api/status with session cookie', url, { cookie });
-    const apiKey = await measure('GET /api/status with API key', url, { authorization: `Bearer ${key}` });
+    const session = await measure('GET /api/status with session cookie', url, { cookie: server.cookie });
+    const apiKey = await measure('GET /api/status with API key', url, { authorization: `Bearer ${server.key}` });
     return {
       benchmark: 'api',
       baseline,
       cases: [session, apiKey].map((figure) => ({ figure, ratio: figure.requestsPerSecond / baseline.requestsPerSecond })),
     };
   } finally {
-    await app.close();
-    await closeContext(ctx);
-    await rm(dir, { recursive: true, force: true });
+    await server.close();
   }
 }

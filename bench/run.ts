@@ -5,7 +5,9 @@ import path from 'node:path';
 import { runApiBenchmark } from './api.ts';
 import { runConnectorBenchmarks } from './connectors.ts';
 import { runLoadBenchmark } from './load.ts';
+import { runSustainedLoadBenchmark } from './sustained.ts';
 import { runTransformBenchmark } from './transform.ts';
+import { runWebSocketBenchmark } from './websocket.ts';
 
 interface Row {
   benchmark: string;
@@ -16,6 +18,7 @@ interface Row {
 
 const api = await runApiBenchmark();
 const loads = [...await runLoadBenchmark(), ...await runConnectorBenchmarks(), await runTransformBenchmark()];
+const latencies = [await runWebSocketBenchmark(), await runSustainedLoadBenchmark()];
 
 const rows: Row[] = [
   { benchmark: api.benchmark, name: api.baseline.name, value: `${String(api.baseline.requestsPerSecond)} req/s, p50 ${String(api.baseline.p50Ms)} ms, p99 ${String(api.baseline.p99Ms)} ms`, ratio: '1.00 (baseline)' },
@@ -26,6 +29,10 @@ const rows: Row[] = [
   ...loads.flatMap((load) => [
     { benchmark: load.benchmark, name: load.baseline.name, value: `${load.baseline.seconds.toFixed(2)} s`, ratio: '1.00 (baseline)' },
     ...load.cases.map(({ figure, ratio }) => ({ benchmark: load.benchmark, name: figure.name, value: `${figure.seconds.toFixed(2)} s`, ratio: ratio.toFixed(3) })),
+  ]),
+  ...latencies.flatMap((latency) => [
+    { benchmark: latency.benchmark, name: latency.baseline.name, value: latency.baseline.detail, ratio: '1.00 (baseline)' },
+    ...latency.cases.map(({ figure, ratio }) => ({ benchmark: latency.benchmark, name: figure.name, value: figure.detail, ratio: `${ratio.toFixed(2)} (p99)` })),
   ]),
 ];
 
@@ -41,5 +48,5 @@ const resultsDir = path.join(import.meta.dirname, 'results');
 mkdirSync(resultsDir, { recursive: true });
 writeFileSync(path.join(resultsDir, 'latest.json'), `${JSON.stringify({
   machine: { cores: os.cpus().length, node: process.version, platform: `${os.platform()} ${os.release()}` },
-  results: { api, loads },
+  results: { api, loads, latencies },
 }, null, 2)}\n`);

@@ -1,0 +1,51 @@
+// A Quarry on loopback for benchmarks: a fresh project, the admin signed in, an API key made through the API.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { initProject } from '../src/cli/init.ts';
+import { closeContext, createContext, type AppContext } from '../src/context.ts';
+import { createLogger } from '../src/logger.ts';
+import { buildApp } from '../src/server/index.ts';
+
+export interface BenchServer {
+  readonly ctx: AppContext;
+  readonly base: string;
+  readonly port: number;
+  /** `svc_session=...` of the signed-in admin. */
+  readonly cookie: string;
+  /** An admin API key. */
+  readonly key: string;
+  close(): Promise<void>;
+}
+
+export async function startBenchServer(): Promise<BenchServer> {
+  const dir = await mkdtemp(path.join(tmpdir(), 'quarry-bench-'));
+  const password = 'bench-password-1';
+  const env = { QUARRY_ADMIN_PASSWORD: password };
+  await initProject(dir, { name: 'bench', adminEmail: 'bench@example.com', nonInteractive: true }, env);
+  const ctx = createContext({ projectDir: dir, env, log: createLogger({ level: 'silent' }) });
+  const app = await buildApp(ctx);
+  const close = async (): Promise<void> => {
+    await app.close();
+    await closeContext(ctx);
+    await rm(dir, { recursive: true, force: true });
+  };
+  try {
+    await app.listen({ host: '127.0.0.1', port: 0 });
+    const address = app.server.address();
+    if (address === null || typeof address === 'string') throw new Error('no address');
+    const base = `http://127.0.0.1:${String(address.port)}`;
+    const login = await fetch(`${base}/api/auth/login`, {
+      method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'bench@example.com', password }),
+    });
+    const cookie = (login.headers.getSetCookie()[0] ?? '').split(';')[0] ?? '';
+    const keyResponse = await fetch(`${base}/api/auth/api-keys`, {
+      method: 'POST', headers: { 'content-type': 'application/json', 'x-requested-with': 'XMLHttpRequest', cookie }, body: JSON.stringify({ name: 'bench' }),
+    });
+    const { key } = await keyResponse.json() as { key: string };
+    return { ctx, base, port: address.port, cookie, key, close };
+  } catch (error) {
+    await close();
+    throw error;
+  }
+}
