@@ -2,6 +2,7 @@ import { once } from 'node:events';
 import { rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { closeContext, createContext } from '../context.ts';
+import { startDashboard } from '../dashboard/index.ts';
 import { buildApp, startWatcher } from '../server/index.ts';
 import { startDocsServer } from '../transform/index.ts';
 
@@ -21,8 +22,14 @@ export async function startPlatform(options: StartOptions, env: NodeJS.ProcessEn
   const watcher = options.watcher !== false && ctx.config.watcher.enabled ? startWatcher(ctx) : undefined;
   ctx.transform.start();
   const docsServer = startDocsServer({ paths: ctx.paths, config: ctx.config, log: ctx.log.child({ module: 'transform-docs' }), pythonEnvironmentsDir: ctx.env.QUARRY_PYTHON_ENVS_DIR });
+  const dashboard = options.dashboard !== false && ctx.config.dashboard.enabled
+    ? startDashboard({
+      paths: ctx.paths, config: ctx.config, log: ctx.log.child({ module: 'dashboard' }), pythonEnvironmentsDir: ctx.env.QUARRY_PYTHON_ENVS_DIR,
+      baseEnv: { PATH: ctx.env.PATH ?? '/usr/local/bin:/usr/bin:/bin', HOME: ctx.env.HOME ?? ctx.paths.runDir },
+    })
+    : undefined;
   try {
-    const app = await buildApp(ctx, { watcher, docsServer });
+    const app = await buildApp(ctx, { watcher, docsServer, dashboard });
     const host = options.host ?? ctx.config.web.host;
     const port = options.port ?? ctx.config.web.port;
     try {
@@ -40,6 +47,7 @@ export async function startPlatform(options: StartOptions, env: NodeJS.ProcessEn
   } finally {
     await watcher?.stop();
     await docsServer?.stop();
+    await dashboard?.stop();
     rmSync(pidFile, { force: true });
     await closeContext(ctx);
   }

@@ -6,6 +6,7 @@ import fastifyStatic from '@fastify/static';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { AppContext } from '../context.ts';
+import type { SupersetProcess } from '../dashboard/index.ts';
 import type { DocsServer } from '../transform/index.ts';
 import type { WatcherProcess } from '../watcher/index.ts';
 import { publicStaticRoot } from '../web/index.ts';
@@ -39,6 +40,8 @@ export interface AppParts {
   readonly watcher?: WatcherProcess;
   /** The transformation-docs site's upstream, proxied at /transform-docs/ (502 without it). */
   readonly docsServer?: DocsServer;
+  /** Superset, proxied at /dashboard/ (502 without it). */
+  readonly dashboard?: SupersetProcess;
 }
 
 export async function buildApp(ctx: AppContext, parts: AppParts = {}): Promise<FastifyInstance> {
@@ -78,7 +81,7 @@ export async function buildApp(ctx: AppContext, parts: AppParts = {}): Promise<F
   app.decorate('websocketHub', hub);
   app.addHook('onClose', async () => { hub.close(); });
 
-  await app.register(statusRoutes, { ctx, watcher: parts.watcher, docsServer: parts.docsServer });
+  await app.register(statusRoutes, { ctx, watcher: parts.watcher, docsServer: parts.docsServer, dashboard: parts.dashboard });
   await app.register(authRoutes, { ctx });
   await app.register(accountRoutes, { ctx });
   await app.register(apiKeyRoutes, { ctx });

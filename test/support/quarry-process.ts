@@ -13,7 +13,7 @@ export interface QuarryProcess {
 
 /** Runs `bin/quarry start` on a free port and resolves once it prints its URL. */
 export async function spawnQuarry(projectDir: string): Promise<QuarryProcess> {
-  const child = spawn(QUARRY_BIN, ['start', '--project', projectDir, '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(QUARRY_BIN, ['start', '--project', projectDir, '--port', '0', '--no-dashboard'], { stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   const url = await new Promise<string>((resolve, reject) => {
     child.stdout.setEncoding('utf8');

@@ -14,6 +14,7 @@ import type { QuarryEvent } from '../../src/events/index.ts';
 import type { WatcherProcess } from '../../src/watcher/index.ts';
 import { startDocsServer, type DocsServer } from '../../src/transform/index.ts';
 import { DuckDBInstance } from '@duckdb/node-api';
+import { startDashboard, type SupersetProcess } from '../../src/dashboard/index.ts';
 
 export const PASSWORDS: Record<Role, string> = {
   admin: 'admin-password-123',
@@ -51,6 +52,7 @@ export interface TestQuarry {
   readonly clock: TestClock;
   readonly watcher: WatcherProcess | undefined;
   readonly docsServer: DocsServer | undefined;
+  readonly dashboard: SupersetProcess | undefined;
   request(method: string, urlPath: string, options?: RequestOptions): Promise<TestResponse>;
   login(role: Role): Promise<string>;
   /** Resolves with the next event of that type; call it before the action that causes it. */
@@ -75,6 +77,8 @@ export interface StartOptions {
   transform?: boolean;
   /** Run the transformation-docs server (on a free port). */
   docsServer?: boolean;
+  /** Run Superset (slow: a file shares one instance); off by default, so other tests never start it. */
+  dashboard?: boolean;
   /** Runs after the project is created and before the context opens (to add dbt models, say). */
   prepare?: (dir: string) => void | Promise<void>;
 }
@@ -102,7 +106,14 @@ export async function startQuarry(options: StartOptions = {}): Promise<TestQuarr
     ? startDocsServer({ paths: ctx.paths, config: ctx.config, log: ctx.log, pythonEnvironmentsDir: ctx.env.QUARRY_PYTHON_ENVS_DIR, port: 0 })
     : undefined;
   await docsServer?.whenReady();
-  const app = await buildApp(ctx, { watcher, docsServer });
+  const dashboard = options.dashboard === true
+    ? startDashboard({
+      paths: ctx.paths, config: ctx.config, log: ctx.log, pythonEnvironmentsDir: ctx.env.QUARRY_PYTHON_ENVS_DIR, port: 0,
+      baseEnv: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? dir },
+    })
+    : undefined;
+  await dashboard?.whenReady();
+  const app = await buildApp(ctx, { watcher, docsServer, dashboard });
   await app.listen({ host: '127.0.0.1', port: 0 });
   const address = app.server.address();
   if (address === null || typeof address === 'string') throw new Error('no TCP address');
@@ -187,12 +198,13 @@ export async function startQuarry(options: StartOptions = {}): Promise<TestQuarr
   };
 
   return {
-    dir, url, ctx, app, clock, watcher, docsServer, request, login, nextEvent, query,
+    dir, url, ctx, app, clock, watcher, docsServer, dashboard, request, login, nextEvent, query,
     jobsIdle: () => ctx.jobs.idle(),
     async close() {
       await app.close();
       await watcher?.stop();
       await docsServer?.stop();
+      await dashboard?.stop();
       await closeContext(ctx);
       await rm(dir, { recursive: true, force: true });
     },

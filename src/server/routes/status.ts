@@ -2,6 +2,7 @@ import { statfs, stat } from 'node:fs/promises';
 import type { FastifyPluginCallbackZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppContext } from '../../context.ts';
+import type { SupersetProcess } from '../../dashboard/index.ts';
 import type { DocsServer } from '../../transform/index.ts';
 import type { WatcherProcess } from '../../watcher/index.ts';
 import { isMissingFile } from '../../config/index.ts';
@@ -66,7 +67,11 @@ const GB = 1024 ** 3;
 const STALE_AFTER_DAYS = 7;
 const MB = 1024 ** 2;
 
-export const statusRoutes: FastifyPluginCallbackZod<{ ctx: AppContext; watcher: WatcherProcess | undefined; docsServer: DocsServer | undefined }> = (app, { ctx, watcher: watcherProcess, docsServer }, done) => {
+interface StatusParts {
+  ctx: AppContext; watcher: WatcherProcess | undefined; docsServer: DocsServer | undefined; dashboard: SupersetProcess | undefined;
+}
+
+export const statusRoutes: FastifyPluginCallbackZod<StatusParts> = (app, { ctx, watcher: watcherProcess, docsServer, dashboard }, done) => {
   const readAccess = { preHandler: requireAction('data.read') };
 
   app.get('/api/status', {
@@ -80,7 +85,7 @@ export const statusRoutes: FastifyPluginCallbackZod<{ ctx: AppContext; watcher: 
       services: {
         api: 'running',
         warehouse: warehouseExists ? 'healthy' : 'not_created',
-        dashboard: ctx.config.dashboard.enabled ? 'not_running' : 'disabled',
+        dashboard: dashboardState(ctx, dashboard),
         transform_docs: docsServer?.origin() === undefined ? 'not_running' : 'running',
       },
       uptime: describeUptime(ctx.now().getTime() - ctx.startedAt.getTime()),
@@ -170,6 +175,14 @@ export const statusRoutes: FastifyPluginCallbackZod<{ ctx: AppContext; watcher: 
 
   done();
 };
+
+/** `running` only while Superset answers its health check; `starting` covers the first start's initialisation. */
+function dashboardState(ctx: AppContext, dashboard: SupersetProcess | undefined): string {
+  if (!ctx.config.dashboard.enabled) return 'disabled';
+  const state = dashboard?.status().state;
+  if (state === 'running' || state === 'starting' || state === 'failed') return state;
+  return 'not_running';
+}
 
 function watchedDirectories(ctx: AppContext): string[] {
   const directories = ctx.sources.filter((source) => source.enabled).map((source) => fileSourceLocation(source, ctx.paths.root)?.directory);

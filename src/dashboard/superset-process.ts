@@ -1,0 +1,243 @@
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import path from 'node:path';
+import { createInterface } from 'node:readline';
+import { setTimeout as delay } from 'node:timers/promises';
+import { promisify } from 'node:util';
+import type { Logger } from '../logger.ts';
+
+const run = promisify(execFile);
+const CONFIG_FILE = path.join(import.meta.dirname, 'superset_config.py');
+const MAX_RESTART_DELAY_MS = 30_000;
+const RESTARTS_BEFORE_GIVING_UP = 5;
+const STARTUP_DEADLINE_MS = 180_000;
+const HEALTH_INTERVAL_MS = 10_000;
+const HEALTH_FAILURES_BEFORE_RESTART = 3;
+/** The account Quarry provisions users with, over Superset's REST API. */
+export const SERVICE_ACCOUNT = 'quarry_service';
+
+export interface SupersetProcessOptions {
+  /** The bin/ folder of the managed superset environment. */
+  readonly binDir: string;
+  /** Superset's home inside the project: metadata DB, secret key, sessions. */
+  readonly home: string;
+  /** The replica path every DuckDB connection is forced onto. */
+  readonly servingDb: string;
+  /** 0 picks a free port. */
+  readonly port: number;
+  readonly https: boolean;
+  readonly baseEnv: Readonly<Record<string, string>>;
+  readonly log: Logger;
+}
+
+export type SupersetState = 'starting' | 'running' | 'stopped' | 'failed';
+
+/**
+ * Owns the Superset child: initialises its home on first start (metadata DB, secret key, service
+ * account), runs gunicorn on loopback under /dashboard, health-checks it, restarts it with backoff
+ * when it dies, and stops its process group with a deadline.
+ */
+export class SupersetProcess {
+  readonly #options: SupersetProcessOptions;
+  /** Shared with Superset only through its environment; the proxy sends it with every request. */
+  readonly proxySecret: string = randomBytes(32).toString('hex');
+  readonly #recentExits: number[] = [];
+  #abort = new AbortController();
+  #child: ChildProcess | null = null;
+  #port = 0;
+  #state: SupersetState = 'stopped';
+  #restartTimer: NodeJS.Timeout | null = null;
+  #healthTimer: NodeJS.Timeout | null = null;
+  #ready: Promise<void> = Promise.resolve();
+
+  constructor(options: SupersetProcessOptions) {
+    this.#options = options;
+  }
+
+  /** Starts (initialising first if needed); whenReady() resolves once it answers its health check or gave up. */
+  start(): void {
+    this.#abort = new AbortController();
+    this.#state = 'starting';
+    this.#ready = this.#launch(this.#abort.signal).catch((error: unknown) => {
+      if (this.#abort.signal.aborted) return;
+      this.#state = 'failed';
+      this.#options.log.error({ err: error }, 'the dashboard tool could not start');
+    });
+  }
+
+  whenReady(): Promise<void> {
+    return this.#ready;
+  }
+
+  /** `http://127.0.0.1:<port>` while Superset answers, else undefined. */
+  origin(): string | undefined {
+    return this.#state === 'running' ? `http://127.0.0.1:${String(this.#port)}` : undefined;
+  }
+
+  status(): { state: SupersetState; pid: number | null } {
+    return { state: this.#state, pid: this.#state === 'running' ? this.#child?.pid ?? null : null };
+  }
+
+  /** The service account's password (created at initialisation), for REST provisioning. */
+  servicePassword(): string {
+    return readFileSync(path.join(this.#options.home, 'service-account.password'), 'utf8').trim();
+  }
+
+  /** Ends Superset within `deadlineMs` (SIGTERM to its group, then SIGKILL); idempotent. */
+  async stop(deadlineMs = 10_000): Promise<void> {
+    this.#abort.abort();
+    if (this.#restartTimer) clearTimeout(this.#restartTimer);
+    if (this.#healthTimer) clearInterval(this.#healthTimer);
+    this.#state = 'stopped';
+    await this.#ready;
+    const child = this.#child;
+    if (!child || child.exitCode !== null || child.signalCode !== null || child.pid === undefined) return;
+    const exited = new Promise<void>((resolve) => { child.once('exit', () => { resolve(); }); });
+    signalGroup(child, 'SIGTERM');
+    const killer = setTimeout(() => { signalGroup(child, 'SIGKILL'); }, deadlineMs);
+    await exited;
+    clearTimeout(killer);
+  }
+
+  async #launch(signal: AbortSignal): Promise<void> {
+    const env = this.#environment();
+    await this.#initialise(env, signal);
+    this.#port = this.#options.port === 0 ? await freePort() : this.#options.port;
+    const child = spawn(path.join(this.#options.binDir, 'gunicorn'), [
+      '-w', '1', '--threads', '4', '-k', 'gthread',
+      // Longer than Node's 5 s idle keep-alive, else the proxy reuses sockets gunicorn has closed (ECONNRESET).
+      '--keep-alive', '75',
+      // gunicorn 27's default control socket is one path per OS user: two instances would collide.
+      '--no-control-socket',
+      '--timeout', '120', '-b', `127.0.0.1:${String(this.#port)}`, 'superset.app:create_app()',
+    ], { env, cwd: this.#options.home, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    this.#child = child;
+    const log = this.#options.log;
+    for (const stream of [child.stdout, child.stderr]) {
+      createInterface({ input: stream }).on('line', (line) => { log.debug({ line }, 'superset output'); });
+    }
+    child.on('error', (error) => { log.warn({ err: error }, 'the dashboard tool could not be spawned'); });
+    child.on('exit', (code, exitSignal) => { this.#onExit(child, code, exitSignal); });
+    await this.#awaitHealthy(child, signal);
+    this.#state = 'running';
+    log.info({ port: this.#port, pid: child.pid }, 'dashboard tool listening');
+    this.#healthTimer = setInterval(() => { void this.#checkHealth(child); }, HEALTH_INTERVAL_MS);
+    this.#healthTimer.unref();
+  }
+
+  #environment(): Record<string, string> {
+    const { home, binDir, baseEnv, servingDb, https } = this.#options;
+    mkdirSync(path.join(home, 'sessions'), { recursive: true, mode: 0o700 });
+    return {
+      ...baseEnv,
+      PATH: `${binDir}:${baseEnv.PATH ?? '/usr/bin:/bin'}`,
+      SUPERSET_HOME: home,
+      SUPERSET_CONFIG_PATH: CONFIG_FILE,
+      SUPERSET_SECRET_KEY: readOrCreateSecret(path.join(home, 'secret.key')),
+      QUARRY_PROXY_SECRET: this.proxySecret,
+      QUARRY_SERVING_DB: servingDb,
+      QUARRY_HTTPS: https ? '1' : '0',
+      PYTHONDONTWRITEBYTECODE: '1',
+    };
+  }
+
+  /** `db upgrade` and `init` once per Superset environment (the env's folder name carries its lock hash). */
+  async #initialise(env: Record<string, string>, signal: AbortSignal): Promise<void> {
+    const stamp = path.join(this.#options.home, 'initialized');
+    const build = path.basename(realpathSync(path.dirname(this.#options.binDir)));
+    if (existsSync(stamp) && readFileSync(stamp, 'utf8').trim() === build) return;
+    const superset = path.join(this.#options.binDir, 'superset');
+    const options = { env, cwd: this.#options.home, signal, maxBuffer: 64 * 1024 * 1024 };
+    this.#options.log.info('initialising the dashboard tool (first start takes about half a minute)');
+    await run(superset, ['db', 'upgrade'], options);
+    await run(superset, ['init'], options);
+    const password = readOrCreateSecret(path.join(this.#options.home, 'service-account.password'));
+    await run(superset, [
+      'fab', 'create-admin', '--username', SERVICE_ACCOUNT, '--firstname', 'Quarry', '--lastname', 'Service',
+      '--email', 'quarry-service@localhost', '--password', password,
+    ], options);
+    writeFileSync(stamp, `${build}\n`);
+  }
+
+  async #awaitHealthy(child: ChildProcess, signal: AbortSignal): Promise<void> {
+    const deadline = Date.now() + STARTUP_DEADLINE_MS;
+    while (Date.now() < deadline) {
+      signal.throwIfAborted();
+      if (child.exitCode !== null || child.signalCode !== null) throw new Error('Superset exited while starting');
+      if (await this.#isHealthy()) return;
+      await delay(250, undefined, { signal });
+    }
+    throw new Error('Superset did not answer its health check in time');
+  }
+
+  async #isHealthy(): Promise<boolean> {
+    try {
+      const response = await fetch(`http://127.0.0.1:${String(this.#port)}/dashboard/health`, { signal: AbortSignal.timeout(5000) });
+      await response.body?.cancel();
+      return response.status === 200;
+    } catch {
+      return false;
+    }
+  }
+
+  #healthFailures = 0;
+  async #checkHealth(child: ChildProcess): Promise<void> {
+    if (child !== this.#child || this.#state !== 'running') return;
+    if (await this.#isHealthy()) {
+      this.#healthFailures = 0;
+      return;
+    }
+    this.#healthFailures++;
+    if (this.#healthFailures >= HEALTH_FAILURES_BEFORE_RESTART) {
+      this.#options.log.warn('the dashboard tool stopped answering; restarting it');
+      this.#healthFailures = 0;
+      signalGroup(child, 'SIGKILL'); // the exit handler restarts it
+    }
+  }
+
+  #onExit(child: ChildProcess, code: number | null, signal: NodeJS.Signals | null): void {
+    if (this.#abort.signal.aborted || child !== this.#child) return;
+    if (this.#healthTimer) clearInterval(this.#healthTimer);
+    // A child that dies while starting is reported by #launch; this handles the running one.
+    if (this.#state !== 'running') return;
+    this.#state = 'stopped';
+    const now = Date.now();
+    this.#recentExits.push(now);
+    while ((this.#recentExits[0] ?? now) < now - 60_000) this.#recentExits.shift();
+    if (this.#recentExits.length >= RESTARTS_BEFORE_GIVING_UP) {
+      this.#state = 'failed';
+      this.#options.log.error({ code, signal, home: this.#options.home }, 'the dashboard tool keeps exiting; it is stopped until the next start (run `superset` from its environment with SUPERSET_HOME set to see why)');
+      return;
+    }
+    const delayMs = Math.min(MAX_RESTART_DELAY_MS, 1000 * 2 ** (this.#recentExits.length - 1));
+    this.#options.log.warn({ code, signal, delayMs }, 'the dashboard tool exited; restarting');
+    this.#restartTimer = setTimeout(() => { this.start(); }, delayMs);
+  }
+}
+
+function signalGroup(child: ChildProcess, signal: NodeJS.Signals): void {
+  try {
+    process.kill(-(child.pid ?? 0), signal);
+  } catch {
+    // already gone
+  }
+}
+
+function readOrCreateSecret(file: string): string {
+  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
+  const secret = randomBytes(32).toString('base64url');
+  writeFileSync(file, `${secret}\n`, { mode: 0o600, flag: 'wx' });
+  return secret;
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer().listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => { resolve(typeof address === 'object' && address !== null ? address.port : 0); });
+    });
+    server.on('error', reject);
+  });
+}

@@ -1,0 +1,140 @@
+"""Superset's configuration under Quarry: the tested set-up of notes/superset.md.
+
+Everything project-specific arrives in the environment Quarry gives the process (SUPERSET_HOME,
+SUPERSET_SECRET_KEY, QUARRY_PROXY_SECRET, QUARRY_SERVING_DB, QUARRY_HTTPS).
+"""
+
+import hmac
+import os
+from datetime import timedelta
+
+from cachelib.file import FileSystemCache
+from flask import request
+from flask_appbuilder.security.manager import AUTH_REMOTE_USER
+from flask_login import current_user, login_user, logout_user
+from superset.security import SupersetSecurityManager
+
+_HOME = os.environ["SUPERSET_HOME"]
+_PROXY_SECRET = os.environ["QUARRY_PROXY_SECRET"].encode()
+_SERVING_DB = os.environ["QUARRY_SERVING_DB"]
+_ROOT = "/dashboard"
+
+SECRET_KEY = os.environ["SUPERSET_SECRET_KEY"]
+SQLALCHEMY_DATABASE_URI = f"sqlite:///{_HOME}/superset.db?check_same_thread=false"
+# No trailing slash: with one, asset URLs become /dashboard//static/... and the root redirects to itself.
+APPLICATION_ROOT = _ROOT
+CELERY_CONFIG = None
+# Every request comes from the proxy's address, so a per-address limit would throttle all users together.
+RATELIMIT_ENABLED = False
+ENABLE_CORS = False
+FEATURE_FLAGS = {}
+
+SESSION_COOKIE_NAME = "dashboard.SESSION"
+SESSION_COOKIE_PATH = _ROOT
+SESSION_COOKIE_HTTPONLY = True
+SESSION_COOKIE_SAMESITE = "Lax"
+SESSION_COOKIE_SECURE = os.environ.get("QUARRY_HTTPS") == "1"
+# Server-side sessions: a copied cookie is worthless once the session ends (a signed client cookie is not).
+SESSION_SERVER_SIDE = True
+SESSION_TYPE = "cachelib"
+SESSION_USE_SIGNER = True
+SESSION_PERMANENT = False
+SESSION_CACHELIB = FileSystemCache(cache_dir=f"{_HOME}/sessions", threshold=100000, mode=0o600)
+PERMANENT_SESSION_LIFETIME = timedelta(hours=12)
+
+# Superset's default policy minus every third-party origin.
+TALISMAN_CONFIG = {
+    "content_security_policy": {
+        "base-uri": ["'self'"],
+        "default-src": ["'self'"],
+        "img-src": ["'self'", "blob:", "data:"],
+        "worker-src": ["'self'", "blob:"],
+        "connect-src": ["'self'"],
+        "object-src": "'none'",
+        "style-src": ["'self'", "'unsafe-inline'"],
+        "font-src": ["'self'"],
+        "script-src": ["'self'", "'strict-dynamic'"],
+    },
+    "content_security_policy_nonce_in": ["script-src"],
+    "force_https": False,
+    "session_cookie_secure": False,
+}
+
+# Single sign-on: the identity is the X-Quarry-User header, believed only with the shared secret
+# Quarry's proxy adds; Quarry provisions the accounts itself.
+AUTH_TYPE = AUTH_REMOTE_USER
+AUTH_USER_REGISTRATION = False
+# Else Quarry's service account cannot get a JWT: "Alternative authentication provider is not allowed".
+AUTH_API_LOGIN_ALLOW_MULTIPLE_PROVIDERS = True
+
+
+class QuarrySecurityManager(SupersetSecurityManager):
+    # Superset's own login page would shadow FAB's remote-user view at /login/.
+    register_superset_auth_view = False
+
+
+CUSTOM_SECURITY_MANAGER = QuarrySecurityManager
+
+
+class TrustQuarryHeader:
+    """Turns X-Quarry-User into REMOTE_USER only when X-Quarry-Proxy-Secret matches."""
+
+    def __init__(self, app):
+        self.app = app
+
+    def __call__(self, environ, start_response):
+        user = environ.pop("HTTP_X_QUARRY_USER", None)
+        secret = environ.pop("HTTP_X_QUARRY_PROXY_SECRET", "").encode()
+        environ.pop("REMOTE_USER", None)
+        if user and hmac.compare_digest(secret, _PROXY_SECRET):
+            environ["REMOTE_USER"] = user
+        return self.app(environ, start_response)
+
+
+ADDITIONAL_MIDDLEWARE = [TrustQuarryHeader]
+
+
+def _strip_root(url):
+    return url[len(_ROOT):] if isinstance(url, str) and url.startswith(_ROOT + "/") else url
+
+
+def FLASK_APP_MUTATOR(app):  # noqa: N802 (Superset's name)
+    # Superset 6.1 prefixes the logo twice under an application root (apache/superset#39432).
+    app.config["APP_ICON"] = _strip_root(app.config.get("APP_ICON"))
+    for theme_key in ("THEME_DEFAULT", "THEME_DARK"):
+        tokens = (app.config.get(theme_key) or {}).get("token")
+        if isinstance(tokens, dict) and "brandLogoUrl" in tokens:
+            tokens["brandLogoUrl"] = _strip_root(tokens["brandLogoUrl"])
+            tokens["brandLogoHref"] = "/"
+
+    # FAB reads REMOTE_USER only at /login/; after that the session cookie decides. Binding the
+    # identity on every request keeps a Superset session from outliving or diverging from Quarry's.
+    def bind_identity():
+        remote = request.environ.get("REMOTE_USER")
+        if current_user.is_authenticated and current_user.username != remote:
+            logout_user()
+        if remote and not current_user.is_authenticated:
+            user = app.appbuilder.sm.auth_user_remote_user(remote)  # None if unknown or inactive
+            if user is not None:
+                login_user(user)
+
+    app.before_request_funcs.setdefault(None, []).insert(0, bind_identity)
+
+
+def DB_CONNECTION_MUTATOR(url, params, username, security_manager, source):  # noqa: N802
+    """Every DuckDB engine opens the serving replica, read-only and sandboxed, whatever URI was registered."""
+    if url.drivername.startswith("duckdb"):
+        if url.database != _SERVING_DB:
+            raise ValueError("only the serving replica may be opened")
+        # duckdb-engine lets URL query values override connect_args: drop them all.
+        url = url.set(query={})
+        params.setdefault("connect_args", {}).update(
+            read_only=True,
+            config={
+                "enable_external_access": False,
+                "lock_configuration": True,
+                "memory_limit": "1GB",
+                "threads": 1,
+            },
+        )
+    return url, params
