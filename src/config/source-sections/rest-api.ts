@@ -63,6 +63,8 @@ export const RestApiSection = z.strictObject({
   client_secret_env: EnvVarName.optional(),
   auth_header_name: NonEmptyString.optional(),
   headers: z.record(NonEmptyString, z.string()).optional(),
+  /** How long one request may take before it is abandoned and retried (default 30). */
+  timeout_seconds: z.int().min(1).max(600).optional(),
 }).superRefine((section, context) => {
   const fields: Readonly<Record<string, unknown>> = section;
   for (const field of REQUIRED_AUTH_FIELDS[section.auth_type]) {

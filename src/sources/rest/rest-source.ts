@@ -64,7 +64,12 @@ export function restSessionConnector<Section>(definition: RestSessionDefinition<
 function openRestSession<Section>(
   context: ExtractContext, sink: RecordSink, section: Section, definition: RestEndpointDefinition<Section>,
 ): RestSession {
-  const http = new HttpClient({ signal: context.signal, onRetry: (message) => { context.log('WARNING', message); } });
+  const timeoutSeconds = (section as { timeout_seconds?: unknown }).timeout_seconds;
+  const http = new HttpClient({
+    signal: context.signal,
+    onRetry: (message) => { context.log('WARNING', message); },
+    ...(typeof timeoutSeconds === 'number' ? { timeoutMs: timeoutSeconds * 1000 } : {}),
+  });
   const overridden = (section as { base_url?: unknown }).base_url;
   const baseUrl = typeof overridden === 'string' ? overridden : definition.baseUrl(section);
   const auth = definition.auth(section, context.env, http);
