@@ -80,6 +80,8 @@ describe('CSV upload, listing and deletion', () => {
 
   it('refuses a JSON body, a non-file source, an unknown source and a viewer', async () => {
     expect((await quarry.request('POST', '/api/sources/uploads/upload-csv', { as: 'editor', body: { file: 'x' } })).json.code).toBe('invalid_request');
+    const noBoundary = await quarry.request('POST', '/api/sources/uploads/upload-csv', { as: 'editor', body: 'x', headers: { 'content-type': 'multipart/form-data' } });
+    expect({ status: noBoundary.status, body: noBoundary.json }).toEqual({ status: 400, body: { detail: 'The multipart/form-data Content-Type has no boundary', code: 'invalid_request' } });
     const notCsv = await quarry.request('POST', '/api/sources/api/upload-csv', { as: 'editor', body: csvForm('a.csv', 'x') });
     expect(notCsv.json).toEqual({ detail: 'The source "api" has type rest_api; only local_files and csv sources take CSV files', code: 'not_a_csv_source' });
     expect((await quarry.request('POST', '/api/sources/nope/upload-csv', { as: 'editor', body: csvForm('a.csv', 'x') })).status).toBe(404);

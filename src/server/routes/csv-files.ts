@@ -58,6 +58,8 @@ export const csvFileRoutes: FastifyPluginCallbackZod<{ ctx: AppContext }> = (app
   }, async (request) => {
     const { source, location } = csvSource(request.params.source_name);
     if (!request.isMultipart()) throw new InvalidRequestError('Send the file as multipart/form-data in a part named "file"');
+    // The multipart parser throws a plain error (a 500) on a Content-Type without a boundary: refuse it here.
+    if (!/;\s*boundary=/i.test(request.headers['content-type'] ?? '')) throw new InvalidRequestError('The multipart/form-data Content-Type has no boundary');
     const maxBytes = ctx.config.limits.max_upload_mb * 1024 * 1024;
     const part = await request.file({ limits: { fileSize: maxBytes, files: 1, fields: 5 } });
     if (part?.fieldname !== 'file') throw new InvalidRequestError('Send the file as multipart/form-data in a part named "file"');
