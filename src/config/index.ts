@@ -13,5 +13,5 @@ export {
   SOURCE_TYPES, SOURCE_TYPE_KEYS, CATEGORIES, SOURCE_RESOURCES, isSourceTypeKey,
   type SourceType, type SourceTypeKey, type ConfigurableSourceTypeKey, type Category,
 } from './source-types.ts';
-export type { RestApiSection, RestApiEndpoint } from './source-sections/rest-api.ts';
+export { endpointTableName, type RestApiSection, type RestApiEndpoint } from './source-sections/rest-api.ts';
 export { closestMatch } from './closest-match.ts';

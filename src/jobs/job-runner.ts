@@ -155,8 +155,7 @@ export class JobRunner {
     const { store, paths, now } = this.#options;
     const ledger = store.fileLedger.forSource(spec.source);
     const outcome = await withWriteConnection(paths.warehouseFile, signal, (connection) => syncFileSource(connection, spec, ledger, now(), signal));
-    await this.#publish();
-    return outcome;
+    return { ...outcome, messages: [...outcome.messages, ...await this.#publish()] };
   }
 
   /** Extracts outside the lock (a slow API must not hold up other loads), then loads everything in one transaction. */
@@ -191,8 +190,8 @@ export class JobRunner {
             throw error;
           }
         });
-        await this.#publish();
-        return { rows: loaded.rowsLoaded, tables: loaded.tables, messages: loaded.messages, cursors };
+        const published = await this.#publish();
+        return { rows: loaded.rowsLoaded, tables: loaded.tables, messages: [...loaded.messages, ...published], cursors };
       }, signal);
       // Outside the lock: the data is committed, and a slow vendor must not hold up other loads.
       return { ...committed, messages: [...committed.messages, ...await runAfterCommit(afterCommit)] };
@@ -201,9 +200,20 @@ export class JobRunner {
     }
   }
 
-  async #publish(): Promise<void> {
-    const { paths } = this.#options;
-    await publishReplica(paths.warehouseFile, path.join(paths.warehouseDir, 'serving'));
+  /**
+   * Refreshes the read-only replica. The data is committed by now, so a failure here (a full disk) must not
+   * fail the sync and lose its ledger or cursors: it is reported, and readers keep the previous replica.
+   */
+  async #publish(): Promise<{ level: 'WARNING'; message: string }[]> {
+    const { paths, log } = this.#options;
+    try {
+      await publishReplica(paths.warehouseFile, path.join(paths.warehouseDir, 'serving'));
+      return [];
+    } catch (error) {
+      log.error({ err: error }, 'publishing the read-only replica failed');
+      const cause = error instanceof Error ? error.message.split('\n')[0] ?? '' : String(error);
+      return [{ level: 'WARNING', message: `The data is loaded, but the read-only copy for dashboards could not be refreshed (${cause}); they show the previous data until the next sync` }];
+    }
   }
 
   #finishFailed(job: JobRecord, error: unknown, signal: AbortSignal): void {

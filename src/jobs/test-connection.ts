@@ -8,12 +8,23 @@ import { SourceTypeNotSupportedError } from './errors.ts';
 /** Thrown by the probe sink at the first record: the connection works, nothing more is fetched. */
 class FirstRecordReached extends Error {}
 
-const probeSink: RecordSink = {
-  table: () => ({
-    write: (records) => (records.length > 0 ? Promise.reject(new FirstRecordReached()) : Promise.resolve()),
-    addFile: () => { throw new FirstRecordReached(); },
-  }),
-};
+/** A sink that stops the extraction at the first record, remembering that it got that far. */
+function probeSink(): { sink: RecordSink; reached: () => boolean } {
+  let reached = false;
+  const stop = (): never => {
+    reached = true;
+    throw new FirstRecordReached();
+  };
+  return {
+    sink: {
+      table: () => ({
+        write: async (records) => { if (records.length > 0) stop(); },
+        addFile: stop,
+      }),
+    },
+    reached: () => reached,
+  };
+}
 
 export interface ConnectionTestOptions {
   readonly source: SourceConfig;
@@ -46,16 +57,18 @@ export async function testConnection(options: ConnectionTestOptions): Promise<st
   const scratch = path.join(paths.runDir, 'staging');
   await mkdir(scratch, { recursive: true });
   const workDir = await mkdtemp(path.join(scratch, 'test-'));
+  const probe = probeSink();
   try {
     await connector.extract({
       source, env: options.env, state: { get: () => undefined, set: () => undefined }, fullRefresh: false, now: options.now(),
       signal: options.signal, workDir, projectDir: paths.root, log: () => undefined,
       oauthAccessToken: (provider) => options.sourceTokens.accessToken(provider, options.env, options.signal),
       onCommitted: () => undefined,
-    }, probeSink);
+    }, probe.sink);
     return 'Connected; the source has no records yet';
   } catch (error) {
-    if (error instanceof FirstRecordReached) return 'Connected and read the first records';
+    // Some connectors wrap whatever their reader throws, the probe's stop included: the flag says what happened.
+    if (probe.reached()) return 'Connected and read the first records';
     throw error;
   } finally {
     await rm(workDir, { recursive: true, force: true });

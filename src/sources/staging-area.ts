@@ -1,8 +1,10 @@
+import { once } from 'node:events';
 import { createWriteStream, type WriteStream } from 'node:fs';
 import { mkdir, rm } from 'node:fs/promises';
 import path from 'node:path';
-import { once } from 'node:events';
+import { finished } from 'node:stream/promises';
 import type { RecordSink, StagedFile, TableSpec, TableWriter } from './connector.ts';
+import { SyncFailedError } from './sync-failed-error.ts';
 
 export interface StagedTable {
   readonly spec: TableSpec;
@@ -14,6 +16,8 @@ class JsonLinesWriter implements TableWriter {
   readonly files: StagedFile[] = [];
   records = 0;
   #stream: WriteStream | undefined;
+  /** A write that failed (a full disk): kept, since the stream reports it after the write call returned. */
+  #failure: Error | undefined;
   readonly #file: string;
 
   constructor(file: string) {
@@ -22,13 +26,17 @@ class JsonLinesWriter implements TableWriter {
 
   async write(records: readonly Record<string, unknown>[]): Promise<void> {
     if (records.length === 0) return;
+    this.#throwIfFailed();
     if (this.#stream === undefined) {
       this.#stream = createWriteStream(this.#file, { flags: 'wx' });
+      this.#stream.on('error', (error) => { this.#failure ??= error; });
       this.files.push({ path: this.#file, format: 'jsonl' });
     }
     this.records += records.length;
     const text = records.map((record) => JSON.stringify(record)).join('\n') + '\n';
-    if (!this.#stream.write(text)) await once(this.#stream, 'drain');
+    // `once` rejects when the stream fails while waiting; the failure is kept and reported below either way.
+    if (!this.#stream.write(text)) await Promise.race([once(this.#stream, 'drain'), once(this.#stream, 'close')]).catch(() => undefined);
+    this.#throwIfFailed();
   }
 
   addFile(file: StagedFile): void {
@@ -37,9 +45,15 @@ class JsonLinesWriter implements TableWriter {
 
   async close(): Promise<void> {
     const stream = this.#stream;
-    if (stream === undefined || stream.writableFinished) return;
-    stream.end();
-    await once(stream, 'finish');
+    if (stream !== undefined && !stream.writableFinished && !stream.destroyed) {
+      stream.end();
+      await finished(stream).catch(() => undefined);
+    }
+    this.#throwIfFailed();
+  }
+
+  #throwIfFailed(): void {
+    if (this.#failure !== undefined) throw new SyncFailedError(`Could not stage the extracted records: ${this.#failure.message}`);
   }
 }
 

@@ -3,6 +3,7 @@ import { Decimal128, ObjectId } from 'bson';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeMongo, type FakeMongo } from '../fakes/mongodb-wire.ts';
 import { blockLoadsInto } from '../support/blocked-table.ts';
+import { testConnection } from '../../src/jobs/index.ts';
 import { startQuarry, type TestQuarry } from '../support/quarry.ts';
 import { logMessages, syncAndWait } from '../support/sync.ts';
 
@@ -56,6 +57,14 @@ describe('document_db through the MongoDB driver, against a wire-protocol fake',
     // The driver signed in with SCRAM-SHA-256 and, with batch_size 1, read the orders one getMore at a time.
     expect(mongo.commands).toEqual(expect.arrayContaining(['saslStart', 'saslContinue', 'listCollections', 'find']));
     expect(mongo.commands.filter((command) => command === 'getMore').length).toBeGreaterThanOrEqual(2);
+  });
+
+  it('passes the connection test (it reads the first documents and stops)', async () => {
+    const source = quarry.ctx.sources.find((candidate) => candidate.name === 'shop')!;
+    const result = await testConnection({
+      source, paths: quarry.ctx.paths, env: quarry.ctx.env, sourceTokens: quarry.ctx.sourceTokens, now: quarry.ctx.now, signal: AbortSignal.timeout(20_000),
+    });
+    expect(result).toBe('Connected and read the first records');
   });
 
   it('re-syncs only documents past the cursor, merged on _id, and replaces the collections without one', async () => {

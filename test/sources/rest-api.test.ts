@@ -59,6 +59,7 @@ beforeAll(async () => {
       return { orders: page, next_cursor: cursor + 4 < 12 ? String(cursor + 4) : null };
     });
     app.get('/v1/loop', () => ({ data: [{ id: 1 }], next: '/v1/loop?again=1' }));
+    app.get('/v1/quiet', () => ({ data: [] }));
     app.get('/v1/dupes', () => ({ data: [{ id: 1, v: 'first' }, { id: 2, v: 'only' }, { id: 1, v: 'last' }] }));
   });
 });
@@ -195,6 +196,21 @@ describe('rest_api sources', () => {
     for (const fullRefresh of [false, true]) {
       expect(await syncAndWait(quarry, 'shop', fullRefresh)).toMatchObject({ type: 'sync_completed', rows: 2 });
       expect(await quarry.query('SELECT id, v FROM raw_shop.dupes ORDER BY id')).toEqual([{ id: 1, v: 'last' }, { id: 2, v: 'only' }]);
+    }
+  });
+
+  it('re-reads the lookback window without walking the saved cursor backwards when nothing is new', async () => {
+    await quarry.close();
+    quarry = await startQuarry({
+      sourcesYaml: sourcesYaml([
+        '        - path: /quiet', '          primary_key: id',
+        '          incremental: { cursor_path: updated_at, param: since, initial_value: "2026-01-10T00:00:00.000Z" }',
+      ].join('\n'), '      auth_type: none').replace('    rest_api:', '    lookback_days: 3\n    rest_api:'),
+    });
+    for (let sync = 0; sync < 2; sync++) {
+      expect(await syncAndWait(quarry, 'shop')).toMatchObject({ type: 'sync_completed' });
+      expect(api.requests.at(-1)?.query.get('since')).toBe('2026-01-07T00:00:00.000Z');
+      expect(quarry.ctx.store.sourceState.forSource('shop').get('quiet')).toBe('2026-01-10T00:00:00.000Z');
     }
   });
 

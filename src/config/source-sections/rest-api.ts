@@ -39,6 +39,15 @@ const Endpoint = z.strictObject({
 });
 export type RestApiEndpoint = z.output<typeof Endpoint>;
 
+/** The table an endpoint loads into: `table_name`, else the path's last word (`/v1/users/` → users). */
+export function endpointTableName(endpoint: Pick<RestApiEndpoint, 'path' | 'table_name'>): string {
+  if (endpoint.table_name !== undefined) return endpoint.table_name;
+  const words = endpoint.path.split('?')[0]?.split('/').filter((word) => word !== '' && !word.includes('{')) ?? [];
+  const last = (words.at(-1) ?? 'records').toLowerCase().replace(/[^a-z0-9_]+/g, '_').replace(/^[^a-z]+/, '');
+  return last === '' ? 'records' : last;
+}
+
+
 /** The fields each auth type cannot work without; bearer without a token sends no credentials, as a public API needs. */
 const REQUIRED_AUTH_FIELDS: Readonly<Record<RestApiAuthType, readonly string[]>> = {
   bearer: [],
@@ -66,6 +75,14 @@ export const RestApiSection = z.strictObject({
   /** How long one request may take before it is abandoned and retried (default 30). */
   timeout_seconds: z.int().min(1).max(600).optional(),
 }).superRefine((section, context) => {
+  // Two endpoints in one table would mix their rows and overwrite each other's cursor.
+  const firstByTable = new Map<string, number>();
+  section.endpoints.forEach((endpoint, index) => {
+    const table = endpointTableName(endpoint);
+    const first = firstByTable.get(table);
+    if (first === undefined) firstByTable.set(table, index);
+    else context.addIssue({ code: 'custom', path: ['endpoints', index, 'table_name'], input: endpoint.table_name, message: `endpoints[${String(first)}] loads into the table ${table} too; give one of them its own table_name` });
+  });
   const fields: Readonly<Record<string, unknown>> = section;
   for (const field of REQUIRED_AUTH_FIELDS[section.auth_type]) {
     if (fields[field] === undefined) {

@@ -66,9 +66,11 @@ export async function extractResource(resource: RestResource, context: ResourceC
   const writer = context.sink.table(tableSpecOf(resource));
   const paginator = isPaginator(resource.paginator) ? resource.paginator : paginatorFrom(resource.paginator);
   let request = firstRequest(resource, context);
-  const since = startingCursor(resource, context);
+  const saved = savedCursor(resource, context);
+  const since = saved === undefined || context.lookbackDays === undefined || context.fullRefresh ? saved : minusDays(saved, context.lookbackDays);
   if (since !== undefined && resource.incremental !== undefined) applyCursor(request, resource.incremental, since);
-  let highest = since;
+  // From the saved value, not the looked-back one: syncs that find nothing must not walk the cursor backwards.
+  let highest = saved;
   let total = 0;
   const seen = new Set<string>();
   const maxPages = resource.maxPages ?? DEFAULT_MAX_PAGES;
@@ -154,13 +156,12 @@ function findRecordList(body: unknown): unknown {
   return lists.length === 1 ? lists[0] : body;
 }
 
-function startingCursor(resource: RestResource, context: ResourceContext): string | number | undefined {
+/** Where the last committed sync stopped (or the initial value); a full refresh starts over. */
+function savedCursor(resource: RestResource, context: ResourceContext): string | number | undefined {
   const incremental = resource.incremental;
   if (incremental === undefined) return undefined;
   const saved = context.fullRefresh ? undefined : context.state.get(resource.name);
-  const value = typeof saved === 'string' || typeof saved === 'number' ? saved : incremental.initialValue;
-  if (value === undefined || context.lookbackDays === undefined || context.fullRefresh) return value;
-  return minusDays(value, context.lookbackDays);
+  return typeof saved === 'string' || typeof saved === 'number' ? saved : incremental.initialValue;
 }
 
 function applyCursor(request: HttpRequest, incremental: IncrementalSpec, since: string | number): void {

@@ -1,4 +1,4 @@
-import type { RestApiEndpoint, RestApiSection } from '../../config/index.ts';
+import { endpointTableName, type RestApiEndpoint, type RestApiSection } from '../../config/index.ts';
 import { basicAuth, bearerAuth, headerAuth, noAuth, oauthTokenAuth, queryAuth, type AuthStrategy } from './auth.ts';
 import { requireEnv } from './credentials.ts';
 import type { RestResource } from './extract-resource.ts';
@@ -30,14 +30,6 @@ function restApiAuth(section: RestApiSection, env: Env, http: HttpClient): AuthS
         basic: { clientId: secret(section.client_id_env, 'the OAuth client id'), clientSecret: secret(section.client_secret_env, 'the OAuth client secret') },
       }, http);
   }
-}
-
-/** The table an endpoint loads into: `table_name`, else the path's last word (`/v1/users/` → users). */
-export function endpointTableName(endpoint: RestApiEndpoint): string {
-  if (endpoint.table_name !== undefined) return endpoint.table_name;
-  const words = endpoint.path.split('?')[0]?.split('/').filter((word) => word !== '' && !word.includes('{')) ?? [];
-  const last = (words.at(-1) ?? 'records').toLowerCase().replace(/[^a-z0-9_]+/g, '_').replace(/^[^a-z]+/, '');
-  return last === '' ? 'records' : last;
 }
 
 function endpointResource(endpoint: RestApiEndpoint, section: RestApiSection): RestResource {
