@@ -37,3 +37,4 @@ export function startDashboard(options: {
   superset.start();
   return superset;
 }
+export { DashboardBridge, SESSION_COOKIE as DASHBOARD_SESSION_COOKIE } from './dashboard-bridge.ts';

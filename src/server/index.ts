@@ -6,7 +6,7 @@ import fastifyStatic from '@fastify/static';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { AppContext } from '../context.ts';
-import type { SupersetProcess } from '../dashboard/index.ts';
+import { DashboardBridge, type SupersetProcess } from '../dashboard/index.ts';
 import type { DocsServer } from '../transform/index.ts';
 import type { WatcherProcess } from '../watcher/index.ts';
 import { publicStaticRoot } from '../web/index.ts';
@@ -17,6 +17,7 @@ import {
 import { accountRoutes } from './routes/account.ts';
 import { apiKeyRoutes } from './routes/api-keys.ts';
 import { authRoutes } from './routes/auth.ts';
+import { installDashboardProxy } from './routes/dashboard.ts';
 import { oauthRoutes } from './routes/oauth.ts';
 import { pageRoutes } from './routes/pages.ts';
 import { csvFileRoutes } from './routes/csv-files.ts';
@@ -82,18 +83,29 @@ export async function buildApp(ctx: AppContext, parts: AppParts = {}): Promise<F
   app.addHook('onClose', async () => { hub.close(); });
 
   await app.register(statusRoutes, { ctx, watcher: parts.watcher, docsServer: parts.docsServer, dashboard: parts.dashboard });
-  await app.register(authRoutes, { ctx });
+  const bridge = parts.dashboard === undefined ? undefined : startDashboardBridge(ctx, parts.dashboard);
+  await app.register(authRoutes, { ctx, dashboard: bridge });
   await app.register(accountRoutes, { ctx });
   await app.register(apiKeyRoutes, { ctx });
   await app.register(sourceRoutes, { ctx });
   await app.register(csvFileRoutes, { ctx });
   await app.register(transformRoutes, { ctx });
   await installTransformDocsProxy(app, parts.docsServer);
+  await installDashboardProxy(app, ctx, parts.dashboard, bridge);
   await app.register(userRoutes, { ctx });
   await app.register(oauthRoutes, { ctx });
   await app.register(websocketRoutes, { hub, publicUrl: ctx.config.web.public_url });
   await app.register(pageRoutes, { ctx, oauthButtons: ctx.oauth.configured() });
   return app;
+}
+
+/** The SSO bridge over a Superset process: every user's account synced once Superset first answers. */
+function startDashboardBridge(ctx: AppContext, superset: SupersetProcess): DashboardBridge {
+  const bridge = new DashboardBridge({ superset, store: ctx.store, secretKey: ctx.secretKey, log: ctx.log.child({ module: 'dashboard' }), now: ctx.now });
+  void superset.whenReady().then(async () => {
+    if (superset.origin() !== undefined) await bridge.syncAll();
+  }).catch((error: unknown) => { ctx.log.warn({ err: error }, 'dashboard accounts could not be synced at start'); });
+  return bridge;
 }
 
 export { startWatcher } from './start-watcher.ts';

@@ -1,5 +1,5 @@
 import replyFrom from '@fastify/reply-from';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from 'fastify';
 import { renderUpstreamUnavailablePage } from '../web/index.ts';
 
 export interface UpstreamProxyOptions {
@@ -11,7 +11,16 @@ export interface UpstreamProxyOptions {
   readonly origin: () => string | undefined;
   /** The upstream path and query for a request's URL. */
   readonly upstreamPath: (url: string) => string;
+  /** Methods forwarded (GET and HEAD unless given); request bodies of the others are streamed, never parsed. */
+  readonly methods?: readonly HTTPMethods[];
+  /** Cookies of the upstream's own the client may send it (every other cookie stays with Quarry). */
+  readonly upstreamCookies?: readonly string[];
+  /** Headers added for a request, after every client-sent `x-quarry-*` header was removed. */
+  readonly identify?: (request: FastifyRequest) => Promise<Record<string, string>>;
 }
+
+/** Client-sent headers in Quarry's namespace are never trusted by an upstream; `_` spellings too. */
+const QUARRY_HEADER = /^x[-_]quarry[-_]/i;
 
 /**
  * Forwards the routes to an upstream process on loopback, behind the app's authentication hooks; an
@@ -20,6 +29,8 @@ export interface UpstreamProxyOptions {
 export async function installUpstreamProxy(app: FastifyInstance, options: UpstreamProxyOptions): Promise<void> {
   await app.register(async (scope) => {
     await scope.register(replyFrom, { undici: { connections: 16, headersTimeout: 60_000, bodyTimeout: 120_000 } });
+    scope.removeAllContentTypeParsers();
+    scope.addContentTypeParser('*', (_request, payload, done) => { done(null, payload); });
     const unavailable = (request: FastifyRequest, reply: FastifyReply): FastifyReply => {
       const detail = `${options.label} is not available right now`;
       if (request.headers.accept?.includes('text/html') === true) {
@@ -28,15 +39,38 @@ export async function installUpstreamProxy(app: FastifyInstance, options: Upstre
       return reply.code(502).send({ detail, code: 'upstream_unavailable' });
     };
     const forward = async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> => {
-      const origin = options.origin();
+      let origin = options.origin();
       if (origin === undefined) return unavailable(request, reply);
-      return reply.from(`${origin}${options.upstreamPath(request.url)}`, {
+      let identity: Record<string, string> = {};
+      try {
+        identity = await options.identify?.(request) ?? {};
+      } catch (error) {
+        request.log.warn({ err: error, upstream: options.label }, 'upstream identity unavailable');
+        return unavailable(request, reply);
+      }
+      origin = options.origin();
+      if (origin === undefined) return unavailable(request, reply);
+      const upstreamOrigin = origin;
+      return reply.from(`${upstreamOrigin}${options.upstreamPath(request.url)}`, {
         rewriteRequestHeaders: (_request, headers) => {
-          // The upstream never sees Quarry's credentials.
-          const forwarded = { ...headers };
-          delete forwarded.cookie;
-          delete forwarded.authorization;
-          return forwarded;
+          // The upstream never sees Quarry's credentials, nor identity headers a client made up.
+          const forwarded: Record<string, string | string[] | undefined> = {};
+          for (const [name, value] of Object.entries(headers)) {
+            if (name !== 'cookie' && name !== 'authorization' && !QUARRY_HEADER.test(name)) forwarded[name] = value;
+          }
+          // Raw pairs from the header: the upstream signed these values and must get them byte for byte.
+          const upstreamCookies = new Set(options.upstreamCookies ?? []);
+          const cookies = (request.headers.cookie ?? '').split(';').map((pair) => pair.trim())
+            .filter((pair) => upstreamCookies.has(pair.slice(0, pair.indexOf('='))));
+          if (cookies.length > 0) forwarded.cookie = cookies.join('; ');
+          return { ...forwarded, ...identity };
+        },
+        rewriteHeaders: (headers) => {
+          const location = headers.location;
+          if (typeof location === 'string' && location.startsWith(upstreamOrigin)) {
+            return { ...headers, location: location.slice(upstreamOrigin.length) || '/' };
+          }
+          return headers;
         },
         onError: (failedReply, { error }) => {
           request.log.warn({ err: error, upstream: options.label }, 'upstream request failed');
@@ -45,7 +79,7 @@ export async function installUpstreamProxy(app: FastifyInstance, options: Upstre
       });
     };
     for (const route of options.routes) {
-      scope.route({ method: ['GET', 'HEAD'], url: route, schema: { hide: true }, handler: forward });
+      scope.route({ method: [...(options.methods ?? ['GET', 'HEAD'])], url: route, schema: { hide: true }, handler: forward });
     }
   });
 }

@@ -11,10 +11,12 @@ import { migrate } from './migrations.ts';
 import { ModelRunsRepository } from './model-runs-repository.ts';
 import { SessionsRepository } from './sessions-repository.ts';
 import { SourceOAuthTokensRepository } from './source-oauth-tokens-repository.ts';
+import { DashboardAccountsRepository } from './dashboard-accounts-repository.ts';
 import { SourceStateRepository } from './source-state-repository.ts';
 import { UsersRepository } from './users-repository.ts';
 import { WarehouseTablesRepository } from './warehouse-tables-repository.ts';
 
+export type { DashboardAccount } from './dashboard-accounts-repository.ts';
 export { ROLES, type Role, type UserRecord, type NewUser } from './users-repository.ts';
 export { SESSION_STAGES, type SessionStage, type SessionRecord } from './sessions-repository.ts';
 export type { ApiKeyRecord } from './api-keys-repository.ts';
@@ -38,6 +40,7 @@ export interface Store {
   readonly modelRuns: ModelRunsRepository;
   readonly sourceState: SourceStateRepository;
   readonly sourceOAuthTokens: SourceOAuthTokensRepository;
+  readonly dashboardAccounts: DashboardAccountsRepository;
   /** Runs `work` in one immediate transaction; `work` must not await. */
   transaction<T>(work: () => T): T;
   close(): void;
@@ -63,6 +66,7 @@ export function openStore(file: string): Store {
     modelRuns: new ModelRunsRepository(database),
     sourceState: new SourceStateRepository(database),
     sourceOAuthTokens: new SourceOAuthTokensRepository(database),
+    dashboardAccounts: new DashboardAccountsRepository(database),
     transaction<T>(work: () => T): T {
       database.exec('BEGIN IMMEDIATE');
       try {

@@ -139,6 +139,17 @@ const MIGRATIONS: readonly string[] = [
     updated_at TEXT NOT NULL
   );
   `,
+  `
+  -- No foreign key: the account of a deleted user must stay known until it is disabled in Superset.
+  CREATE TABLE dashboard_accounts (
+    user_id INTEGER PRIMARY KEY,
+    username TEXT NOT NULL UNIQUE,
+    superset_user_id INTEGER NOT NULL,
+    password_encrypted TEXT NOT NULL,
+    active INTEGER NOT NULL,
+    synced_at TEXT NOT NULL
+  );
+  `,
 ];
 
 /** Brings the schema up to date inside one transaction; a database newer than this code is refused. */

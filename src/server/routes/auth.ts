@@ -2,6 +2,8 @@ import type { FastifyPluginCallbackZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { InvalidCredentialsError, type NewSession } from '../../auth/index.ts';
 import type { AppContext } from '../../context.ts';
+import type { DashboardBridge } from '../../dashboard/index.ts';
+import { endSessions, openDashboardSession } from './dashboard.ts';
 import { requireActor, requireAction } from '../plugins/index.ts';
 import { safeNextPath } from './safe-next-path.ts';
 import { clearSessionCookies, clientOf, setSessionCookie } from './session-cookie.ts';
@@ -42,7 +44,7 @@ function loginReply(created: NewSession, next: string): z.infer<typeof LoginRepl
   }
 }
 
-export const authRoutes: FastifyPluginCallbackZod<{ ctx: AppContext }> = (app, { ctx }, done) => {
+export const authRoutes: FastifyPluginCallbackZod<{ ctx: AppContext; dashboard?: DashboardBridge }> = (app, { ctx, dashboard }, done) => {
   app.post('/api/auth/login', {
     config: { public: true },
     schema: {
@@ -67,6 +69,7 @@ export const authRoutes: FastifyPluginCallbackZod<{ ctx: AppContext }> = (app, {
     // A session the browser already held is replaced, never reused (no fixation).
     if (request.actor?.sessionId != null) ctx.auth.logout(request.actor, clientOf(request));
     setSessionCookie(ctx, request, reply, created.token);
+    if (created.session.stage === 'full') await openDashboardSession(ctx, dashboard, request, reply, created.session.userId);
     const body = loginReply(created, next);
     if (isFormPost) return reply.redirect(body.requires_2fa ? `/login?step=2fa&next=${encodeURIComponent(next)}` : body.redirect ?? next, 303);
     return body;
@@ -82,6 +85,7 @@ export const authRoutes: FastifyPluginCallbackZod<{ ctx: AppContext }> = (app, {
     }
     const created = ctx.auth.verifyTwoFactor(actor, request.body.code, clientOf(request));
     setSessionCookie(ctx, request, reply, created.token);
+    if (created.session.stage === 'full') await openDashboardSession(ctx, dashboard, request, reply, actor.userId);
     return loginReply(created, safeNextPath(request.body.next));
   });
 
@@ -90,7 +94,7 @@ export const authRoutes: FastifyPluginCallbackZod<{ ctx: AppContext }> = (app, {
     schema: { tags: ['auth'], summary: 'End the current session and its dashboard session', response: { 200: Success } },
   }, async (request, reply) => {
     const actor = requireActor(request);
-    ctx.auth.logout(actor, clientOf(request));
+    await endSessions(ctx, dashboard, request);
     if (actor.sessionId !== null) request.server.websocketHub.closeSession(actor.sessionId);
     clearSessionCookies(reply);
     return { success: true };

@@ -1,8 +1,10 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.ts';
+import { DASHBOARD_SESSION_COOKIE } from '../../dashboard/index.ts';
 import { SESSION_COOKIE } from '../plugins/index.ts';
 
-export const DASHBOARD_COOKIE = 'dashboard.SESSION';
+/** Superset's cookie path (SESSION_COOKIE_PATH): set and cleared with exactly this path, or the browser keeps it. */
+const DASHBOARD_COOKIE_PATH = '/dashboard';
 
 export function setSessionCookie(ctx: AppContext, request: FastifyRequest, reply: FastifyReply, token: string): void {
   reply.setCookie(SESSION_COOKIE, token, {
@@ -16,7 +18,15 @@ export function setSessionCookie(ctx: AppContext, request: FastifyRequest, reply
 
 export function clearSessionCookies(reply: FastifyReply): void {
   reply.clearCookie(SESSION_COOKIE, { path: '/' });
-  reply.clearCookie(DASHBOARD_COOKIE, { path: '/' });
+  reply.clearCookie(DASHBOARD_SESSION_COOKIE, { path: DASHBOARD_COOKIE_PATH });
+}
+
+/** `dashboard.SESSION` beside `svc_session`, as Superset itself would set it. */
+export function setDashboardCookie(request: FastifyRequest, reply: FastifyReply, value: string): void {
+  // The value is Superset's signed session id, passed on unchanged.
+  reply.setCookie(DASHBOARD_SESSION_COOKIE, value, {
+    path: DASHBOARD_COOKIE_PATH, httpOnly: true, sameSite: 'lax', secure: request.protocol === 'https', encode: (raw) => raw,
+  });
 }
 
 export function clientOf(request: FastifyRequest): { ip: string; userAgent: string } {

@@ -1,0 +1,66 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { AppContext } from '../../context.ts';
+import { DASHBOARD_SESSION_COOKIE, type DashboardBridge, type SupersetProcess } from '../../dashboard/index.ts';
+import { UnauthenticatedError } from '../../errors.ts';
+import { installUpstreamProxy } from '../upstream-proxy.ts';
+import { clearSessionCookies, clientOf, setDashboardCookie } from './session-cookie.ts';
+
+/**
+ * `/dashboard/*` → Superset, only behind a platform session or API key, with the caller's identity
+ * set by Quarry; Superset's logout links end the platform session too.
+ */
+export async function installDashboardProxy(
+  app: FastifyInstance, ctx: AppContext, superset: SupersetProcess | undefined, bridge: DashboardBridge | undefined,
+): Promise<void> {
+  app.get('/dashboard', { schema: { hide: true } }, async (_request, reply) => reply.redirect('/dashboard/', 301));
+  // Superset 6.1 under a prefix links its logout as /dashboard/dashboard/logout/ (apache/superset#40576).
+  for (const url of ['/dashboard/logout/', '/dashboard/dashboard/logout/']) {
+    app.get(url, { schema: { hide: true }, config: { incompleteStages: ['partial', 'password_change'] } }, async (request, reply) => {
+      await endSessions(ctx, bridge, request);
+      clearSessionCookies(reply);
+      return reply.redirect('/login', 303);
+    });
+  }
+  const identify = async (request: FastifyRequest): Promise<Record<string, string>> => {
+    if (request.actor === null || bridge === undefined) throw new UnauthenticatedError();
+    const user = ctx.store.users.findById(request.actor.userId);
+    if (user === undefined) throw new UnauthenticatedError();
+    // Opens the account lazily when Superset was down at the user's login (or the user is new).
+    await bridge.ensureAccount(user);
+    return bridge.identityHeaders(user);
+  };
+  await installUpstreamProxy(app, {
+    label: 'The dashboard tool',
+    routes: ['/dashboard/*'],
+    methods: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'],
+    origin: () => superset?.origin(),
+    // Explore's CSV export posts to a doubly prefixed path (apache/superset#35027).
+    upstreamPath: (url) => url.replace(/^\/dashboard\/dashboard\/api\//, '/dashboard/api/'),
+    upstreamCookies: [DASHBOARD_SESSION_COOKIE],
+    identify,
+  });
+}
+
+/** Ends the platform session and the Superset session behind the request's cookies. */
+export async function endSessions(ctx: AppContext, bridge: DashboardBridge | undefined, request: FastifyRequest): Promise<void> {
+  if (request.actor !== null) ctx.auth.logout(request.actor, clientOf(request));
+  const dashboardSession = request.cookies[DASHBOARD_SESSION_COOKIE];
+  if (bridge === undefined || dashboardSession === undefined) return;
+  try {
+    await bridge.closeSession(dashboardSession);
+  } catch (error) {
+    request.log.warn({ err: error }, 'the dashboard session could not be ended');
+  }
+}
+
+/** Opens the user's Superset session at login and sets its cookie; a dashboard tool that is down is opened lazily later. */
+export async function openDashboardSession(ctx: AppContext, bridge: DashboardBridge | undefined, request: FastifyRequest, reply: FastifyReply, userId: number): Promise<void> {
+  const user = ctx.store.users.findById(userId);
+  if (bridge === undefined || user === undefined) return;
+  try {
+    const value = await bridge.openSession(user);
+    if (value !== undefined) setDashboardCookie(request, reply, value);
+  } catch (error) {
+    request.log.warn({ err: error }, 'the dashboard session could not be opened at login');
+  }
+}
