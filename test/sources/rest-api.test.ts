@@ -60,6 +60,9 @@ beforeAll(async () => {
     });
     app.get('/v1/loop', () => ({ data: [{ id: 1 }], next: '/v1/loop?again=1' }));
     app.get('/v1/quiet', () => ({ data: [] }));
+    app.get('/v1/elsewhere', () => ({ data: [{ id: 1 }], next: 'http://127.0.0.2:9/steal' }));
+    app.get('/v1/moved', (_request, reply) => reply.redirect('http://127.0.0.2:9/v1/moved', 302));
+    app.get('/v1/moved-here', (_request, reply) => reply.redirect('/v1/dupes', 301));
     app.get('/v1/dupes', () => ({ data: [{ id: 1, v: 'first' }, { id: 2, v: 'only' }, { id: 1, v: 'last' }] }));
   });
 });
@@ -212,6 +215,29 @@ describe('rest_api sources', () => {
       expect(api.requests.at(-1)?.query.get('since')).toBe('2026-01-07T00:00:00.000Z');
       expect(quarry.ctx.store.sourceState.forSource('shop').get('quiet')).toBe('2026-01-10T00:00:00.000Z');
     }
+  });
+
+  it('never sends credentials to another host: neither a next page nor a redirect elsewhere is followed', async () => {
+    await quarry.close();
+    quarry = await startQuarry({
+      env: { SHOP_TOKEN: 'secret-token' },
+      sourcesYaml: sourcesYaml('        - path: /elsewhere\n        - path: /moved\n        - path: /moved-here', '      auth_type: bearer\n      auth_token_env: SHOP_TOKEN'),
+    });
+    const end = await syncAndWait(quarry, 'shop');
+    expect(end.type === 'sync_failed' ? end.error : '').toBe(
+      "elsewhere: the API pointed the next page at http://127.0.0.2:9, another host; Quarry does not send the source's credentials there",
+    );
+    await quarry.close();
+    quarry = await startQuarry({
+      env: { SHOP_TOKEN: 'secret-token' },
+      sourcesYaml: sourcesYaml('        - path: /moved-here\n        - path: /moved', '      auth_type: bearer\n      auth_token_env: SHOP_TOKEN'),
+    });
+    const moved = await syncAndWait(quarry, 'shop');
+    expect(moved.type === 'sync_failed' ? moved.error : '').toBe(
+      `GET ${api.url}/v1/moved redirected to http://127.0.0.2:9; Quarry does not send the source's credentials to another host (point base_url at it if the API moved)`,
+    );
+    // The same-host redirect was followed (the first endpoint loaded before the second failed the sync).
+    expect(api.requests.some((request) => request.path === '/v1/dupes' && request.headers.authorization === 'Bearer secret-token')).toBe(true);
   });
 
   it('stops an API that pages forever, and a DNS failure names the host', async () => {

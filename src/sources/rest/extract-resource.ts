@@ -83,6 +83,10 @@ export async function extractResource(resource: RestResource, context: ResourceC
     if (resource.incremental !== undefined) highest = highestCursor(highest, mapped, resource.incremental.cursorPath);
     const next = paginator.next(request, response, records);
     if (next === undefined) break;
+    if (next.url.origin !== request.url.origin) {
+      // The next page would carry the source's credentials: only to the host that asked for them.
+      throw new SyncFailedError(`${resource.name}: the API pointed the next page at ${next.url.origin}, another host; Quarry does not send the source's credentials there`);
+    }
     const key = `${next.url.href} ${JSON.stringify(next.body ?? null)}`;
     if (seen.has(key)) {
       throw new SyncFailedError(`${resource.name}: the API sent the same next page twice (${describeUrl(next.url)}); stopping instead of looping`);

@@ -26,6 +26,9 @@ export interface HttpClientOptions {
 }
 
 const RETRIED_STATUSES = new Set([408, 429, 500, 502, 503, 504]);
+const MAX_REDIRECTS = 5;
+/** One page of records; a larger answer is a misbehaving endpoint, not data. */
+const MAX_BODY_BYTES = 256 * 1024 * 1024;
 const TRANSIENT_NETWORK_ERRORS = new Set(['ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'ETIMEDOUT', 'UND_ERR_SOCKET', 'UND_ERR_CONNECT_TIMEOUT']);
 
 /** Where a request went, for messages: never the query string, which may carry a key. */
@@ -58,41 +61,44 @@ export class HttpClient {
     const { maxAttempts } = this.#options;
     for (let attempt = 1; ; attempt += 1) {
       this.#options.signal.throwIfAborted();
-      let response: Response;
       try {
-        response = await this.#send(request);
+        const response = await this.#send(request);
+        if (RETRIED_STATUSES.has(response.status) && attempt < maxAttempts) {
+          await response.body?.cancel();
+          await this.#wait(attempt, response.headers.get('retry-after'), `${request.method} ${describeUrl(request.url)} answered ${String(response.status)}`);
+          continue;
+        }
+        // Read inside the try: a body that stalls past the timeout is retried like a request that does.
+        return await readResponse(request, response);
       } catch (error) {
+        if (error instanceof SyncFailedError || this.#options.signal.aborted) throw error;
         const cause = networkCause(error, request, this.#options.timeoutMs);
-        if (this.#options.signal.aborted) throw error;
         if (!cause.transient || attempt >= maxAttempts) throw new SyncFailedError(cause.message);
         await this.#wait(attempt, undefined, cause.message);
-        continue;
       }
-      if (RETRIED_STATUSES.has(response.status) && attempt < maxAttempts) {
-        await response.body?.cancel();
-        await this.#wait(attempt, response.headers.get('retry-after'), `${request.method} ${describeUrl(request.url)} answered ${String(response.status)}`);
-        continue;
-      }
-      return readResponse(request, response);
     }
   }
 
-  #send(request: HttpRequest): Promise<Response> {
-    const headers: Record<string, string> = { accept: 'application/json', ...request.headers };
-    let body: string | undefined;
-    if (typeof request.body === 'string') {
-      body = request.body;
-    } else if (request.body !== undefined) {
-      body = JSON.stringify(request.body);
-      headers['content-type'] ??= 'application/json';
+  /**
+   * Sends one request, following redirects only within its origin: credentials (an Authorization or key
+   * header, a key in the query) must never travel to another host, nor from https to http.
+   */
+  async #send(request: HttpRequest): Promise<Response> {
+    const signal = AbortSignal.any([this.#options.signal, AbortSignal.timeout(this.#options.timeoutMs)]);
+    let current = request;
+    for (let redirects = 0; ; redirects += 1) {
+      const response = await fetch(current.url, { ...encodeBody(current), method: current.method, redirect: 'manual', signal });
+      const location = response.headers.get('location');
+      if (response.status < 300 || response.status >= 400 || location === null) return response;
+      await response.body?.cancel();
+      const target = new URL(location, current.url);
+      if (target.origin !== current.url.origin) {
+        throw new SyncFailedError(`${current.method} ${describeUrl(current.url)} redirected to ${target.origin}; Quarry does not send the source's credentials to another host (point base_url at it if the API moved)`);
+      }
+      if (redirects >= MAX_REDIRECTS) throw new SyncFailedError(`${current.method} ${describeUrl(current.url)} redirected more than ${String(MAX_REDIRECTS)} times`);
+      const becomesGet = response.status === 303 || ((response.status === 301 || response.status === 302) && current.method === 'POST');
+      current = becomesGet ? { ...current, url: target, method: 'GET', body: undefined } : { ...current, url: target };
     }
-    return fetch(request.url, {
-      method: request.method,
-      headers,
-      body,
-      redirect: 'follow',
-      signal: AbortSignal.any([this.#options.signal, AbortSignal.timeout(this.#options.timeoutMs)]),
-    });
   }
 
   async #wait(attempt: number, retryAfter: string | null | undefined, reason: string): Promise<void> {
@@ -113,8 +119,37 @@ export function parseRetryAfter(value: string | null | undefined, now = Date.now
   return Number.isNaN(at) ? undefined : Math.max(0, at - now);
 }
 
+function encodeBody(request: HttpRequest): { headers: Record<string, string>; body: string | undefined } {
+  const headers: Record<string, string> = { accept: 'application/json', ...request.headers };
+  if (typeof request.body === 'string') return { headers, body: request.body };
+  if (request.body === undefined) return { headers, body: undefined };
+  headers['content-type'] ??= 'application/json';
+  return { headers, body: JSON.stringify(request.body) };
+}
+
+/** The body as text, refusing one past MAX_BODY_BYTES instead of holding it all in memory. */
+async function readText(request: HttpRequest, response: Response): Promise<string> {
+  const declared = Number(response.headers.get('content-length') ?? 0);
+  const tooLarge = (): SyncFailedError =>
+    new SyncFailedError(`${request.method} ${describeUrl(request.url)} answered more than ${String(MAX_BODY_BYTES / 1024 / 1024)} MB in one response`);
+  if (declared > MAX_BODY_BYTES) {
+    await response.body?.cancel();
+    throw tooLarge();
+  }
+  if (response.body === null) return '';
+  const decoder = new TextDecoder();
+  let text = '';
+  let bytes = 0;
+  for await (const chunk of response.body as AsyncIterable<Uint8Array>) {
+    bytes += chunk.byteLength;
+    if (bytes > MAX_BODY_BYTES) throw tooLarge();
+    text += decoder.decode(chunk, { stream: true });
+  }
+  return text + decoder.decode();
+}
+
 async function readResponse(request: HttpRequest, response: Response): Promise<HttpResponse> {
-  const text = await response.text();
+  const text = await readText(request, response);
   if (!response.ok) {
     throw new HttpStatusError(request, response.status, response.statusText, vendorMessage(text));
   }
