@@ -106,9 +106,9 @@ describe('relational_db from MariaDB', () => {
     admin = await mysql.createConnection({ host: '127.0.0.1', port: 3306, user: 'root', database: 'test', multipleStatements: true });
     await admin.query(`CREATE DATABASE ${database}`);
     await admin.query(`CREATE TABLE ${database}.customers (
-      id BIGINT UNSIGNED PRIMARY KEY, name VARCHAR(100), balance DECIMAL(12,2), active TINYINT(1), born DATE, seen_at DATETIME, note TEXT, prefs JSON)`);
+      id BIGINT UNSIGNED PRIMARY KEY, name VARCHAR(100), balance DECIMAL(12,2), active TINYINT(1), tier TINYINT(1), born DATE, seen_at DATETIME, note TEXT, prefs JSON)`);
     await admin.query(`INSERT INTO ${database}.customers
-      SELECT seq, CONCAT('name ', seq), seq / 100, seq % 2, DATE '2000-01-01' + INTERVAL (seq % 365) DAY, TIMESTAMP '2026-01-01 00:00:00' + INTERVAL (seq % 100) MINUTE,
+      SELECT seq, CONCAT('name ', seq), seq / 100, seq % 2, seq % 3, DATE '2000-01-01' + INTERVAL (seq % 365) DAY, TIMESTAMP '2026-01-01 00:00:00' + INTERVAL (seq % 100) MINUTE,
         CASE WHEN seq % 3 = 0 THEN NULL WHEN seq % 3 = 1 THEN '' ELSE 'a,"b"' END, JSON_OBJECT('level', seq % 4, 'tags', JSON_ARRAY('x'))
       FROM seq_1_to_${String(ROWS)}`);
     quarry = await startQuarry({
@@ -129,12 +129,13 @@ describe('relational_db from MariaDB', () => {
     const sample = await quarry.query(`SELECT id, balance::VARCHAR AS balance, active, born::VARCHAR AS born, note, prefs->>'$.level' AS level
       FROM raw_crm_db.customers WHERE id IN (1, 2, 3) ORDER BY id`);
     expect(sample).toEqual([
-      { id: 1, balance: '0.01', active: true, born: '2000-01-02', note: '', level: '1' },
-      { id: 2, balance: '0.02', active: false, born: '2000-01-03', note: 'a,"b"', level: '2' },
-      { id: 3, balance: '0.03', active: true, born: '2000-01-04', note: null, level: '3' },
+      { id: 1, balance: '0.01', active: 1, born: '2000-01-02', note: '', level: '1' },
+      { id: 2, balance: '0.02', active: 0, born: '2000-01-03', note: 'a,"b"', level: '2' },
+      { id: 3, balance: '0.03', active: 1, born: '2000-01-04', note: null, level: '3' },
     ]);
+    expect(await quarry.query('SELECT max(tier) AS top FROM raw_crm_db.customers')).toEqual([{ top: 2 }]); // a "boolean" holding 2 loads
     const types = await quarry.query("SELECT column_name, data_type FROM information_schema.columns WHERE table_schema = 'raw_crm_db' AND table_name = 'customers'");
-    expect(Object.fromEntries(types.map((row) => [row.column_name, row.data_type]))).toMatchObject({ id: 'UBIGINT', balance: 'DECIMAL(12,2)', active: 'BOOLEAN', born: 'DATE', seen_at: 'TIMESTAMP' });
+    expect(Object.fromEntries(types.map((row) => [row.column_name, row.data_type]))).toMatchObject({ id: 'UBIGINT', balance: 'DECIMAL(12,2)', active: 'TINYINT', tier: 'TINYINT', born: 'DATE', seen_at: 'TIMESTAMP' });
     await admin.query(`UPDATE ${database}.customers SET name = 'changed', seen_at = '2026-03-01' WHERE id = 10`);
     expect(await syncAndWait(quarry, 'crm_db')).toMatchObject({ type: 'sync_completed' });
     expect(await quarry.query("SELECT count(*) AS n, count(*) FILTER (WHERE name = 'changed') AS changed FROM raw_crm_db.customers")).toEqual([{ n: ROWS, changed: 1 }]);

@@ -12,7 +12,8 @@ interface MysqlColumn { name: string; dataType: string; columnType: string; prec
 export function duckdbTypeOfMysql(column: Omit<MysqlColumn, 'name'>): string {
   const unsigned = column.columnType.includes('unsigned');
   switch (column.dataType) {
-    case 'tinyint': return column.columnType.startsWith('tinyint(1)') ? 'BOOLEAN' : unsigned ? 'UTINYINT' : 'TINYINT';
+    // tinyint(1) is how MySQL spells BOOLEAN, but it holds any small number: a 2 must load, not fail the sync.
+    case 'tinyint': return unsigned ? 'UTINYINT' : 'TINYINT';
     case 'smallint': return unsigned ? 'USMALLINT' : 'SMALLINT';
     case 'mediumint': case 'int': case 'integer': return unsigned ? 'UINTEGER' : 'INTEGER';
     case 'bigint': return unsigned ? 'UBIGINT' : 'BIGINT';

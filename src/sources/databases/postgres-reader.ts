@@ -4,7 +4,10 @@ import pg from 'pg';
 import { to as copyTo } from 'pg-copy-streams';
 import type { CursorRange, DatabaseReader, ExportResult, TableDescription } from './database-reader.ts';
 
-/** The DuckDB type a PostgreSQL column loads as; anything without a faithful match loads as text, never lossy. */
+/**
+ * The DuckDB type a PostgreSQL column loads as; anything without a faithful match loads as text. The one
+ * approximation: numeric without a precision (or past DuckDB's 38 digits) loads as DOUBLE, to stay a number.
+ */
 export function duckdbTypeOfPostgres(type: string, category: string): string {
   if (category === 'A') return 'VARCHAR';
   const numeric = /^numeric\((\d+),(\d+)\)$/.exec(type);
