@@ -51,7 +51,7 @@ export async function installUpstreamProxy(app: FastifyInstance, options: Upstre
       origin = options.origin();
       if (origin === undefined) return unavailable(request, reply);
       const upstreamOrigin = origin;
-      return reply.from(`${upstreamOrigin}${options.upstreamPath(request.url)}`, {
+      return reply.from(`${upstreamOrigin}${options.upstreamPath(pathAndQuery(request.url))}`, {
         rewriteRequestHeaders: (_request, headers) => {
           // The upstream never sees Quarry's credentials, nor identity headers a client made up.
           const forwarded: Record<string, string | string[] | undefined> = {};
@@ -82,4 +82,14 @@ export async function installUpstreamProxy(app: FastifyInstance, options: Upstre
       scope.route({ method: [...(options.methods ?? ['GET', 'HEAD'])], url: route, schema: { hide: true }, handler: forward });
     }
   });
+}
+
+/**
+ * The path and query of a request target. An absolute-form target (`GET http://elsewhere/transform-docs/x`)
+ * is routed by its path, so only that part may reach the upstream: the upstream's origin is always ours.
+ */
+function pathAndQuery(target: string): string {
+  if (target.startsWith('/')) return target;
+  const url = new URL(target, 'http://quarry.invalid');
+  return `${url.pathname}${url.search}`;
 }

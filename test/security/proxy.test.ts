@@ -1,0 +1,104 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { connect } from 'node:net';
+import path from 'node:path';
+import Fastify, { type FastifyInstance } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startQuarry, type TestQuarry } from '../support/quarry.ts';
+
+const INSIDE = 'inside-the-docs-site-7f3a';
+const OUTSIDE = 'outside-the-docs-site-c81e';
+
+interface RawResponse {
+  readonly status: number;
+  readonly head: string;
+  readonly body: string;
+}
+
+/** Sends a request line exactly as written (fetch would normalise it) and reads the answer until the server closes. */
+function rawRequest(url: string, requestLine: string, headers: Record<string, string>): Promise<RawResponse> {
+  const { hostname, port } = new URL(url);
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(port), hostname);
+    const chunks: Buffer[] = [];
+    socket.setTimeout(10_000, () => socket.destroy(new Error(`no answer to ${requestLine}`)));
+    socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+    socket.on('error', reject);
+    socket.on('close', () => {
+      const text = Buffer.concat(chunks).toString('latin1');
+      const [head = '', ...rest] = text.split('\r\n\r\n');
+      resolve({ status: Number(/^HTTP\/1\.[01] (\d{3})/.exec(head)?.[1] ?? 0), head, body: rest.join('\r\n\r\n') });
+    });
+    const lines = [requestLine, ...Object.entries({ host: `${hostname}:${port}`, connection: 'close', ...headers }).map(([name, value]) => `${name}: ${value}`)];
+    socket.write(`${lines.join('\r\n')}\r\n\r\n`);
+  });
+}
+
+describe('the /transform-docs proxy reaches its upstream only', () => {
+  let quarry: TestQuarry;
+  let elsewhere: FastifyInstance;
+  let elsewhereUrl: string;
+  const seenElsewhere: string[] = [];
+  let cookie: string;
+
+  beforeAll(async () => {
+    elsewhere = Fastify();
+    elsewhere.all('/*', async (request) => {
+      seenElsewhere.push(`${request.method} ${request.url}`);
+      return OUTSIDE;
+    });
+    elsewhereUrl = await elsewhere.listen({ host: '127.0.0.1', port: 0 });
+    quarry = await startQuarry({
+      docsServer: true,
+      prepare: (dir) => {
+        const site = path.join(dir, '.quarry', 'run', 'transform-docs');
+        mkdirSync(site, { recursive: true });
+        writeFileSync(path.join(site, 'inside.txt'), INSIDE);
+        writeFileSync(path.join(dir, 'outside.txt'), OUTSIDE);
+        writeFileSync(path.join(dir, '.quarry', 'outside.txt'), OUTSIDE);
+      },
+    });
+    cookie = await quarry.login('viewer');
+  });
+  afterAll(async () => {
+    await quarry.close();
+    await elsewhere.close();
+  });
+
+  it('serves a file of the docs site (the proxy works)', async () => {
+    const response = await rawRequest(quarry.url, 'GET /transform-docs/inside.txt HTTP/1.1', { cookie });
+    expect(response.status).toBe(200);
+    expect(response.body).toContain(INSIDE);
+  });
+
+  it('never forwards to another host or outside the docs site, whatever the request target says', async () => {
+    const other = new URL(elsewhereUrl).host;
+    const targets = [
+      `http://${other}/transform-docs/inside.txt`, `http://${other}/`, `http://${other}/outside.txt`, `//${other}/transform-docs/inside.txt`,
+      `/transform-docs//${other}/`, `/transform-docs///${other}/`, `/transform-docs/%2F%2F${other}/`, `/transform-docs/%2f%2f${other}%2f`,
+      `/transform-docs/@${other}/`, `/transform-docs@${other}/`, `/transform-docs/http://${other}/`, `/transform-docs/http:%2F%2F${other}/`,
+      `/transform-docs/\\\\${other}/`, `/transform-docs/%5C%5C${other}/`, '/transform-docs/../outside.txt', '/transform-docs/../../outside.txt',
+      '/transform-docs/../../../outside.txt', '/transform-docs/..%2F..%2Foutside.txt', '/transform-docs/..%2f..%2f..%2foutside.txt',
+      '/transform-docs/%2e%2e/%2e%2e/outside.txt', '/transform-docs/%2e%2e%2f%2e%2e%2f%2e%2e%2foutside.txt', '/transform-docs/..%5C..%5Coutside.txt',
+      '/transform-docs/%252e%252e/%252e%252e/outside.txt', '/transform-docs/.%2e/.%2e/.%2e/outside.txt', '/manifest.json/../outside.txt',
+      '/transform-docs/inside.txt/../../../outside.txt', '/transform-docs/%00/../outside.txt',
+    ];
+    for (const target of targets) {
+      for (const request of [`GET ${target} HTTP/1.1`, `HEAD ${target} HTTP/1.1`]) {
+        const response = await rawRequest(quarry.url, request, { cookie });
+        // Answered, and never with a server error (an absolute-form target once made the proxy build an invalid URL: 500).
+        expect({ request, answered: response.status >= 200 && response.status < 500 }).toEqual({ request, answered: true });
+        expect({ request, leaked: response.body.includes(OUTSIDE) }).toEqual({ request, leaked: false });
+        const location = /^location:\s*(.*)$/im.exec(response.head)?.[1]?.trim();
+        if (location !== undefined) {
+          expect({ request, location, onSite: new URL(location, quarry.url).origin === quarry.url && !location.startsWith('//') })
+            .toEqual({ request, location, onSite: true });
+        }
+      }
+    }
+    // A CONNECT and a Host header naming the other server change nothing either.
+    expect((await rawRequest(quarry.url, `CONNECT ${other} HTTP/1.1`, { cookie })).body).not.toContain(OUTSIDE);
+    const spoofedHost = await rawRequest(quarry.url, 'GET /transform-docs/outside.txt HTTP/1.1', { cookie, host: other });
+    expect(spoofedHost.body).not.toContain(OUTSIDE);
+    expect(seenElsewhere).toEqual([]);
+  });
+});
