@@ -18,6 +18,7 @@ import { accountRoutes } from './routes/account.ts';
 import { apiKeyRoutes } from './routes/api-keys.ts';
 import { authRoutes } from './routes/auth.ts';
 import { installDashboardProxy } from './routes/dashboard.ts';
+import { dashboardConfigRoutes } from './routes/dashboard-config.ts';
 import { oauthRoutes } from './routes/oauth.ts';
 import { pageRoutes } from './routes/pages.ts';
 import { csvFileRoutes } from './routes/csv-files.ts';
@@ -92,6 +93,7 @@ export async function buildApp(ctx: AppContext, parts: AppParts = {}): Promise<F
   await app.register(transformRoutes, { ctx });
   await installTransformDocsProxy(app, parts.docsServer);
   await installDashboardProxy(app, ctx, parts.dashboard, bridge);
+  await app.register(dashboardConfigRoutes, { ctx, superset: parts.dashboard, bridge });
   await app.register(userRoutes, { ctx });
   await app.register(oauthRoutes, { ctx });
   await app.register(websocketRoutes, { hub, publicUrl: ctx.config.web.public_url });

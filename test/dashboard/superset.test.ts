@@ -45,6 +45,15 @@ describe('the dashboard tool (Superset) under /dashboard/', () => {
     }
   });
 
+  it('describes the dashboard tool and the caller\'s account at /api/dashboard-config, without secrets', async () => {
+    const config = await quarry.request('GET', '/api/dashboard-config', { as: 'viewer' });
+    expect(config.status).toBe(200);
+    expect(config.json).toEqual({
+      dashboard_url: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+\/dashboard\/$/), enabled: true, running: true, state: 'running', database: null,
+      account: { username: EMAILS.viewer, active: true, synced_at: expect.any(String) },
+    });
+  });
+
   it('sets dashboard.SESSION beside svc_session at login, and logout ends both', async () => {
     const setCookies = await loginCookies('editor');
     expect(setCookies.find((cookie) => cookie.startsWith('svc_session='))).toBeDefined();
@@ -111,6 +120,8 @@ describe('a project with the dashboard tool disabled', () => {
     try {
       const status = await quarry.request('GET', '/api/status', { as: 'viewer' });
       expect(status.json.services.dashboard).toBe('disabled');
+      const config = await quarry.request('GET', '/api/dashboard-config', { as: 'viewer' });
+      expect(config.json).toMatchObject({ enabled: false, running: false, state: 'disabled', account: null });
     } finally {
       await quarry.close();
     }
