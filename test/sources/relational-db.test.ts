@@ -97,6 +97,32 @@ describe('relational_db from PostgreSQL', () => {
   });
 });
 
+describe('relational_db when the service stops mid-export', () => {
+  it('abandons the export at once and records the job interrupted', async () => {
+    const url = 'postgresql://postgres@127.0.0.1:5432/test';
+    const view = `quarry_slow_${suffix}`;
+    const admin = new pg.Client({ connectionString: url });
+    await admin.connect();
+    // pg_sleep in a view stands for a table too large to copy before the stop.
+    await admin.query(`CREATE VIEW public.${view} AS SELECT i, pg_sleep(0.01)::text AS nap FROM generate_series(1, 100000) i`);
+    const quarry = await startQuarry({ env: { PG_URL: url }, sourcesYaml: sourcesYaml('slow', 'PG_URL', `      table_names: [${view}]`) });
+    try {
+      const started = quarry.nextEvent('sync_started');
+      quarry.ctx.jobs.startSync('slow', { fullRefresh: false, requestedBy: 'test' });
+      await started;
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      const stopping = Date.now();
+      await quarry.ctx.jobs.close(0);
+      expect(Date.now() - stopping).toBeLessThan(5000);
+      expect(quarry.ctx.store.jobs.latest('sync', 'slow')?.status).toBe('interrupted');
+    } finally {
+      await quarry.close();
+      await admin.query(`DROP VIEW public.${view}`);
+      await admin.end();
+    }
+  }, 60_000);
+});
+
 describe('relational_db from MariaDB', () => {
   const database = `quarry_test_${suffix}`;
   let admin: mysql.Connection;

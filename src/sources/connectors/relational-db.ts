@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { SourceConfigOf } from '../../config/index.ts';
 import type { Connector } from '../connector.ts';
 import { connectDatabase, databaseCause, type DatabaseReader } from '../databases/index.ts';
@@ -21,7 +22,8 @@ export const relationalDbConnector: Connector = {
     try {
       await exportTables(reader, config, context, sink, new URL(url));
     } finally {
-      await reader.close().catch(() => undefined);
+      // A connection cut off mid-export may not close politely; the stop must not wait on it.
+      await Promise.race([reader.close().catch(() => undefined), sleep(2000, undefined, { ref: false })]);
     }
   },
 };
@@ -52,7 +54,8 @@ async function exportTables(
     const disposition = range === undefined ? 'replace' : description.primaryKey.length > 0 ? 'merge' : 'append';
     const writer = sink.table({ name: table, disposition, primaryKey: description.primaryKey });
     const file = path.join(context.workDir, `export-${String(index)}.csv`);
-    const result = await reader.exportCsv(schema, table, description, range, file).catch((error: unknown) => {
+    const result = await reader.exportCsv(schema, table, description, range, file, context.signal).catch((error: unknown) => {
+      if (context.signal.aborted) throw error;
       throw new SyncFailedError(`Could not read ${schema}.${table}: ${databaseCause(error, url)}`);
     });
     if (result.exported) {

@@ -26,6 +26,7 @@ export interface DatabaseReader {
   readonly defaultSchema: string;
   listTables(schema: string): Promise<string[]>;
   describe(schema: string, table: string): Promise<TableDescription>;
-  exportCsv(schema: string, table: string, description: TableDescription, range: CursorRange | undefined, file: string): Promise<ExportResult>;
+  /** Stops early, the transaction rolled back, when `signal` aborts (the service is stopping). */
+  exportCsv(schema: string, table: string, description: TableDescription, range: CursorRange | undefined, file: string, signal: AbortSignal): Promise<ExportResult>;
   close(): Promise<void>;
 }

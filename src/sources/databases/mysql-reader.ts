@@ -86,7 +86,7 @@ export class MysqlReader implements DatabaseReader {
     };
   }
 
-  async exportCsv(schema: string, table: string, description: TableDescription, range: CursorRange | undefined, file: string): Promise<ExportResult> {
+  async exportCsv(schema: string, table: string, description: TableDescription, range: CursorRange | undefined, file: string, signal: AbortSignal): Promise<ExportResult> {
     const connection = this.#connection;
     const source = `${quote(schema)}.${quote(table)}`;
     await connection.query('START TRANSACTION WITH CONSISTENT SNAPSHOT, READ ONLY');
@@ -113,11 +113,13 @@ export class MysqlReader implements DatabaseReader {
         transform(row: unknown[], _encoding, done) { done(null, `${row.map(csvField).join(',')}\n`); },
       });
       toCsvLines.push(`${names.map(csvField).join(',')}\n`);
-      await pipeline(rows, toCsvLines, createWriteStream(file));
+      await pipeline(rows, toCsvLines, createWriteStream(file), { signal });
       await connection.query('COMMIT');
       return { highest, exported: true };
     } catch (error) {
-      await connection.query('ROLLBACK').catch(() => undefined);
+      // A connection left mid-stream would first send every remaining row: cut it (the server rolls back).
+      if (signal.aborted) this.#streaming.destroy();
+      else await connection.query('ROLLBACK').catch(() => undefined);
       throw error;
     }
   }

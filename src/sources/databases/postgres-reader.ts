@@ -67,7 +67,7 @@ export class PostgresReader implements DatabaseReader {
     };
   }
 
-  async exportCsv(schema: string, table: string, description: TableDescription, range: CursorRange | undefined, file: string): Promise<ExportResult> {
+  async exportCsv(schema: string, table: string, description: TableDescription, range: CursorRange | undefined, file: string, signal: AbortSignal): Promise<ExportResult> {
     const client = this.#client;
     const source = `${quote(schema)}.${quote(table)}`;
     const columns = description.columns.map((column) => quote(column.name)).join(', ');
@@ -87,13 +87,20 @@ export class PostgresReader implements DatabaseReader {
         where = ` WHERE ${after} AND ${cursor} <= ${client.escapeLiteral(highest)}`;
       }
       const copy = client.query(copyTo(`COPY (SELECT ${columns} FROM ${source}${where}) TO STDOUT WITH (FORMAT csv, HEADER true, FORCE_QUOTE *)`));
-      await pipeline(copy, createWriteStream(file));
+      await pipeline(copy, createWriteStream(file), { signal });
       await client.query('COMMIT');
       return { highest, exported: true };
     } catch (error) {
-      await client.query('ROLLBACK').catch(() => undefined);
+      // A connection left mid-COPY never answers a ROLLBACK: cut it (the server rolls back on its own).
+      if (signal.aborted) this.#cut();
+      else await client.query('ROLLBACK').catch(() => undefined);
       throw error;
     }
+  }
+
+  /** Drops the socket at once; the driver offers no public way to abandon a COPY in flight. */
+  #cut(): void {
+    (this.#client as unknown as { connection?: { stream?: { destroy(): void } } }).connection?.stream?.destroy();
   }
 
   async close(): Promise<void> {
