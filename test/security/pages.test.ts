@@ -126,9 +126,12 @@ describe('pages: security headers, session cookies, redirects', () => {
 });
 
 describe('session cookies behind a TLS proxy', () => {
-  it('are Secure when a trusted proxy says the request came over TLS', async () => {
+  it('are Secure when the public URL is https, and when a trusted proxy says the request came over TLS', async () => {
     const behindProxy = await startQuarry({ projectConfig: { web: { public_url: 'https://quarry.example.com' }, trusted_proxies: ['127.0.0.1'] } });
     try {
+      // A proxy that does not say X-Forwarded-Proto: the public URL alone decides.
+      const direct = await behindProxy.request('POST', '/api/auth/login', { body: { email: EMAILS.viewer, password: PASSWORDS.viewer } });
+      expect(direct.headers.getSetCookie().find((value) => value.startsWith('svc_session='))).toMatch(/;\s*Secure/i);
       const forwarded = await behindProxy.request('POST', '/api/auth/login', {
         body: { email: EMAILS.viewer, password: PASSWORDS.viewer }, headers: { 'x-forwarded-proto': 'https' },
       });

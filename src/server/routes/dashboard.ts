@@ -59,7 +59,7 @@ export async function openDashboardSession(ctx: AppContext, bridge: DashboardBri
   if (bridge === undefined || user === undefined) return;
   try {
     const value = await bridge.openSession(user);
-    if (value !== undefined) setDashboardCookie(request, reply, value);
+    if (value !== undefined) setDashboardCookie(ctx, request, reply, value);
   } catch (error) {
     request.log.warn({ err: error }, 'the dashboard session could not be opened at login');
   }

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { OAuthFailedError } from '../../auth/index.ts';
 import type { AppContext } from '../../context.ts';
 import { safeNextPath } from './safe-next-path.ts';
-import { clientOf, setSessionCookie } from './session-cookie.ts';
+import { clientOf, cookiesAreSecure, setSessionCookie } from './session-cookie.ts';
 
 const FLOW_COOKIE = 'quarry_oauth_flow';
 const Params = z.object({ provider: z.string().min(1).max(32) });
@@ -29,7 +29,7 @@ export const oauthRoutes: FastifyPluginCallbackZod<{ ctx: AppContext }> = (app, 
     }
     const { url, sealedFlow } = begun;
     reply.setCookie(FLOW_COOKIE, sealedFlow, {
-      path: '/auth/oauth/', httpOnly: true, sameSite: 'lax', secure: request.protocol === 'https', maxAge: 600,
+      path: '/auth/oauth/', httpOnly: true, sameSite: 'lax', secure: cookiesAreSecure(ctx, request), maxAge: 600,
     });
     return reply.redirect(url.href, 303);
   });

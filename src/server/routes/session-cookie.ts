@@ -11,9 +11,18 @@ export function setSessionCookie(ctx: AppContext, request: FastifyRequest, reply
     path: '/',
     httpOnly: true,
     sameSite: 'lax',
-    secure: request.protocol === 'https',
+    secure: cookiesAreSecure(ctx, request),
     maxAge: Math.floor(ctx.config.auth.session_max_days * 86_400),
   });
+}
+
+/**
+ * Whether cookies carry `Secure`: when the request came over TLS (directly, or as a trusted proxy says), and
+ * always when the public URL is https, so a proxy that does not send X-Forwarded-Proto (or is not in
+ * trusted_proxies) cannot make a session cookie travel in clear text.
+ */
+export function cookiesAreSecure(ctx: AppContext, request: FastifyRequest): boolean {
+  return request.protocol === 'https' || ctx.config.web.public_url?.startsWith('https:') === true;
 }
 
 export function clearSessionCookies(reply: FastifyReply): void {
@@ -22,10 +31,10 @@ export function clearSessionCookies(reply: FastifyReply): void {
 }
 
 /** `dashboard.SESSION` beside `svc_session`, as Superset itself would set it. */
-export function setDashboardCookie(request: FastifyRequest, reply: FastifyReply, value: string): void {
+export function setDashboardCookie(ctx: AppContext, request: FastifyRequest, reply: FastifyReply, value: string): void {
   // The value is Superset's signed session id, passed on unchanged.
   reply.setCookie(DASHBOARD_SESSION_COOKIE, value, {
-    path: DASHBOARD_COOKIE_PATH, httpOnly: true, sameSite: 'lax', secure: request.protocol === 'https', encode: (raw) => raw,
+    path: DASHBOARD_COOKIE_PATH, httpOnly: true, sameSite: 'lax', secure: cookiesAreSecure(ctx, request), encode: (raw) => raw,
   });
 }
 
