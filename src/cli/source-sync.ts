@@ -22,6 +22,10 @@ export async function runSyncHere(ctx: AppContext, name: string, fullRefresh: bo
     }
   };
   const ticker = setInterval(printNew, 250);
+  // Ctrl-C stops the sync as a stopping service does: the job is recorded interrupted, the data untouched.
+  const interrupt = (): void => { void ctx.jobs.close(0); };
+  process.once('SIGINT', interrupt);
+  process.once('SIGTERM', interrupt);
   try {
     const outcome = await ended;
     await ctx.jobs.idle();
@@ -30,6 +34,8 @@ export async function runSyncHere(ctx: AppContext, name: string, fullRefresh: bo
     return outcome.message;
   } finally {
     clearInterval(ticker);
+    process.off('SIGINT', interrupt);
+    process.off('SIGTERM', interrupt);
   }
 }
 

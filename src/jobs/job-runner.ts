@@ -8,7 +8,7 @@ import {
   type Connector, type CursorState, type FileSourceSpec, type SourceTokens,
 } from '../sources/index.ts';
 import type { JobRecord, LedgerEntry, LogLevel, Store } from '../store/index.ts';
-import { publishReplica, withWriteConnection } from '../warehouse/index.ts';
+import { publishReplica, WarehouseBusyError, withWriteConnection } from '../warehouse/index.ts';
 import { SourceDisabledError, SourceNotFoundError, SourceTypeNotSupportedError, SyncInProgressError } from './errors.ts';
 import type { WarehouseLock } from './warehouse-lock.ts';
 
@@ -221,10 +221,10 @@ export class JobRunner {
     const interrupted = signal.aborted;
     const message = interrupted
       ? 'The sync was interrupted because the service is stopping; the previous data is intact'
-      : error instanceof SyncFailedError ? error.message : `The sync failed: ${error instanceof Error ? error.message.split('\n')[0] ?? '' : String(error)}`;
+      : error instanceof SyncFailedError || error instanceof WarehouseBusyError ? error.message : `The sync failed: ${error instanceof Error ? error.message.split('\n')[0] ?? '' : String(error)}`;
     store.jobs.finish(job.id, { status: interrupted ? 'interrupted' : 'failed', rows: null, error: message }, now().toISOString());
     this.#logLine(interrupted ? 'WARNING' : 'ERROR', job.target, message, job.id);
-    if (!(error instanceof SyncFailedError) && !interrupted) log.error({ err: error, source: job.target }, 'sync failed unexpectedly');
+    if (!(error instanceof SyncFailedError) && !(error instanceof WarehouseBusyError) && !interrupted) log.error({ err: error, source: job.target }, 'sync failed unexpectedly');
     events.publish({ type: 'sync_failed', source: job.target, error: message });
   }
 

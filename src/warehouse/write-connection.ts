@@ -1,13 +1,33 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
+import { ConflictError } from '../errors.ts';
+
+/** Another process (a second `quarry start`, a `quarry sync` in a terminal) has the warehouse open for writing. */
+export class WarehouseBusyError extends ConflictError {
+  override readonly code = 'warehouse_busy';
+  constructor(holder: string) {
+    super(`The warehouse is open in another process${holder}; sync from the running Quarry (its Sync button or POST /api/sources/<name>/sync), or stop it first`);
+  }
+}
+
+async function openForWriting(file: string): Promise<DuckDBInstance> {
+  try {
+    return await DuckDBInstance.create(file);
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    if (!message.includes('Could not set lock')) throw error;
+    const pid = /PID (\d+)/.exec(message)?.[1];
+    throw new WarehouseBusyError(pid === undefined ? '' : ` (process ${pid})`);
+  }
+}
 
 /** Opens the warehouse for writing, runs `work`, and closes it so another process (dbt) may open it next. */
 export async function withWriteConnection<T>(
   file: string, signal: AbortSignal, work: (connection: DuckDBConnection) => Promise<T>,
 ): Promise<T> {
   mkdirSync(path.dirname(file), { recursive: true });
-  const instance = await DuckDBInstance.create(file);
+  const instance = await openForWriting(file);
   try {
     const connection = await instance.connect();
     const interrupt = (): void => { connection.interrupt(); };

@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { DuckDBInstance } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearerOf, records, startFakeApi, type FakeApi } from '../support/fake-api.ts';
 import { QUARRY_BIN } from '../support/quarry-process.ts';
@@ -61,6 +62,19 @@ describe('quarry source add (the form for scripts)', () => {
     const resync = await quarry(['sync', 'people', '--project', dir, '--full-refresh']);
     expect(resync.code).toBe(0);
     expect(resync.stdout).toContain('Sync started (full refresh)');
+  });
+
+  it('a sync while another process holds the warehouse fails with one line saying where to sync from', async () => {
+    const holder = await DuckDBInstance.create(path.join(dir, 'warehouse', 'warehouse.duckdb'));
+    try {
+      const busy = await quarry(['sync', 'people', '--project', dir]);
+      expect(busy.code).toBe(1);
+      expect(busy.stderr.trim()).toBe(`quarry: the sync of people failed: The warehouse is open in another process (process ${String(process.pid)}); `
+        + 'sync from the running Quarry (its Sync button or POST /api/sources/<name>/sync), or stop it first');
+    } finally {
+      holder.closeSync();
+    }
+    expect((await quarry(['sync', 'people', '--project', dir])).code).toBe(0);
   });
 
   it('a failing connection test keeps the source and says how to retry', async () => {
