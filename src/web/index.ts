@@ -4,6 +4,8 @@ export {
   renderLoginPage, renderHomePage, renderAccountPage, renderChangePasswordPage, renderUsersPage, renderForbiddenPage, renderUpstreamUnavailablePage, type OAuthButton,
 } from './pages.ts';
 export type { PageUser } from './layout.ts';
+export { renderSourcePage } from './source-page.ts';
+export { renderNotFoundPage, renderErrorPage } from './error-pages.ts';
 
 /** Assets anyone may load (the login page needs them before there is a session). */
 export const publicStaticRoot = path.join(import.meta.dirname, 'static', 'public');

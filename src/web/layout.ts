@@ -6,19 +6,30 @@ export interface PageUser {
   readonly role: string;
 }
 
+const NAV: readonly { href: string; label: string }[] = [
+  { href: '/', label: 'Overview' },
+  { href: '/models', label: 'Models' },
+  { href: '/logs', label: 'Logs' },
+  { href: '/health', label: 'Health' },
+  { href: '/dashboard/', label: 'Dashboards' },
+  { href: '/transform-docs/', label: 'Transformation docs' },
+];
+
 /** The frame of every page: head, skip link, header with the signed-in user, main content. */
-export function layout(options: { title: string; user: PageUser | null; body: SafeHtml; scripts?: readonly string[] }): string {
+export function layout(options: { title: string; user: PageUser | null; body: SafeHtml; scripts?: readonly string[]; current?: string }): string {
+  const link = (href: string, label: string) => html`<a href="${href}"${options.current === href ? html` aria-current="page"` : html``}>${label}</a>`;
   const header = options.user
     ? html`<header class="top">
         <a class="brand" href="/">Quarry</a>
         <nav aria-label="Main">
-          <a href="/settings/account">Account</a>
-          ${options.user.role === 'admin' ? html`<a href="/admin/users">Users</a>` : html``}
-          <a href="/api/docs">API docs</a>
+          ${NAV.map((item) => link(item.href, item.label))}
         </nav>
         <div class="who">
-          <span>${options.user.name || options.user.email}</span>
+          <span id="live-state" class="live" hidden></span>
+          <a href="/settings/account" title="Your account">${options.user.name || options.user.email}</a>
           <span class="role">${options.user.role}</span>
+          ${options.user.role === 'admin' ? link('/admin/users', 'Users') : html``}
+          <a href="/api/docs">API</a>
           <button type="button" id="logout" class="link">Sign out</button>
         </div>
       </header>`

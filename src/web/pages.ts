@@ -49,23 +49,37 @@ export function renderHomePage(options: { user: PageUser; projectName: string; v
   return layout({
     title: options.projectName,
     user: options.user,
+    current: '/',
     scripts: ['/static/public/home.js'],
-    body: html`<section class="card">
+    body: html`<div class="page-head">
       <h1>${options.projectName}</h1>
-      <p>Signed in as <strong id="whoami">${options.user.email}</strong> with the <strong>${options.user.role}</strong> role.</p>
-      <p class="muted">Quarry ${options.version}. The REST API is documented at <a href="/api/docs">/api/docs</a> and <a href="/api/redoc">/api/redoc</a>.</p>
+      <p class="muted">Signed in as <strong id="whoami">${options.user.email}</strong> with the <strong>${options.user.role}</strong> role · Quarry ${options.version}</p>
+    </div>
+    <section id="health-warnings" class="notice warning" aria-labelledby="warnings-title" hidden>
+      <h2 id="warnings-title">Needs attention</h2>
+      <ul></ul>
+      <p><a href="/health">Platform health</a></p>
     </section>
     <section class="card" aria-labelledby="sources-title">
       <h2 id="sources-title">Sources</h2>
       <p id="sources-message" class="notice" role="status" hidden></p>
-      <table id="sources" data-can-sync="${options.canSync ? 'yes' : 'no'}"><caption class="visually-hidden">Sources and their state</caption>
-        <thead><tr><th scope="col">Name</th><th scope="col">Type</th><th scope="col">Status</th><th scope="col">Rows</th><th scope="col">Last sync</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
-        <tbody></tbody></table>
+      <div class="scroll"><table id="sources" data-can-sync="${options.canSync ? 'yes' : 'no'}"><caption class="visually-hidden">Sources and their state</caption>
+        <thead><tr><th scope="col">Name</th><th scope="col">Type</th><th scope="col">Status</th><th scope="col" class="number">Rows</th><th scope="col">Fresh</th><th scope="col">Last sync</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
+        <tbody></tbody></table></div>
     </section>
-    <section class="card" aria-labelledby="activity-title">
-      <h2 id="activity-title">Recent activity</h2>
-      <ul id="activity" class="activity"></ul>
-    </section>`,
+    <div class="columns">
+      <section class="card" aria-labelledby="models-title">
+        <h2 id="models-title">Models</h2>
+        <p id="models-summary" class="muted">Loading…</p>
+        <ul id="models-failing" class="activity"></ul>
+        <p><a href="/models">All models and lineage</a></p>
+      </section>
+      <section class="card" aria-labelledby="activity-title">
+        <h2 id="activity-title">Recent activity</h2>
+        <ul id="activity" class="activity" aria-live="polite"></ul>
+        <p><a href="/logs">All logs</a></p>
+      </section>
+    </div>`,
   });
 }
 

@@ -1,6 +1,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import { QuarryError } from '../../errors.ts';
+import { renderErrorPage, renderNotFoundPage } from '../../web/index.ts';
 import { isApiRequest } from './request-kind.ts';
 
 /** The one place an error becomes a response: `{detail, code}` for the API, a redirect or page for browsers. */
@@ -25,6 +26,7 @@ export function installErrorHandler(app: FastifyInstance): void {
       return reply.code(400).send({ detail: clientMessage(error), code: 'invalid_request' });
     }
     request.log.error({ err: error }, 'unhandled error');
+    if (!isApiRequest(request) && request.method === 'GET') return reply.code(500).type('text/html; charset=utf-8').send(renderErrorPage({ user: request.actor }));
     return reply.code(500).send({ detail: 'Internal error', code: 'internal_error' });
   });
 
@@ -32,17 +34,11 @@ export function installErrorHandler(app: FastifyInstance): void {
     if (isApiRequest(request)) {
       return reply.code(404).send({ detail: `No endpoint ${request.method} ${request.url.split('?')[0] ?? ''}`, code: 'not_found' });
     }
-    return reply.code(404).type('text/html; charset=utf-8').send(notFoundPage());
+    return reply.code(404).type('text/html; charset=utf-8').send(renderNotFoundPage({ user: request.actor }));
   });
 }
 
 /** Fastify's own client errors (bad JSON, empty body with a JSON type) are safe to echo; anything else gets a fixed text. */
 function clientMessage(error: FastifyError): string {
   return error.code.startsWith('FST_ERR_CTP') ? error.message : 'Bad request';
-}
-
-function notFoundPage(): string {
-  return '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Not found · Quarry</title>'
-    + '<link rel="stylesheet" href="/static/public/quarry.css"></head>'
-    + '<body><main class="narrow"><h1>Page not found</h1><p><a href="/">Back to Quarry</a></p></main></body></html>';
 }

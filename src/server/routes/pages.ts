@@ -3,8 +3,10 @@ import { z } from 'zod';
 import { can } from '../../auth/index.ts';
 import type { AppContext } from '../../context.ts';
 import {
-  renderAccountPage, renderChangePasswordPage, renderForbiddenPage, renderHomePage, renderLoginPage, renderUsersPage, type OAuthButton,
+  renderAccountPage, renderChangePasswordPage, renderForbiddenPage, renderHomePage, renderLoginPage, renderNotFoundPage, renderSourcePage, renderUsersPage,
+  type OAuthButton,
 } from '../../web/index.ts';
+import { fileSourceLocation } from '../../jobs/index.ts';
 import { requireActor } from '../plugins/index.ts';
 import { safeNextPath } from './safe-next-path.ts';
 
@@ -13,6 +15,8 @@ const LoginQuery = z.object({
   error: z.string().max(64).optional(),
   step: z.string().max(16).optional(),
 });
+
+const SourceParams = z.object({ source_name: z.string().max(200) });
 
 export const pageRoutes: FastifyPluginCallbackZod<{ ctx: AppContext; oauthButtons: readonly OAuthButton[] }> = (app, { ctx, oauthButtons }, done) => {
   const hidden = { hide: true };
@@ -27,6 +31,16 @@ export const pageRoutes: FastifyPluginCallbackZod<{ ctx: AppContext; oauthButton
   app.get('/', { schema: hidden }, async (request, reply) => {
     const actor = requireActor(request);
     return reply.type(asHtml).send(renderHomePage({ user: actor, projectName: ctx.config.name, version: ctx.version, canSync: can(actor, 'sources.sync') }));
+  });
+
+  app.get('/sources/:source_name', { schema: { ...hidden, params: SourceParams } }, async (request, reply) => {
+    const actor = requireActor(request);
+    const source = ctx.sources.find((candidate) => candidate.name === request.params.source_name);
+    if (!source) return reply.code(404).type(asHtml).send(renderNotFoundPage({ user: actor, what: 'Source' }));
+    const hasFiles = fileSourceLocation(source, ctx.paths.root) !== undefined;
+    return reply.type(asHtml).send(renderSourcePage({
+      user: actor, name: source.name, type: source.type, canSync: can(actor, 'sources.sync') && source.enabled, canUpload: hasFiles && can(actor, 'files.write'), hasFiles,
+    }));
   });
 
   app.get('/settings/account', { schema: hidden }, async (request, reply) => {

@@ -1,63 +1,76 @@
-// The overview: sources with live status (WebSocket), a Sync button for those allowed, recent activity.
-import { api, el, formatTime, say } from './api.js';
+// The overview: sources with live status, models at a glance, recent activity, health warnings.
+import { api, badge, el, emptyRow, formatAge, formatNumber, formatTime, say } from './api.js';
+import { debounced, onEvent } from './live.js';
+import { activityItem } from './log-list.js';
 
 const table = document.getElementById('sources');
 const body = table.querySelector('tbody');
 const message = document.getElementById('sources-message');
 const activity = document.getElementById('activity');
+const warnings = document.getElementById('health-warnings');
+const modelsSummary = document.getElementById('models-summary');
+const modelsFailing = document.getElementById('models-failing');
 const canSync = table.dataset.canSync === 'yes';
+
+function syncButton(source) {
+  return el('button', {
+    type: 'button', className: 'secondary', textContent: 'Sync', ariaLabel: `Sync ${source.name}`, disabled: source.status === 'syncing',
+    onclick: async (event) => {
+      event.currentTarget.disabled = true;
+      try {
+        await api('POST', `/api/sources/${encodeURIComponent(source.name)}/sync`, { full_refresh: false });
+      } catch (error) {
+        say(message, error.message);
+      }
+    },
+  });
+}
 
 async function loadSources() {
   const sources = await api('GET', '/api/sources');
   if (sources.length === 0) {
-    body.replaceChildren(el('tr', {}, el('td', { colSpan: 6, className: 'muted' }, 'No sources yet: add one to .quarry/sources.yml.')));
+    body.replaceChildren(emptyRow(7, 'No sources yet: add one to .quarry/sources.yml or with "quarry source add".'));
     return;
   }
   body.replaceChildren(...sources.map((source) => el('tr', { dataset: { source: source.name } },
-    el('th', { scope: 'row' }, source.name),
+    el('th', { scope: 'row' }, el('a', { href: `/sources/${encodeURIComponent(source.name)}` }, source.name)),
     el('td', {}, source.type),
-    el('td', {}, el('span', { className: `status status-${source.status}` }, source.status.replace('_', ' '))),
-    el('td', {}, source.row_count.toLocaleString()),
+    el('td', {}, source.enabled ? badge(source.status) : badge('disabled')),
+    el('td', { className: 'number' }, formatNumber(source.row_count)),
+    el('td', {}, formatAge(source.freshness.days_old)),
     el('td', {}, formatTime(source.last_sync)),
-    el('td', {}, canSync && source.enabled
-      ? el('button', {
-        type: 'button', className: 'secondary', textContent: 'Sync', ariaLabel: `Sync ${source.name}`, disabled: source.status === 'syncing',
-        onclick: async () => {
-          try {
-            await api('POST', `/api/sources/${encodeURIComponent(source.name)}/sync`, { full_refresh: false });
-          } catch (error) {
-            say(message, error.message);
-          }
-        },
-      })
-      : undefined),
+    el('td', {}, canSync && source.enabled ? syncButton(source) : undefined),
   )));
 }
 
 async function loadActivity() {
   const entries = await api('GET', '/api/logs?limit=8');
-  activity.replaceChildren(...entries.map((entry) => el('li', { className: `level-${entry.level.toLowerCase()}` },
-    el('time', { dateTime: entry.timestamp }, formatTime(entry.timestamp)), ' ', el('span', {}, entry.message))));
+  activity.replaceChildren(...entries.map(activityItem));
+  if (entries.length === 0) activity.replaceChildren(el('li', { className: 'muted' }, 'Nothing has happened yet.'));
 }
 
-function refresh() {
-  void Promise.all([loadSources(), loadActivity()]).catch((error) => { say(message, error.message); });
+async function loadModels() {
+  const { models } = await api('GET', '/api/transform/models');
+  const counts = Object.groupBy(models, (model) => model.status);
+  const parts = ['success', 'error', 'skipped', 'running', 'not_run']
+    .filter((status) => counts[status]).map((status) => `${counts[status].length} ${status.replace('_', ' ')}`);
+  modelsSummary.textContent = models.length === 0
+    ? 'No models yet: add SQL files under transform/models.'
+    : `${models.length} model${models.length === 1 ? '' : 's'}: ${parts.join(', ')}.`;
+  modelsFailing.replaceChildren(...models.filter((model) => model.status === 'error')
+    .map((model) => el('li', { className: 'level-error' }, `${model.name} failed in its last run`)));
 }
 
-let retryMs = 1000;
-function connect() {
-  const socket = new WebSocket(`${window.location.protocol === 'https:' ? 'wss' : 'ws'}://${window.location.host}/ws`);
-  socket.addEventListener('open', () => { retryMs = 1000; });
-  socket.addEventListener('message', () => { refresh(); });
-  socket.addEventListener('close', (event) => {
-    if (event.code === 4401) {
-      window.location.assign('/login?error=session_expired');
-      return;
-    }
-    setTimeout(connect, retryMs);
-    retryMs = Math.min(retryMs * 2, 30_000);
-  });
+async function loadHealth() {
+  const health = await api('GET', '/api/health/platform');
+  const items = [...health.critical_issues, ...health.warnings];
+  warnings.querySelector('ul').replaceChildren(...items.map((text) => el('li', {}, text)));
+  warnings.hidden = items.length === 0;
 }
+
+const refresh = debounced(() => {
+  void Promise.all([loadSources(), loadActivity(), loadModels(), loadHealth()]).catch((error) => { say(message, error.message); });
+}, 0);
 
 refresh();
-connect();
+onEvent(refresh);

@@ -1,0 +1,75 @@
+import { html } from './html.ts';
+import { layout, type PageUser } from './layout.ts';
+
+export interface SourcePageOptions {
+  readonly user: PageUser;
+  readonly name: string;
+  readonly type: string;
+  readonly canSync: boolean;
+  /** Only file sources take uploads, and only roles that may write files see the controls. */
+  readonly canUpload: boolean;
+  readonly hasFiles: boolean;
+}
+
+/** One source: status and actions, its files with upload, tables, history, configuration, logs. */
+export function renderSourcePage(options: SourcePageOptions): string {
+  const actions = options.canSync
+    ? html`<div class="actions">
+        <button type="button" id="sync">Sync now</button>
+        <button type="button" id="full-refresh" class="secondary">Full refresh…</button>
+      </div>`
+    : html``;
+  const files = options.hasFiles
+    ? html`<section class="card" aria-labelledby="files-title">
+        <h2 id="files-title">CSV files</h2>
+        <p id="files-where" class="muted"></p>
+        ${options.canUpload ? html`<div id="drop-zone" class="drop-zone">
+          <p><strong>Drop CSV files here</strong> or</p>
+          <label for="file-input" class="button secondary">Choose files</label>
+          <input id="file-input" class="visually-hidden" type="file" accept=".csv,text/csv" multiple>
+          <p class="muted">They are loaded into the warehouse as soon as they arrive.</p>
+          <div id="upload-progress" hidden><label for="upload-bar" id="upload-label">Uploading</label><progress id="upload-bar" max="1" value="0"></progress></div>
+        </div>` : html``}
+        <div class="scroll"><table id="files"><caption class="visually-hidden">Files of this source</caption>
+          <thead><tr><th scope="col">File</th><th scope="col" class="number">Size</th><th scope="col" class="phone-hide">Modified</th><th scope="col">Loaded</th><th scope="col" class="number">Rows</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
+          <tbody></tbody></table></div>
+      </section>`
+    : html``;
+  return layout({
+    title: options.name,
+    user: options.user,
+    current: '/',
+    scripts: ['/static/public/source.js'],
+    body: html`<div id="source" class="page-head split" data-source="${options.name}" data-can-upload="${options.canUpload ? 'yes' : 'no'}">
+      <div>
+        <p class="crumbs"><a href="/">Overview</a> / Sources</p>
+        <h1>${options.name} <span id="source-status"></span></h1>
+        <p class="muted"><span>${options.type}</span> · <span id="source-rows">…</span> rows · last sync <span id="source-last-sync">…</span></p>
+      </div>
+      ${actions}
+    </div>
+    <p id="source-message" class="notice" role="status" hidden></p>
+    ${files}
+    <div class="columns">
+      <section class="card" aria-labelledby="tables-title">
+        <h2 id="tables-title">Tables</h2>
+        <table id="tables"><caption class="visually-hidden">Tables loaded from this source</caption>
+          <thead><tr><th scope="col">Table</th><th scope="col" class="number">Rows</th></tr></thead><tbody></tbody></table>
+      </section>
+      <section class="card" aria-labelledby="config-title">
+        <h2 id="config-title">Configuration</h2>
+        <p class="muted">Credentials are named by their environment variable, never shown.</p>
+        <dl id="config" class="config"></dl>
+      </section>
+    </div>
+    <section class="card" aria-labelledby="history-title">
+      <h2 id="history-title">Sync history</h2>
+      <div class="scroll"><table id="history"><caption class="visually-hidden">Past syncs, newest first</caption>
+        <thead><tr><th scope="col">Finished</th><th scope="col">Result</th><th scope="col" class="number">Duration</th><th scope="col" class="number">Rows</th><th scope="col" class="phone-hide">Kind</th></tr></thead><tbody></tbody></table></div>
+    </section>
+    <section class="card" aria-labelledby="logs-title">
+      <h2 id="logs-title">Logs</h2>
+      <ul id="source-logs" class="activity" aria-live="polite"></ul>
+    </section>`,
+  });
+}

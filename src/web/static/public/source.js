@@ -1,0 +1,140 @@
+// A source's page: live status, Sync and Full refresh, CSV files with drag-and-drop upload, history, logs.
+import { api, badge, el, emptyRow, formatBytes, formatDuration, formatNumber, formatTime, say, upload } from './api.js';
+import { debounced, onEvent } from './live.js';
+import { activityItem } from './log-list.js';
+
+const root = document.getElementById('source');
+const name = root.dataset.source;
+const canUpload = root.dataset.canUpload === 'yes';
+const base = `/api/sources/${encodeURIComponent(name)}`;
+const message = document.getElementById('source-message');
+const filesTable = document.getElementById('files');
+const syncButtons = [document.getElementById('sync'), document.getElementById('full-refresh')].filter(Boolean);
+
+async function loadSummary() {
+  const source = (await api('GET', '/api/sources')).find((candidate) => candidate.name === name);
+  if (!source) return;
+  document.getElementById('source-status').replaceChildren(source.enabled ? badge(source.status) : badge('disabled'));
+  document.getElementById('source-rows').textContent = formatNumber(source.row_count);
+  document.getElementById('source-last-sync').textContent = source.last_sync ? formatTime(source.last_sync) : 'never';
+  for (const button of syncButtons) button.disabled = source.status === 'syncing' || !source.enabled;
+}
+
+/** Nested configuration sections become dotted keys, so every setting reads as one line. */
+function flatten(value, prefix = '') {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return [[prefix, Array.isArray(value) ? value.join(', ') : String(value)]];
+  return Object.entries(value).flatMap(([key, inner]) => flatten(inner, prefix ? `${prefix}.${key}` : key));
+}
+
+async function loadDetails() {
+  const details = await api('GET', `${base}/details`);
+  document.getElementById('tables').querySelector('tbody').replaceChildren(...(details.tables.length === 0
+    ? [emptyRow(2, 'No tables loaded yet.')]
+    : details.tables.map((table) => el('tr', {}, el('td', {}, el('code', {}, `${table.schema}.${table.name}`)), el('td', { className: 'number' }, formatNumber(table.row_count))))));
+  document.getElementById('config').replaceChildren(...flatten(details.config).flatMap(([key, value]) => [el('dt', {}, key), el('dd', {}, value)]));
+  document.getElementById('history').querySelector('tbody').replaceChildren(...(details.history.length === 0
+    ? [emptyRow(5, 'Never synced.')]
+    : details.history.map((entry) => el('tr', {},
+      el('td', {}, formatTime(entry.timestamp)),
+      el('td', {}, badge(entry.status)),
+      el('td', { className: 'number' }, formatDuration(entry.duration_seconds)),
+      el('td', { className: 'number' }, formatNumber(entry.rows_processed)),
+      el('td', { className: 'phone-hide' }, entry.full_refresh ? 'full refresh' : 'incremental')))));
+}
+
+async function loadLogs() {
+  const entries = await api('GET', `${base}/logs?limit=50`);
+  document.getElementById('source-logs').replaceChildren(...(entries.length === 0 ? [el('li', { className: 'muted' }, 'No log lines yet.')] : entries.map(activityItem)));
+}
+
+function deleteButton(file) {
+  return el('button', {
+    type: 'button', className: 'danger', textContent: 'Delete', ariaLabel: `Delete ${file.filename}`,
+    onclick: async () => {
+      if (!window.confirm(`Delete ${file.filename}? Its rows leave the warehouse at the next sync.`)) return;
+      try {
+        const reply = await api('DELETE', `${base}/csv-files?file_path=${encodeURIComponent(file.path)}`);
+        say(message, reply.message, 'ok');
+      } catch (error) {
+        say(message, error.message);
+      }
+    },
+  });
+}
+
+async function loadFiles() {
+  if (!filesTable) return;
+  const listing = await api('GET', `${base}/csv-files`);
+  document.getElementById('files-where').textContent = `${listing.files_on_disk} on disk, ${listing.files_loaded} loaded, from ${listing.directory} (${listing.file_pattern})`;
+  filesTable.querySelector('tbody').replaceChildren(...(listing.files.length === 0
+    ? [emptyRow(6, 'No files yet.')]
+    : listing.files.map((file) => el('tr', { dataset: { file: file.filename } },
+      el('th', { scope: 'row' }, file.filename),
+      el('td', { className: 'number' }, file.on_disk ? formatBytes(file.size) : '—'),
+      el('td', { className: 'phone-hide' }, file.on_disk ? formatTime(file.modified) : 'deleted'),
+      el('td', {}, file.loaded ? badge(file.status) : badge('not_loaded')),
+      el('td', { className: 'number' }, formatNumber(file.rows_loaded)),
+      el('td', {}, canUpload && file.on_disk ? deleteButton(file) : undefined)))));
+}
+
+async function uploadFiles(files) {
+  const progress = document.getElementById('upload-progress');
+  const bar = document.getElementById('upload-bar');
+  const label = document.getElementById('upload-label');
+  for (const file of files) {
+    if (!file.name.toLowerCase().endsWith('.csv')) {
+      say(message, `${file.name} is not a .csv file.`);
+      continue;
+    }
+    progress.hidden = false;
+    label.textContent = `Uploading ${file.name}`;
+    bar.value = 0;
+    try {
+      const reply = await upload(`${base}/upload-csv?trigger_sync=true`, file, (fraction) => { bar.value = fraction; });
+      say(message, reply.message, 'ok');
+    } catch (error) {
+      say(message, `${file.name}: ${error.message}`);
+    }
+  }
+  progress.hidden = true;
+}
+
+function setUpDropZone() {
+  const zone = document.getElementById('drop-zone');
+  if (!zone) return;
+  const input = document.getElementById('file-input');
+  input.addEventListener('change', () => { void uploadFiles([...input.files]).then(() => { input.value = ''; }); });
+  zone.addEventListener('dragover', (event) => { event.preventDefault(); zone.classList.add('over'); });
+  zone.addEventListener('dragleave', () => { zone.classList.remove('over'); });
+  zone.addEventListener('drop', (event) => {
+    event.preventDefault();
+    zone.classList.remove('over');
+    void uploadFiles([...event.dataTransfer.files]);
+  });
+}
+
+function startSync(fullRefresh) {
+  return async () => {
+    if (fullRefresh && !window.confirm(`Reload every table of ${name} from scratch? Incremental positions are forgotten.`)) return;
+    for (const button of syncButtons) button.disabled = true;
+    try {
+      const reply = await api('POST', `${base}/sync`, { full_refresh: fullRefresh });
+      say(message, reply.message, 'ok');
+    } catch (error) {
+      say(message, error.message);
+      await loadSummary();
+    }
+  };
+}
+
+document.getElementById('sync')?.addEventListener('click', startSync(false));
+document.getElementById('full-refresh')?.addEventListener('click', startSync(true));
+setUpDropZone();
+
+const refresh = debounced(() => {
+  void Promise.all([loadSummary(), loadDetails(), loadFiles(), loadLogs()]).catch((error) => { say(message, error.message); });
+}, 0);
+refresh();
+onEvent((event) => {
+  if (event.type === 'reconnected' || event.source === name) refresh();
+});

@@ -1,0 +1,97 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launchBrowser, screenshot, signIn } from '../support/browser.ts';
+import { EMAILS, PASSWORDS, startQuarry, type TestQuarry } from '../support/quarry.ts';
+import type { Role } from '../../src/store/index.ts';
+
+async function openAs(browser: Browser, quarry: TestQuarry, role: Role, width = 1280): Promise<Page> {
+  const page = await (await browser.newContext({ viewport: { width, height: 900 } })).newPage();
+  await signIn(page, quarry.url, EMAILS[role], PASSWORDS[role]);
+  await page.waitForURL(`${quarry.url}/`);
+  return page;
+}
+
+/** What a person does when dragging a file from their desktop: a drop event carrying the file. */
+async function dropFile(page: Page, name: string, content: string): Promise<void> {
+  // A string, not a function: the test's TypeScript has no DOM types.
+  await page.evaluate(`(() => {
+    const transfer = new DataTransfer();
+    transfer.items.add(new File([${JSON.stringify(content)}], ${JSON.stringify(name)}, { type: 'text/csv' }));
+    document.getElementById('drop-zone').dispatchEvent(new DragEvent('drop', { dataTransfer: transfer, bubbles: true, cancelable: true }));
+  })()`);
+}
+
+describe('source page in Chromium', () => {
+  let quarry: TestQuarry;
+  let browser: Browser;
+  beforeAll(async () => {
+    [quarry, browser] = await Promise.all([
+      startQuarry({ sourcesYaml: 'sources:\n  - name: orders\n    type: local_files\n    local_files: { directory: data/orders }\n' }),
+      launchBrowser(),
+    ]);
+    mkdirSync(path.join(quarry.dir, 'data', 'orders'), { recursive: true });
+    writeFileSync(path.join(quarry.dir, 'data', 'orders', 'a.csv'), 'id,amount\n1,10\n2,20\n3,30\n');
+  });
+  afterAll(async () => {
+    await browser.close();
+    await quarry.close();
+  });
+
+  it('syncs live, takes a dropped CSV into the row count, and deletes it after confirming', async () => {
+    const page = await openAs(browser, quarry, 'editor');
+    await page.getByRole('link', { name: 'orders' }).click();
+    await page.waitForURL(`${quarry.url}/sources/orders`);
+    const status = page.locator('#source-status .status');
+    const rows = page.locator('#source-rows');
+    await expect.poll(() => status.textContent()).toBe('not synced');
+
+    await page.getByRole('button', { name: 'Sync now' }).click();
+    await expect.poll(() => status.textContent(), { timeout: 15_000 }).toBe('synced');
+    await expect.poll(() => rows.textContent()).toBe('3');
+    await expect.poll(() => page.locator('#history tbody tr').count()).toBe(1);
+    expect(await page.locator('#history tbody tr td').nth(1).textContent()).toBe('success');
+
+    await dropFile(page, 'b.csv', 'id,amount\n4,40\n5,50\n');
+    await expect.poll(() => page.locator('tr[data-file="b.csv"]').count()).toBe(1);
+    await expect.poll(() => rows.textContent(), { timeout: 15_000 }).toBe('5');
+    await expect.poll(() => page.locator('tr[data-file="b.csv"] td').nth(3).textContent()).toBe('2');
+    await expect.poll(() => page.locator('#source-logs li').count()).toBeGreaterThan(1);
+    await screenshot(page, 'source');
+
+    const asked: string[] = [];
+    page.once('dialog', (dialog) => {
+      asked.push(dialog.message());
+      void dialog.accept();
+    });
+    await page.getByRole('button', { name: 'Delete b.csv' }).click();
+    await expect.poll(() => rows.textContent(), { timeout: 15_000 }).toBe('3');
+    expect(asked[0]).toMatch(/^Delete b\.csv\?/);
+    await expect.poll(() => page.locator('tr[data-file="b.csv"] button').count()).toBe(0);
+  });
+
+  it('shows an API error as a readable message', async () => {
+    const page = await openAs(browser, quarry, 'editor');
+    await page.goto(`${quarry.url}/sources/orders`);
+    await dropFile(page, 'notes.txt', 'hello');
+    await expect.poll(() => page.locator('#source-message').textContent()).toBe('notes.txt is not a .csv file.');
+  });
+
+  it('gives a viewer no buttons, fits a phone, and answers an unknown source with the 404 page', async () => {
+    const page = await openAs(browser, quarry, 'viewer', 390);
+    await page.goto(`${quarry.url}/sources/orders`);
+    await expect.poll(() => page.locator('tr[data-file="a.csv"]').count()).toBe(1);
+    expect(await page.locator('main button').count()).toBe(0);
+    expect(await page.locator('#drop-zone').count()).toBe(0);
+    await screenshot(page, 'source-phone-viewer');
+    expect(await page.evaluate('document.documentElement.scrollWidth - document.documentElement.clientWidth')).toBe(0);
+
+    const response = await page.goto(`${quarry.url}/sources/nope`);
+    expect(response?.status()).toBe(404);
+    expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Source not found');
+    await page.goto(`${quarry.url}/no/such/page`);
+    expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Page not found');
+    await screenshot(page, 'not-found');
+  });
+});
