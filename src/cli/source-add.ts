@@ -1,7 +1,7 @@
 import { checkbox, confirm, input, password, select } from '@inquirer/prompts';
 import { parse as parseYamlValue } from 'yaml';
 import {
-  addSourceEntry, CATEGORIES, closestMatch, isSourceTypeKey, loadEnvironment, loadSources, projectPaths, sectionFields, setEnvValue,
+  addSourceEntry, CATEGORIES, checkEnvValue, closestMatch, isSourceTypeKey, loadEnvironment, loadSources, projectPaths, sectionFields, setEnvValue,
   SOURCE_TYPE_KEYS, SOURCE_TYPES, type ProjectPaths, type SectionField, type SourceTypeKey,
 } from '../config/index.ts';
 import { testConnection } from '../jobs/index.ts';
@@ -53,6 +53,8 @@ export async function addSource(options: SourceAddOptions, env: NodeJS.ProcessEn
   const secrets = new Map(parsePairs(options.secret ?? [], '--secret'));
   const section = interactive ? await askSection(type, name, projectEnv, secrets) : sectionFromFlags(options.set ?? []);
   const sectionName = SOURCE_TYPES[type].section;
+  // Every credential is checked before anything is written, so a refused one leaves no half-added source.
+  for (const [variable, value] of secrets) checkEnvValue(variable, value);
   addSourceEntry(paths, { name, type, [sectionName]: section });
   for (const [variable, value] of secrets) setEnvValue(paths, variable, value);
 

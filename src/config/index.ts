@@ -6,7 +6,7 @@ export {
 export { loadSources } from './sources-file.ts';
 export { parseSources, serializeSources, defaultSourcesYaml, type SourceConfig } from './sources-config.ts';
 export { createProjectFiles } from './create-project-files.ts';
-export { setProjectSetting, setEnvValue, writeFileAtomically, addSourceEntry } from './update-project-files.ts';
+export { setProjectSetting, setEnvValue, checkEnvValue, writeFileAtomically, addSourceEntry } from './update-project-files.ts';
 export { sectionFields, type SectionField } from './section-fields.ts';
 export type { SourceConfigOf } from './source-entry.ts';
 export {

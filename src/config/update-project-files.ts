@@ -37,10 +37,15 @@ export function setProjectSetting(paths: ProjectPaths, keyPath: readonly string[
 
 const ENV_NAME = /^[A-Z_][A-Z0-9_]*$/;
 
-/** Sets NAME=value in the project's .env (mode 0600), replacing an earlier line for the same name. */
-export function setEnvValue(paths: ProjectPaths, name: string, value: string): void {
+/** Throws ConfigError when NAME=value cannot be written to .env as it is; lets callers check before writing anything. */
+export function checkEnvValue(name: string, value: string): void {
   if (!ENV_NAME.test(name)) throw new ConfigError([`${name} is not an environment variable name`]);
   if (/[\r\n']/.test(value)) throw new ConfigError([`The value for ${name} must be one line without single quotes`]);
+}
+
+/** Sets NAME=value in the project's .env (mode 0600), replacing an earlier line for the same name. */
+export function setEnvValue(paths: ProjectPaths, name: string, value: string): void {
+  checkEnvValue(name, value);
   let lines: string[] = [];
   try {
     lines = readFileSync(paths.envFile, 'utf8').split('\n');

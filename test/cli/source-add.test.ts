@@ -101,6 +101,8 @@ describe('quarry source add (the form for scripts)', () => {
     expect(bad.stderr).toMatch(/sources\[\d+\]\.crm_a\.resources\[1\]/);
     const taken = await quarry(['source', 'add', '--project', dir, '--type', 'local_files', '--name', 'people', '--set', 'directory=data']);
     expect(taken.stderr.trim()).toBe('quarry: A source named "people" already exists');
+    const quoted = await quarry(['source', 'add', '--project', dir, '--type', 'crm_a', '--name', 'quoted', '--secret', "CRM_A_API_KEY=it's"]);
+    expect(quoted.stderr.trim()).toBe('The value for CRM_A_API_KEY must be one line without single quotes');
     const sneaky = await quarry(['source', 'add', '--project', dir, '--type', 'local_files', '--name', 'sneaky', '--set', '__proto__.x=1']);
     expect(sneaky.code).toBe(1);
     const after = readFileSync(path.join(dir, '.quarry', 'sources.yml'), 'utf8');
