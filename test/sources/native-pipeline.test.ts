@@ -7,6 +7,7 @@ import { startQuarry, type TestQuarry } from '../support/quarry.ts';
 import { syncAndWait } from '../support/sync.ts';
 
 const PIPELINE_MODULE = `
+import os
 import dlt
 
 @dlt.source
@@ -22,7 +23,7 @@ def shop(api_key, pages=2):
 
     @dlt.resource
     def settings():
-        yield {"currency": "NOK", "key_length": len(api_key)}
+        yield {"currency": "NOK", "key_length": len(api_key), "sees_other_credentials": os.environ.get("PG_URL") is not None}
 
     return customers, settings
 
@@ -72,7 +73,9 @@ describe('native_pipeline sources', () => {
     expect(await quarry.query('SELECT count(*) AS n, max(name) AS last, min(address__city) AS city FROM raw_shop.customers'))
       .toEqual([{ n: 30, last: 'c9', city: 'Oslo' }]);
     expect(await quarry.query('SELECT count(*) AS n, sum(qty) AS qty FROM raw_shop.customers__orders')).toEqual([{ n: 60, qty: 165 }]);
-    expect(await quarry.query('SELECT currency, key_length FROM raw_shop.settings')).toEqual([{ currency: 'NOK', key_length: 12 }]);
+    // The pipeline sees the variables its arguments name, not the project's other credentials.
+    expect(await quarry.query('SELECT currency, key_length, sees_other_credentials FROM raw_shop.settings'))
+      .toEqual([{ currency: 'NOK', key_length: 12, sees_other_credentials: false }]);
     // A second run replaces: nothing doubles.
     expect(await syncAndWait(quarry, 'shop')).toMatchObject({ type: 'sync_completed' });
     expect(await quarry.query('SELECT count(*) AS n FROM raw_shop.customers')).toEqual([{ n: 30 }]);

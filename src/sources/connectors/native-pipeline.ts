@@ -10,6 +10,10 @@ import { SyncFailedError } from '../sync-failed-error.ts';
 const RUNNER = path.join(import.meta.dirname, '..', 'native', 'run_pipeline.py');
 const ENV_REFERENCE = /^env:([A-Z_][A-Z0-9_]*)$/;
 const STDERR_LINES_KEPT = 40;
+const MANIFEST_MAX_CHARS = 1_000_000;
+const BASE_VARIABLES = new Set(['PATH', 'HOME', 'USER', 'LANG', 'LC_ALL', 'LC_CTYPE', 'TZ', 'TMPDIR', 'SSL_CERT_FILE', 'SSL_CERT_DIR', 'REQUESTS_CA_BUNDLE']);
+/** dlt's configuration by environment: sources' and destinations' settings and its runtime switches. */
+const DLT_PREFIXES = ['SOURCES__', 'DESTINATION__', 'RUNTIME__', 'NORMALIZE__', 'EXTRACT__', 'LOAD__', 'DLT_'];
 
 interface Manifest {
   readonly tables?: { name: string; file: string; rows: number }[];
@@ -17,17 +21,18 @@ interface Manifest {
 }
 
 /** `function_kwargs` with every `env:NAME` string replaced by that variable's value; the values, to mask in messages. */
-export function resolveEnvReferences(value: unknown, env: ExtractContext['env'], secrets: Set<string>): unknown {
+export function resolveEnvReferences(value: unknown, env: ExtractContext['env'], secrets: Set<string>, names: Set<string>): unknown {
   if (typeof value === 'string') {
     const name = ENV_REFERENCE.exec(value)?.[1];
     if (name === undefined) return value;
     const resolved = requireEnv(env, name, `a value of function_kwargs (${value})`);
     secrets.add(resolved);
+    names.add(name);
     return resolved;
   }
-  if (Array.isArray(value)) return value.map((item) => resolveEnvReferences(item, env, secrets));
+  if (Array.isArray(value)) return value.map((item) => resolveEnvReferences(item, env, secrets, names));
   if (value !== null && typeof value === 'object') {
-    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, resolveEnvReferences(item, env, secrets)]));
+    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, resolveEnvReferences(item, env, secrets, names)]));
   }
   return value;
 }
@@ -42,7 +47,8 @@ export const nativePipelineConnector: Connector = {
   async extract(context, sink) {
     const config = (context.source as SourceConfigOf<'native_pipeline'>).native_pipeline;
     const secrets = new Set<string>();
-    const kwargs = resolveEnvReferences(config.function_kwargs, context.env, secrets);
+    const referenced = new Set<string>();
+    const kwargs = resolveEnvReferences(config.function_kwargs, context.env, secrets, referenced);
     let python: string;
     try {
       python = pythonExecutable('dlt');
@@ -59,7 +65,7 @@ export const nativePipelineConnector: Connector = {
       work_dir: context.workDir,
       module_paths: [context.projectDir, path.join(context.projectDir, 'pipelines')],
     };
-    const manifest = await runPython(python, request, context, secrets);
+    const manifest = await runPython(python, request, context, secrets, referenced);
     for (const table of manifest) {
       sink.table({ name: table.name, disposition: 'replace' }).addFile({ path: table.file, format: 'parquet' });
       context.log('INFO', `The pipeline produced ${String(table.rows)} row(s) of ${table.name}`);
@@ -73,36 +79,61 @@ function mask(text: string, secrets: ReadonlySet<string>): string {
   return masked;
 }
 
+/** What the pipeline's process may see: the basics, dlt's own settings, and the variables its arguments name. */
+function pipelineEnvironment(context: ExtractContext, referenced: ReadonlySet<string>): Record<string, string> {
+  const allowed = (name: string): boolean =>
+    BASE_VARIABLES.has(name) || referenced.has(name) || DLT_PREFIXES.some((prefix) => name.startsWith(prefix));
+  const environment: Record<string, string> = {};
+  for (const [name, value] of Object.entries(context.env)) if (value !== undefined && allowed(name)) environment[name] = value;
+  return {
+    ...environment, RUNTIME__DLTHUB_TELEMETRY: 'false', PYTHONDONTWRITEBYTECODE: '1', PYTHONUNBUFFERED: '1',
+    // dlt reads its own config from here; the job's folder, not the user's home.
+    DLT_DATA_DIR: path.join(context.workDir, 'dlt-data'),
+  };
+}
+
 async function runPython(
-  python: string, request: object, context: ExtractContext, secrets: ReadonlySet<string>,
+  python: string, request: object, context: ExtractContext, secrets: ReadonlySet<string>, referenced: ReadonlySet<string>,
 ): Promise<NonNullable<Manifest['tables']>> {
+  // A group of its own, so a stop ends dlt's worker processes too, not only this one.
   const child = spawn(python, [RUNNER], {
-    cwd: context.projectDir,
-    env: {
-      ...context.env, RUNTIME__DLTHUB_TELEMETRY: 'false', PYTHONDONTWRITEBYTECODE: '1', PYTHONUNBUFFERED: '1',
-      // dlt reads its own config from here; the project folder, not the user's home.
-      DLT_DATA_DIR: path.join(context.workDir, 'dlt-data'),
-    },
-    stdio: ['pipe', 'pipe', 'pipe'],
-    signal: context.signal,
+    cwd: context.projectDir, env: pipelineEnvironment(context, referenced), stdio: ['pipe', 'pipe', 'pipe'], detached: true,
   });
-  let stdout = '';
+  const stop = (): void => {
+    if (child.pid !== undefined && child.exitCode === null) {
+      try {
+        process.kill(-child.pid, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+    }
+  };
+  context.signal.addEventListener('abort', stop, { once: true });
+  let lastStdoutLine = '';
+  createInterface({ input: child.stdout }).on('line', (line) => {
+    // Only the manifest, the last line, matters: a chatty module must not fill memory.
+    if (line.trim() !== '') lastStdoutLine = line.slice(0, MANIFEST_MAX_CHARS);
+  });
   const stderr: string[] = [];
-  child.stdout.setEncoding('utf8').on('data', (chunk: string) => { stdout += chunk; });
   createInterface({ input: child.stderr }).on('line', (line) => {
     if (line.trim() === '') return;
-    stderr.push(line);
+    stderr.push(line.slice(0, 2000));
     if (stderr.length > STDERR_LINES_KEPT) stderr.shift();
   });
   child.stdin.end(JSON.stringify(request));
-  const exitCode = await new Promise<number | null>((resolve, reject) => {
-    child.on('error', (error) => { reject(context.signal.aborted ? error : new SyncFailedError(`Could not start Python for the pipeline: ${error.message}`)); });
-    child.on('close', resolve);
-  });
-  const lastLine = stdout.trim().split('\n').at(-1) ?? '';
+  let exitCode: number | null;
+  try {
+    exitCode = await new Promise<number | null>((resolve, reject) => {
+      child.on('error', (error) => { reject(new SyncFailedError(`Could not start Python for the pipeline: ${error.message}`)); });
+      child.on('close', resolve);
+    });
+  } finally {
+    context.signal.removeEventListener('abort', stop);
+  }
+  context.signal.throwIfAborted();
   let manifest: Manifest = {};
   try {
-    manifest = JSON.parse(lastLine) as Manifest;
+    manifest = JSON.parse(lastStdoutLine) as Manifest;
   } catch {
     // no manifest: the script died before writing it
   }

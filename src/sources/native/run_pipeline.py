@@ -53,7 +53,7 @@ def main() -> None:
             if not exists:
                 continue  # declared by the schema, but the source yielded no rows for it
             file = os.path.join(work_dir, f"table-{index}.parquet")
-            relation = f'"{request["dataset_name"]}"."{table}"'
+            relation = f"{quote_identifier(request['dataset_name'])}.{quote_identifier(table)}"
             quoted_file = file.replace("'", "''")
             connection.execute(f"COPY (SELECT * FROM {relation}) TO '{quoted_file}' (FORMAT parquet)")
             rows = connection.execute(f"SELECT count(*) FROM {relation}").fetchone()[0]
@@ -61,6 +61,10 @@ def main() -> None:
     finally:
         connection.close()
     print(json.dumps({"tables": tables}), flush=True)
+
+
+def quote_identifier(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
 
 
 def fail(message: str) -> None:
