@@ -3,3 +3,4 @@ export { SourceNotFoundError, SourceDisabledError, SyncInProgressError, SourceTy
 export { summarizeSource, syncHistory, sourceLogs, SOURCE_STATUSES, type SourceStatus, type SourceSummary, type SyncHistoryEntry } from './source-report.ts';
 export { WarehouseLock } from './warehouse-lock.ts';
 export { testConnection, type ConnectionTestOptions } from './test-connection.ts';
+export { finishWithin } from './finish-within.ts';

@@ -1,5 +1,4 @@
 import path from 'node:path';
-import { setTimeout as delay } from 'node:timers/promises';
 import type { ProjectPaths, SourceConfig } from '../config/index.ts';
 import type { EventBus } from '../events/index.ts';
 import type { Logger } from '../logger.ts';
@@ -10,6 +9,7 @@ import {
 import type { JobRecord, LedgerEntry, LogLevel, Store } from '../store/index.ts';
 import { publishReplica, WarehouseBusyError, withWriteConnection } from '../warehouse/index.ts';
 import { SourceDisabledError, SourceNotFoundError, SourceTypeNotSupportedError, SyncInProgressError } from './errors.ts';
+import { finishWithin } from './finish-within.ts';
 import type { WarehouseLock } from './warehouse-lock.ts';
 
 export interface JobRunnerOptions {
@@ -113,17 +113,9 @@ export class JobRunner {
   /** Lets running jobs finish within `graceMs`, then aborts them; queued jobs end interrupted. */
   async close(graceMs: number): Promise<void> {
     this.#closing = true;
-    const finished = this.idle();
-    const graceOver = new AbortController();
-    const timedOut = await Promise.race([
-      finished.then(() => false),
-      delay(graceMs, true, { signal: graceOver.signal }).catch(() => false),
-    ]);
-    graceOver.abort();
-    if (timedOut) {
+    await finishWithin(this.idle(), graceMs, () => {
       for (const controller of this.#controllers.values()) controller.abort();
-      await finished;
-    }
+    });
   }
 
   async #runSync(job: JobRecord, source: SourceConfig, signal: AbortSignal, sync: () => Promise<SyncResult>): Promise<void> {

@@ -1,8 +1,7 @@
 import path from 'node:path';
-import { setTimeout as delay } from 'node:timers/promises';
 import type { ProjectConfig, ProjectPaths } from '../config/index.ts';
 import type { EventBus, QuarryEvent } from '../events/index.ts';
-import type { WarehouseLock } from '../jobs/index.ts';
+import { finishWithin, type WarehouseLock } from '../jobs/index.ts';
 import type { Logger } from '../logger.ts';
 import { pythonExecutable } from '../python/index.ts';
 import type { JobRecord, LogLevel, ModelRunStatus, Store } from '../store/index.ts';
@@ -158,17 +157,9 @@ export class TransformRunner {
   async close(graceMs: number): Promise<void> {
     this.#closing = true;
     this.#unsubscribe();
-    const finished = this.idle();
-    const graceOver = new AbortController();
-    const timedOut = await Promise.race([
-      finished.then(() => false),
-      delay(graceMs, true, { signal: graceOver.signal }).catch(() => false),
-    ]);
-    graceOver.abort();
-    if (timedOut) {
+    await finishWithin(this.idle(), graceMs, () => {
       for (const run of this.#active.values()) run.controller.abort();
-      await finished;
-    }
+    });
     await this.#worker?.close();
   }
 
