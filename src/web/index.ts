@@ -5,6 +5,9 @@ export {
 } from './pages.ts';
 export type { PageUser } from './layout.ts';
 export { renderSourcePage } from './source-page.ts';
+export { renderModelsPage } from './models-page.ts';
+export { renderLogsPage } from './logs-page.ts';
+export { renderHealthPage } from './health-page.ts';
 export { renderNotFoundPage, renderErrorPage } from './error-pages.ts';
 
 /** Assets anyone may load (the login page needs them before there is a session). */

@@ -3,8 +3,8 @@ import { z } from 'zod';
 import { can } from '../../auth/index.ts';
 import type { AppContext } from '../../context.ts';
 import {
-  renderAccountPage, renderChangePasswordPage, renderForbiddenPage, renderHomePage, renderLoginPage, renderNotFoundPage, renderSourcePage, renderUsersPage,
-  type OAuthButton,
+  renderAccountPage, renderChangePasswordPage, renderForbiddenPage, renderHealthPage, renderHomePage, renderLoginPage, renderLogsPage, renderModelsPage,
+  renderNotFoundPage, renderSourcePage, renderUsersPage, type OAuthButton,
 } from '../../web/index.ts';
 import { fileSourceLocation } from '../../jobs/index.ts';
 import { requireActor } from '../plugins/index.ts';
@@ -41,6 +41,19 @@ export const pageRoutes: FastifyPluginCallbackZod<{ ctx: AppContext; oauthButton
     return reply.type(asHtml).send(renderSourcePage({
       user: actor, name: source.name, type: source.type, canSync: can(actor, 'sources.sync') && source.enabled, canUpload: hasFiles && can(actor, 'files.write'), hasFiles,
     }));
+  });
+
+  app.get('/models', { schema: hidden }, async (request, reply) => {
+    const actor = requireActor(request);
+    return reply.type(asHtml).send(renderModelsPage({ user: actor, canRun: can(actor, 'models.run') }));
+  });
+
+  app.get('/logs', { schema: hidden }, async (request, reply) => {
+    return reply.type(asHtml).send(renderLogsPage({ user: requireActor(request), sources: ctx.sources.map((source) => source.name) }));
+  });
+
+  app.get('/health', { schema: hidden }, async (request, reply) => {
+    return reply.type(asHtml).send(renderHealthPage({ user: requireActor(request) }));
   });
 
   app.get('/settings/account', { schema: hidden }, async (request, reply) => {

@@ -1,0 +1,98 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import type { Browser, BrowserContextOptions, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launchBrowser, screenshot, signIn } from '../support/browser.ts';
+import { EMAILS, PASSWORDS, startQuarry, type TestQuarry } from '../support/quarry.ts';
+import type { Role } from '../../src/store/index.ts';
+
+const SOURCES = 'sources:\n  - name: shop\n    type: local_files\n    local_files: { directory: data/shop }\n';
+
+/** a_base → b_middle → c_top, and a_base → d_broken, whose SQL fails. */
+const MARTS: Record<string, string> = {
+  'a_base.sql': "select 1 as id, 'x' as label",
+  'b_middle.sql': "select id, label from {{ ref('a_base') }}",
+  'c_top.sql': "select count(*) as n from {{ ref('b_middle') }}",
+  'd_broken.sql': "select no_such_column from {{ ref('a_base') }}",
+};
+
+function writeProject(dir: string): void {
+  const marts = path.join(dir, 'transform', 'models', 'marts');
+  mkdirSync(marts, { recursive: true });
+  for (const [name, sql] of Object.entries(MARTS)) writeFileSync(path.join(marts, name), sql);
+  mkdirSync(path.join(dir, 'data', 'shop'), { recursive: true });
+  writeFileSync(path.join(dir, 'data', 'shop', 'jan.csv'), 'id,amount\n1,10\n2,20\n');
+}
+
+describe('models, logs and health pages in Chromium', () => {
+  let quarry: TestQuarry;
+  let browser: Browser;
+  beforeAll(async () => {
+    [quarry, browser] = await Promise.all([startQuarry({ sourcesYaml: SOURCES, transform: true, prepare: writeProject }), launchBrowser()]);
+    await quarry.ctx.transform.idle();
+  });
+  afterAll(async () => {
+    await browser.close();
+    await quarry.close();
+  });
+
+  async function openAs(role: Role, pagePath: string, options: BrowserContextOptions = {}): Promise<Page> {
+    const page = await (await browser.newContext({ viewport: { width: 1280, height: 900 }, ...options })).newPage();
+    await signIn(page, quarry.url, EMAILS[role], PASSWORDS[role]);
+    await page.waitForURL(`${quarry.url}/`);
+    await page.goto(`${quarry.url}${pagePath}`);
+    return page;
+  }
+  const statusOf = (page: Page, model: string) => page.locator(`tr[data-model="${model}"] .status`).textContent();
+
+  it('runs a model with cascade, shows statuses and the error live, and highlights a lineage', async () => {
+    const page = await openAs('editor', '/models');
+    await expect.poll(() => page.locator('#models tbody tr').count(), { timeout: 15_000 }).toBe(4);
+    expect(await page.locator('#lineage .node').count()).toBe(4);
+    expect(await page.locator('#lineage .edges path').count()).toBe(3);
+
+    await page.getByRole('button', { name: 'Run a_base and downstream models' }).click();
+    await expect.poll(() => statusOf(page, 'd_broken'), { timeout: 60_000 }).toBe('error');
+    await expect.poll(() => statusOf(page, 'c_top'), { timeout: 60_000 }).toBe('success');
+    expect(await statusOf(page, 'a_base')).toBe('success');
+    await expect.poll(() => page.locator('tr[data-model="d_broken"] .model-error').textContent()).toMatch(/no_such_column/);
+    expect(await page.locator('#lineage .node[data-model="d_broken"]').getAttribute('class')).toContain('status-error');
+
+    await page.locator('#lineage .node[data-model="c_top"]').click();
+    expect(await page.locator('#lineage .node.dimmed').evaluateAll((nodes) => nodes.map((node) => node.getAttribute('data-model')))).toEqual(['d_broken']);
+    await screenshot(page, 'models');
+
+    await page.getByRole('button', { name: 'Run only c_top' }).click();
+    await expect.poll(() => page.locator('#models-message').textContent()).toBe('Run of c_top started');
+  });
+
+  it('filters logs by level and source and tails new lines live', async () => {
+    const page = await openAs('viewer', '/logs');
+    await page.getByLabel('Source').selectOption('shop');
+    const ended = quarry.nextEvent('sync_completed');
+    expect((await quarry.request('POST', '/api/sources/shop/sync', { as: 'editor' })).status).toBe(200);
+    await ended;
+    await expect.poll(() => page.locator('#log-lines li').first().textContent()).toMatch(/SUCCESS\s*Sync finished: 2 rows/);
+    await page.getByLabel('Level').selectOption('SUCCESS');
+    await expect.poll(() => page.locator('#log-lines li .level').allTextContents()).toEqual(['SUCCESS']);
+    await page.getByLabel('Source').selectOption('');
+    await page.getByLabel('Level').selectOption('');
+    await expect.poll(() => page.locator('#log-lines li').count()).toBeGreaterThan(3);
+    await screenshot(page, 'logs');
+  });
+
+  it('shows health problems first, services and the watcher; follows the dark system setting; a viewer gets no Run buttons', async () => {
+    const page = await openAs('viewer', '/health', { colorScheme: 'dark' });
+    await expect.poll(() => page.locator('#run-failures li').first().textContent()).toMatch(/d_broken: .*no_such_column/);
+    expect(await page.locator('#watcher dd').first().textContent()).toBe('not running');
+    expect(await page.locator('#services dd').first().textContent()).toBe(quarry.ctx.version);
+    const background = await page.evaluate('getComputedStyle(document.body).backgroundColor');
+    expect(background).toBe('rgb(21, 25, 30)');
+    await screenshot(page, 'health-dark');
+
+    await page.goto(`${quarry.url}/models`);
+    await expect.poll(() => page.locator('tr[data-model="d_broken"]').count()).toBe(1);
+    expect(await page.locator('#models button', { hasText: /^Run/ }).count()).toBe(0);
+    await screenshot(page, 'models-dark-viewer');
+  });
+});
