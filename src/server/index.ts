@@ -11,7 +11,7 @@ import type { DocsServer } from '../transform/index.ts';
 import type { WatcherProcess } from '../watcher/index.ts';
 import { publicStaticRoot } from '../web/index.ts';
 import {
-  handleClientError, installAuthentication, installCsrfProtection, installErrorHandler, installOpenApi, installRateLimits,
+  handleClientError, handleFrameworkError, installAuthentication, installCsrfProtection, installErrorHandler, installOpenApi, installRateLimits,
   installSecurityHeaders,
 } from './plugins/index.ts';
 import { accountRoutes } from './routes/account.ts';
@@ -56,6 +56,7 @@ export async function buildApp(ctx: AppContext, parts: AppParts = {}): Promise<F
     return503OnClosing: true,
     forceCloseConnections: 'idle',
     clientErrorHandler: handleClientError,
+    frameworkErrors: handleFrameworkError,
     routerOptions: { maxParamLength: 500 },
   }).withTypeProvider<ZodTypeProvider>();
 

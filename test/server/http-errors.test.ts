@@ -43,6 +43,18 @@ describe('errors of the HTTP layer', () => {
     expect((await quarry.request('GET', '/api/status', { as: 'viewer' })).status).toBe(200);
   });
 
+  it('answers a path the router refuses (too long a parameter, a bad escape) in the contract format', async () => {
+    const cases = [
+      ['DELETE', `/api/users/${'a'.repeat(600)}`, 'A path segment is too long'],
+      ['GET', `/api/sources/${'%F0%9F%8F%BB'.repeat(300)}/details`, 'A path segment is too long'],
+      ['DELETE', '/api/users/%E0%A4%A', 'The URL is not valid'],
+    ] as const;
+    for (const [method, path, detail] of cases) {
+      const response = await quarry.request(method, path, { as: 'admin' });
+      expect({ path, status: response.status, body: response.json }).toEqual({ path, status: 400, body: { detail, code: 'invalid_request' } });
+    }
+  });
+
   it('answers a method the path does not have with a JSON 404', async () => {
     const response = await quarry.request('PUT', '/api/status', { as: 'admin' });
     expect(response.status).toBe(404);

@@ -1,4 +1,5 @@
 import type { Socket } from 'node:net';
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 
 const STATUS_TEXT: Record<number, string> = { 400: 'Bad Request', 408: 'Request Timeout', 413: 'Payload Too Large', 431: 'Request Header Fields Too Large' };
 
@@ -30,4 +31,13 @@ function describe(code: string | undefined): [number, string, string] {
     default:
       return [400, 'invalid_request', 'Malformed HTTP request'];
   }
+}
+
+/**
+ * Answers what Fastify's router refuses before any route or hook runs (a path that does not decode, a path
+ * parameter longer than maxParamLength) in the contract's format instead of Fastify's own body.
+ */
+export function handleFrameworkError(error: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
+  const detail = error.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 'A path segment is too long' : 'The URL is not valid';
+  void reply.code(400).send({ detail, code: 'invalid_request' });
 }

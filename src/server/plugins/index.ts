@@ -2,7 +2,7 @@ export { installAuthentication, requireActor, requireAction, SESSION_COOKIE } fr
 export { installCsrfProtection, isSameOrigin } from './csrf.ts';
 export { installErrorHandler } from './error-handler.ts';
 export { installSecurityHeaders } from './security-headers.ts';
-export { handleClientError } from './client-error.ts';
+export { handleClientError, handleFrameworkError } from './client-error.ts';
 export { isApiRequest } from './request-kind.ts';
 export { installOpenApi } from './openapi.ts';
 export { installRateLimits } from './rate-limit.ts';
