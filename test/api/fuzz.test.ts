@@ -62,7 +62,7 @@ describe('API fuzzing with schemathesis', () => {
       'run', schemaFile,
       '--url', quarry.url,
       '--header', `Authorization: Bearer ${key}`,
-      '--checks', 'not_a_server_error,response_schema_conformance',
+      '--checks', 'not_a_server_error,status_code_conformance,content_type_conformance,response_schema_conformance',
       '--max-examples', String(MAX_EXAMPLES),
       '--seed', '20260101',
       '--workers', '2',

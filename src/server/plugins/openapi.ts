@@ -18,6 +18,28 @@ const REDOC_PAGE = `<!doctype html>
 
 const REDOC_INIT = "Redoc.init('/api/openapi.json', { hideDownloadButton: false }, document.getElementById('redoc'));\n";
 
+/** Every error answer's body (`{detail, code}`, with `errors` on a validation failure): each operation's default response. */
+const ERROR_RESPONSE = {
+  description: 'An error: `{"detail", "code"}`',
+  type: 'object',
+  required: ['detail', 'code'],
+  properties: {
+    detail: { type: 'string' },
+    code: { type: 'string' },
+    errors: {
+      type: 'array',
+      items: { type: 'object', required: ['path', 'message'], properties: { path: { type: 'string' }, message: { type: 'string' } } },
+    },
+  },
+};
+
+/** The zod route schemas as JSON Schema, each operation documenting the error body beside its own replies. */
+const transform: typeof jsonSchemaTransform = (input) => {
+  const transformed = jsonSchemaTransform(input);
+  const response = (transformed.schema.response ?? {}) as Record<string, unknown>;
+  return { ...transformed, schema: { ...transformed.schema, response: { ...response, default: ERROR_RESPONSE } } };
+};
+
 /** The OpenAPI document built from the route schemas, Swagger UI at /api/docs and Redoc at /api/redoc. */
 export async function installOpenApi(app: FastifyInstance, version: string): Promise<void> {
   await app.register(swagger, {
@@ -35,7 +57,7 @@ export async function installOpenApi(app: FastifyInstance, version: string): Pro
       },
       security: [{ apiKey: [] }, { session: [] }],
     },
-    transform: jsonSchemaTransform,
+    transform,
   });
   await app.register(swaggerUi, { routePrefix: '/api/docs', uiConfig: { url: '/api/openapi.json' } });
 
