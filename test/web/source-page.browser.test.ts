@@ -71,6 +71,20 @@ describe('source page in Chromium', () => {
     await expect.poll(() => page.locator('tr[data-file="b.csv"] button').count()).toBe(0);
   });
 
+  it('reconnects its socket after the server drops it and keeps updating live', async () => {
+    const page = await openAs(browser, quarry, 'viewer');
+    await page.goto(`${quarry.url}/sources/orders`);
+    const live = page.locator('#live-state');
+    await expect.poll(() => live.textContent()).toBe('Live');
+    const histories = await page.locator('#history tbody tr').count();
+    for (const client of quarry.app.websocketServer.clients) client.close(1012, 'restarting');
+    await expect.poll(() => quarry.app.websocketServer.clients.size, { timeout: 10_000 }).toBeGreaterThan(0);
+    await expect.poll(() => live.textContent()).toBe('Live');
+    expect((await quarry.request('POST', '/api/sources/orders/sync', { as: 'editor', body: { full_refresh: true } })).status).toBe(200);
+    await expect.poll(() => page.locator('#history tbody tr').count(), { timeout: 15_000 }).toBe(histories + 1);
+    expect(await page.locator('#history tbody tr td').nth(4).textContent()).toBe('full refresh');
+  });
+
   it('shows an API error as a readable message', async () => {
     const page = await openAs(browser, quarry, 'editor');
     await page.goto(`${quarry.url}/sources/orders`);
