@@ -81,7 +81,7 @@ describe('models, logs and health pages in Chromium', () => {
     await screenshot(page, 'logs');
   });
 
-  it('shows health problems first, services and the watcher; follows the dark system setting; a viewer gets no Run buttons', async () => {
+  it('shows health problems first, services and the watcher; follows the dark system setting; a viewer gets no Run buttons; fits a phone', async () => {
     const page = await openAs('viewer', '/health', { colorScheme: 'dark' });
     await expect.poll(() => page.locator('#run-failures li').first().textContent()).toMatch(/d_broken: .*no_such_column/);
     expect(await page.locator('#watcher dd').first().textContent()).toBe('not running');
@@ -94,5 +94,14 @@ describe('models, logs and health pages in Chromium', () => {
     await expect.poll(() => page.locator('tr[data-model="d_broken"]').count()).toBe(1);
     expect(await page.locator('#models button', { hasText: /^Run/ }).count()).toBe(0);
     await screenshot(page, 'models-dark-viewer');
+
+    await page.setViewportSize({ width: 390, height: 844 });
+    for (const pagePath of ['/models', '/logs', '/health']) {
+      await page.goto(`${quarry.url}${pagePath}`);
+      await expect.poll(() => page.locator('#live-state').textContent()).toBe('Live');
+      expect(await page.evaluate('document.documentElement.scrollWidth - document.documentElement.clientWidth'), pagePath).toBe(0);
+    }
+    await expect.poll(() => page.locator('#watcher dd').count()).toBeGreaterThan(0);
+    await screenshot(page, 'health-phone-dark');
   });
 });
