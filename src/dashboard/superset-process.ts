@@ -7,6 +7,7 @@ import { createInterface } from 'node:readline';
 import { setTimeout as delay } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import type { Logger } from '../logger.ts';
+import { signalProcessGroup, stopProcessGroup } from '../python/index.ts';
 
 const run = promisify(execFile);
 const CONFIG_FILE = path.join(import.meta.dirname, 'superset_config.py');
@@ -92,13 +93,7 @@ export class SupersetProcess {
     if (this.#healthTimer) clearInterval(this.#healthTimer);
     this.#state = 'stopped';
     await this.#ready;
-    const child = this.#child;
-    if (!child || child.exitCode !== null || child.signalCode !== null || child.pid === undefined) return;
-    const exited = new Promise<void>((resolve) => { child.once('exit', () => { resolve(); }); });
-    signalGroup(child, 'SIGTERM');
-    const killer = setTimeout(() => { signalGroup(child, 'SIGKILL'); }, deadlineMs);
-    await exited;
-    clearTimeout(killer);
+    await stopProcessGroup(this.#child, deadlineMs);
   }
 
   async #launch(signal: AbortSignal): Promise<void> {
@@ -193,7 +188,7 @@ export class SupersetProcess {
     if (this.#healthFailures >= HEALTH_FAILURES_BEFORE_RESTART) {
       this.#options.log.warn('the dashboard tool stopped answering; restarting it');
       this.#healthFailures = 0;
-      signalGroup(child, 'SIGKILL'); // the exit handler restarts it
+      signalProcessGroup(child, 'SIGKILL'); // the exit handler restarts it
     }
   }
 
@@ -214,14 +209,6 @@ export class SupersetProcess {
     const delayMs = Math.min(MAX_RESTART_DELAY_MS, 1000 * 2 ** (this.#recentExits.length - 1));
     this.#options.log.warn({ code, signal, delayMs }, 'the dashboard tool exited; restarting');
     this.#restartTimer = setTimeout(() => { this.start(); }, delayMs);
-  }
-}
-
-function signalGroup(child: ChildProcess, signal: NodeJS.Signals): void {
-  try {
-    process.kill(-(child.pid ?? 0), signal);
-  } catch {
-    // already gone
   }
 }
 

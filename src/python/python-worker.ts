@@ -2,6 +2,7 @@ import { spawn, type ChildProcessByStdio } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import type { Readable, Writable } from 'node:stream';
 import type { Logger } from '../logger.ts';
+import { stopProcessGroup } from './process-group.ts';
 import { PythonEnvironmentError } from './python-environment.ts';
 
 /** A message the worker writes for a request: progress lines, then one line with `type: 'result'`. */
@@ -151,19 +152,6 @@ export class PythonWorker {
   }
 
   async #stop(deadlineMs: number): Promise<void> {
-    const child = this.#child;
-    if (!child || child.exitCode !== null || child.signalCode !== null || child.pid === undefined) return;
-    const exited = new Promise<void>((resolve) => { child.once('exit', () => { resolve(); }); });
-    const signalGroup = (signal: NodeJS.Signals): void => {
-      try {
-        process.kill(-(child.pid ?? 0), signal);
-      } catch {
-        // already gone
-      }
-    };
-    signalGroup('SIGTERM');
-    const killer = setTimeout(() => { signalGroup('SIGKILL'); }, deadlineMs);
-    await exited;
-    clearTimeout(killer);
+    await stopProcessGroup(this.#child, deadlineMs);
   }
 }

@@ -4,6 +4,7 @@ import { createInterface } from 'node:readline';
 import path from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 import type { Logger } from '../logger.ts';
+import { stopProcessGroup } from '../python/index.ts';
 
 const MAX_RESTART_DELAY_MS = 30_000;
 const RESTARTS_BEFORE_GIVING_UP = 5;
@@ -98,19 +99,7 @@ export class DocsServer {
     if (this.#restartTimer) clearTimeout(this.#restartTimer);
     const child = this.#child;
     this.#state = 'stopped';
-    if (!child || child.exitCode !== null || child.signalCode !== null || child.pid === undefined) return;
-    const exited = new Promise<void>((resolve) => { child.once('exit', () => { resolve(); }); });
-    const signalGroup = (signal: NodeJS.Signals): void => {
-      try {
-        process.kill(-(child.pid ?? 0), signal);
-      } catch {
-        // already gone
-      }
-    };
-    signalGroup('SIGTERM');
-    const killer = setTimeout(() => { signalGroup('SIGKILL'); }, deadlineMs);
-    await exited;
-    clearTimeout(killer);
+    await stopProcessGroup(child, deadlineMs);
   }
 
   #onExit(child: Child, code: number | null, signal: NodeJS.Signals | null, addressTaken: boolean): void {

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import type { SourceConfigOf } from '../../config/index.ts';
-import { PythonEnvironmentError, pythonExecutable } from '../../python/index.ts';
+import { PythonEnvironmentError, pythonExecutable, signalProcessGroup } from '../../python/index.ts';
 import type { Connector, ExtractContext } from '../connector.ts';
 import { requireEnv } from '../rest/index.ts';
 import { SyncFailedError } from '../sync-failed-error.ts';
@@ -99,15 +99,7 @@ async function runPython(
   const child = spawn(python, [RUNNER], {
     cwd: context.projectDir, env: pipelineEnvironment(context, referenced), stdio: ['pipe', 'pipe', 'pipe'], detached: true,
   });
-  const stop = (): void => {
-    if (child.pid !== undefined && child.exitCode === null) {
-      try {
-        process.kill(-child.pid, 'SIGKILL');
-      } catch {
-        // already gone
-      }
-    }
-  };
+  const stop = (): void => { signalProcessGroup(child, 'SIGKILL'); };
   context.signal.addEventListener('abort', stop, { once: true });
   let lastStdoutLine = '';
   createInterface({ input: child.stdout }).on('line', (line) => {
