@@ -7,7 +7,7 @@ import {
   type Connector, type CursorState, type FileSourceSpec, type SourceTokens,
 } from '../sources/index.ts';
 import type { JobRecord, LedgerEntry, LogLevel, Store } from '../store/index.ts';
-import { publishReplica, WarehouseBusyError, withWriteConnection } from '../warehouse/index.ts';
+import { inTransaction, publishReplica, WarehouseBusyError, withWriteConnection } from '../warehouse/index.ts';
 import { SourceDisabledError, SourceNotFoundError, SourceTypeNotSupportedError, SyncInProgressError } from './errors.ts';
 import { finishWithin } from './finish-within.ts';
 import type { WarehouseLock } from './warehouse-lock.ts';
@@ -170,18 +170,11 @@ export class JobRunner {
       }, staging);
       const staged = await staging.finish();
       const committed = await this.#lock.hold(async () => {
-        const loaded = await withWriteConnection(paths.warehouseFile, signal, async (connection) => {
-          await connection.run('BEGIN TRANSACTION');
-          try {
-            const outcome = await loadStagedTables(connection, source.name, staged, { fullRefresh: job.fullRefresh, now: now() });
-            signal.throwIfAborted();
-            await connection.run('COMMIT');
-            return outcome;
-          } catch (error) {
-            await connection.run('ROLLBACK');
-            throw error;
-          }
-        });
+        const loaded = await withWriteConnection(paths.warehouseFile, signal, (connection) => inTransaction(connection, async () => {
+          const outcome = await loadStagedTables(connection, source.name, staged, { fullRefresh: job.fullRefresh, now: now() });
+          signal.throwIfAborted();
+          return outcome;
+        }));
         const published = await this.#publish();
         return { rows: loaded.rowsLoaded, tables: loaded.tables, messages: [...loaded.messages, ...published], cursors };
       }, signal);

@@ -1,6 +1,6 @@
 import { access } from 'node:fs/promises';
 import type { LedgerEntry } from '../store/index.ts';
-import { quoteIdentifier, quoteLiteral, type DuckDBConnection } from '../warehouse/index.ts';
+import { inTransaction, quoteIdentifier, quoteLiteral, type DuckDBConnection } from '../warehouse/index.ts';
 import { describeColumns, evolveTable } from './evolve-schema.ts';
 import { FILE_FORMATS, hashFile, listSourceFiles, type FileFormat, type SourceFile } from './list-source-files.ts';
 import { SyncFailedError } from './sync-failed-error.ts';
@@ -144,8 +144,7 @@ export async function syncFileSource(
 
   // DuckDB's interrupt stops only the statement running at that moment, so each step checks the signal too.
   signal.throwIfAborted();
-  await connection.run('BEGIN TRANSACTION');
-  try {
+  await inTransaction(connection, async () => {
     await connection.run(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
     let tableExists = await hasTable(connection, rawSchemaOf(spec.source), spec.source);
     if (spec.fullRefresh && tableExists) {
@@ -187,11 +186,7 @@ export async function syncFileSource(
       await connection.run(`CREATE TABLE ${table} (${FILE_COLUMN} VARCHAR, ${LOADED_AT_COLUMN} TIMESTAMP)`);
     }
     signal.throwIfAborted();
-    await connection.run('COMMIT');
-  } catch (error) {
-    await connection.run('ROLLBACK');
-    throw error;
-  }
+  });
 
   const hashOf = new Map(await Promise.all([...hashes].map(async ([file, hash]) => [file, await hash] as const)));
   const perFile = await connection.runAndReadAll(`SELECT ${FILE_COLUMN} AS file, count(*)::BIGINT AS n FROM ${table} GROUP BY 1`);
