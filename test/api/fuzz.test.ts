@@ -57,6 +57,11 @@ describe('API fuzzing with schemathesis', () => {
     expect(document.status).toBe(200);
     const schemaFile = path.join(workDir, 'openapi.json');
     await writeFile(schemaFile, document.text);
+    // The CSV file operations refuse any source but a file source, so random names never reach their logic:
+    // give them the real one (schemathesis reads schemathesis.toml from its working directory).
+    await writeFile(path.join(workDir, 'schemathesis.toml'), [
+      '[[operations]]', 'include-path-regex = "/(upload-csv|csv-files)$"', '[operations.parameters]', '"path.source_name" = "files"', '',
+    ].join('\n'));
 
     const run = await runSchemathesis([
       'run', schemaFile,
