@@ -3,7 +3,9 @@ import { rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { closeContext, createContext } from '../context.ts';
 import { startDashboard } from '../dashboard/index.ts';
+import { fileSourceLocation } from '../jobs/index.ts';
 import { buildApp, startWatcher } from '../server/index.ts';
+import { removeUnfinishedUploads } from '../sources/index.ts';
 import { startDocsServer } from '../transform/index.ts';
 
 export interface StartOptions {
@@ -18,6 +20,11 @@ export interface StartOptions {
 export async function startPlatform(options: StartOptions, env: NodeJS.ProcessEnv, onListening: (url: string) => void): Promise<void> {
   const ctx = createContext({ projectDir: options.project, env });
   ctx.jobs.recoverInterrupted();
+  for (const source of ctx.sources) {
+    const location = fileSourceLocation(source, ctx.paths.root);
+    const removed = location === undefined ? 0 : await removeUnfinishedUploads(location.directory);
+    if (removed > 0) ctx.log.warn({ source: source.name, removed }, 'removed the temp files of uploads interrupted when the service stopped');
+  }
   const pidFile = path.join(ctx.paths.runDir, 'server.pid');
   const watcher = options.watcher !== false && ctx.config.watcher.enabled ? startWatcher(ctx) : undefined;
   ctx.transform.start();

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
-import { mkdir, realpath, rename, rm, stat, unlink } from 'node:fs/promises';
+import { mkdir, readdir, realpath, rename, rm, stat, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -53,6 +53,22 @@ export function sanitizeFileName(name: string): string {
   return base;
 }
 
+const UNFINISHED_UPLOAD_SUFFIX = '.tmp';
+const UNFINISHED_UPLOAD = /^\.upload-[0-9a-f]{12}\.tmp$/;
+
+/** Removes the temp files of uploads a stopped service never finished (a crash mid-upload); returns how many. */
+export async function removeUnfinishedUploads(directory: string): Promise<number> {
+  let names: string[];
+  try {
+    names = await readdir(directory);
+  } catch {
+    return 0; // no directory yet: nothing was uploaded
+  }
+  const unfinished = names.filter((name) => UNFINISHED_UPLOAD.test(name));
+  await Promise.all(unfinished.map((name) => rm(path.join(directory, name), { force: true })));
+  return unfinished.length;
+}
+
 /**
  * Streams an upload into the source's directory: a temp file first, renamed over the target only when
  * complete, so a failed or oversized upload leaves nothing behind and an existing file is replaced atomically.
@@ -64,7 +80,7 @@ export async function saveUpload(location: CsvLocation, fileName: string, conten
   }
   await mkdir(location.directory, { recursive: true });
   const target = path.join(location.directory, name);
-  const temporary = path.join(location.directory, `.upload-${randomBytes(6).toString('hex')}.tmp`);
+  const temporary = path.join(location.directory, `.upload-${randomBytes(6).toString('hex')}${UNFINISHED_UPLOAD_SUFFIX}`);
   try {
     await pipeline(content, createWriteStream(temporary, { flags: 'wx', mode: 0o644 }));
     // The multipart parser stops at the size limit and marks the stream truncated rather than failing it.

@@ -3,7 +3,7 @@ export { SyncFailedError } from './sync-failed-error.ts';
 export { listSourceFiles, formatOf, type SourceFile } from './list-source-files.ts';
 export { widenType } from './evolve-schema.ts';
 export {
-  saveUpload, listCsvFiles, deleteCsvFile, sanitizeFileName, UnsafePathError, FileNotFoundError, NotACsvSourceError, UploadTooLargeError,
+  saveUpload, removeUnfinishedUploads, listCsvFiles, deleteCsvFile, sanitizeFileName, UnsafePathError, FileNotFoundError, NotACsvSourceError, UploadTooLargeError,
   type CsvLocation, type CsvFileEntry,
 } from './csv-files.ts';
 export { connectorFor } from './connectors.ts';
