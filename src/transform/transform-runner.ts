@@ -83,6 +83,8 @@ export class TransformRunner {
     store.modelRuns.failRunning(null, 'The service stopped before the model finished', now().toISOString());
     ensureDbtProject(paths);
     void this.#inBackground('initial parse and docs', async () => {
+      // The manifest the last run left serves the models list at once; the parse then refreshes it.
+      await this.#reloadGraph();
       await this.#parse();
       this.#queueDocs();
     });
