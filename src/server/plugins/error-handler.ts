@@ -25,6 +25,12 @@ export function installErrorHandler(app: FastifyInstance): void {
     if (status >= 400 && status < 500) {
       return reply.code(400).send({ detail: clientMessage(error), code: 'invalid_request' });
     }
+    if (isPlatformDatabaseBusy(error)) {
+      request.log.warn({ err: error }, 'the platform database is locked by another process');
+      return reply.code(503).header('retry-after', String(BUSY_RETRY_SECONDS)).send({
+        detail: 'The platform database is locked by another process; try again in a moment', code: 'platform_db_busy',
+      });
+    }
     request.log.error({ err: error }, 'unhandled error');
     if (!isApiRequest(request) && request.method === 'GET') return reply.code(500).type('text/html; charset=utf-8').send(renderErrorPage({ user: request.actor }));
     return reply.code(500).send({ detail: 'Internal error', code: 'internal_error' });
@@ -36,6 +42,16 @@ export function installErrorHandler(app: FastifyInstance): void {
     }
     return reply.code(404).type('text/html; charset=utf-8').send(renderNotFoundPage({ user: request.actor }));
   });
+}
+
+const BUSY_RETRY_SECONDS = 5;
+const SQLITE_BUSY = 5;
+const SQLITE_LOCKED = 6;
+
+/** node:sqlite gave up waiting for a lock another process holds (a backup tool, a second Quarry). */
+function isPlatformDatabaseBusy(error: unknown): boolean {
+  const { code, errcode } = error as { code?: unknown; errcode?: unknown };
+  return code === 'ERR_SQLITE_ERROR' && typeof errcode === 'number' && [SQLITE_BUSY, SQLITE_LOCKED].includes(errcode & 0xff);
 }
 
 /** Fastify's own client errors (bad JSON, empty body with a JSON type) are safe to echo; anything else gets a fixed text. */
