@@ -11,33 +11,16 @@ import { pipeline } from 'node:stream/promises';
 import pg from 'pg';
 import { to as copyTo } from 'pg-copy-streams';
 import { initProject } from '../src/cli/init.ts';
-import { closeContext, createContext, type AppContext } from '../src/context.ts';
+import { closeContext, createContext } from '../src/context.ts';
 import { createLogger } from '../src/logger.ts';
 import { startFakeApi } from '../test/support/fake-api.ts';
 import type { LoadBenchResult } from './load.ts';
+import { syncAndWait, timed } from './measure.ts';
 
 const REST_RECORDS = Number(process.env.QUARRY_BENCH_REST_RECORDS ?? 200_000);
 const PAGE_SIZE = 1000;
 const PG_ROWS = Number(process.env.QUARRY_BENCH_PG_ROWS ?? 1_000_000);
 const PG_URL = process.env.QUARRY_BENCH_PG_URL ?? 'postgresql://postgres@127.0.0.1:5432/test';
-
-async function timed(work: () => Promise<unknown>): Promise<number> {
-  const started = process.hrtime.bigint();
-  await work();
-  return Number(process.hrtime.bigint() - started) / 1e9;
-}
-
-async function syncAndWait(ctx: AppContext, source: string): Promise<void> {
-  const done = new Promise<void>((resolve, reject) => {
-    const unsubscribe = ctx.events.subscribe((event) => {
-      if (event.type === 'sync_completed' && event.source === source) { unsubscribe(); resolve(); }
-      if (event.type === 'sync_failed' && event.source === source) { unsubscribe(); reject(new Error(event.error)); }
-    });
-  });
-  ctx.jobs.startSync(source, { fullRefresh: true, requestedBy: 'bench' });
-  await done;
-  await ctx.jobs.idle();
-}
 
 function perSecond(count: number, seconds: number): string {
   return `${Math.round(count / seconds).toLocaleString('en-US')} records/s`;
@@ -89,12 +72,12 @@ export async function runConnectorBenchmarks(): Promise<LoadBenchResult[]> {
     try {
       // Warm both paths once (connections, page cache, JIT), then measure each beside its baseline.
       await download();
-      await syncAndWait(ctx, 'rest');
+      await syncAndWait(ctx, 'rest', true);
       const downloadSeconds = await timed(download);
-      const restSeconds = await timed(() => syncAndWait(ctx, 'rest'));
+      const restSeconds = await timed(() => syncAndWait(ctx, 'rest', true));
       await copyOut();
       const copySeconds = await timed(copyOut);
-      const pgSeconds = await timed(() => syncAndWait(ctx, 'pg'));
+      const pgSeconds = await timed(() => syncAndWait(ctx, 'pg', true));
       return [
         {
           benchmark: 'rest',

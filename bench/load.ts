@@ -4,10 +4,10 @@ import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { DuckDBInstance } from '@duckdb/node-api';
 import { initProject } from '../src/cli/init.ts';
 import { closeContext, createContext, type AppContext } from '../src/context.ts';
 import { createLogger } from '../src/logger.ts';
+import { runDuckDb, syncAndWait, timed } from './measure.ts';
 
 export interface TimedCase {
   name: string;
@@ -23,34 +23,6 @@ export interface LoadBenchResult {
 const ROWS = Number(process.env.QUARRY_BENCH_LOAD_ROWS ?? 5_000_000);
 const SMALL_FILES = 1000;
 
-async function duckdb(file: string, sql: string): Promise<void> {
-  const instance = await DuckDBInstance.create(file);
-  try {
-    const connection = await instance.connect();
-    await connection.run(sql);
-    connection.closeSync();
-  } finally {
-    instance.closeSync();
-  }
-}
-
-async function timed(work: () => Promise<unknown>): Promise<number> {
-  const started = process.hrtime.bigint();
-  await work();
-  return Number(process.hrtime.bigint() - started) / 1e9;
-}
-
-async function syncAndWait(ctx: AppContext, source: string, fullRefresh = false): Promise<void> {
-  const done = new Promise<void>((resolve, reject) => {
-    const unsubscribe = ctx.events.subscribe((event) => {
-      if (event.type === 'sync_completed' && event.source === source) { unsubscribe(); resolve(); }
-      if (event.type === 'sync_failed' && event.source === source) { unsubscribe(); reject(new Error(event.error)); }
-    });
-  });
-  ctx.jobs.startSync(source, { fullRefresh, requestedBy: 'bench' });
-  await done;
-}
-
 export async function runLoadBenchmark(): Promise<LoadBenchResult[]> {
   const dir = await mkdtemp(path.join(tmpdir(), 'quarry-bench-load-'));
   try {
@@ -61,11 +33,11 @@ export async function runLoadBenchmark(): Promise<LoadBenchResult[]> {
     mkdirSync(bigDir, { recursive: true });
     mkdirSync(smallDir, { recursive: true });
     const bigCsv = path.join(bigDir, 'big.csv');
-    await duckdb(':memory:', `COPY (SELECT i AS id, i % 1000 AS customer_id, random() * 1000 AS amount, random() AS score,
+    await runDuckDb(':memory:', `COPY (SELECT i AS id, i % 1000 AS customer_id, random() * 1000 AS amount, random() AS score,
       'name-' || (i % 50000) AS name, 'city-' || (i % 300) AS city, md5(i::VARCHAR) AS token, CASE WHEN i % 2 = 0 THEN 'even' ELSE 'odd' END AS parity,
       DATE '2024-01-01' + (i % 700)::INTEGER AS day, TIMESTAMP '2024-01-01' + to_seconds(i) AS created_at
       FROM range(${String(ROWS)}) t(i)) TO '${bigCsv}' (HEADER)`);
-    await duckdb(':memory:', `COPY (SELECT i AS id, i % 1000 AS customer_id, random() * 1000 AS amount, 'name-' || i AS name, i // 5000 AS file_no
+    await runDuckDb(':memory:', `COPY (SELECT i AS id, i % 1000 AS customer_id, random() * 1000 AS amount, 'name-' || i AS name, i // 5000 AS file_no
       FROM range(${String(SMALL_FILES * 5000)}) t(i)) TO '${smallDir}' (FORMAT csv, HEADER, PARTITION_BY (file_no), FILENAME_PATTERN 'part_{i}')`);
     writeFileSync(path.join(dir, '.quarry', 'sources.yml'), [
       'sources:',
@@ -75,7 +47,7 @@ export async function runLoadBenchmark(): Promise<LoadBenchResult[]> {
     ].join('\n'));
 
     const baselineFile = path.join(dir, 'baseline.duckdb');
-    const baselineSeconds = await timed(() => duckdb(baselineFile, `CREATE TABLE t AS SELECT * FROM read_csv('${bigCsv}')`));
+    const baselineSeconds = await timed(() => runDuckDb(baselineFile, `CREATE TABLE t AS SELECT * FROM read_csv('${bigCsv}')`));
     rmSync(baselineFile, { force: true });
 
     // The incremental pair runs in a project of its own, so it measures the ledger and the load; the same pair

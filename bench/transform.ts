@@ -12,6 +12,7 @@ import { closeContext, createContext, type AppContext } from '../src/context.ts'
 import { createLogger } from '../src/logger.ts';
 import { pythonExecutable } from '../src/python/index.ts';
 import type { LoadBenchResult } from './load.ts';
+import { timed } from './measure.ts';
 
 const ROUNDS = Number(process.env.QUARRY_BENCH_TRANSFORM_ROUNDS ?? 5);
 const RAW_ROWS = 200_000;
@@ -56,12 +57,6 @@ async function createRawTable(warehouseFile: string): Promise<void> {
   } finally {
     instance.closeSync();
   }
-}
-
-async function timed(work: () => Promise<unknown>): Promise<number> {
-  const started = process.hrtime.bigint();
-  await work();
-  return Number(process.hrtime.bigint() - started) / 1e9;
 }
 
 /** The job from POST to its last model's outcome event (the docs regeneration that follows is not counted). */
