@@ -1,6 +1,7 @@
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
+import { startQuarry, type TestQuarry } from './quarry.ts';
 
 export const SCREENSHOT_DIR = path.resolve(import.meta.dirname, '..', '..', 'test-results', 'screenshots');
 
@@ -23,4 +24,15 @@ export async function signIn(page: Page, baseUrl: string, email: string, passwor
   await page.getByLabel('Email').fill(email);
   await page.getByLabel('Password').fill(password);
   await page.getByRole('button', { name: 'Sign in' }).click();
+}
+
+/** A Quarry with one `orders` local_files source holding a 3-row CSV, beside a browser: the pages' usual stage. */
+export async function startOrdersStage(): Promise<{ quarry: TestQuarry; browser: Browser }> {
+  const [quarry, browser] = await Promise.all([
+    startQuarry({ sourcesYaml: 'sources:\n  - name: orders\n    type: local_files\n    local_files: { directory: data/orders }\n' }),
+    launchBrowser(),
+  ]);
+  mkdirSync(path.join(quarry.dir, 'data', 'orders'), { recursive: true });
+  writeFileSync(path.join(quarry.dir, 'data', 'orders', 'a.csv'), 'id,amount\n1,10\n2,20\n3,30\n');
+  return { quarry, browser };
 }

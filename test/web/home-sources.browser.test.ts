@@ -1,20 +1,13 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
-import path from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchBrowser, screenshot, signIn } from '../support/browser.ts';
-import { EMAILS, PASSWORDS, startQuarry, type TestQuarry } from '../support/quarry.ts';
+import { screenshot, signIn, startOrdersStage } from '../support/browser.ts';
+import { EMAILS, PASSWORDS, type TestQuarry } from '../support/quarry.ts';
 
 describe('overview page in Chromium', () => {
   let quarry: TestQuarry;
   let browser: Browser;
   beforeAll(async () => {
-    [quarry, browser] = await Promise.all([
-      startQuarry({ sourcesYaml: 'sources:\n  - name: orders\n    type: local_files\n    local_files: { directory: data/orders }\n' }),
-      launchBrowser(),
-    ]);
-    mkdirSync(path.join(quarry.dir, 'data', 'orders'), { recursive: true });
-    writeFileSync(path.join(quarry.dir, 'data', 'orders', 'a.csv'), 'id,amount\n1,10\n2,20\n3,30\n');
+    ({ quarry, browser } = await startOrdersStage());
   });
   afterAll(async () => {
     await browser.close();
