@@ -11,9 +11,10 @@ export interface QuarryProcess {
   readonly output: () => string;
 }
 
-/** Runs `bin/quarry start` on a free port and resolves once it prints its URL. */
-export async function spawnQuarry(projectDir: string): Promise<QuarryProcess> {
-  const child = spawn(QUARRY_BIN, ['start', '--project', projectDir, '--port', '0', '--no-dashboard'], { stdio: ['ignore', 'pipe', 'pipe'] });
+/** Runs `bin/quarry start` on `port` (a free one by default) and resolves once it prints its URL. */
+export async function spawnQuarry(projectDir: string, options: { port?: number } = {}): Promise<QuarryProcess> {
+  const port = String(options.port ?? 0);
+  const child = spawn(QUARRY_BIN, ['start', '--project', projectDir, '--port', port, '--no-dashboard'], { stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   const url = await new Promise<string>((resolve, reject) => {
     child.stdout.setEncoding('utf8');
