@@ -51,7 +51,8 @@ export interface Auth {
   addUser(input: { email: string; name?: string; role: Role; password: string; mustChangePassword?: boolean }, by?: Actor): Promise<UserRecord>;
   listUsers(): UserRecord[];
   updateUser(actor: Actor, email: string, changes: { role?: Role; active?: boolean; name?: string }): UserRecord;
-  deleteUser(actor: Actor, email: string): void;
+  /** Returns the user as it was. */
+  deleteUser(actor: Actor, email: string): UserRecord;
   /** Clears the failed-login counters of every client for that email; returns how many were cleared. */
   unlock(email: string): number;
   /** An emergency admin with a temporary password that must be changed at first login. */
@@ -321,6 +322,7 @@ export function createAuth(options: { store: Store; config: ProjectConfig; secre
       if (user.id === actor.userId) throw new ForbiddenError('You cannot delete your own account');
       store.users.delete(user.id);
       audit('user_deleted', { actor: actor.email, subject: user.email });
+      return user;
     },
 
     unlock(email) {

@@ -100,6 +100,26 @@ models:
 `,
 };
 
+/** The demo's example dashboard on its marts, created in the dashboard tool once the marts are built. */
+const DEMO_DASHBOARD = {
+  title: 'Demo shop sales',
+  charts: [
+    { type: 'big_number', title: 'Revenue', dataset: 'marts.revenue_by_month', metric: 'SUM(revenue)' },
+    { type: 'big_number', title: 'Orders', dataset: 'marts.revenue_by_month', metric: 'SUM(orders)' },
+    { type: 'bar', title: 'Revenue by month', dataset: 'marts.revenue_by_month', x: 'order_month', metric: 'SUM(revenue)' },
+    { type: 'pie', title: 'Revenue by country', dataset: 'marts.revenue_by_country', group_by: 'country', metric: 'SUM(revenue)' },
+    {
+      type: 'table', title: 'Best customers', dataset: 'marts.customer_revenue', columns: ['customer', 'orders', 'revenue', 'last_order_at'],
+      order_by: 'revenue', descending: true, limit: 25,
+    },
+  ],
+};
+
+export function writeDemoDashboard(paths: ProjectPaths): void {
+  mkdirSync(paths.dashboardsDir, { recursive: true });
+  writeFileSync(path.join(paths.dashboardsDir, 'sales.json'), `${JSON.stringify(DEMO_DASHBOARD, null, 2)}\n`);
+}
+
 /** The demo's dbt models: the staging view over raw_orders.orders and marts built on it. */
 export function writeDemoModels(paths: ProjectPaths): void {
   writeStagingModels(paths.transformDir, 'orders', [{ schema: 'raw_orders', name: 'orders', columns: DEMO_RAW_COLUMNS }]);

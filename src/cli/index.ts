@@ -3,7 +3,7 @@ import { Command, InvalidArgumentError } from 'commander';
 import { ConfigError, QuarryError } from '../errors.ts';
 import { SERVICE_VERSION } from '../context.ts';
 import { CliError } from './cli-error.ts';
-import { ensureDemoProject } from './demo.ts';
+import { ensureDemoProject, loadDemoDataOnFirstStart } from './demo.ts';
 import { initProject } from './init.ts';
 import { setupOAuthProvider, type OAuthSetupOptions } from './oauth-setup.ts';
 import { startPlatform } from './start.ts';
@@ -68,7 +68,7 @@ export async function runCli(argv: readonly string[], env: NodeJS.ProcessEnv): P
     .option('--port <port>', 'port to listen on', parsePort)
     .action(async (options: { dir: string; host?: string; port?: number }) => {
       const login = await ensureDemoProject(options.dir, env);
-      await startPlatform({ project: login.root, ...options }, env, (url) => {
+      await startPlatform({ project: login.root, ...options, afterListening: loadDemoDataOnFirstStart }, env, (url) => {
         console.log([
           '',
           `  Quarry demo is running at ${url}`,

@@ -3,7 +3,7 @@ import { assertAcceptablePassword, assertValidEmail } from '../auth/index.ts';
 import { createProjectFiles, projectPaths } from '../config/index.ts';
 import { ensureDbtProject } from '../transform/index.ts';
 import { isInteractive, valueOrPrompt } from './prompt-or-flag.ts';
-import { writeDemoData, writeDemoModels, DEMO_SOURCES_YAML } from './demo-data.ts';
+import { writeDemoDashboard, writeDemoData, writeDemoModels, DEMO_SOURCES_YAML } from './demo-data.ts';
 import { withProject } from './with-project.ts';
 
 export interface InitOptions {
@@ -33,12 +33,14 @@ export async function initProject(directory: string, options: InitOptions, env: 
   createProjectFiles(paths, {
     name,
     organization: options.organization ?? '',
-    ...(options.demo === true ? { sourcesYaml: DEMO_SOURCES_YAML } : {}),
+    // The demo shows the whole chain: a synced file runs the models and refreshes the dashboard.
+    ...(options.demo === true ? { sourcesYaml: DEMO_SOURCES_YAML, autoTransform: true } : {}),
   });
   ensureDbtProject(paths);
   if (options.demo === true) {
     writeDemoData(paths);
     writeDemoModels(paths);
+    writeDemoDashboard(paths);
   }
   await withProject(paths.root, env, (ctx) => ctx.auth.addUser({ email: adminEmail, name: 'Administrator', role: 'admin', password: adminPassword }));
   return { root: paths.root, adminEmail };

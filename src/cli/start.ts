@@ -1,7 +1,7 @@
 import { once } from 'node:events';
 import { rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { closeContext, createContext } from '../context.ts';
+import { closeContext, createContext, type AppContext } from '../context.ts';
 import { startDashboard } from '../dashboard/index.ts';
 import { fileSourceLocation } from '../jobs/index.ts';
 import { buildApp, startWatcher } from '../server/index.ts';
@@ -14,6 +14,8 @@ export interface StartOptions {
   port?: number;
   dashboard?: boolean;
   watcher?: boolean;
+  /** Runs once the platform listens (the demo loads its sample data then). */
+  afterListening?: (ctx: AppContext) => void;
 }
 
 /** Serves the platform until SIGINT or SIGTERM, then closes it down in order. */
@@ -46,6 +48,7 @@ export async function startPlatform(options: StartOptions, env: NodeJS.ProcessEn
       const boundPort = address !== null && typeof address === 'object' ? address.port : port;
       const shownHost = host === '0.0.0.0' || host === '::' ? 'localhost' : host.includes(':') ? `[${host}]` : host;
       onListening(ctx.config.web.public_url ?? `http://${shownHost}:${String(boundPort)}`);
+      options.afterListening?.(ctx);
       const signal = await Promise.race([once(process, 'SIGINT'), once(process, 'SIGTERM')]);
       ctx.log.info({ signal: String(signal[0] ?? '') }, 'shutting down');
     } finally {

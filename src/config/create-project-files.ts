@@ -6,7 +6,7 @@ import type { ProjectPaths } from './project-paths.ts';
 import { defaultSourcesYaml } from './sources-config.ts';
 
 /** Writes a new project's configuration files; refuses a folder that already holds a project. */
-export function createProjectFiles(paths: ProjectPaths, options: { name: string; organization: string; sourcesYaml?: string }): void {
+export function createProjectFiles(paths: ProjectPaths, options: { name: string; organization: string; sourcesYaml?: string; autoTransform?: boolean }): void {
   if (existsSync(paths.projectFile)) {
     throw new ConfigError([`${paths.root} already holds a Quarry project (.quarry/project.yml exists)`]);
   }
@@ -25,5 +25,6 @@ export function createProjectFiles(paths: ProjectPaths, options: { name: string;
     web: { host: '127.0.0.1', port: 8800 },
     auth: { preset: 'local', password_max_age_days: 0 },
     limits: { max_upload_mb: 100, login_requests_per_minute: 10, api_requests_per_minute: 200 },
+    ...(options.autoTransform === true ? { watcher: { auto_transform: true } } : {}),
   }), { flag: 'wx' });
 }

@@ -14,6 +14,8 @@ export interface ProjectPaths {
   readonly warehouseFile: string;
   readonly transformDir: string;
   readonly dataDir: string;
+  /** Dashboards the project ships (<slug>.json), created in the dashboard tool once. */
+  readonly dashboardsDir: string;
 }
 
 export function projectPaths(projectDir: string): ProjectPaths {
@@ -33,5 +35,6 @@ export function projectPaths(projectDir: string): ProjectPaths {
     warehouseFile: path.join(warehouseDir, 'warehouse.duckdb'),
     transformDir: path.join(root, 'transform'),
     dataDir: path.join(root, 'data'),
+    dashboardsDir: path.join(root, 'dashboards'),
   });
 }

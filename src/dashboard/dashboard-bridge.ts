@@ -2,14 +2,15 @@ import { randomBytes } from 'node:crypto';
 import { encryptSecret } from '../auth/index.ts';
 import type { Logger } from '../logger.ts';
 import type { DashboardAccount, Role, Store, UserRecord } from '../store/index.ts';
-import { SupersetApi } from './superset-api.ts';
-import { SERVICE_ACCOUNT, type SupersetProcess } from './superset-process.ts';
+import type { SupersetApi } from './superset-api.ts';
+import type { SupersetProcess } from './superset-process.ts';
+import { VIEWER_ROLE } from './warehouse-registration.ts';
 
-/** Quarry role → Superset roles (viewers get database access with the warehouse registration). */
+/** Quarry role → Superset roles (the viewer role holds read access to the warehouse database). */
 const SUPERSET_ROLES: Record<Role, readonly string[]> = {
   admin: ['Admin'],
   editor: ['Alpha', 'sql_lab'],
-  viewer: ['Gamma'],
+  viewer: ['Gamma', VIEWER_ROLE],
 };
 
 /** Superset's session cookie (SESSION_COOKIE_NAME in superset_config.py). */
@@ -20,8 +21,6 @@ function sessionCookieValue(headers: Headers): string | undefined {
   return cookie?.slice(SESSION_COOKIE.length + 1).split(';')[0];
 }
 
-interface RoleList { result: { id: number; name: string }[] }
-interface UserList { result: { id: number; username: string }[] }
 
 /**
  * The single sign-on bridge: keeps one Superset account per platform user (role mapped, disabled
@@ -38,13 +37,13 @@ export class DashboardBridge {
   /** One sync at a time, so two requests never create the same account twice. */
   #queue: Promise<unknown> = Promise.resolve();
 
-  constructor(options: { superset: SupersetProcess; store: Store; secretKey: Buffer; log: Logger; now: () => Date }) {
+  constructor(options: { superset: SupersetProcess; api: SupersetApi; store: Store; secretKey: Buffer; log: Logger; now: () => Date }) {
     this.#superset = options.superset;
+    this.#api = options.api;
     this.#store = options.store;
     this.#secretKey = options.secretKey;
     this.#log = options.log;
     this.#now = options.now;
-    this.#api = new SupersetApi({ origin: () => this.#superset.origin(), username: SERVICE_ACCOUNT, password: () => this.#superset.servicePassword() });
   }
 
   /** Superset's name for a platform user: the email, which is unique on both sides. */
@@ -100,11 +99,17 @@ export class DashboardBridge {
     return this.#serialised(() => this.#sync(user));
   }
 
-  /** Syncs the user unless an active account is already recorded: the proxy's lazy path. */
+  /** Syncs the user unless the recorded account already matches: the proxy's lazy path (users added or changed while Superset was down, or by the CLI). */
   async ensureAccount(user: UserRecord): Promise<void> {
     const account = this.account(user.id);
-    if (account?.active === true && account.username === DashboardBridge.usernameOf(user)) return;
+    if (account?.active === user.active && account.role === user.role && account.username === DashboardBridge.usernameOf(user)) return;
     await this.syncUser(user);
+  }
+
+  /** Disables the account of a deleted user. */
+  async removeUser(userId: number): Promise<void> {
+    const account = this.account(userId);
+    if (account?.active === true) await this.#serialised(() => this.#disable(account));
   }
 
   async #sync(user: UserRecord): Promise<DashboardAccount> {
@@ -125,7 +130,7 @@ export class DashboardBridge {
       await this.#api.request('PUT', `/api/v1/security/users/${String(supersetUserId)}`, fields);
     }
     passwordEncrypted ??= encryptSecret(randomBytes(24).toString('base64url'), this.#secretKey);
-    const account = { userId: user.id, username, supersetUserId, passwordEncrypted, active: user.active, syncedAt: this.#now().toISOString() };
+    const account = { userId: user.id, username, supersetUserId, passwordEncrypted, active: user.active, role: user.role, syncedAt: this.#now().toISOString() };
     this.#store.dashboardAccounts.save(account);
     this.#log.info({ userId: user.id, role: user.role, active: user.active }, 'dashboard account synced');
     return account;
@@ -137,15 +142,15 @@ export class DashboardBridge {
   }
 
   async #findUser(username: string): Promise<number | undefined> {
-    const query = `(filters:!((col:username,opr:eq,value:'${username.replaceAll('!', '!!').replaceAll("'", "!'")}')))`;
-    const found = await this.#api.request<UserList>('GET', `/api/v1/security/users/?q=${encodeURIComponent(query)}`);
-    return found.result.find((candidate) => candidate.username === username)?.id;
+    const found = await this.#api.list<{ id: number; username: string }>('/api/v1/security/users/', { col: 'username', opr: 'eq', value: username });
+    return found.find((candidate) => candidate.username === username)?.id;
   }
 
   async #roles(names: readonly string[]): Promise<number[]> {
-    if (this.#roleIds === undefined) {
-      const list = await this.#api.request<RoleList>('GET', `/api/v1/security/roles/?q=${encodeURIComponent('(page_size:100)')}`);
-      this.#roleIds = new Map(list.result.map((role) => [role.name, role.id]));
+    // Looked up again when one is missing: the viewer role is created after Superset's own.
+    if (this.#roleIds === undefined || names.some((name) => this.#roleIds?.has(name) !== true)) {
+      const roles = await this.#api.list<{ id: number; name: string }>('/api/v1/security/roles/');
+      this.#roleIds = new Map(roles.map((role) => [role.name, role.id]));
     }
     const roleIds = this.#roleIds;
     return names.map((name) => {

@@ -38,3 +38,6 @@ export function startDashboard(options: {
   return superset;
 }
 export { DashboardBridge, SESSION_COOKIE as DASHBOARD_SESSION_COOKIE } from './dashboard-bridge.ts';
+export { DashboardService } from './dashboard-service.ts';
+export { loadDashboardDefinitions, type DashboardDefinition } from './dashboard-definitions.ts';
+export { WAREHOUSE_DATABASE, type RegisteredWarehouse } from './warehouse-registration.ts';

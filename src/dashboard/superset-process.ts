@@ -1,6 +1,6 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readlinkSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
@@ -52,6 +52,7 @@ export class SupersetProcess {
   #restartTimer: NodeJS.Timeout | null = null;
   #healthTimer: NodeJS.Timeout | null = null;
   #ready: Promise<void> = Promise.resolve();
+  readonly #runningListeners = new Set<() => void>();
 
   constructor(options: SupersetProcessOptions) {
     this.#options = options;
@@ -70,6 +71,17 @@ export class SupersetProcess {
 
   whenReady(): Promise<void> {
     return this.#ready;
+  }
+
+  /** Calls `listener` each time Superset starts answering (first start and every restart); returns the unsubscribe. */
+  onRunning(listener: () => void): () => void {
+    this.#runningListeners.add(listener);
+    return () => { this.#runningListeners.delete(listener); };
+  }
+
+  /** Superset's home inside the project. */
+  get home(): string {
+    return this.#options.home;
   }
 
   /** `http://127.0.0.1:<port>` while Superset answers, else undefined. */
@@ -99,6 +111,8 @@ export class SupersetProcess {
   async #launch(signal: AbortSignal): Promise<void> {
     const env = this.#environment();
     await this.#initialise(env, signal);
+    const pidFile = path.join(this.#options.home, 'gunicorn.pid');
+    await endOrphanedServer(pidFile, this.#options.home, this.#options.log);
     this.#port = this.#options.port === 0 ? await freePort() : this.#options.port;
     const child = spawn(path.join(this.#options.binDir, 'gunicorn'), [
       '-w', '1', '--threads', '4', '-k', 'gthread',
@@ -106,7 +120,7 @@ export class SupersetProcess {
       '--keep-alive', '75',
       // gunicorn 27's default control socket is one path per OS user: two instances would collide.
       '--no-control-socket',
-      '--timeout', '120', '-b', `127.0.0.1:${String(this.#port)}`, 'superset.app:create_app()',
+      '--pid', pidFile, '--timeout', '120', '-b', `127.0.0.1:${String(this.#port)}`, 'superset.app:create_app()',
     ], { env, cwd: this.#options.home, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
     this.#child = child;
     const log = this.#options.log;
@@ -118,6 +132,7 @@ export class SupersetProcess {
     await this.#awaitHealthy(child, signal);
     this.#state = 'running';
     log.info({ port: this.#port, pid: child.pid }, 'dashboard tool listening');
+    for (const listener of this.#runningListeners) listener();
     this.#healthTimer = setInterval(() => { void this.#checkHealth(child); }, HEALTH_INTERVAL_MS);
     this.#healthTimer.unref();
   }
@@ -209,6 +224,32 @@ export class SupersetProcess {
     const delayMs = Math.min(MAX_RESTART_DELAY_MS, 1000 * 2 ** (this.#recentExits.length - 1));
     this.#options.log.warn({ code, signal, delayMs }, 'the dashboard tool exited; restarting');
     this.#restartTimer = setTimeout(() => { this.start(); }, delayMs);
+  }
+}
+
+/**
+ * Ends a gunicorn that a Quarry killed with -9 left running (its process group outlives the parent):
+ * it would hold the port and the metadata DB. Only a gunicorn working in this home is touched.
+ */
+async function endOrphanedServer(pidFile: string, home: string, log: Logger): Promise<void> {
+  const pid = existsSync(pidFile) ? Number(readFileSync(pidFile, 'utf8').trim()) : Number.NaN;
+  rmSync(pidFile, { force: true });
+  if (!Number.isInteger(pid) || pid <= 1) return;
+  try {
+    if (readlinkSync(`/proc/${String(pid)}/cwd`) !== realpathSync(home)) return;
+    if (!readFileSync(`/proc/${String(pid)}/cmdline`, 'utf8').includes('gunicorn')) return;
+  } catch {
+    return; // gone already
+  }
+  log.warn({ pid }, 'ending the dashboard tool a previous Quarry left running');
+  for (const [signal, waitMs] of [['SIGTERM', 10_000], ['SIGKILL', 5_000]] as const) {
+    try {
+      process.kill(-pid, signal);
+    } catch {
+      return;
+    }
+    for (const deadline = Date.now() + waitMs; Date.now() < deadline && existsSync(`/proc/${String(pid)}`);) await delay(100);
+    if (!existsSync(`/proc/${String(pid)}`)) return;
   }
 }
 

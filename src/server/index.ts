@@ -6,7 +6,7 @@ import fastifyStatic from '@fastify/static';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { AppContext } from '../context.ts';
-import { DashboardBridge, type SupersetProcess } from '../dashboard/index.ts';
+import { DashboardService, servingDatabase, type SupersetProcess } from '../dashboard/index.ts';
 import type { DocsServer } from '../transform/index.ts';
 import type { WatcherProcess } from '../watcher/index.ts';
 import { publicStaticRoot } from '../web/index.ts';
@@ -85,7 +85,8 @@ export async function buildApp(ctx: AppContext, parts: AppParts = {}): Promise<F
   app.addHook('onClose', async () => { hub.close(); });
 
   await app.register(statusRoutes, { ctx, watcher: parts.watcher, docsServer: parts.docsServer, dashboard: parts.dashboard });
-  const bridge = parts.dashboard === undefined ? undefined : startDashboardBridge(ctx, parts.dashboard);
+  const dashboard = parts.dashboard === undefined ? undefined : startDashboardService(app, ctx, parts.dashboard);
+  const bridge = dashboard?.bridge;
   await app.register(authRoutes, { ctx, dashboard: bridge });
   await app.register(accountRoutes, { ctx });
   await app.register(apiKeyRoutes, { ctx });
@@ -94,21 +95,26 @@ export async function buildApp(ctx: AppContext, parts: AppParts = {}): Promise<F
   await app.register(transformRoutes, { ctx });
   await installTransformDocsProxy(app, parts.docsServer);
   await installDashboardProxy(app, ctx, parts.dashboard, bridge);
-  await app.register(dashboardConfigRoutes, { ctx, superset: parts.dashboard, bridge });
-  await app.register(userRoutes, { ctx });
+  await app.register(dashboardConfigRoutes, { ctx, superset: parts.dashboard, dashboard });
+  await app.register(userRoutes, { ctx, dashboard });
   await app.register(oauthRoutes, { ctx });
   await app.register(websocketRoutes, { hub, publicUrl: ctx.config.web.public_url });
   await app.register(pageRoutes, { ctx, oauthButtons: ctx.oauth.configured() });
   return app;
 }
 
-/** The SSO bridge over a Superset process: every user's account synced once Superset first answers. */
-function startDashboardBridge(ctx: AppContext, superset: SupersetProcess): DashboardBridge {
-  const bridge = new DashboardBridge({ superset, store: ctx.store, secretKey: ctx.secretKey, log: ctx.log.child({ module: 'dashboard' }), now: ctx.now });
-  void superset.whenReady().then(async () => {
-    if (superset.origin() !== undefined) await bridge.syncAll();
-  }).catch((error: unknown) => { ctx.log.warn({ err: error }, 'dashboard accounts could not be synced at start'); });
-  return bridge;
+/** Keeps Superset in step with the platform for as long as the app lives. */
+function startDashboardService(app: FastifyInstance, ctx: AppContext, superset: SupersetProcess): DashboardService {
+  const service = new DashboardService({
+    superset, store: ctx.store, events: ctx.events, servingDb: servingDatabase(ctx.paths), dashboardsDir: ctx.paths.dashboardsDir,
+    secretKey: ctx.secretKey, log: ctx.log.child({ module: 'dashboard' }), now: ctx.now,
+  });
+  service.start();
+  app.addHook('onClose', async () => {
+    service.close();
+    await service.idle();
+  });
+  return service;
 }
 
 export { startWatcher } from './start-watcher.ts';

@@ -1,4 +1,5 @@
 import type { DatabaseSync } from 'node:sqlite';
+import type { Role } from './users-repository.ts';
 
 /** A platform user's account in the dashboard tool; the password is sealed with the project's key and never shown. */
 export interface DashboardAccount {
@@ -7,6 +8,8 @@ export interface DashboardAccount {
   readonly supersetUserId: number;
   readonly passwordEncrypted: string;
   readonly active: boolean;
+  /** The platform role its Superset roles were mapped from; null for accounts synced before roles were recorded. */
+  readonly role: Role | null;
   readonly syncedAt: string;
 }
 
@@ -16,6 +19,7 @@ interface AccountRow {
   superset_user_id: number;
   password_encrypted: string;
   active: number;
+  role: Role | null;
   synced_at: string;
 }
 
@@ -25,6 +29,7 @@ const toAccount = (row: AccountRow): DashboardAccount => ({
   supersetUserId: row.superset_user_id,
   passwordEncrypted: row.password_encrypted,
   active: row.active === 1,
+  role: row.role,
   syncedAt: row.synced_at,
 });
 
@@ -46,10 +51,10 @@ export class DashboardAccountsRepository {
 
   save(account: DashboardAccount): void {
     this.#database.prepare(`
-      INSERT INTO dashboard_accounts (user_id, username, superset_user_id, password_encrypted, active, synced_at)
-      VALUES (?, ?, ?, ?, ?, ?)
+      INSERT INTO dashboard_accounts (user_id, username, superset_user_id, password_encrypted, active, role, synced_at)
+      VALUES (?, ?, ?, ?, ?, ?, ?)
       ON CONFLICT (user_id) DO UPDATE SET username = excluded.username, superset_user_id = excluded.superset_user_id,
-        password_encrypted = excluded.password_encrypted, active = excluded.active, synced_at = excluded.synced_at
-    `).run(account.userId, account.username, account.supersetUserId, account.passwordEncrypted, account.active ? 1 : 0, account.syncedAt);
+        password_encrypted = excluded.password_encrypted, active = excluded.active, role = excluded.role, synced_at = excluded.synced_at
+    `).run(account.userId, account.username, account.supersetUserId, account.passwordEncrypted, account.active ? 1 : 0, account.role, account.syncedAt);
   }
 }

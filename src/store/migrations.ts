@@ -150,6 +150,10 @@ const MIGRATIONS: readonly string[] = [
     synced_at TEXT NOT NULL
   );
   `,
+  `
+  -- The Quarry role the account was last given: a different one means its Superset roles are out of date.
+  ALTER TABLE dashboard_accounts ADD COLUMN role TEXT;
+  `,
 ];
 
 /** Brings the schema up to date inside one transaction; a database newer than this code is refused. */

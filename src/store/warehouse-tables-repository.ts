@@ -33,6 +33,12 @@ export class WarehouseTablesRepository {
     return rows.map((row) => ({ schema: row.schema_name, name: row.table_name, rowCount: row.row_count }));
   }
 
+  inLayer(layer: Layer): { schema: string; name: string }[] {
+    const rows = this.#database.prepare('SELECT schema_name, table_name FROM warehouse_tables WHERE layer = ? ORDER BY schema_name, table_name')
+      .all(layer) as unknown as { schema_name: string; table_name: string }[];
+    return rows.map((row) => ({ schema: row.schema_name, name: row.table_name }));
+  }
+
   countByLayer(): Record<Layer, number> {
     const counts: Record<Layer, number> = { raw: 0, staging: 0, marts: 0 };
     const rows = this.#database.prepare('SELECT layer, count(*) AS n FROM warehouse_tables GROUP BY layer').all() as unknown as

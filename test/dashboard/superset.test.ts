@@ -1,15 +1,70 @@
+import { randomBytes } from 'node:crypto';
+import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { EMAILS, PASSWORDS, startQuarry, type TestQuarry } from '../support/quarry.ts';
+import { DEMO_SOURCES_YAML } from '../../src/cli/demo-data.ts';
+import { SERVICE_ACCOUNT } from '../../src/dashboard/index.ts';
+import { SupersetApi } from '../../src/dashboard/superset-api.ts';
 import type { Role } from '../../src/store/index.ts';
+import { launchBrowser, screenshot, signIn } from '../support/browser.ts';
+import { EMAILS, PASSWORDS, startQuarry, type TestQuarry } from '../support/quarry.ts';
+
+const MARTS = ['marts.customer_revenue', 'marts.orders_enriched', 'marts.revenue_by_country', 'marts.revenue_by_month'];
+/** A second source, big enough that its sync runs for a few seconds while dashboards are read. */
+const BIG_ROWS = 1_500_000;
+const SOURCES_YAML = `${DEMO_SOURCES_YAML}  - name: events\n    type: local_files\n    local_files: { directory: data/events }\n`;
+
+function writeBigCsv(dir: string): void {
+  const folder = path.join(dir, 'data', 'events');
+  mkdirSync(folder, { recursive: true });
+  const file = path.join(folder, 'events.csv');
+  writeFileSync(file, 'id,kind,amount\n');
+  for (let start = 0; start < BIG_ROWS; start += 100_000) {
+    let chunk = '';
+    for (let id = start; id < start + 100_000; id++) chunk += `${String(id)},kind_${String(id % 7)},${String(id % 1000)}.5\n`;
+    appendFileSync(file, chunk);
+  }
+}
 
 // One Superset for the whole file: its first start (metadata DB, roles, service account) takes about half a minute.
-describe('the dashboard tool (Superset) under /dashboard/', () => {
+describe('the dashboard tool (Superset) under /dashboard/, on the demo project', () => {
   let quarry: TestQuarry;
+  let browser: Browser;
+  let superset: SupersetApi;
+
+  const dashboardConfig = async () => (await quarry.request('GET', '/api/dashboard-config', { as: 'admin' })).json;
+  const datasetId = async (table: string): Promise<number> => {
+    const [schema, name] = table.split('.');
+    const listed = await superset.list<{ id: number; schema: string; table_name: string }>('/api/v1/dataset/', { col: 'table_name', opr: 'eq', value: name ?? '' });
+    const found = listed.find((row) => row.schema === schema);
+    if (found === undefined) throw new Error(`no dataset ${table}`);
+    return found.id;
+  };
+  const revenueByCountry = async (role: Role) => quarry.request('POST', '/dashboard/api/v1/chart/data', {
+    as: role,
+    body: {
+      datasource: { id: await datasetId('marts.revenue_by_country'), type: 'table' }, force: true, result_format: 'json', result_type: 'full',
+      queries: [{ columns: [], metrics: [{ expressionType: 'SQL', sqlExpression: 'SUM(orders)', label: 'orders' }], row_limit: 10 }],
+    },
+  });
 
   beforeAll(async () => {
-    quarry = await startQuarry({ dashboard: true });
-  }, 240_000);
+    [quarry, browser] = await Promise.all([
+      startQuarry({ dashboard: true, demo: true, transform: true, sourcesYaml: SOURCES_YAML, prepare: writeBigCsv }),
+      launchBrowser(),
+    ]);
+    superset = new SupersetApi({ origin: () => quarry.dashboard?.origin(), username: SERVICE_ACCOUNT, password: () => quarry.dashboard?.servicePassword() ?? '' });
+    // The demo as a newcomer starts it: the sync runs the models (auto_transform), which registers the marts and the dashboard.
+    expect((await quarry.request('POST', '/api/sources/orders/sync', { as: 'admin' })).status).toBe(200);
+    await vi.waitFor(async () => {
+      expect((await dashboardConfig()).database?.datasets).toEqual(MARTS);
+      const dashboards = await superset.list<{ slug: string }>('/api/v1/dashboard/');
+      expect(dashboards.map((dashboard) => dashboard.slug)).toEqual(['sales']);
+    }, { timeout: 120_000, interval: 500 });
+  }, 300_000);
   afterAll(async () => {
+    await browser.close();
     await quarry.close();
   }, 60_000);
 
@@ -32,7 +87,7 @@ describe('the dashboard tool (Superset) under /dashboard/', () => {
   const cookieHeader = (setCookies: string[]): string => setCookies.map((cookie) => cookie.split(';')[0]).join('; ');
 
   it('gives every user a dashboard account with the mapped role, signed in through the proxy without a second login', async () => {
-    const expected: Record<Role, string[]> = { admin: ['Admin'], editor: ['Alpha', 'sql_lab'], viewer: ['Gamma'] };
+    const expected: Record<Role, string[]> = { admin: ['Admin'], editor: ['Alpha', 'sql_lab'], viewer: ['Gamma', 'quarry_viewer'] };
     for (const role of ['admin', 'editor', 'viewer'] as const) {
       const me = await quarry.request('GET', '/dashboard/api/v1/me/roles/', { as: role });
       expect(me.status).toBe(200);
@@ -40,19 +95,99 @@ describe('the dashboard tool (Superset) under /dashboard/', () => {
       expect(Object.keys(me.json.result.roles).sort()).toEqual(expected[role]);
       const user = quarry.ctx.store.users.findByEmail(EMAILS[role]);
       const account = quarry.ctx.store.dashboardAccounts.get(user?.id ?? 0);
-      expect(account).toMatchObject({ username: EMAILS[role], active: true });
+      expect(account).toMatchObject({ username: EMAILS[role], active: true, role });
       expect(account?.passwordEncrypted).toMatch(/^[A-Za-z0-9+/=]{40,}$/);
     }
   });
 
-  it('describes the dashboard tool and the caller\'s account at /api/dashboard-config, without secrets', async () => {
+  it('pushes a new user, a role change, a deactivation and a deletion to Superset at once', async () => {
+    const email = 'newcomer@example.com';
+    const supersetUser = async () => {
+      const [found] = await superset.list<{ id: number }>('/api/v1/security/users/', { col: 'username', opr: 'eq', value: email });
+      const detail = await superset.request<{ result: { active: boolean; roles: { name: string }[] } }>('GET', `/api/v1/security/users/${String(found?.id)}`);
+      return { active: detail.result.active, roles: detail.result.roles.map((role) => role.name).sort() };
+    };
+    const created = await quarry.request('POST', '/api/users', { as: 'admin', body: { email, name: 'New Comer', role: 'viewer', password: 'newcomer-password-1' } });
+    expect(created.status).toBe(201);
+    expect(await supersetUser()).toEqual({ active: true, roles: ['Gamma', 'quarry_viewer'] });
+    expect((await quarry.request('PATCH', `/api/users/${email}`, { as: 'admin', body: { role: 'editor' } })).status).toBe(200);
+    expect(await supersetUser()).toEqual({ active: true, roles: ['Alpha', 'sql_lab'] });
+    expect((await quarry.request('PATCH', `/api/users/${email}`, { as: 'admin', body: { active: false } })).status).toBe(200);
+    expect((await supersetUser()).active).toBe(false);
+    expect((await quarry.request('PATCH', `/api/users/${email}`, { as: 'admin', body: { active: true } })).status).toBe(200);
+    expect((await supersetUser()).active).toBe(true);
+    expect((await quarry.request('DELETE', `/api/users/${email}`, { as: 'admin' })).status).toBe(200);
+    expect((await supersetUser()).active).toBe(false);
+  });
+
+  it('describes the dashboard tool, the registered warehouse and the caller\'s account at /api/dashboard-config, without secrets', async () => {
     const config = await quarry.request('GET', '/api/dashboard-config', { as: 'viewer' });
     expect(config.status).toBe(200);
     expect(config.json).toEqual({
-      dashboard_url: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+\/dashboard\/$/), enabled: true, running: true, state: 'running', database: null,
+      dashboard_url: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+\/dashboard\/$/), enabled: true, running: true, state: 'running',
+      database: { id: expect.any(Number), name: 'warehouse', datasets: MARTS, refreshed_at: expect.any(String) },
       account: { username: EMAILS.viewer, active: true, synced_at: expect.any(String) },
     });
+    expect(config.text).not.toMatch(/password/i);
   });
+
+  it('registers the replica read-only and sandboxed: SQL reads the marts, writes and host files are refused', async () => {
+    const { database } = await dashboardConfig();
+    const registered = await superset.request<{ result: { sqlalchemy_uri: string } }>('GET', `/api/v1/database/${String(database.id)}/connection`);
+    expect(registered.result.sqlalchemy_uri).toBe(`duckdb:///${path.join(quarry.dir, 'warehouse', 'serving', 'current', 'warehouse.duckdb')}`);
+
+    const cookie = cookieHeader(await loginCookies('editor'));
+    const headers = { cookie, accept: 'application/json', 'x-requested-with': 'XMLHttpRequest' };
+    const csrf = await quarry.request('GET', '/dashboard/api/v1/security/csrf_token/', { cookie, headers });
+    const run = async (sql: string) => quarry.request('POST', '/dashboard/api/v1/sqllab/execute/', {
+      cookie, headers: { ...headers, 'x-csrftoken': csrf.json.result },
+      body: { database_id: database.id, sql, runAsync: false, schema: 'marts', tab: 'test', client_id: randomBytes(5).toString('hex'), queryLimit: 100 },
+    });
+    const count = await run('select count(*) as n from marts.orders_enriched');
+    expect(count.status).toBe(200);
+    expect(count.json.data).toEqual([{ n: 240 }]);
+    const write = await run('create table marts.intruder as select 1 as x');
+    expect(write.status).toBeGreaterThanOrEqual(400);
+    expect(write.text).toMatch(/read-only|DML/i);
+    const host = await run("select * from read_text('/etc/passwd')");
+    expect(host.status).toBeGreaterThanOrEqual(400);
+    expect(host.text).toMatch(/disabled by configuration|Permission Error/i);
+  });
+
+  it('lets a viewer read chart data from the replica', async () => {
+    const data = await revenueByCountry('viewer');
+    expect(data.status).toBe(200);
+    expect(data.json.result[0].data).toEqual([{ orders: 240 }]);
+  });
+
+  it('keeps answering chart queries from the replica while a sync is running', async () => {
+    const sync = await quarry.request('POST', '/api/sources/events/sync', { as: 'admin' });
+    expect(sync.status).toBe(200);
+    let queriesDuringSync = 0;
+    for (;;) {
+      const job = quarry.ctx.store.jobs.latest('sync', 'events');
+      const data = await revenueByCountry('viewer');
+      expect(data.status).toBe(200);
+      expect(data.json.result[0].data).toEqual([{ orders: 240 }]);
+      if (job?.status !== 'running' && job?.status !== 'queued') break;
+      queriesDuringSync++;
+    }
+    expect(quarry.ctx.store.jobs.latest('sync', 'events')?.status).toBe('success');
+    expect(queriesDuringSync).toBeGreaterThanOrEqual(3);
+  }, 120_000);
+
+  it('refreshes a dataset\'s columns when its marts model changes', async () => {
+    const model = path.join(quarry.dir, 'transform', 'models', 'marts', 'revenue_by_country.sql');
+    // The demo dashboard's pie chart reads revenue: it stays, one column is added.
+    writeFileSync(model, 'select country, count(*) as orders, round(sum(revenue), 2) as revenue, round(avg(revenue), 2) as average_order from {{ ref(\'orders_enriched\') }} group by country\n');
+    const run = await quarry.request('POST', '/api/transform/models/revenue_by_country/run', { as: 'admin' });
+    expect(run.status).toBe(200);
+    const id = await datasetId('marts.revenue_by_country');
+    await vi.waitFor(async () => {
+      const dataset = await superset.request<{ result: { columns: { column_name: string }[] } }>('GET', `/api/v1/dataset/${String(id)}`);
+      expect(dataset.result.columns.map((column) => column.column_name).sort()).toEqual(['average_order', 'country', 'orders', 'revenue']);
+    }, { timeout: 60_000, interval: 500 });
+  }, 70_000);
 
   it('sets dashboard.SESSION beside svc_session at login, and logout ends both', async () => {
     const setCookies = await loginCookies('editor');
@@ -91,7 +226,28 @@ describe('the dashboard tool (Superset) under /dashboard/', () => {
     expect(direct.status).toBe(401);
   });
 
-  it('restarts Superset when it dies', async () => {
+  it('takes a newcomer from Quarry\'s Dashboards link to the demo dashboard, signed in once, with the demo data', async () => {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    try {
+      await signIn(page, quarry.url, EMAILS.viewer, PASSWORDS.viewer);
+      await page.waitForURL(`${quarry.url}/`);
+      await page.getByRole('link', { name: 'Dashboards' }).click();
+      await page.waitForURL(/\/dashboard\/dashboard\/list\/$/);
+      await page.getByRole('link', { name: 'Demo shop sales' }).click();
+      await page.waitForURL(/\/dashboard\/superset\/dashboard\/sales\//);
+      // The big numbers are the demo's figures, read from the replica: 240 orders.
+      await expect.poll(() => page.getByText('240', { exact: true }).count(), { timeout: 60_000 }).toBeGreaterThan(0);
+      await expect.poll(() => page.locator('canvas, svg.echarts, [data-test="chart-container"] svg').count(), { timeout: 30_000 }).toBeGreaterThan(0);
+      await page.waitForTimeout(1000); // the charts' entry animation
+      await screenshot(page, 'dashboard-demo');
+      await expect.poll(() => page.getByText('Barbara', { exact: true }).count(), { timeout: 30_000 }).toBeGreaterThan(0);
+      expect(await page.getByLabel('Password').count()).toBe(0);
+    } finally {
+      await page.close();
+    }
+  }, 120_000);
+
+  it('restarts Superset when it dies, and the dashboards answer again', async () => {
     const pid = quarry.dashboard?.status().pid;
     expect(pid).toBeTypeOf('number');
     process.kill(-(pid ?? 0), 'SIGKILL');
@@ -99,6 +255,8 @@ describe('the dashboard tool (Superset) under /dashboard/', () => {
       expect(quarry.dashboard?.status().state).toBe('running');
       expect(quarry.dashboard?.status().pid).not.toBe(pid);
     }, { timeout: 60_000, interval: 200 });
+    const data = await revenueByCountry('viewer');
+    expect(data.status).toBe(200);
   }, 70_000);
 
   it('reports not_running once stopped and answers 502 upstream_unavailable', async () => {
@@ -121,7 +279,7 @@ describe('a project with the dashboard tool disabled', () => {
       const status = await quarry.request('GET', '/api/status', { as: 'viewer' });
       expect(status.json.services.dashboard).toBe('disabled');
       const config = await quarry.request('GET', '/api/dashboard-config', { as: 'viewer' });
-      expect(config.json).toMatchObject({ enabled: false, running: false, state: 'disabled', account: null });
+      expect(config.json).toMatchObject({ enabled: false, running: false, state: 'disabled', account: null, database: null });
     } finally {
       await quarry.close();
     }

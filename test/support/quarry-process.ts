@@ -11,10 +11,11 @@ export interface QuarryProcess {
   readonly output: () => string;
 }
 
-/** Runs `bin/quarry start` on `port` (a free one by default) and resolves once it prints its URL. */
-export async function spawnQuarry(projectDir: string, options: { port?: number } = {}): Promise<QuarryProcess> {
+/** Runs `bin/quarry start` on `port` (a free one by default), without Superset unless asked, and resolves once it prints its URL. */
+export async function spawnQuarry(projectDir: string, options: { port?: number; dashboard?: boolean } = {}): Promise<QuarryProcess> {
   const port = String(options.port ?? 0);
-  const child = spawn(QUARRY_BIN, ['start', '--project', projectDir, '--port', port, '--no-dashboard'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const args = ['start', '--project', projectDir, '--port', port, ...options.dashboard === true ? [] : ['--no-dashboard']];
+  const child = spawn(QUARRY_BIN, args, { stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   const url = await new Promise<string>((resolve, reject) => {
     child.stdout.setEncoding('utf8');

@@ -79,6 +79,8 @@ export interface StartOptions {
   docsServer?: boolean;
   /** Run Superset (slow: a file shares one instance); off by default, so other tests never start it. */
   dashboard?: boolean;
+  /** Create the project as `quarry init --demo` does: sample files, models, dashboard, auto_transform. */
+  demo?: boolean;
   /** Runs after the project is created and before the context opens (to add dbt models, say). */
   prepare?: (dir: string) => void | Promise<void>;
 }
@@ -87,7 +89,7 @@ export interface StartOptions {
 export async function startQuarry(options: StartOptions = {}): Promise<TestQuarry> {
   const dir = await mkdtemp(path.join(tmpdir(), 'quarry-test-'));
   const env = { QUARRY_ADMIN_PASSWORD: PASSWORDS.admin, ...options.env };
-  await initProject(dir, { name: 'Test project', organization: 'Test Org', adminEmail: EMAILS.admin, nonInteractive: true }, env);
+  await initProject(dir, { name: 'Test project', organization: 'Test Org', adminEmail: EMAILS.admin, nonInteractive: true, demo: options.demo }, env);
   const projectFile = path.join(dir, '.quarry', 'project.yml');
   if (options.projectConfig) {
     const current = parse(readFileSync(projectFile, 'utf8')) as Record<string, unknown>;

@@ -1,7 +1,7 @@
 import type { FastifyPluginCallbackZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppContext } from '../../context.ts';
-import type { DashboardBridge, SupersetProcess } from '../../dashboard/index.ts';
+import type { DashboardService, SupersetProcess } from '../../dashboard/index.ts';
 import { requireAction, requireActor } from '../plugins/index.ts';
 import { webUrl } from './web-url.ts';
 
@@ -10,7 +10,12 @@ const DashboardConfig = z.object({
   enabled: z.boolean(),
   running: z.boolean(),
   state: z.enum(['disabled', 'starting', 'running', 'stopped', 'failed', 'not_running']),
-  database: z.null().describe('the registered warehouse database; null until warehouse registration lands'),
+  database: z.object({
+    id: z.number().int(),
+    name: z.string(),
+    datasets: z.array(z.string()).describe('schema.table of each dataset, one per marts table'),
+    refreshed_at: z.string(),
+  }).nullable().describe('the warehouse replica as registered in the dashboard tool; null until the first sync has published it and the tool has seen it'),
   account: z.object({
     username: z.string(),
     active: z.boolean(),
@@ -19,13 +24,14 @@ const DashboardConfig = z.object({
 });
 
 export const dashboardConfigRoutes: FastifyPluginCallbackZod<{
-  ctx: AppContext; superset: SupersetProcess | undefined; bridge: DashboardBridge | undefined;
-}> = (app, { ctx, superset, bridge }, done) => {
+  ctx: AppContext; superset: SupersetProcess | undefined; dashboard: DashboardService | undefined;
+}> = (app, { ctx, superset, dashboard }, done) => {
   app.get('/api/dashboard-config', {
     preHandler: requireAction('data.read'),
     schema: { tags: ['platform'], summary: 'The dashboard tool: where it is, whether it runs, your account there', response: { 200: DashboardConfig } },
   }, async (request) => {
-    const account = bridge?.account(requireActor(request).userId);
+    const account = dashboard?.bridge.account(requireActor(request).userId);
+    const warehouse = dashboard?.warehouse();
     const enabled = ctx.config.dashboard.enabled;
     const state = !enabled ? 'disabled' as const : superset?.status().state ?? 'not_running' as const;
     return {
@@ -33,7 +39,8 @@ export const dashboardConfigRoutes: FastifyPluginCallbackZod<{
       enabled,
       running: state === 'running',
       state,
-      database: null,
+      database: warehouse === undefined ? null
+        : { id: warehouse.id, name: warehouse.name, datasets: [...warehouse.datasets], refreshed_at: warehouse.refreshedAt },
       account: account === undefined ? null : { username: account.username, active: account.active, synced_at: account.syncedAt },
     };
   });

@@ -1,6 +1,7 @@
 import type { FastifyPluginCallbackZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppContext } from '../../context.ts';
+import type { DashboardService } from '../../dashboard/index.ts';
 import { ROLES, type UserRecord } from '../../store/index.ts';
 import { requireActor, requireAction } from '../plugins/index.ts';
 
@@ -41,7 +42,7 @@ function present(user: UserRecord): z.infer<typeof User> {
 }
 
 /** User administration: admins only. */
-export const userRoutes: FastifyPluginCallbackZod<{ ctx: AppContext }> = (app, { ctx }, done) => {
+export const userRoutes: FastifyPluginCallbackZod<{ ctx: AppContext; dashboard: DashboardService | undefined }> = (app, { ctx, dashboard }, done) => {
   const manageUsers = requireAction('users.manage');
 
   app.get('/api/users', {
@@ -55,6 +56,7 @@ export const userRoutes: FastifyPluginCallbackZod<{ ctx: AppContext }> = (app, {
   }, async (request, reply) => {
     const user = await ctx.auth.addUser(request.body, requireActor(request));
     request.log.info({ user: user.email, role: user.role }, 'user added');
+    await dashboard?.userChanged(user);
     return reply.code(201).send(present(user));
   });
 
@@ -64,6 +66,7 @@ export const userRoutes: FastifyPluginCallbackZod<{ ctx: AppContext }> = (app, {
   }, async (request) => {
     const user = ctx.auth.updateUser(requireActor(request), request.params.email, request.body);
     request.log.info({ user: user.email, role: user.role, active: user.active }, 'user changed');
+    await dashboard?.userChanged(user);
     return present(user);
   });
 
@@ -71,8 +74,9 @@ export const userRoutes: FastifyPluginCallbackZod<{ ctx: AppContext }> = (app, {
     preHandler: manageUsers,
     schema: { tags: ['users'], summary: 'Delete a user', params: Params, response: { 200: z.object({ success: z.boolean() }) } },
   }, async (request) => {
-    ctx.auth.deleteUser(requireActor(request), request.params.email);
-    request.log.info({ user: request.params.email }, 'user deleted');
+    const deleted = ctx.auth.deleteUser(requireActor(request), request.params.email);
+    request.log.info({ user: deleted.email }, 'user deleted');
+    await dashboard?.userRemoved(deleted.id);
     return { success: true };
   });
 

@@ -1,0 +1,94 @@
+import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import type { Logger } from '../logger.ts';
+import type { ChartDefinition, DashboardDefinition } from './dashboard-definitions.ts';
+import type { SupersetApi } from './superset-api.ts';
+import type { TableName } from './warehouse-registration.ts';
+
+interface AdhocMetric { expressionType: 'SQL'; sqlExpression: string; label: string }
+
+const metricOf = (sql: string): AdhocMetric => ({ expressionType: 'SQL', sqlExpression: sql, label: sql });
+
+/** Superset's form data (a chart's `params`) for one chart definition. */
+export function chartParams(chart: ChartDefinition, datasetId: number): Record<string, unknown> {
+  const base = { datasource: `${String(datasetId)}__table`, adhoc_filters: [] };
+  switch (chart.type) {
+    case 'big_number':
+      return { ...base, viz_type: 'big_number_total', metric: metricOf(chart.metric), y_axis_format: 'SMART_NUMBER' };
+    case 'bar':
+      return {
+        ...base, viz_type: 'echarts_timeseries_bar', x_axis: chart.x, time_grain_sqla: 'P1M', metrics: [metricOf(chart.metric)], groupby: [],
+        row_limit: 10_000, show_legend: false, rich_tooltip: true, y_axis_format: 'SMART_NUMBER', orientation: 'vertical',
+      };
+    case 'pie':
+      return {
+        ...base, viz_type: 'pie', groupby: [chart.group_by], metric: metricOf(chart.metric), row_limit: 100, sort_by_metric: true,
+        show_labels: true, label_type: 'key_percent', show_legend: true, donut: true,
+      };
+    case 'table':
+      return {
+        ...base, viz_type: 'table', query_mode: 'raw', all_columns: chart.columns, row_limit: chart.limit, server_pagination: false,
+        // Superset keeps each raw-mode ordering as a JSON string: [column, ascending].
+        order_by_cols: chart.order_by === undefined ? [] : [JSON.stringify([chart.order_by, !chart.descending])],
+      };
+  }
+}
+
+function tableOf(dataset: string): TableName {
+  const [schema = '', name = ''] = dataset.split('.');
+  return { schema, name };
+}
+
+/**
+ * Creates each dashboard a project ships, once its datasets exist, and remembers the slugs it
+ * created (in Superset's home) so a dashboard someone deleted or edited in Superset is left alone.
+ */
+export class DashboardProvisioner {
+  readonly #api: SupersetApi;
+  readonly #recordFile: string;
+  readonly #log: Logger;
+
+  constructor(options: { api: SupersetApi; recordFile: string; log: Logger }) {
+    this.#api = options.api;
+    this.#recordFile = options.recordFile;
+    this.#log = options.log;
+  }
+
+  /** `datasetId` answers for `schema.table`; a dashboard with a dataset still missing waits for the next call. */
+  async provision(definitions: readonly DashboardDefinition[], datasetId: (table: TableName) => Promise<number | undefined>): Promise<void> {
+    const done = this.#provisioned();
+    for (const definition of definitions) {
+      if (done.has(definition.slug)) continue;
+      const ids = await Promise.all(definition.charts.map((chart) => datasetId(tableOf(chart.dataset))));
+      if (ids.some((id) => id === undefined)) continue;
+      await this.#create(definition, ids as number[]);
+      done.add(definition.slug);
+      this.#record(done);
+    }
+  }
+
+  async #create(definition: DashboardDefinition, datasetIds: readonly number[]): Promise<void> {
+    const existing = await this.#api.list<{ id: number; slug: string | null }>('/api/v1/dashboard/', { col: 'slug', opr: 'eq', value: definition.slug });
+    if (existing.some((dashboard) => dashboard.slug === definition.slug)) return;
+    const dashboard = await this.#api.request<{ id: number }>('POST', '/api/v1/dashboard/', { dashboard_title: definition.title, slug: definition.slug, published: true });
+    for (const [index, chart] of definition.charts.entries()) {
+      const datasetId = datasetIds[index] ?? 0;
+      const params = chartParams(chart, datasetId);
+      await this.#api.request('POST', '/api/v1/chart/', {
+        slice_name: chart.title, viz_type: params.viz_type, datasource_id: datasetId, datasource_type: 'table',
+        params: JSON.stringify(params), dashboards: [dashboard.id],
+      });
+    }
+    this.#log.info({ slug: definition.slug, charts: definition.charts.length }, 'dashboard created in the dashboard tool');
+  }
+
+  #provisioned(): Set<string> {
+    if (!existsSync(this.#recordFile)) return new Set();
+    return new Set(JSON.parse(readFileSync(this.#recordFile, 'utf8')) as string[]);
+  }
+
+  #record(slugs: ReadonlySet<string>): void {
+    const temporary = `${this.#recordFile}.tmp`;
+    writeFileSync(temporary, `${JSON.stringify([...slugs].sort())}\n`);
+    renameSync(temporary, this.#recordFile);
+  }
+}

@@ -1,0 +1,123 @@
+import path from 'node:path';
+import type { EventBus } from '../events/index.ts';
+import type { Logger } from '../logger.ts';
+import type { Store, UserRecord } from '../store/index.ts';
+import { DashboardBridge } from './dashboard-bridge.ts';
+import { loadDashboardDefinitions } from './dashboard-definitions.ts';
+import { DashboardProvisioner } from './dashboard-provisioner.ts';
+import { SupersetApi } from './superset-api.ts';
+import { SERVICE_ACCOUNT, type SupersetProcess } from './superset-process.ts';
+import { WarehouseRegistration, type RegisteredWarehouse } from './warehouse-registration.ts';
+
+/** Changes to the warehouse are batched this long before Superset's datasets are refreshed. */
+const REFRESH_DELAY_MS = 500;
+
+export interface DashboardServiceOptions {
+  readonly superset: SupersetProcess;
+  readonly store: Store;
+  readonly events: EventBus;
+  readonly servingDb: string;
+  readonly dashboardsDir: string;
+  readonly secretKey: Buffer;
+  readonly log: Logger;
+  readonly now: () => Date;
+}
+
+/**
+ * Keeps Superset in step with the platform: each time it starts answering, every user's account,
+ * the warehouse registration and the project's dashboards; after each sync or model run, the
+ * datasets; after each user change, that user's account.
+ */
+export class DashboardService {
+  readonly superset: SupersetProcess;
+  readonly bridge: DashboardBridge;
+  readonly #registration: WarehouseRegistration;
+  readonly #provisioner: DashboardProvisioner;
+  readonly #options: DashboardServiceOptions;
+  readonly #unsubscribe: (() => void)[] = [];
+  #refreshTimer: NodeJS.Timeout | null = null;
+  /** One reconciliation at a time, in order. */
+  #queue: Promise<unknown> = Promise.resolve();
+
+  constructor(options: DashboardServiceOptions) {
+    this.#options = options;
+    this.superset = options.superset;
+    const api = new SupersetApi({ origin: () => options.superset.origin(), username: SERVICE_ACCOUNT, password: () => options.superset.servicePassword() });
+    this.bridge = new DashboardBridge({ superset: options.superset, api, store: options.store, secretKey: options.secretKey, log: options.log, now: options.now });
+    this.#registration = new WarehouseRegistration({ api, servingDb: options.servingDb, log: options.log, now: options.now });
+    this.#provisioner = new DashboardProvisioner({ api, recordFile: path.join(options.superset.home, 'provisioned-dashboards.json'), log: options.log });
+  }
+
+  start(): void {
+    this.#unsubscribe.push(this.superset.onRunning(() => { void this.#reconcile(); }));
+    this.#unsubscribe.push(this.#options.events.subscribe((event) => {
+      if (event.type === 'transform_run_completed' || (event.type === 'sync_completed' && this.#registration.current() === undefined)) this.#scheduleRefresh();
+    }));
+    if (this.superset.origin() !== undefined) void this.#reconcile();
+  }
+
+  close(): void {
+    for (const unsubscribe of this.#unsubscribe.splice(0)) unsubscribe();
+    if (this.#refreshTimer) clearTimeout(this.#refreshTimer);
+  }
+
+  /** The registered warehouse database, once the replica exists and Superset has seen it. */
+  warehouse(): RegisteredWarehouse | undefined {
+    return this.#registration.current();
+  }
+
+  /** Pushes a user change (role, activation, new user) to Superset now; a failure is left to the proxy's lazy sync. */
+  async userChanged(user: UserRecord): Promise<void> {
+    if (this.superset.origin() === undefined) return;
+    await this.#attempt('the dashboard account could not be updated', () => this.bridge.syncUser(user));
+  }
+
+  async userRemoved(userId: number): Promise<void> {
+    if (this.superset.origin() === undefined) return;
+    await this.#attempt('the dashboard account could not be disabled', () => this.bridge.removeUser(userId));
+  }
+
+  /** Resolves once the work queued so far is done (tests and shutdown). */
+  async idle(): Promise<void> {
+    await this.#queue;
+  }
+
+  #reconcile(): Promise<void> {
+    return this.#serialised('the dashboard tool could not be brought in step with the platform', async () => {
+      await this.#registration.ensureViewerRole();
+      await this.bridge.syncAll();
+      await this.#refreshWarehouse();
+    });
+  }
+
+  #scheduleRefresh(): void {
+    if (this.#refreshTimer) clearTimeout(this.#refreshTimer);
+    this.#refreshTimer = setTimeout(() => {
+      this.#refreshTimer = null;
+      void this.#serialised('the dashboard tool\'s datasets could not be refreshed', () => this.#refreshWarehouse());
+    }, REFRESH_DELAY_MS);
+    this.#refreshTimer.unref();
+  }
+
+  async #refreshWarehouse(): Promise<void> {
+    if (this.superset.origin() === undefined) return;
+    const registered = await this.#registration.refresh(this.#options.store.warehouseTables.inLayer('marts'));
+    if (registered === undefined) return;
+    const definitions = loadDashboardDefinitions(this.#options.dashboardsDir, this.#options.log);
+    await this.#provisioner.provision(definitions, (table) => this.#registration.datasetId(table));
+  }
+
+  #serialised(failure: string, work: () => Promise<unknown>): Promise<void> {
+    const turn = this.#queue.then(() => this.#attempt(failure, work));
+    this.#queue = turn;
+    return turn;
+  }
+
+  async #attempt(failure: string, work: () => Promise<unknown>): Promise<void> {
+    try {
+      await work();
+    } catch (error) {
+      this.#options.log.warn({ reason: error instanceof Error ? error.message : String(error) }, failure);
+    }
+  }
+}

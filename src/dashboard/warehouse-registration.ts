@@ -1,0 +1,125 @@
+import { existsSync } from 'node:fs';
+import type { Logger } from '../logger.ts';
+import type { SupersetApi } from './superset-api.ts';
+
+/** The Superset database that stands for the warehouse replica. */
+export const WAREHOUSE_DATABASE = 'warehouse';
+/** Gamma plus this role is a viewer: read access to the warehouse database, nothing else. */
+export const VIEWER_ROLE = 'quarry_viewer';
+
+export interface TableName { readonly schema: string; readonly name: string }
+
+export interface RegisteredWarehouse {
+  readonly id: number;
+  readonly name: string;
+  /** `schema.table` of every dataset on it. */
+  readonly datasets: readonly string[];
+  readonly refreshedAt: string;
+}
+
+interface DatasetRow { id: number; schema: string | null; table_name: string }
+interface PermissionRow { id: number; permission: { name: string }; view_menu: { name: string } }
+
+/**
+ * Keeps the warehouse replica registered in Superset: one read-only DuckDB database (the connection
+ * mutator in superset_config.py enforces read-only and the sandbox whatever is registered), viewers
+ * granted access to it, and a dataset per marts table with its columns refreshed after each change.
+ */
+export class WarehouseRegistration {
+  readonly #api: SupersetApi;
+  readonly #servingDb: string;
+  readonly #log: Logger;
+  readonly #now: () => Date;
+  #registered: RegisteredWarehouse | undefined;
+  /** The database id viewers were last granted, so the grant is not repeated on every refresh. */
+  #grantedDatabaseId: number | undefined;
+
+  constructor(options: { api: SupersetApi; servingDb: string; log: Logger; now: () => Date }) {
+    this.#api = options.api;
+    this.#servingDb = options.servingDb;
+    this.#log = options.log;
+    this.#now = options.now;
+  }
+
+  current(): RegisteredWarehouse | undefined {
+    return this.#registered;
+  }
+
+  /** Creates the viewer role (empty until the database exists), so viewers' accounts can be given it. */
+  async ensureViewerRole(): Promise<number> {
+    const roles = await this.#api.list<{ id: number; name: string }>('/api/v1/security/roles/');
+    const role = roles.find((candidate) => candidate.name === VIEWER_ROLE);
+    if (role !== undefined) return role.id;
+    const created = await this.#api.request<{ id: number }>('POST', '/api/v1/security/roles/', { name: VIEWER_ROLE });
+    return created.id;
+  }
+
+  /**
+   * Registers the replica once it exists (a project that never synced has none: undefined), grants
+   * viewers access, and brings the datasets in line with `martsTables`.
+   */
+  async refresh(martsTables: readonly TableName[]): Promise<RegisteredWarehouse | undefined> {
+    if (!existsSync(this.#servingDb)) return undefined;
+    const databaseId = await this.#ensureDatabase();
+    if (this.#grantedDatabaseId !== databaseId) {
+      await this.#grantViewers(databaseId);
+      this.#grantedDatabaseId = databaseId;
+    }
+    const datasets = await this.#syncDatasets(databaseId, martsTables);
+    this.#registered = { id: databaseId, name: WAREHOUSE_DATABASE, datasets, refreshedAt: this.#now().toISOString() };
+    return this.#registered;
+  }
+
+  /** The dataset id of `schema.table` on the warehouse database, if registered. */
+  async datasetId(table: TableName): Promise<number | undefined> {
+    const registered = this.#registered;
+    if (registered === undefined) return undefined;
+    const rows = await this.#datasets(registered.id);
+    return rows.find((row) => row.schema === table.schema && row.table_name === table.name)?.id;
+  }
+
+  async #ensureDatabase(): Promise<number> {
+    const uri = `duckdb:///${this.#servingDb}`;
+    const databases = await this.#api.list<{ id: number; database_name: string }>('/api/v1/database/', { col: 'database_name', opr: 'eq', value: WAREHOUSE_DATABASE });
+    const existing = databases.find((database) => database.database_name === WAREHOUSE_DATABASE);
+    const fields = { sqlalchemy_uri: uri, expose_in_sqllab: true, allow_dml: false, allow_run_async: false, allow_file_upload: false };
+    if (existing === undefined) {
+      const created = await this.#api.request<{ id: number }>('POST', '/api/v1/database/', { database_name: WAREHOUSE_DATABASE, ...fields });
+      this.#log.info({ databaseId: created.id }, 'registered the warehouse replica in the dashboard tool');
+      return created.id;
+    }
+    // The project folder may have moved since the registration: the URI follows it.
+    await this.#api.request('PUT', `/api/v1/database/${String(existing.id)}`, fields);
+    return existing.id;
+  }
+
+  /** Gives the viewer role `database_access` on the warehouse database (Gamma alone cannot read charts). */
+  async #grantViewers(databaseId: number): Promise<void> {
+    const roleId = await this.ensureViewerRole();
+    const resource = `[${WAREHOUSE_DATABASE}].(id:${String(databaseId)})`;
+    const permissions = await this.#api.list<PermissionRow>('/api/v1/security/permissions-resources/');
+    const permission = permissions.find((row) => row.permission.name === 'database_access' && row.view_menu.name === resource);
+    if (permission === undefined) throw new Error(`Superset has no database_access permission on ${resource}`);
+    await this.#api.request('POST', `/api/v1/security/roles/${String(roleId)}/permissions`, { permission_view_menu_ids: [permission.id] });
+  }
+
+  async #syncDatasets(databaseId: number, martsTables: readonly TableName[]): Promise<string[]> {
+    const existing = await this.#datasets(databaseId);
+    for (const table of martsTables) {
+      const dataset = existing.find((row) => row.schema === table.schema && row.table_name === table.name);
+      if (dataset === undefined) {
+        const created = await this.#api.request<{ id: number }>('POST', '/api/v1/dataset/', { database: databaseId, schema: table.schema, table_name: table.name });
+        existing.push({ id: created.id, schema: table.schema, table_name: table.name });
+        this.#log.info({ table: `${table.schema}.${table.name}` }, 'dataset added to the dashboard tool');
+      } else {
+        // A model may have gained or lost columns: Superset re-reads them from the replica.
+        await this.#api.request('PUT', `/api/v1/dataset/${String(dataset.id)}/refresh`);
+      }
+    }
+    return existing.map((row) => `${row.schema ?? ''}.${row.table_name}`).sort();
+  }
+
+  async #datasets(databaseId: number): Promise<DatasetRow[]> {
+    return this.#api.list<DatasetRow>('/api/v1/dataset/', { col: 'database', opr: 'rel_o_m', value: databaseId });
+  }
+}
