@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
@@ -37,6 +37,11 @@ async function stop(server: QuarryProcess): Promise<void> {
 describe('a crash in the middle of a model run', () => {
   it('keeps the last built tables, records the run interrupted, and the next run succeeds', { timeout: 180_000 }, async () => {
     expect(spawnSync(QUARRY_BIN, ['init', dir, '--demo', '--admin-email', EMAIL, '--admin-password', PASSWORD, '--non-interactive']).status).toBe(0);
+    // Models run when this test says, not after each sync as the demo has them.
+    const projectFile = path.join(dir, '.quarry', 'project.yml');
+    const projectYaml = readFileSync(projectFile, 'utf8');
+    expect(projectYaml).toContain('auto_transform: true');
+    writeFileSync(projectFile, projectYaml.replace('auto_transform: true', 'auto_transform: false'));
     // A model slow enough to be caught in the middle: several seconds of DuckDB arithmetic.
     writeFileSync(path.join(dir, 'transform', 'models', 'marts', 'slow_totals.sql'),
       "select count(*) as orders, (select sum(i % 7) from range(6000000000) t(i)) as busy from {{ ref('stg_orders__orders') }}\n");
