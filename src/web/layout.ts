@@ -26,10 +26,10 @@ export function layout(options: { title: string; user: PageUser | null; body: Sa
         </nav>
         <div class="who">
           <span id="live-state" class="live" hidden></span>
-          <a href="/settings/account" title="Your account">${options.user.name || options.user.email}</a>
+          <a class="account" href="/settings/account" title="Your account">${options.user.name || options.user.email}</a>
           <span class="role">${options.user.role}</span>
           ${options.user.role === 'admin' ? link('/admin/users', 'Users') : html``}
-          <a href="/api/docs">API</a>
+          <a class="api-link" href="/api/docs">API</a>
           <button type="button" id="logout" class="link">Sign out</button>
         </div>
       </header>`

@@ -23,7 +23,7 @@ export function renderModelsPage(options: { user: PageUser; canRun: boolean }): 
     <section class="card" aria-labelledby="list-title">
       <h2 id="list-title">All models</h2>
       <div class="scroll"><table id="models" data-can-run="${options.canRun ? 'yes' : 'no'}"><caption class="visually-hidden">Models, their layer, status and last error</caption>
-        <thead><tr><th scope="col">Model</th><th scope="col">Layer</th><th scope="col" class="phone-hide">Built as</th><th scope="col">Status</th><th scope="col" class="phone-hide">Depends on</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
+        <thead><tr><th scope="col">Model</th><th scope="col" class="phone-hide">Layer</th><th scope="col" class="phone-hide">Built as</th><th scope="col">Status</th><th scope="col" class="phone-hide">Depends on</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
         <tbody></tbody></table></div>
     </section>`,
   });

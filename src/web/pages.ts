@@ -171,9 +171,9 @@ export function renderUsersPage(options: { user: PageUser }): string {
     body: html`<h1>Users</h1>
     <p id="users-message" class="notice" role="status" hidden></p>
     <section class="card">
-      <table id="users"><caption class="visually-hidden">All users</caption>
+      <div class="scroll"><table id="users" data-me="${options.user.email}"><caption class="visually-hidden">All users</caption>
         <thead><tr><th scope="col">Email</th><th scope="col">Name</th><th scope="col">Role</th><th scope="col">Status</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
-        <tbody></tbody></table>
+        <tbody></tbody></table></div>
     </section>
     <section class="card" aria-labelledby="add-title">
       <h2 id="add-title">Add a user</h2>

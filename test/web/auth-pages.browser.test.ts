@@ -17,9 +17,24 @@ describe('authentication pages in Chromium', () => {
 
   async function newPage(): Promise<Page> {
     const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
-    const page = await context.newPage();
-    page.on('dialog', (dialog) => { void dialog.accept(); });
-    return page;
+    return context.newPage();
+  }
+
+  /** Answers the page's confirmation questions in turn (true: OK, false: Cancel) and collects what they asked. */
+  function answerQuestions(page: Page, ...answers: boolean[]): string[] {
+    const asked: string[] = [];
+    page.on('dialog', (dialog) => {
+      asked.push(dialog.message());
+      void (answers.shift() === true ? dialog.accept() : dialog.dismiss());
+    });
+    return asked;
+  }
+
+  /** The API requests of that method the page has sent so far, as "METHOD /path". */
+  function recordRequests(page: Page, method: string): string[] {
+    const sent: string[] = [];
+    page.on('request', (request) => { if (request.method() === method) sent.push(`${method} ${new URL(request.url()).pathname}`); });
+    return sent;
   }
 
   it('shows an error for a wrong password, then signs in and says who you are', async () => {
@@ -36,8 +51,10 @@ describe('authentication pages in Chromium', () => {
     await page.waitForURL(/\/login/);
   });
 
-  it('creates an API key shown once, and revokes it after confirming', async () => {
+  it('creates an API key shown once; revoking asks first, keeps the key when declined and revokes it when confirmed', async () => {
     const page = await newPage();
+    const asked = answerQuestions(page, false, true);
+    const deletes = recordRequests(page, 'DELETE');
     await signIn(page, quarry.url, EMAILS.viewer, PASSWORDS.viewer);
     await page.waitForURL(`${quarry.url}/`);
     await page.goto(`${quarry.url}/settings/account`);
@@ -49,8 +66,28 @@ describe('authentication pages in Chromium', () => {
     await expect.poll(() => page.locator('#api-keys tbody tr').count()).toBe(1);
     await screenshot(page, 'account');
     await page.getByRole('button', { name: 'Revoke key laptop script' }).click();
+    await expect.poll(() => asked.length).toBe(1);
+    expect(asked[0]).toBe('Revoke the key "laptop script"? Scripts using it stop working at once.');
+    await page.getByRole('button', { name: 'Revoke key laptop script' }).click();
     await expect.poll(() => page.locator('#account-message').textContent()).toBe('Key "laptop script" revoked.');
+    expect(asked).toHaveLength(2);
+    expect(deletes).toHaveLength(1);
     expect((await quarry.request('GET', '/api/auth/me', { apiKey: key })).status).toBe(401);
+    await expect.poll(() => page.locator('#api-keys tbody').textContent()).toBe('No API keys yet.');
+  });
+
+  it('says so in the page when the current password is wrong, without signing the user out', async () => {
+    const page = await newPage();
+    await signIn(page, quarry.url, EMAILS.viewer, PASSWORDS.viewer);
+    await page.waitForURL(`${quarry.url}/`);
+    await page.goto(`${quarry.url}/settings/account`);
+    await page.getByLabel('Current password').fill('not-the-password');
+    await page.getByLabel('New password (at least 8 characters)').fill('another-viewer-password');
+    await page.getByRole('button', { name: 'Change password' }).click();
+    await expect.poll(() => page.locator('#account-message').textContent()).toBe('The current password is not right.');
+    expect(await page.locator('#account-message').getAttribute('class')).toBe('notice error');
+    expect(new URL(page.url()).pathname).toBe('/settings/account');
+    expect((await quarry.request('POST', '/api/auth/login', { body: { email: EMAILS.viewer, password: PASSWORDS.viewer } })).status).toBe(200);
   });
 
   it('enrolls two-factor from the QR code page, then the login asks for the code', async () => {
@@ -75,10 +112,19 @@ describe('authentication pages in Chromium', () => {
     await screenshot(second, 'login-two-factor');
     await second.getByRole('button', { name: 'Verify' }).click();
     await second.waitForURL(`${quarry.url}/`);
+
+    await second.goto(`${quarry.url}/settings/account`);
+    const asked = answerQuestions(second, true);
+    quarry.clock.advance(30_000);
+    await second.getByLabel('Code from your app').fill(totp.generate({ timestamp: quarry.clock.now().getTime() }));
+    await second.getByRole('button', { name: 'Turn off' }).click();
+    await expect.poll(() => second.locator('#twofactor-state').textContent()).toBe('Two-factor authentication is off.');
+    expect(asked).toEqual(['Turn two-factor authentication off?']);
   });
 
   it('lets an admin add a user and change a role; a viewer sees no Users link and is refused the page', async () => {
     const page = await newPage();
+    answerQuestions(page, true);
     await signIn(page, quarry.url, EMAILS.admin, PASSWORDS.admin);
     await page.waitForURL(`${quarry.url}/`);
     await page.getByRole('link', { name: 'Users' }).click();
@@ -88,7 +134,6 @@ describe('authentication pages in Chromium', () => {
     await expect.poll(() => page.locator('#users-message').textContent()).toBe('hire@test.local added.');
     await page.getByLabel('Role of hire@test.local').selectOption('editor');
     await expect.poll(() => quarry.ctx.store.users.findByEmail('hire@test.local')?.role).toBe('editor');
-    await screenshot(page, 'admin-users');
 
     const viewer = await newPage();
     await signIn(viewer, quarry.url, EMAILS.viewer, PASSWORDS.viewer);
@@ -112,5 +157,38 @@ describe('authentication pages in Chromium', () => {
     await page.getByRole('button', { name: 'Change password' }).click();
     await page.waitForURL(`${quarry.url}/`);
     expect(await page.locator('#whoami').textContent()).toBe(email);
+  });
+
+  it('asks before deleting or deactivating a user, does nothing when declined, and offers no such buttons on your own row', async () => {
+    await quarry.ctx.auth.addUser({ email: 'leaver@test.local', role: 'viewer', password: 'leaver-password-123' });
+    await quarry.ctx.auth.addUser({ email: 'pause@test.local', role: 'editor', password: 'pause-password-123' });
+    const page = await newPage();
+    const asked = answerQuestions(page, false, true, true);
+    const deletes = recordRequests(page, 'DELETE');
+    await signIn(page, quarry.url, EMAILS.admin, PASSWORDS.admin);
+    await page.waitForURL(`${quarry.url}/`);
+    await page.goto(`${quarry.url}/admin/users`);
+    const own = page.locator(`tr[data-user="${EMAILS.admin}"]`);
+    await expect.poll(() => own.locator('td').last().textContent()).toBe('You');
+    expect(await own.locator('button').count()).toBe(0);
+    expect(await page.getByLabel(`Role of ${EMAILS.admin}`).isDisabled()).toBe(true);
+
+    await page.getByRole('button', { name: 'Delete leaver@test.local' }).click();
+    await expect.poll(() => asked.length).toBe(1);
+    expect(asked[0]).toMatch(/^Delete leaver@test\.local\? .*cannot be undone\.$/);
+    await page.getByRole('button', { name: 'Delete leaver@test.local' }).click();
+    await expect.poll(() => page.locator('#users-message').textContent()).toBe('leaver@test.local deleted.');
+    expect(deletes).toEqual(['DELETE /api/users/leaver%40test.local']);
+    expect(quarry.ctx.store.users.findByEmail('leaver@test.local')).toBeUndefined();
+    await expect.poll(() => page.locator('tr[data-user="leaver@test.local"]').count()).toBe(0);
+
+    await page.getByRole('button', { name: 'Deactivate pause@test.local' }).click();
+    await expect.poll(() => page.locator('tr[data-user="pause@test.local"] td').nth(3).textContent()).toBe('inactive');
+    expect(asked[2]).toBe('Deactivate pause@test.local? They are signed out at once.');
+    expect(quarry.ctx.store.users.findByEmail('pause@test.local')?.active).toBe(false);
+    await page.getByRole('button', { name: 'Activate pause@test.local' }).click();
+    await expect.poll(() => quarry.ctx.store.users.findByEmail('pause@test.local')?.active).toBe(true);
+    expect(asked).toHaveLength(3);
+    await screenshot(page, 'admin-users');
   });
 });

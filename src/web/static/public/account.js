@@ -89,7 +89,11 @@ document.getElementById('password-form').addEventListener('submit', (event) => {
   const form = event.currentTarget;
   void guarded(async () => {
     const data = new FormData(form);
-    await api('POST', '/api/auth/password', { current_password: data.get('current_password'), new_password: data.get('new_password') });
+    try {
+      await api('POST', '/api/auth/password', { current_password: data.get('current_password'), new_password: data.get('new_password') });
+    } catch (error) {
+      throw error.code === 'invalid_credentials' ? new Error('The current password is not right.') : error;
+    }
     form.reset();
     say(message, 'Password changed. Your other sessions were signed out.', 'ok');
     await loadSessions();

@@ -17,7 +17,8 @@ export async function api(method, path, body) {
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   const data = await response.json().catch(() => undefined);
-  if (response.status === 401 && !path.startsWith('/api/auth/login')) {
+  // A 401 means the session ended, except for a wrong password, which the page itself reports.
+  if (response.status === 401 && data?.code !== 'invalid_credentials') {
     window.location.assign(`/login?error=session_expired&next=${encodeURIComponent(window.location.pathname)}`);
   }
   if (!response.ok) throw new ApiError(response.status, data);

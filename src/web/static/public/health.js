@@ -3,6 +3,7 @@ import { api, badge, el, formatTime, say } from './api.js';
 import { debounced, onEvent } from './live.js';
 
 const message = document.getElementById('health-message');
+const SERVICE_LABELS = { api: 'API', warehouse: 'Warehouse', dashboard: 'Dashboards', transform_docs: 'Transformation docs' };
 
 function describe(list, pairs) {
   document.getElementById(list).replaceChildren(...pairs.flatMap(([term, value]) => [el('dt', {}, term), el('dd', {}, value)]));
@@ -37,7 +38,7 @@ async function load() {
   describe('services', [
     ['Version', status.service_version],
     ['Up for', status.uptime],
-    ...Object.entries(status.services).map(([name, state]) => [name.replace('_', ' '), badge(state)]),
+    ...Object.entries(status.services).map(([name, state]) => [SERVICE_LABELS[name] ?? name.replace('_', ' '), badge(state)]),
   ]);
   describe('watcher', [
     ['State', watcher.running ? badge('running') : badge('not_running')],

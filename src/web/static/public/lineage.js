@@ -2,7 +2,8 @@
 // curved edges from each model to the models built from it. No layout library: the graphs of a
 // dbt project are small and layered, so columns by depth read well.
 const SVG = 'http://www.w3.org/2000/svg';
-const NODE_WIDTH = 168;
+// Room for MAX_LABEL monospace characters at 13 px (about 7.8 px each) after the status dot, plus a margin.
+const NODE_WIDTH = 196;
 const NODE_HEIGHT = 38;
 const COLUMN_GAP = 72;
 const ROW_GAP = 14;

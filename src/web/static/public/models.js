@@ -34,7 +34,7 @@ function row(model) {
     el('th', { scope: 'row' }, el('button', { type: 'button', className: 'link', textContent: model.name, ariaLabel: `Show ${model.name} in the lineage`, onclick: () => { selected = model.name; select(model.name); } }),
       model.description ? el('div', { className: 'muted small' }, model.description) : undefined,
       error ? el('div', { className: 'model-error' }, error) : undefined),
-    el('td', {}, model.schema),
+    el('td', { className: 'phone-hide' }, model.schema),
     el('td', { className: 'phone-hide' }, model.materialization),
     el('td', {}, badge(model.status)),
     el('td', { className: 'phone-hide' }, model.depends_on.join(', ') || '—'),

@@ -22,7 +22,7 @@ async function loadSummary() {
 
 /** Nested configuration sections become dotted keys, so every setting reads as one line. */
 function flatten(value, prefix = '') {
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) return [[prefix, Array.isArray(value) ? value.join(', ') : String(value)]];
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return [[prefix, (Array.isArray(value) ? value.join(', ') : String(value)) || '—']];
   return Object.entries(value).flatMap(([key, inner]) => flatten(inner, prefix ? `${prefix}.${key}` : key));
 }
 
