@@ -113,7 +113,10 @@ export class SupersetProcess {
     await this.#initialise(env, signal);
     const pidFile = path.join(this.#options.home, 'gunicorn.pid');
     await endOrphanedServer(pidFile, this.#options.home, this.#options.log);
-    this.#port = this.#options.port === 0 ? await freePort() : this.#options.port;
+    this.#port = await availablePort(this.#options.port);
+    if (this.#options.port !== 0 && this.#port !== this.#options.port) {
+      this.#options.log.warn({ configured: this.#options.port, port: this.#port }, 'the dashboard port is taken; using a free one (Quarry proxies it at /dashboard/ either way)');
+    }
     const child = spawn(path.join(this.#options.binDir, 'gunicorn'), [
       '-w', '1', '--threads', '4', '-k', 'gthread',
       // Longer than Node's 5 s idle keep-alive, else the proxy reuses sockets gunicorn has closed (ECONNRESET).
@@ -260,12 +263,19 @@ function readOrCreateSecret(file: string): string {
   return secret;
 }
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
+/** `port` when it can be bound on loopback, else (or for 0) a free one. */
+async function availablePort(port: number): Promise<number> {
+  const tryBind = (candidate: number) => new Promise<number | undefined>((resolve) => {
+    const server = createServer();
+    server.once('error', () => { resolve(undefined); });
+    server.listen(candidate, '127.0.0.1', () => {
       const address = server.address();
-      server.close(() => { resolve(typeof address === 'object' && address !== null ? address.port : 0); });
+      server.close(() => { resolve(typeof address === 'object' && address !== null ? address.port : undefined); });
     });
-    server.on('error', reject);
   });
+  const bound = port === 0 ? undefined : await tryBind(port);
+  if (bound !== undefined) return bound;
+  const free = await tryBind(0);
+  if (free === undefined) throw new Error('no free loopback port for the dashboard tool');
+  return free;
 }
