@@ -190,5 +190,11 @@ describe('authentication pages in Chromium', () => {
     await expect.poll(() => quarry.ctx.store.users.findByEmail('pause@test.local')?.active).toBe(true);
     expect(asked).toHaveLength(3);
     await screenshot(page, 'admin-users');
+
+    await page.setViewportSize({ width: 390, height: 844 });
+    const button = await page.getByRole('button', { name: 'Delete pause@test.local' }).boundingBox();
+    expect(button!.x + button!.width).toBeLessThanOrEqual(390);
+    expect(await page.evaluate('document.documentElement.scrollWidth - document.documentElement.clientWidth')).toBe(0);
+    await screenshot(page, 'admin-users-phone');
   });
 });
