@@ -3,6 +3,7 @@ import type { ProjectConfig } from '../config/index.ts';
 import { ForbiddenError, InvalidRequestError, NotFoundError } from '../errors.ts';
 import type { ApiKeyRecord, AuditEvent, Role, SessionRecord, SessionStage, Store, UserRecord } from '../store/index.ts';
 import type { Actor } from './actions.ts';
+import { bookkeepingWrite } from './bookkeeping-write.ts';
 import { InvalidCredentialsError, UserExistsError, UserNotFoundError } from './errors.ts';
 import { Lockout } from './lockout.ts';
 import { assertAcceptablePassword, hashPassword, verifyPassword, WeakPasswordError } from './passwords.ts';
@@ -191,7 +192,7 @@ export function createAuth(options: { store: Store; config: ProjectConfig; secre
       const user = store.users.findById(record.userId);
       if (!user?.active) return undefined;
       if (record.lastUsedAt === null || at.getTime() - Date.parse(record.lastUsedAt) >= 60_000) {
-        store.apiKeys.markUsed(record.id, at.toISOString());
+        bookkeepingWrite(() => { store.apiKeys.markUsed(record.id, at.toISOString()); });
       }
       return actorOf(user, { apiKeyId: record.id });
     },

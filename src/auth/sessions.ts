@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { ProjectConfig } from '../config/index.ts';
 import type { SessionRecord, SessionStage, Store, UserRecord } from '../store/index.ts';
+import { bookkeepingWrite } from './bookkeeping-write.ts';
 import { randomToken, sha256Hex } from './tokens.ts';
 
 const MINUTE_MS = 60_000;
@@ -48,13 +49,13 @@ export class Sessions {
     if (!session) return undefined;
     const now = this.#now();
     if (this.#isExpired(session, now)) {
-      this.#store.sessions.delete(session.id);
+      bookkeepingWrite(() => { this.#store.sessions.delete(session.id); });
       return undefined;
     }
     const user = this.#store.users.findById(session.userId);
     if (!user?.active) return undefined;
     if (now.getTime() - Date.parse(session.lastSeenAt) >= TOUCH_INTERVAL_MS) {
-      this.#store.sessions.touch(session.id, now.toISOString());
+      bookkeepingWrite(() => { this.#store.sessions.touch(session.id, now.toISOString()); });
     }
     return { session, user };
   }

@@ -6,7 +6,7 @@ import {
   connectorFor, loadStagedTables, StagingArea, SyncFailedError, syncFileSource,
   type Connector, type CursorState, type FileSourceSpec, type SourceTokens,
 } from '../sources/index.ts';
-import type { JobRecord, LedgerEntry, LogLevel, Store } from '../store/index.ts';
+import { sqliteFailure, type JobRecord, type LedgerEntry, type LogLevel, type Store } from '../store/index.ts';
 import { inTransaction, publishReplica, WarehouseBusyError, withWriteConnection } from '../warehouse/index.ts';
 import { SourceDisabledError, SourceNotFoundError, SourceTypeNotSupportedError, SyncInProgressError } from './errors.ts';
 import { finishWithin } from './finish-within.ts';
@@ -54,6 +54,8 @@ export class JobRunner {
   readonly #lock: WarehouseLock;
   readonly #controllers = new Map<number, AbortController>();
   readonly #inFlight = new Set<Promise<void>>();
+  /** Ends of failed jobs the platform database refused to record (it was read-only); written with the next job. */
+  readonly #unrecordedEndings: UnrecordedEnding[] = [];
   #closing = false;
 
   constructor(options: JobRunnerOptions) {
@@ -84,9 +86,13 @@ export class JobRunner {
     }
     if (location === undefined && connector === undefined) throw new SourceTypeNotSupportedError(name, source.type);
     if (this.#closing) throw new SyncInProgressError(name);
-    const job = store.transaction(() => store.jobs.enqueueUnlessActive(
-      { kind: 'sync', target: name, fullRefresh: options.fullRefresh, requestedBy: options.requestedBy }, now().toISOString(),
-    ));
+    const job = store.transaction(() => {
+      for (const ending of this.#unrecordedEndings) this.#recordEnding(ending);
+      return store.jobs.enqueueUnlessActive(
+        { kind: 'sync', target: name, fullRefresh: options.fullRefresh, requestedBy: options.requestedBy }, now().toISOString(),
+      );
+    });
+    this.#unrecordedEndings.length = 0;
     if (!job) throw new SyncInProgressError(name);
     const controller = new AbortController();
     this.#controllers.set(job.id, controller);
@@ -206,16 +212,45 @@ export class JobRunner {
     const interrupted = signal.aborted;
     const message = interrupted
       ? 'The sync was interrupted because the service is stopping; the previous data is intact'
-      : error instanceof SyncFailedError || error instanceof WarehouseBusyError ? error.message : `The sync failed: ${error instanceof Error ? error.message.split('\n')[0] ?? '' : String(error)}`;
-    store.jobs.finish(job.id, { status: interrupted ? 'interrupted' : 'failed', rows: null, error: message }, now().toISOString());
-    this.#logLine(interrupted ? 'WARNING' : 'ERROR', job.target, message, job.id);
+      : error instanceof SyncFailedError || error instanceof WarehouseBusyError ? error.message : `The sync failed: ${failureReason(error)}`;
+    const ending: UnrecordedEnding = {
+      jobId: job.id, source: job.target, status: interrupted ? 'interrupted' : 'failed', error: message, finishedAt: now().toISOString(),
+    };
+    try {
+      store.transaction(() => { this.#recordEnding(ending); });
+    } catch (storeError) {
+      // Thrown from here, it would be an unhandled rejection that stops the service.
+      this.#unrecordedEndings.push(ending);
+      log.error({ err: storeError, source: job.target, job: job.id }, 'the end of the sync could not be recorded in the platform database; it is recorded with the next sync');
+    }
     if (!(error instanceof SyncFailedError) && !(error instanceof WarehouseBusyError) && !interrupted) log.error({ err: error, source: job.target }, 'sync failed unexpectedly');
     events.publish({ type: 'sync_failed', source: job.target, error: message });
+  }
+
+  #recordEnding(ending: UnrecordedEnding): void {
+    this.#options.store.jobs.finish(ending.jobId, { status: ending.status, rows: null, error: ending.error }, ending.finishedAt);
+    this.#options.store.logs.append({
+      timestamp: ending.finishedAt, level: ending.status === 'interrupted' ? 'WARNING' : 'ERROR', source: ending.source, message: ending.error, jobId: ending.jobId,
+    });
   }
 
   #logLine(level: LogLevel, source: string | null, message: string, jobId: number): void {
     this.#options.store.logs.append({ timestamp: this.#options.now().toISOString(), level, source, message, jobId });
   }
+}
+
+interface UnrecordedEnding {
+  readonly jobId: number;
+  readonly source: string;
+  readonly status: 'failed' | 'interrupted';
+  readonly error: string;
+  readonly finishedAt: string;
+}
+
+/** The first line of what went wrong, in words for the sync history. */
+function failureReason(error: unknown): string {
+  if (sqliteFailure(error) === 'read_only') return 'the platform database is read-only, so the sync could not be recorded';
+  return error instanceof Error ? error.message.split('\n')[0] ?? '' : String(error);
 }
 
 /** Runs what connectors asked to do once their data is committed; the data stays loaded whatever happens here. */

@@ -26,6 +26,7 @@ export { LOG_LEVELS, type LogLevel, type LogEntry } from './logs-repository.ts';
 export type { LedgerEntry } from './file-ledger-repository.ts';
 export { LAYERS, type Layer } from './warehouse-tables-repository.ts';
 export { MODEL_RUN_STATUSES, type ModelRunStatus, type ModelRunRecord } from './model-runs-repository.ts';
+export { sqliteFailure } from './sqlite-failure.ts';
 
 export interface Store {
   readonly users: UsersRepository;
@@ -74,7 +75,8 @@ export function openStore(file: string): Store {
         database.exec('COMMIT');
         return result;
       } catch (error) {
-        database.exec('ROLLBACK');
+        // SQLite has already rolled back after some errors (an I/O error, a full disk); a second ROLLBACK would fail and hide the cause.
+        if (database.isTransaction) database.exec('ROLLBACK');
         throw error;
       }
     },

@@ -6,7 +6,7 @@ import { stringify, parse } from 'yaml';
 import { readFileSync } from 'node:fs';
 import { initProject } from '../../src/cli/init.ts';
 import { closeContext, createContext, type AppContext } from '../../src/context.ts';
-import { createLogger } from '../../src/logger.ts';
+import { createLogger, type Logger } from '../../src/logger.ts';
 import { buildApp, startWatcher } from '../../src/server/index.ts';
 import type { Role } from '../../src/store/index.ts';
 import { TestClock } from './test-clock.ts';
@@ -83,6 +83,8 @@ export interface StartOptions {
   demo?: boolean;
   /** Runs after the project is created and before the context opens (to add dbt models, say). */
   prepare?: (dir: string) => void | Promise<void>;
+  /** The service's logger, for tests that check what it logs; silent otherwise. */
+  log?: Logger;
 }
 
 /** A real Quarry over a fresh temp project, listening on a random loopback port. */
@@ -98,7 +100,7 @@ export async function startQuarry(options: StartOptions = {}): Promise<TestQuarr
   if (options.sourcesYaml !== undefined) await writeFile(path.join(dir, '.quarry', 'sources.yml'), options.sourcesYaml);
   await options.prepare?.(dir);
   const clock = new TestClock();
-  const ctx = createContext({ projectDir: dir, env, now: clock.now, log: createLogger({ level: 'silent' }) });
+  const ctx = createContext({ projectDir: dir, env, now: clock.now, log: options.log ?? createLogger({ level: 'silent' }) });
   for (const role of options.users ?? ['editor', 'viewer'] as const) {
     if (role !== 'admin') await ctx.auth.addUser({ email: EMAILS[role], name: `Test ${role}`, role, password: PASSWORDS[role] });
   }

@@ -1,6 +1,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import { QuarryError } from '../../errors.ts';
+import { sqliteFailure } from '../../store/index.ts';
 import { renderErrorPage, renderNotFoundPage } from '../../web/index.ts';
 import { isApiRequest } from './request-kind.ts';
 
@@ -25,10 +26,18 @@ export function installErrorHandler(app: FastifyInstance): void {
     if (status >= 400 && status < 500) {
       return reply.code(400).send({ detail: clientMessage(error), code: 'invalid_request' });
     }
-    if (isPlatformDatabaseBusy(error)) {
+    const failure = sqliteFailure(error);
+    if (failure === 'busy') {
       request.log.warn({ err: error }, 'the platform database is locked by another process');
       return reply.code(503).header('retry-after', String(BUSY_RETRY_SECONDS)).send({
         detail: 'The platform database is locked by another process; try again in a moment', code: 'platform_db_busy',
+      });
+    }
+    if (failure === 'read_only') {
+      request.log.error({ err: error, method: request.method, url: request.url }, 'the platform database cannot be written (read-only file or file system); changes are refused until it is writable');
+      return reply.code(503).send({
+        detail: 'The platform database is read-only: nothing can be changed until an administrator makes it writable again; reading still works',
+        code: 'platform_db_read_only',
       });
     }
     request.log.error({ err: error }, 'unhandled error');
@@ -45,14 +54,6 @@ export function installErrorHandler(app: FastifyInstance): void {
 }
 
 const BUSY_RETRY_SECONDS = 5;
-const SQLITE_BUSY = 5;
-const SQLITE_LOCKED = 6;
-
-/** node:sqlite gave up waiting for a lock another process holds (a backup tool, a second Quarry). */
-function isPlatformDatabaseBusy(error: unknown): boolean {
-  const { code, errcode } = error as { code?: unknown; errcode?: unknown };
-  return code === 'ERR_SQLITE_ERROR' && typeof errcode === 'number' && [SQLITE_BUSY, SQLITE_LOCKED].includes(errcode & 0xff);
-}
 
 /** Fastify's own client errors (bad JSON, empty body with a JSON type) are safe to echo; anything else gets a fixed text. */
 function clientMessage(error: FastifyError): string {
