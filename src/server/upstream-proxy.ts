@@ -19,6 +19,8 @@ export interface UpstreamProxyOptions {
   readonly identify?: (request: FastifyRequest) => Promise<Record<string, string>>;
 }
 
+const HOP_BY_HOP = new Set(['connection', 'keep-alive']);
+
 /** Client-sent headers in Quarry's namespace are never trusted by an upstream; `_` spellings too. */
 const QUARRY_HEADER = /^x[-_]quarry[-_]/i;
 
@@ -65,7 +67,10 @@ export async function installUpstreamProxy(app: FastifyInstance, options: Upstre
           if (cookies.length > 0) forwarded.cookie = cookies.join('; ');
           return { ...forwarded, ...identity };
         },
-        rewriteHeaders: (headers) => {
+        rewriteHeaders: (upstreamHeaders) => {
+          // Hop-by-hop: how Quarry talks to the upstream says nothing about how it talks to the client
+          // (a forwarded `connection: keep-alive` overrode a client's `Connection: close`).
+          const headers = Object.fromEntries(Object.entries(upstreamHeaders).filter(([name]) => !HOP_BY_HOP.has(name.toLowerCase())));
           const location = headers.location;
           if (typeof location === 'string' && location.startsWith(upstreamOrigin)) {
             return { ...headers, location: location.slice(upstreamOrigin.length) || '/' };

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import Fastify from 'fastify';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { DEMO_SOURCES_YAML } from '../../src/cli/demo-data.ts';
@@ -9,6 +10,7 @@ import { SupersetApi } from '../../src/dashboard/superset-api.ts';
 import type { Role } from '../../src/store/index.ts';
 import { launchBrowser, screenshot, signIn } from '../support/browser.ts';
 import { EMAILS, PASSWORDS, startQuarry, type TestQuarry } from '../support/quarry.ts';
+import { rawRequest } from '../support/raw-request.ts';
 
 const MARTS = ['marts.customer_revenue', 'marts.orders_enriched', 'marts.revenue_by_country', 'marts.revenue_by_month'];
 /** A second source, big enough that its sync runs for a few seconds while dashboards are read. */
@@ -226,6 +228,38 @@ describe('the dashboard tool (Superset) under /dashboard/, on the demo project',
     expect(direct.status).toBe(401);
   });
 
+  it('never forwards to another host or outside Superset, whatever the request target says', async () => {
+    const seenElsewhere: string[] = [];
+    const elsewhere = Fastify();
+    elsewhere.all('/*', async (request) => {
+      seenElsewhere.push(`${request.method} ${request.url}`);
+      return 'elsewhere';
+    });
+    const other = new URL(await elsewhere.listen({ host: '127.0.0.1', port: 0 })).host;
+    try {
+      const cookie = await quarry.login('viewer');
+      const secretKey = readFileSync(path.join(quarry.dir, '.quarry', 'secret.key'), 'utf8').trim();
+      const targets = [
+        `http://${other}/dashboard/`, `//${other}/dashboard/`, `/dashboard//${other}/`, `/dashboard/%2F%2F${other}/`, `/dashboard/@${other}/`,
+        `/dashboard@${other}/`, `/dashboard/http://${other}/`, `/dashboard/%5C%5C${other}/`, '/dashboard/../.quarry/secret.key',
+        '/dashboard/..%2F.quarry%2Fsecret.key', '/dashboard/%2e%2e/%2e%2e/etc/passwd', '/dashboard/dashboard/api/../../../.quarry/secret.key',
+        '/dashboard/static/../../../.quarry/secret.key', '/dashboard/%00/', `/dashboard/login/?next=//${other}/`, `/dashboard/logout/?next=http://${other}/`,
+      ];
+      for (const target of targets) {
+        const response = await rawRequest(quarry.url, `GET ${target} HTTP/1.1`, { cookie, accept: 'application/json' });
+        expect({ target, answered: response.status >= 200 && response.status < 500 }).toEqual({ target, answered: true });
+        expect({ target, leaked: response.body.includes(secretKey) || response.body.includes('root:x:0') }).toEqual({ target, leaked: false });
+        const location = /^location:\s*(.*)$/im.exec(response.head)?.[1]?.trim();
+        if (location !== undefined) {
+          expect({ target, onSite: new URL(location, quarry.url).origin === quarry.url && !location.startsWith('//') }).toEqual({ target, onSite: true });
+        }
+      }
+      expect(seenElsewhere).toEqual([]);
+    } finally {
+      await elsewhere.close();
+    }
+  }, 60_000);
+
   it('takes a newcomer from Quarry\'s Dashboards link to the demo dashboard, signed in once, with the demo data', async () => {
     const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
     try {
@@ -270,6 +304,16 @@ describe('the dashboard tool (Superset) under /dashboard/, on the demo project',
     expect(page.status).toBe(502);
     expect(page.text).toContain('The dashboard tool is not available right now');
   }, 30_000);
+
+  it('signs in at the first /dashboard/ request someone who logged in while Superset was down', async () => {
+    const setCookies = await loginCookies('editor');
+    expect(setCookies.some((cookie) => cookie.startsWith('dashboard.SESSION='))).toBe(false);
+    quarry.dashboard?.start();
+    await quarry.dashboard?.whenReady();
+    const me = await quarry.request('GET', '/dashboard/api/v1/me/', { cookie: cookieHeader(setCookies), headers: { accept: 'application/json' } });
+    expect(me.status).toBe(200);
+    expect(me.json.result.username).toBe(EMAILS.editor);
+  }, 120_000);
 });
 
 describe('a project with the dashboard tool disabled', () => {
