@@ -1,5 +1,5 @@
 // `npm run bench`: every benchmark, each figure beside its baseline from the same run.
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { runApiBenchmark } from './api.ts';
@@ -8,6 +8,20 @@ import { runLoadBenchmark } from './load.ts';
 import { runSustainedLoadBenchmark } from './sustained.ts';
 import { runTransformBenchmark } from './transform.ts';
 import { runWebSocketBenchmark } from './websocket.ts';
+
+const repositoryRoot = path.join(import.meta.dirname, '..');
+
+/** The versions the figures depend on: DuckDB (the Node binding) and the pinned Python tools. */
+function versions(): Record<string, string> {
+  const pinned = (environment: string, name: string): string => {
+    const lock = readFileSync(path.join(repositoryRoot, 'python', 'envs', environment, 'requirements.lock'), 'utf8');
+    return new RegExp(`^${name}==(\\S+)`, 'mi').exec(lock)?.[1] ?? 'unknown';
+  };
+  const duckdb = JSON.parse(readFileSync(path.join(repositoryRoot, 'node_modules', '@duckdb', 'node-api', 'package.json'), 'utf8')) as { version: string };
+  return {
+    node: process.version, duckdb: duckdb.version, 'dbt-core': pinned('dbt', 'dbt-core'), 'dbt-duckdb': pinned('dbt', 'dbt-duckdb'), dlt: pinned('dlt', 'dlt'),
+  };
+}
 
 interface Row {
   benchmark: string;
@@ -40,13 +54,14 @@ const header: Row = { benchmark: 'benchmark', name: 'case', value: 'measured', r
 const columns = ['benchmark', 'name', 'value', 'ratio'] as const;
 const widths = columns.map((column) => Math.max(...[header, ...rows].map((row) => row[column].length)));
 const line = (row: Row): string => columns.map((column, index) => row[column].padEnd(widths[index] ?? 0)).join('  ');
-console.log(`\nQuarry benchmarks · ${String(os.cpus().length)} cores · Node ${process.version}\n`);
+const machine = { cores: os.cpus().length, platform: `${os.platform()} ${os.release()}`, versions: versions() };
+console.log(`\nQuarry benchmarks · ${String(machine.cores)} cores · ${Object.entries(machine.versions).map(([name, version]) => `${name} ${version}`).join(' · ')}\n`);
 console.log(line(header));
 for (const row of rows) console.log(line(row));
 
 const resultsDir = path.join(import.meta.dirname, 'results');
 mkdirSync(resultsDir, { recursive: true });
 writeFileSync(path.join(resultsDir, 'latest.json'), `${JSON.stringify({
-  machine: { cores: os.cpus().length, node: process.version, platform: `${os.platform()} ${os.release()}` },
+  machine,
   results: { api, loads, latencies },
 }, null, 2)}\n`);
