@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { encryptSecret } from '../auth/index.ts';
 import type { Logger } from '../logger.ts';
 import type { DashboardAccount, Role, Store, UserRecord } from '../store/index.ts';
-import type { SupersetApi } from './superset-api.ts';
+import { SupersetApiError, type SupersetApi } from './superset-api.ts';
 import type { SupersetProcess } from './superset-process.ts';
 import { VIEWER_ROLE } from './warehouse-registration.ts';
 
@@ -34,6 +34,8 @@ export class DashboardBridge {
   readonly #now: () => Date;
   readonly #api: SupersetApi;
   #roleIds: Map<string, number> | undefined;
+  /** Users whose account was synced since Superset last started. */
+  readonly #inStep = new Set<number>();
   /** One sync at a time, so two requests never create the same account twice. */
   #queue: Promise<unknown> = Promise.resolve();
 
@@ -86,6 +88,12 @@ export class DashboardBridge {
   }
 
   /** Creates or updates every user's account and disables those of deleted users. */
+  /** Superset (re)started: its metadata DB, and with it the role ids and users, may be new. */
+  supersetRestarted(): void {
+    this.#roleIds = undefined;
+    this.#inStep.clear();
+  }
+
   async syncAll(): Promise<void> {
     for (const user of this.#store.users.list()) await this.syncUser(user);
     const known = new Set(this.#store.users.list().map((user) => user.id));
@@ -102,7 +110,8 @@ export class DashboardBridge {
   /** Syncs the user unless the recorded account already matches: the proxy's lazy path (users added or changed while Superset was down, or by the CLI). */
   async ensureAccount(user: UserRecord): Promise<void> {
     const account = this.account(user.id);
-    if (account?.active === user.active && account.role === user.role && account.username === DashboardBridge.usernameOf(user)) return;
+    const matches = account?.active === user.active && account.role === user.role && account.username === DashboardBridge.usernameOf(user);
+    if (matches && this.#inStep.has(user.id)) return;
     await this.syncUser(user);
   }
 
@@ -116,7 +125,7 @@ export class DashboardBridge {
     const roleIds = await this.#roles(SUPERSET_ROLES[user.role]);
     const username = DashboardBridge.usernameOf(user);
     const existing = this.account(user.id);
-    let supersetUserId = existing?.supersetUserId ?? await this.#findUser(username);
+    let supersetUserId = await this.#knownUser(existing) ?? await this.#findUser(username);
     const [firstName, ...rest] = (user.name.trim() || username).split(/\s+/);
     const fields = { first_name: firstName ?? username, last_name: rest.join(' ') || '-', username, email: user.email, active: user.active, roles: roleIds };
     let passwordEncrypted = existing?.passwordEncrypted;
@@ -132,13 +141,32 @@ export class DashboardBridge {
     passwordEncrypted ??= encryptSecret(randomBytes(24).toString('base64url'), this.#secretKey);
     const account = { userId: user.id, username, supersetUserId, passwordEncrypted, active: user.active, role: user.role, syncedAt: this.#now().toISOString() };
     this.#store.dashboardAccounts.save(account);
+    this.#inStep.add(user.id);
     this.#log.info({ userId: user.id, role: user.role, active: user.active }, 'dashboard account synced');
     return account;
   }
 
   async #disable(account: DashboardAccount): Promise<void> {
-    await this.#api.request('PUT', `/api/v1/security/users/${String(account.supersetUserId)}`, { active: false });
+    try {
+      await this.#api.request('PUT', `/api/v1/security/users/${String(account.supersetUserId)}`, { active: false });
+    } catch (error) {
+      // A Superset user that no longer exists cannot sign in either.
+      if (!(error instanceof SupersetApiError && error.status === 404)) throw error;
+    }
     this.#store.dashboardAccounts.save({ ...account, active: false, syncedAt: this.#now().toISOString() });
+  }
+
+
+  /** The recorded Superset user id, if Superset still has it (its metadata DB may have been rebuilt since). */
+  async #knownUser(account: DashboardAccount | undefined): Promise<number | undefined> {
+    if (account === undefined) return undefined;
+    try {
+      await this.#api.request('GET', `/api/v1/security/users/${String(account.supersetUserId)}`);
+      return account.supersetUserId;
+    } catch (error) {
+      if (error instanceof SupersetApiError && error.status === 404) return undefined;
+      throw error;
+    }
   }
 
   async #findUser(username: string): Promise<number | undefined> {

@@ -1,4 +1,5 @@
-import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 import type { Logger } from '../logger.ts';
 import type { ChartDefinition, DashboardDefinition } from './dashboard-definitions.ts';
 import type { SupersetApi } from './superset-api.ts';
@@ -40,7 +41,7 @@ function tableOf(dataset: string): TableName {
 
 /**
  * Creates each dashboard a project ships, once its datasets exist, and remembers the slugs it
- * created (in Superset's home) so a dashboard someone deleted or edited in Superset is left alone.
+ * created (beside Superset's metadata DB) so a dashboard someone deleted or edited in Superset is left alone.
  */
 export class DashboardProvisioner {
   readonly #api: SupersetApi;
@@ -87,6 +88,7 @@ export class DashboardProvisioner {
   }
 
   #record(slugs: ReadonlySet<string>): void {
+    mkdirSync(path.dirname(this.#recordFile), { recursive: true });
     const temporary = `${this.#recordFile}.tmp`;
     writeFileSync(temporary, `${JSON.stringify([...slugs].sort())}\n`);
     renameSync(temporary, this.#recordFile);

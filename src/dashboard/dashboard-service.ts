@@ -1,4 +1,3 @@
-import path from 'node:path';
 import type { EventBus } from '../events/index.ts';
 import type { Logger } from '../logger.ts';
 import type { Store, UserRecord } from '../store/index.ts';
@@ -45,11 +44,14 @@ export class DashboardService {
     const api = new SupersetApi({ origin: () => options.superset.origin(), username: SERVICE_ACCOUNT, password: () => options.superset.servicePassword() });
     this.bridge = new DashboardBridge({ superset: options.superset, api, store: options.store, secretKey: options.secretKey, log: options.log, now: options.now });
     this.#registration = new WarehouseRegistration({ api, servingDb: options.servingDb, log: options.log, now: options.now });
-    this.#provisioner = new DashboardProvisioner({ api, recordFile: path.join(options.superset.home, 'provisioned-dashboards.json'), log: options.log });
+    this.#provisioner = new DashboardProvisioner({ api, recordFile: options.superset.stateFile('provisioned-dashboards.json'), log: options.log });
   }
 
   start(): void {
-    this.#unsubscribe.push(this.superset.onRunning(() => { void this.#reconcile(); }));
+    this.#unsubscribe.push(this.superset.onRunning(() => {
+      this.bridge.supersetRestarted();
+      void this.#reconcile();
+    }));
     this.#unsubscribe.push(this.#options.events.subscribe((event) => {
       if (event.type === 'transform_run_completed' || (event.type === 'sync_completed' && this.#registration.current() === undefined)) this.#scheduleRefresh();
     }));

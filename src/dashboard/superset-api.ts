@@ -3,6 +3,16 @@ export function risonString(value: string): string {
   return `'${value.replaceAll('!', '!!').replaceAll("'", "!'")}'`;
 }
 
+export class SupersetApiError extends Error {
+  readonly status: number;
+
+  constructor(status: number, message: string) {
+    super(message);
+    this.name = 'SupersetApiError';
+    this.status = status;
+  }
+}
+
 export interface ListFilter { readonly col: string; readonly opr: string; readonly value: string | number }
 
 const PAGE_SIZE = 100;
@@ -43,7 +53,7 @@ export class SupersetApi {
         this.#csrf = undefined;
         continue;
       }
-      throw new Error(`Superset answered ${String(response.status)} to ${method} ${apiPath}${problem === '' ? '' : `: ${problem}`}`);
+      throw new SupersetApiError(response.status, `Superset answered ${String(response.status)} to ${method} ${apiPath}${problem === '' ? '' : `: ${problem}`}`);
     }
   }
 

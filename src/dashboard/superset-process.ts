@@ -79,9 +79,13 @@ export class SupersetProcess {
     return () => { this.#runningListeners.delete(listener); };
   }
 
-  /** Superset's home inside the project. */
-  get home(): string {
-    return this.#options.home;
+  /** A file for what Quarry records about Superset's metadata DB: removed with it when that DB is built anew. */
+  stateFile(name: string): string {
+    return path.join(this.#stateDir(), name);
+  }
+
+  #stateDir(): string {
+    return path.join(this.#options.home, 'metadata-state');
   }
 
   /** `http://127.0.0.1:<port>` while Superset answers, else undefined. */
@@ -156,11 +160,14 @@ export class SupersetProcess {
     };
   }
 
-  /** `db upgrade` and `init` once per Superset environment (the env's folder name carries its lock hash). */
+  /** `db upgrade` and `init` once per Superset environment (the env's folder name carries its lock hash) and metadata DB. */
   async #initialise(env: Record<string, string>, signal: AbortSignal): Promise<void> {
     const stamp = path.join(this.#options.home, 'initialized');
     const build = path.basename(realpathSync(path.dirname(this.#options.binDir)));
-    if (existsSync(stamp) && readFileSync(stamp, 'utf8').trim() === build) return;
+    // A metadata DB deleted (or not restored) since is built again.
+    const initialised = existsSync(stamp) && readFileSync(stamp, 'utf8').trim() === build && existsSync(path.join(this.#options.home, 'superset.db'));
+    if (initialised) return;
+    if (!existsSync(path.join(this.#options.home, 'superset.db'))) rmSync(this.#stateDir(), { recursive: true, force: true });
     const superset = path.join(this.#options.binDir, 'superset');
     const options = { env, cwd: this.#options.home, signal, maxBuffer: 64 * 1024 * 1024 };
     this.#options.log.info('initialising the dashboard tool (first start takes about half a minute)');

@@ -38,16 +38,31 @@ async function dashboardRunning(server: QuarryProcess): Promise<{ headers: Recor
   return { headers };
 }
 
-describe('Quarry killed with -9 while the dashboard tool runs', () => {
-  it('ends the Superset it left behind at the next start, which takes the configured port again', { timeout: 360_000 }, async () => {
-    expect(spawnSync(QUARRY_BIN, ['init', dir, '--admin-email', EMAIL, '--admin-password', PASSWORD, '--non-interactive']).status).toBe(0);
+async function shippedDashboards(server: QuarryProcess, headers: Record<string, string>): Promise<string[]> {
+  const response = await fetch(`${server.url}/dashboard/api/v1/dashboard/`, { headers });
+  if (response.status !== 200) return [];
+  return ((await response.json()) as { result: { slug: string }[] }).result.map((dashboard) => dashboard.slug);
+}
+
+async function stop(server: QuarryProcess): Promise<void> {
+  const stopped = once(server.child, 'exit');
+  server.child.kill('SIGTERM');
+  await stopped;
+}
+
+describe('the dashboard tool after a crash or a lost metadata DB', () => {
+  it('ends the Superset a Quarry killed with -9 left behind at the next start, which takes the configured port again', { timeout: 360_000 }, async () => {
+    expect(spawnSync(QUARRY_BIN, ['init', dir, '--demo', '--admin-email', EMAIL, '--admin-password', PASSWORD, '--non-interactive']).status).toBe(0);
     const port = await freePort();
     const projectFile = path.join(dir, '.quarry', 'project.yml');
     const config = parse(readFileSync(projectFile, 'utf8')) as Record<string, unknown>;
     writeFileSync(projectFile, stringify({ ...config, dashboard: { port }, transform_docs: { port: await freePort() } }));
 
     const first = await spawnQuarry(dir, { dashboard: true });
-    await dashboardRunning(first);
+    const { headers: firstHeaders } = await dashboardRunning(first);
+    // The demo's data, models, registered warehouse and shipped dashboard, so the rebuild below has something to bring back.
+    expect((await fetch(`${first.url}/api/sources/orders/sync`, { method: 'POST', headers: { ...firstHeaders, 'x-requested-with': 'XMLHttpRequest' } })).status).toBe(200);
+    await expect.poll(() => shippedDashboards(first, firstHeaders), { timeout: 120_000, interval: 500 }).toEqual(['sales']);
     const orphan = Number(readFileSync(PID_FILE, 'utf8'));
     const killed = once(first.child, 'exit');
     first.child.kill('SIGKILL');
@@ -67,11 +82,23 @@ describe('Quarry killed with -9 while the dashboard tool runs', () => {
       expect(me.status).toBe(200);
       expect(second.output()).not.toContain('Error');
     } finally {
-      const stopped = once(second.child, 'exit');
-      second.child.kill('SIGTERM');
-      await stopped;
+      await stop(second);
     }
     // A clean stop leaves nothing running behind.
     await expect.poll(() => existsSync(PID_FILE) ? alive(Number(readFileSync(PID_FILE, 'utf8'))) : false, { timeout: 15_000 }).toBe(false);
+  });
+
+  it('builds a lost Superset metadata DB again at the next start, with the accounts, the warehouse and the shipped dashboards', { timeout: 240_000 }, async () => {
+    rmSync(path.join(dir, '.quarry', 'dashboard', 'superset.db'));
+    const third = await spawnQuarry(dir, { dashboard: true });
+    try {
+      const { headers } = await dashboardRunning(third);
+      expect((await fetch(`${third.url}/dashboard/api/v1/me/`, { headers })).status).toBe(200);
+      await expect.poll(() => shippedDashboards(third, headers), { timeout: 120_000, interval: 500 }).toEqual(['sales']);
+      const config = await (await fetch(`${third.url}/api/dashboard-config`, { headers })).json() as { database: { datasets: string[] } };
+      expect(config.database.datasets).toContain('marts.revenue_by_month');
+    } finally {
+      await stop(third);
+    }
   });
 });
