@@ -82,6 +82,11 @@ export class DashboardProvisioner {
     this.#log.info({ slug: definition.slug, charts: definition.charts.length }, 'dashboard created in the dashboard tool');
   }
 
+  /** The slugs created so far, in order. */
+  provisioned(): string[] {
+    return [...this.#provisioned()].sort();
+  }
+
   #provisioned(): Set<string> {
     if (!existsSync(this.#recordFile)) return new Set();
     return new Set(JSON.parse(readFileSync(this.#recordFile, 'utf8')) as string[]);

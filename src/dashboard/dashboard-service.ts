@@ -32,6 +32,7 @@ export class DashboardService {
   readonly bridge: DashboardBridge;
   readonly #registration: WarehouseRegistration;
   readonly #provisioner: DashboardProvisioner;
+  readonly #api: SupersetApi;
   readonly #options: DashboardServiceOptions;
   readonly #unsubscribe: (() => void)[] = [];
   #refreshTimer: NodeJS.Timeout | null = null;
@@ -42,6 +43,7 @@ export class DashboardService {
     this.#options = options;
     this.superset = options.superset;
     const api = new SupersetApi({ origin: () => options.superset.origin(), username: SERVICE_ACCOUNT, password: () => options.superset.servicePassword() });
+    this.#api = api;
     this.bridge = new DashboardBridge({ superset: options.superset, api, store: options.store, secretKey: options.secretKey, log: options.log, now: options.now });
     this.#registration = new WarehouseRegistration({ api, servingDb: options.servingDb, log: options.log, now: options.now });
     this.#provisioner = new DashboardProvisioner({ api, recordFile: options.superset.stateFile('provisioned-dashboards.json'), log: options.log });
@@ -66,6 +68,23 @@ export class DashboardService {
   /** The registered warehouse database, once the replica exists and Superset has seen it. */
   warehouse(): RegisteredWarehouse | undefined {
     return this.#registration.current();
+  }
+
+  /**
+   * Where the Dashboards link lands: the first dashboard the project ships that Superset still has
+   * (the demo's, say), else Superset's list of dashboards.
+   */
+  async homePath(): Promise<string> {
+    for (const slug of this.#provisioner.provisioned()) {
+      try {
+        const found = await this.#api.list<{ slug: string | null; published: boolean }>('/api/v1/dashboard/', { col: 'slug', opr: 'eq', value: slug });
+        if (found.some((dashboard) => dashboard.slug === slug && dashboard.published)) return `/dashboard/superset/dashboard/${encodeURIComponent(slug)}/`;
+      } catch (error) {
+        this.#options.log.warn({ reason: error instanceof Error ? error.message : String(error) }, 'the shipped dashboards could not be listed');
+        break;
+      }
+    }
+    return '/dashboard/dashboard/list/';
   }
 
   /** Pushes a user change (role, activation, new user) to Superset now; a failure is left to the proxy's lazy sync. */

@@ -9,7 +9,7 @@ import os
 from datetime import timedelta
 
 from cachelib.file import FileSystemCache
-from flask import redirect, request
+from flask import request
 from flask_appbuilder.security.manager import AUTH_REMOTE_USER
 from flask_login import current_user, login_user, logout_user
 from superset.security import SupersetSecurityManager
@@ -119,14 +119,6 @@ def FLASK_APP_MUTATOR(app):  # noqa: N802 (Superset's name)
                 login_user(user)
 
     app.before_request_funcs.setdefault(None, []).insert(0, bind_identity)
-
-    # Quarry's "Dashboards" link opens the list of dashboards, not Superset's empty welcome page.
-    def land_on_dashboard_list():
-        if request.path == "/":
-            return redirect(f"{request.script_root}/dashboard/list/")
-        return None
-
-    app.before_request_funcs[None].append(land_on_dashboard_list)
 
 
 def DB_CONNECTION_MUTATOR(url, params, username, security_manager, source):  # noqa: N802

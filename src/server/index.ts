@@ -94,7 +94,7 @@ export async function buildApp(ctx: AppContext, parts: AppParts = {}): Promise<F
   await app.register(csvFileRoutes, { ctx });
   await app.register(transformRoutes, { ctx });
   await installTransformDocsProxy(app, parts.docsServer);
-  await installDashboardProxy(app, ctx, parts.dashboard, bridge);
+  await installDashboardProxy(app, ctx, parts.dashboard, dashboard);
   await app.register(dashboardConfigRoutes, { ctx, superset: parts.dashboard, dashboard });
   await app.register(userRoutes, { ctx, dashboard });
   await app.register(oauthRoutes, { ctx });

@@ -33,13 +33,7 @@ export async function installUpstreamProxy(app: FastifyInstance, options: Upstre
     await scope.register(replyFrom, { undici: { connections: 16, headersTimeout: 60_000, bodyTimeout: 120_000 } });
     scope.removeAllContentTypeParsers();
     scope.addContentTypeParser('*', (_request, payload, done) => { done(null, payload); });
-    const unavailable = (request: FastifyRequest, reply: FastifyReply): FastifyReply => {
-      const detail = `${options.label} is not available right now`;
-      if (request.headers.accept?.includes('text/html') === true) {
-        return reply.code(502).type('text/html; charset=utf-8').send(renderUpstreamUnavailablePage({ label: options.label }));
-      }
-      return reply.code(502).send({ detail, code: 'upstream_unavailable' });
-    };
+    const unavailable = (request: FastifyRequest, reply: FastifyReply): FastifyReply => replyUpstreamUnavailable(request, reply, options.label);
     const forward = async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> => {
       let origin = options.origin();
       if (origin === undefined) return unavailable(request, reply);
@@ -87,6 +81,14 @@ export async function installUpstreamProxy(app: FastifyInstance, options: Upstre
       scope.route({ method: [...(options.methods ?? ['GET', 'HEAD'])], url: route, schema: { hide: true }, handler: forward });
     }
   });
+}
+
+/** 502 `upstream_unavailable`: a page for browsers, JSON for API clients. */
+export function replyUpstreamUnavailable(request: FastifyRequest, reply: FastifyReply, label: string): FastifyReply {
+  if (request.headers.accept?.includes('text/html') === true) {
+    return reply.code(502).type('text/html; charset=utf-8').send(renderUpstreamUnavailablePage({ label }));
+  }
+  return reply.code(502).send({ detail: `${label} is not available right now`, code: 'upstream_unavailable' });
 }
 
 /**

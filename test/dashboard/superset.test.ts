@@ -265,10 +265,10 @@ describe('the dashboard tool (Superset) under /dashboard/, on the demo project',
     try {
       await signIn(page, quarry.url, EMAILS.viewer, PASSWORDS.viewer);
       await page.waitForURL(`${quarry.url}/`);
+      // The project ships a dashboard, so the Dashboards link opens it.
       await page.getByRole('link', { name: 'Dashboards' }).click();
-      await page.waitForURL(/\/dashboard\/dashboard\/list\/$/);
-      await page.getByRole('link', { name: 'Demo shop sales' }).click();
       await page.waitForURL(/\/dashboard\/superset\/dashboard\/sales\//);
+      await expect.poll(() => page.getByText('Demo shop sales').count(), { timeout: 60_000 }).toBeGreaterThan(0);
       // The big numbers are the demo's figures, read from the replica: 240 orders.
       await expect.poll(() => page.getByText('240', { exact: true }).count(), { timeout: 60_000 }).toBeGreaterThan(0);
       await expect.poll(() => page.locator('canvas, svg.echarts, [data-test="chart-container"] svg').count(), { timeout: 30_000 }).toBeGreaterThan(0);
@@ -280,6 +280,17 @@ describe('the dashboard tool (Superset) under /dashboard/, on the demo project',
       await page.close();
     }
   }, 120_000);
+
+  it('opens Superset\'s list of dashboards when the dashboard the project ships is gone', async () => {
+    const [shipped] = await superset.list<{ id: number }>('/api/v1/dashboard/', { col: 'slug', opr: 'eq', value: 'sales' });
+    expect((await quarry.request('GET', '/dashboard/', { as: 'viewer', headers: { accept: 'text/html' } })).headers.get('location')).toBe('/dashboard/superset/dashboard/sales/');
+    await superset.request('PUT', `/api/v1/dashboard/${String(shipped?.id)}`, { published: false });
+    try {
+      expect((await quarry.request('GET', '/dashboard/', { as: 'viewer', headers: { accept: 'text/html' } })).headers.get('location')).toBe('/dashboard/dashboard/list/');
+    } finally {
+      await superset.request('PUT', `/api/v1/dashboard/${String(shipped?.id)}`, { published: true });
+    }
+  });
 
   it('restarts Superset when it dies, and the dashboards answer again', async () => {
     const pid = quarry.dashboard?.status().pid;

@@ -1,18 +1,26 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.ts';
-import { DASHBOARD_SESSION_COOKIE, type DashboardBridge, type SupersetProcess } from '../../dashboard/index.ts';
+import { DASHBOARD_SESSION_COOKIE, type DashboardBridge, type DashboardService, type SupersetProcess } from '../../dashboard/index.ts';
 import { UnauthenticatedError } from '../../errors.ts';
-import { installUpstreamProxy } from '../upstream-proxy.ts';
+import { installUpstreamProxy, replyUpstreamUnavailable } from '../upstream-proxy.ts';
 import { clearSessionCookies, clientOf, setDashboardCookie } from './session-cookie.ts';
+
+const LABEL = 'The dashboard tool';
 
 /**
  * `/dashboard/*` → Superset, only behind a platform session or API key, with the caller's identity
  * set by Quarry; Superset's logout links end the platform session too.
  */
 export async function installDashboardProxy(
-  app: FastifyInstance, ctx: AppContext, superset: SupersetProcess | undefined, bridge: DashboardBridge | undefined,
+  app: FastifyInstance, ctx: AppContext, superset: SupersetProcess | undefined, dashboard: DashboardService | undefined,
 ): Promise<void> {
+  const bridge = dashboard?.bridge;
   app.get('/dashboard', { schema: { hide: true } }, async (_request, reply) => reply.redirect('/dashboard/', 301));
+  app.get('/dashboard/', { schema: { hide: true } }, async (request, reply) => {
+    if (request.actor === null) throw new UnauthenticatedError();
+    if (dashboard === undefined || superset?.origin() === undefined) return replyUpstreamUnavailable(request, reply, LABEL);
+    return reply.redirect(await dashboard.homePath(), 302);
+  });
   // Superset 6.1 under a prefix links its logout as /dashboard/dashboard/logout/ (apache/superset#40576).
   for (const url of ['/dashboard/logout/', '/dashboard/dashboard/logout/']) {
     app.get(url, { schema: { hide: true }, config: { incompleteStages: ['partial', 'password_change'] } }, async (request, reply) => {
@@ -30,7 +38,7 @@ export async function installDashboardProxy(
     return bridge.identityHeaders(user);
   };
   await installUpstreamProxy(app, {
-    label: 'The dashboard tool',
+    label: LABEL,
     routes: ['/dashboard/*'],
     methods: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'],
     origin: () => superset?.origin(),
