@@ -61,7 +61,8 @@ export interface Auth {
   auditLog(limit: number): AuditEvent[];
 }
 
-const EMAIL = /^[^\s@]+@[^\s@]+$/;
+/** What the user administration accepts as an email address (after trimming and lower-casing). */
+export const EMAIL_PATTERN = /^[^\s@]+@[^\s@]+$/;
 const DAY_MS = 86_400_000;
 
 export function normalizeEmail(email: string): string {
@@ -69,7 +70,7 @@ export function normalizeEmail(email: string): string {
 }
 
 export function assertValidEmail(email: string): void {
-  if (email.length > 320 || !EMAIL.test(normalizeEmail(email))) throw new InvalidRequestError(`"${email}" is not an email address`);
+  if (email.length > 320 || !EMAIL_PATTERN.test(normalizeEmail(email))) throw new InvalidRequestError(`"${email}" is not an email address`);
 }
 
 /** Users, logins, sessions, two-factor, API keys and the audit log, over the platform store. */
@@ -246,11 +247,13 @@ export function createAuth(options: { store: Store; config: ProjectConfig; secre
     },
 
     enableTwoFactor(actor, code) {
+      requireSessionActor(actor);
       twoFactor.enable(userOf(actor), code);
       audit('2fa_enabled', { actor: actor.email });
     },
 
     disableTwoFactor(actor, code) {
+      requireSessionActor(actor);
       twoFactor.disable(userOf(actor), code);
       audit('2fa_disabled', { actor: actor.email });
     },

@@ -130,6 +130,20 @@ describe('account: sessions, password, two-factor, audit', () => {
     expect((await quarry.request('GET', '/api/auth/me', { cookie })).json.two_factor_enabled).toBe(false);
   });
 
+  it('changes two-factor settings only from a browser session: an API key of the same user cannot, even with a right code', async () => {
+    const cookie = await newUser('keyed@test.local', 'keyed-user-password');
+    const { json: key } = await quarry.request('POST', '/api/auth/api-keys', { cookie, headers: XHR, body: { name: 'scripts' } });
+    const sessionOnly = { detail: 'This needs a signed-in browser session, not an API key', code: 'invalid_request' };
+    expect((await quarry.request('POST', '/api/auth/2fa/setup', { apiKey: key.key })).json).toEqual(sessionOnly);
+    const { json: enrollment } = await quarry.request('POST', '/api/auth/2fa/setup', { cookie, headers: XHR });
+    const byKey = await quarry.request('POST', '/api/auth/2fa/enable', { apiKey: key.key, body: { code: codeAt(enrollment.secret) } });
+    expect({ status: byKey.status, body: byKey.json }).toEqual({ status: 400, body: sessionOnly });
+    expect((await quarry.request('POST', '/api/auth/2fa/enable', { cookie, headers: XHR, body: { code: codeAt(enrollment.secret) } })).status).toBe(200);
+    quarry.clock.advance(30_000);
+    expect((await quarry.request('POST', '/api/auth/2fa/disable', { apiKey: key.key, body: { code: codeAt(enrollment.secret) } })).json).toEqual(sessionOnly);
+    expect((await quarry.request('GET', '/api/auth/me', { cookie })).json.two_factor_enabled).toBe(true);
+  });
+
   it('sends a user whose password is older than password_max_age_days to change it', async () => {
     const rotating = await startQuarry({ projectConfig: { auth: { password_max_age_days: 30 } }, users: [] });
     try {

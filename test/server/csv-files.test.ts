@@ -89,6 +89,24 @@ describe('CSV upload, listing and deletion', () => {
     expect(readdirSync(directory)).toEqual([]);
   });
 
+  it('answers 400 for a multipart body that breaks off or is no multipart, and keeps no part of the file', async () => {
+    const boundary = '4d4575a111dd8df210a4db9d29d2b93e';
+    const bodies = [
+      `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="cut.csv"\r\nContent-Type: text/csv\r\n\r\nid,name\n1,a\n`,
+      `--${boundary}\r\nNone--${boundary}--\r\n`,
+      'not multipart at all',
+    ];
+    for (const body of bodies) {
+      const response = await quarry.request('POST', '/api/sources/uploads/upload-csv', {
+        as: 'editor', body, headers: { 'content-type': `multipart/form-data; boundary=${boundary}` },
+      });
+      expect({ status: response.status, body: response.json }).toEqual({
+        status: 400, body: { detail: 'The multipart/form-data body could not be read: Unexpected end of multipart data', code: 'invalid_request' },
+      });
+    }
+    expect(readdirSync(directory)).toEqual([]);
+  });
+
   it('deletes a file, announces it, and removes its rows in a background sync', async () => {
     writeFileSync(path.join(directory, 'a.csv'), 'id\n1\n2\n');
     writeFileSync(path.join(directory, 'b.csv'), 'id\n3\n');

@@ -105,6 +105,23 @@ describe('platform endpoints', () => {
     expect(Object.keys(status.properties).sort()).toEqual(['service_version', 'services', 'status', 'uptime']);
   });
 
+  it('documents what the handlers accept beyond the shape: the upload part and its file name, emails, passwords, codes, session-only operations', async () => {
+    const { json: document } = await quarry.request('GET', '/api/openapi.json', { as: 'viewer' });
+    const upload = document.paths['/api/sources/{source_name}/upload-csv'].post.requestBody.content['multipart/form-data'];
+    expect(upload.schema).toMatchObject({ type: 'object', required: ['file'], properties: { file: { type: 'string', format: 'binary' } } });
+    expect(upload.encoding.file).toEqual({
+      contentType: 'text/csv',
+      headers: { 'Content-Disposition': { schema: { type: 'string' }, example: 'form-data; name="file"; filename="orders.csv"' } },
+    });
+    const newUser = document.paths['/api/users'].post.requestBody.content['application/json'].schema;
+    expect(newUser.properties.email.pattern).toBe('^[^\\s@]+@[^\\s@]+$');
+    expect(newUser.properties.password.minLength).toBe(8);
+    expect(document.paths['/api/users/{email}'].patch.requestBody.content['application/json'].schema.minProperties).toBe(1);
+    const enable = document.paths['/api/auth/2fa/enable'].post;
+    expect(enable.requestBody.content['application/json'].schema.properties.code.pattern).toBe('^[0-9]{6}$');
+    for (const step of ['setup', 'enable', 'disable']) expect(document.paths[`/api/auth/2fa/${step}`].post.security).toEqual([{ session: [] }]);
+  });
+
   it('serves Swagger UI at /api/docs and Redoc at /api/redoc from local assets', async () => {
     const docs = await quarry.request('GET', '/api/docs/', { as: 'viewer' });
     expect(docs.status).toBe(200);

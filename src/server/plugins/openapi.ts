@@ -1,8 +1,8 @@
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import swagger from '@fastify/swagger';
+import swagger, { type SwaggerTransformObject } from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifySchema } from 'fastify';
 import { jsonSchemaTransform } from 'fastify-type-provider-zod';
 
 const require = createRequire(import.meta.url);
@@ -33,12 +33,65 @@ const ERROR_RESPONSE = {
   },
 };
 
+declare module 'fastify' {
+  interface FastifySchema {
+    /**
+     * A multipart/form-data upload the handler streams itself, so Fastify must not parse or validate it:
+     * documented only, as the part holding the file and an example of the file name it must carry.
+     */
+    upload?: { readonly field: string; readonly fileName: string; readonly contentType: string; readonly description: string };
+  }
+}
+
+/** Where a multipart body's encoding waits in its schema until the document is assembled (swagger drops media-level keys). */
+const ENCODING_KEY = 'x-quarry-encoding';
+
 /** The zod route schemas as JSON Schema, each operation documenting the error body beside its own replies. */
 const transform: typeof jsonSchemaTransform = (input) => {
-  const transformed = jsonSchemaTransform(input);
+  const { upload, ...schema } = input.schema as typeof input.schema & FastifySchema;
+  const transformed = jsonSchemaTransform({ ...input, schema });
   const response = (transformed.schema.response ?? {}) as Record<string, unknown>;
-  return { ...transformed, schema: { ...transformed.schema, response: { ...response, default: ERROR_RESPONSE } } };
+  return {
+    ...transformed,
+    schema: { ...transformed.schema, ...(upload === undefined ? {} : uploadBody(upload)), response: { ...response, default: ERROR_RESPONSE } },
+  };
 };
+
+function uploadBody(upload: NonNullable<FastifySchema['upload']>): Pick<FastifySchema, 'body' | 'consumes'> {
+  const disposition = `form-data; name="${upload.field}"; filename="${upload.fileName}"`;
+  return {
+    consumes: ['multipart/form-data'],
+    body: {
+      type: 'object',
+      required: [upload.field],
+      properties: { [upload.field]: { type: 'string', format: 'binary', description: upload.description } },
+      [ENCODING_KEY]: {
+        [upload.field]: { contentType: upload.contentType, headers: { 'Content-Disposition': { schema: { type: 'string' }, example: disposition } } },
+      },
+    },
+  };
+}
+
+/** Moves each multipart body's encoding from its schema to its media type object, where OpenAPI has it. */
+const transformObject: SwaggerTransformObject = (document) => {
+  if (!('openapiObject' in document)) return document.swaggerObject;
+  for (const operations of Object.values(document.openapiObject.paths ?? {})) {
+    for (const operation of Object.values(operations ?? {}) as { requestBody?: { content?: Record<string, MediaType> } }[]) {
+      for (const media of Object.values(operation.requestBody?.content ?? {})) {
+        const encoding = media.schema?.[ENCODING_KEY];
+        if (encoding === undefined) continue;
+        delete media.schema?.[ENCODING_KEY];
+        media.encoding = encoding;
+      }
+    }
+  }
+  return document.openapiObject;
+};
+
+interface MediaType {
+  schema?: Record<string, unknown>;
+  encoding?: unknown;
+}
 
 /** The OpenAPI document built from the route schemas, Swagger UI at /api/docs and Redoc at /api/redoc. */
 export async function installOpenApi(app: FastifyInstance, version: string): Promise<void> {
@@ -58,6 +111,7 @@ export async function installOpenApi(app: FastifyInstance, version: string): Pro
       security: [{ apiKey: [] }, { session: [] }],
     },
     transform,
+    transformObject,
   });
   await app.register(swaggerUi, { routePrefix: '/api/docs', uiConfig: { url: '/api/openapi.json' } });
 

@@ -1,5 +1,6 @@
 import type { FastifyPluginCallbackZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { MIN_PASSWORD_LENGTH } from '../../auth/index.ts';
 import type { AppContext } from '../../context.ts';
 import { requireActor, requireAction } from '../plugins/index.ts';
 import { clientOf, setSessionCookie } from './session-cookie.ts';
@@ -14,8 +15,14 @@ const SessionEntry = z.object({
 });
 
 const SessionParams = z.object({ id: z.string().min(1).max(64) });
-const PasswordChange = z.object({ current_password: z.string().min(1).max(4096), new_password: z.string().min(1).max(4096) });
-const Code = z.object({ code: z.string().min(1).max(12) });
+// `.meta` documents what auth/ accepts without validating it here, so a refusal keeps auth's own code (weak_password, invalid_totp_code).
+const PasswordChange = z.object({
+  current_password: z.string().min(1).max(4096),
+  new_password: z.string().min(1).max(4096).meta({ minLength: MIN_PASSWORD_LENGTH }),
+});
+const Code = z.object({ code: z.string().min(1).max(12).meta({ pattern: '^[0-9]{6}$', description: 'the six digits the authenticator app shows now' }) });
+/** Two-factor settings change only from a signed-in browser session: an API key can neither start nor end them. */
+const SESSION_ONLY = [{ session: [] }];
 const Enrollment = z.object({ secret: z.string(), otpauth_uri: z.string(), qr_svg: z.string() });
 const Success = z.object({ success: z.boolean() });
 
@@ -63,7 +70,7 @@ export const accountRoutes: FastifyPluginCallbackZod<{ ctx: AppContext }> = (app
 
   app.post('/api/auth/2fa/setup', {
     preHandler: ownAccount,
-    schema: { tags: ['account'], summary: 'Start two-factor enrollment: a new secret and its QR code', response: { 200: Enrollment } },
+    schema: { tags: ['account'], summary: 'Start two-factor enrollment: a new secret and its QR code', security: SESSION_ONLY, response: { 200: Enrollment } },
   }, async (request) => {
     const enrollment = await ctx.auth.setupTwoFactor(requireActor(request));
     return { secret: enrollment.secret, otpauth_uri: enrollment.otpauthUri, qr_svg: enrollment.qrSvg };
@@ -71,7 +78,7 @@ export const accountRoutes: FastifyPluginCallbackZod<{ ctx: AppContext }> = (app
 
   app.post('/api/auth/2fa/enable', {
     preHandler: ownAccount,
-    schema: { tags: ['account'], summary: 'Turn two-factor on by confirming a code', body: Code, response: { 200: Success } },
+    schema: { tags: ['account'], summary: 'Turn two-factor on by confirming a code', security: SESSION_ONLY, body: Code, response: { 200: Success } },
   }, async (request) => {
     ctx.auth.enableTwoFactor(requireActor(request), request.body.code);
     return { success: true };
@@ -79,7 +86,7 @@ export const accountRoutes: FastifyPluginCallbackZod<{ ctx: AppContext }> = (app
 
   app.post('/api/auth/2fa/disable', {
     preHandler: ownAccount,
-    schema: { tags: ['account'], summary: 'Turn two-factor off with a current code', body: Code, response: { 200: Success } },
+    schema: { tags: ['account'], summary: 'Turn two-factor off with a current code', security: SESSION_ONLY, body: Code, response: { 200: Success } },
   }, async (request) => {
     ctx.auth.disableTwoFactor(requireActor(request), request.body.code);
     return { success: true };

@@ -3,7 +3,7 @@ import type { FastifyPluginCallbackZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { SourceConfig } from '../../config/index.ts';
 import type { AppContext } from '../../context.ts';
-import { InvalidRequestError } from '../../errors.ts';
+import { InvalidRequestError, QuarryError } from '../../errors.ts';
 import { SourceNotFoundError, SyncInProgressError, fileSourceLocation } from '../../jobs/index.ts';
 import { NotACsvSourceError, deleteCsvFile, listCsvFiles, saveUpload, type CsvLocation } from '../../sources/index.ts';
 import { requireActor, requireAction } from '../plugins/index.ts';
@@ -28,6 +28,15 @@ const Listing = z.object({
 const DeleteReply = z.object({
   success: z.boolean(), message: z.string(), file_path: z.string(), source_name: z.string(), background_sync: z.boolean(),
 });
+
+/**
+ * The multipart parser fails with a plain error (a 500) on a body that ends early or is no multipart at all;
+ * its own limit errors carry their status (413) and pass unchanged.
+ */
+function asUnreadableBody(error: unknown): unknown {
+  if (!(error instanceof Error) || 'statusCode' in error || error instanceof QuarryError) return error;
+  return new InvalidRequestError(`The multipart/form-data body could not be read: ${error.message}`);
+}
 
 export const csvFileRoutes: FastifyPluginCallbackZod<{ ctx: AppContext }> = (app, { ctx }, done) => {
   const csvSource = (name: string): { source: SourceConfig; location: CsvLocation } => {
@@ -54,6 +63,10 @@ export const csvFileRoutes: FastifyPluginCallbackZod<{ ctx: AppContext }> = (app
     schema: {
       tags: ['csv'], summary: 'Upload a CSV file (multipart part "file") into a file source', params: NameParams,
       querystring: z.object({ trigger_sync: Flag.default(false) }), response: { 200: UploadReply },
+      upload: {
+        field: 'file', fileName: 'orders.csv', contentType: 'text/csv',
+        description: "The CSV file; its file name must end in .csv and match the source's file_pattern, and it replaces a file of the same name",
+      },
     },
   }, async (request) => {
     const { source, location } = csvSource(request.params.source_name);
@@ -61,9 +74,14 @@ export const csvFileRoutes: FastifyPluginCallbackZod<{ ctx: AppContext }> = (app
     // The multipart parser throws a plain error (a 500) on a Content-Type without a boundary: refuse it here.
     if (!/;\s*boundary=/i.test(request.headers['content-type'] ?? '')) throw new InvalidRequestError('The multipart/form-data Content-Type has no boundary');
     const maxBytes = ctx.config.limits.max_upload_mb * 1024 * 1024;
-    const part = await request.file({ limits: { fileSize: maxBytes, files: 1, fields: 5 } });
+    const part = await request.file({ limits: { fileSize: maxBytes, files: 1, fields: 5 } }).catch((error: unknown) => {
+      throw asUnreadableBody(error);
+    });
     if (part?.fieldname !== 'file') throw new InvalidRequestError('Send the file as multipart/form-data in a part named "file"');
-    const saved = await saveUpload(location, part.filename, part.file, maxBytes);
+    const saved = await saveUpload(location, part.filename, part.file, maxBytes).catch((error: unknown) => {
+      // The body ended or broke inside the file part: the client's upload failed, not the disk.
+      throw part.file.errored === null ? error : asUnreadableBody(error);
+    });
     const fileName = path.basename(saved);
     ctx.events.publish({ type: 'csv_uploaded', source: source.name, file: fileName });
     request.log.info({ source: source.name, file: fileName }, 'csv uploaded');

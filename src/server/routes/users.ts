@@ -1,5 +1,6 @@
 import type { FastifyPluginCallbackZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { EMAIL_PATTERN, MIN_PASSWORD_LENGTH } from '../../auth/index.ts';
 import type { AppContext } from '../../context.ts';
 import type { DashboardService } from '../../dashboard/index.ts';
 import { ROLES, type UserRecord } from '../../store/index.ts';
@@ -13,18 +14,22 @@ const User = z.object({
   created_at: z.string(),
 });
 
+// `.meta` documents what auth/ accepts without validating it here, so a refusal keeps auth's own code and
+// reason (weak_password, "is not an email address") rather than a generic schema error.
+const Email = z.string().min(3).max(320).meta({ pattern: EMAIL_PATTERN.source });
+
 const NewUser = z.object({
-  email: z.string().min(3).max(320),
+  email: Email,
   name: z.string().max(200).default(''),
   role: z.enum(ROLES),
-  password: z.string().min(1).max(4096),
+  password: z.string().min(1).max(4096).meta({ minLength: MIN_PASSWORD_LENGTH, description: `at least ${String(MIN_PASSWORD_LENGTH)} characters, not a commonly used password` }),
 });
 
 const Changes = z.object({
   role: z.enum(ROLES).optional(),
   active: z.boolean().optional(),
   name: z.string().max(200).optional(),
-}).refine((changes) => Object.keys(changes).length > 0, 'give at least one of role, active, name');
+}).refine((changes) => Object.keys(changes).length > 0, 'give at least one of role, active, name').meta({ minProperties: 1 });
 
 const AuditEntry = z.object({
   timestamp: z.string(),
@@ -35,7 +40,7 @@ const AuditEntry = z.object({
   detail: z.string().nullable(),
 });
 
-const Params = z.object({ email: z.string().min(3).max(320) });
+const Params = z.object({ email: Email });
 
 function present(user: UserRecord): z.infer<typeof User> {
   return { email: user.email, name: user.name, role: user.role, active: user.active, created_at: user.createdAt };
