@@ -15,6 +15,8 @@ export interface BenchServer {
   readonly cookie: string;
   /** An admin API key. */
   readonly key: string;
+  /** WebSocket clients connected to /ws now. */
+  readonly connectedClients: () => number;
   close(): Promise<void>;
 }
 
@@ -43,7 +45,7 @@ export async function startBenchServer(): Promise<BenchServer> {
       method: 'POST', headers: { 'content-type': 'application/json', 'x-requested-with': 'XMLHttpRequest', cookie }, body: JSON.stringify({ name: 'bench' }),
     });
     const { key } = await keyResponse.json() as { key: string };
-    return { ctx, base, port: address.port, cookie, key, close };
+    return { ctx, base, port: address.port, cookie, key, close, connectedClients: () => app.websocketHub.size };
   } catch (error) {
     await close();
     throw error;
