@@ -54,7 +54,7 @@ export class JobRunner {
   readonly #lock: WarehouseLock;
   readonly #controllers = new Map<number, AbortController>();
   readonly #inFlight = new Set<Promise<void>>();
-  /** Ends of failed jobs the platform database refused to record (it was read-only); written with the next job. */
+  /** Ends of failed jobs the platform database refused to record (read-only or locked); written with the next sync. */
   readonly #unrecordedEndings: UnrecordedEnding[] = [];
   #closing = false;
 
