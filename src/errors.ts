@@ -64,3 +64,8 @@ export class TransientError extends Error {
     this.retryAfterMs = options.retryAfterMs;
   }
 }
+
+/** The message of anything thrown, for a log line or a one-line report. */
+export function describeError(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

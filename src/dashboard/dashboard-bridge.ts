@@ -1,10 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { encryptSecret } from '../auth/index.ts';
+import { describeError } from '../errors.ts';
 import type { Logger } from '../logger.ts';
 import type { DashboardAccount, Role, Store, UserRecord } from '../store/index.ts';
 import { SupersetApiError, type SupersetApi } from './superset-api.ts';
 import type { SupersetProcess } from './superset-process.ts';
-import { VIEWER_ROLE } from './warehouse-registration.ts';
+import { VIEWER_ROLE, type SupersetRoles } from './superset-roles.ts';
 
 /** Quarry role → Superset roles (the viewer role holds read access to the warehouse database). */
 const SUPERSET_ROLES: Record<Role, readonly string[]> = {
@@ -21,7 +22,6 @@ function sessionCookieValue(headers: Headers): string | undefined {
   return cookie?.slice(SESSION_COOKIE.length + 1).split(';')[0];
 }
 
-
 /**
  * The single sign-on bridge: keeps one Superset account per platform user (role mapped, disabled
  * with the user) and tells the proxy which identity headers a request carries.
@@ -33,15 +33,17 @@ export class DashboardBridge {
   readonly #log: Logger;
   readonly #now: () => Date;
   readonly #api: SupersetApi;
-  #roleIds: Map<string, number> | undefined;
+  readonly #roles: SupersetRoles;
+  readonly #pending = new Map<number, Promise<void>>();
   /** Users whose account was synced since Superset last started. */
   readonly #inStep = new Set<number>();
   /** One sync at a time, so two requests never create the same account twice. */
   #queue: Promise<unknown> = Promise.resolve();
 
-  constructor(options: { superset: SupersetProcess; api: SupersetApi; store: Store; secretKey: Buffer; log: Logger; now: () => Date }) {
+  constructor(options: { superset: SupersetProcess; api: SupersetApi; roles: SupersetRoles; store: Store; secretKey: Buffer; log: Logger; now: () => Date }) {
     this.#superset = options.superset;
     this.#api = options.api;
+    this.#roles = options.roles;
     this.#store = options.store;
     this.#secretKey = options.secretKey;
     this.#log = options.log;
@@ -53,9 +55,12 @@ export class DashboardBridge {
     return user.email;
   }
 
-  /** The headers that make Superset see `user`; the secret proves they come from this proxy. */
+  /**
+   * The headers that make Superset see `user`; the secret proves they come from this proxy. The name is
+   * percent-encoded (superset_config.py decodes it): a header value cannot carry every email.
+   */
   identityHeaders(user: Pick<UserRecord, 'email'>): Record<string, string> {
-    return { 'x-quarry-user': DashboardBridge.usernameOf(user), 'x-quarry-proxy-secret': this.#superset.proxySecret };
+    return { 'x-quarry-user': encodeURIComponent(DashboardBridge.usernameOf(user)), 'x-quarry-proxy-secret': this.#superset.proxySecret };
   }
 
   account(userId: number): DashboardAccount | undefined {
@@ -87,48 +92,78 @@ export class DashboardBridge {
     await response.body?.cancel();
   }
 
-  /** Creates or updates every user's account and disables those of deleted users. */
   /** Superset (re)started: its metadata DB, and with it the role ids and users, may be new. */
   supersetRestarted(): void {
-    this.#roleIds = undefined;
+    this.#roles.forget();
     this.#inStep.clear();
   }
 
+  /** Creates or updates every user's account and disables those of deleted users; one failing user does not stop the others. */
   async syncAll(): Promise<void> {
-    for (const user of this.#store.users.list()) await this.syncUser(user);
-    const known = new Set(this.#store.users.list().map((user) => user.id));
+    const users = this.#store.users.list();
+    for (const user of users) {
+      try {
+        await this.syncUser(user.id);
+      } catch (error) {
+        this.#log.warn({ userId: user.id, reason: describeError(error) }, 'a dashboard account could not be synced');
+      }
+    }
+    const known = new Set(users.map((user) => user.id));
     for (const account of this.#store.dashboardAccounts.list()) {
-      if (!known.has(account.userId) && account.active) await this.#serialised(() => this.#disable(account));
+      if (!known.has(account.userId)) await this.removeUser(account.userId);
     }
   }
 
-  /** Brings the user's account in line with the user (created on first sight). */
-  async syncUser(user: UserRecord): Promise<DashboardAccount> {
-    return this.#serialised(() => this.#sync(user));
+  /**
+   * Brings the user's account in line with the user as stored when its turn comes (a change made while
+   * it waited is never undone by an older copy); a user deleted meanwhile has its account disabled.
+   */
+  async syncUser(userId: number): Promise<void> {
+    await this.#serialised(async () => {
+      const user = this.#store.users.findById(userId);
+      if (user === undefined) await this.#retire(userId);
+      else await this.#sync(user);
+    });
   }
 
-  /** Syncs the user unless the recorded account already matches: the proxy's lazy path (users added or changed while Superset was down, or by the CLI). */
+  /**
+   * Syncs the user unless the recorded account already matches and was checked since Superset started:
+   * the proxy's lazy path (users added or changed while Superset was down, or by the CLI). The parallel
+   * requests of one page share one sync.
+   */
   async ensureAccount(user: UserRecord): Promise<void> {
-    const account = this.account(user.id);
-    const matches = account?.active === user.active && account.role === user.role && account.username === DashboardBridge.usernameOf(user);
-    if (matches && this.#inStep.has(user.id)) return;
-    await this.syncUser(user);
+    if (this.#inStepWith(user)) return;
+    let pending = this.#pending.get(user.id);
+    if (pending === undefined) {
+      pending = this.syncUser(user.id).finally(() => { this.#pending.delete(user.id); });
+      this.#pending.set(user.id, pending);
+    }
+    await pending;
   }
 
-  /** Disables the account of a deleted user. */
+  /** Disables the account of a deleted user and forgets it, so a new user given the same id starts afresh. */
   async removeUser(userId: number): Promise<void> {
-    const account = this.account(userId);
-    if (account?.active === true) await this.#serialised(() => this.#disable(account));
+    await this.#serialised(() => this.#retire(userId));
   }
 
-  async #sync(user: UserRecord): Promise<DashboardAccount> {
-    const roleIds = await this.#roles(SUPERSET_ROLES[user.role]);
+  #inStepWith(user: UserRecord): boolean {
+    const account = this.account(user.id);
+    return this.#inStep.has(user.id) && account?.active === user.active && account.role === user.role
+      && account.username === DashboardBridge.usernameOf(user);
+  }
+
+  async #sync(user: UserRecord): Promise<void> {
+    if (this.#inStepWith(user)) return;
     const username = DashboardBridge.usernameOf(user);
     const existing = this.account(user.id);
-    let supersetUserId = await this.#knownUser(existing) ?? await this.#findUser(username);
+    // A row left by a deleted user whose id this user was given: that account is not this user's.
+    if (existing !== undefined && existing.username !== username) await this.#retire(user.id);
+    const recorded = existing?.username === username ? existing : undefined;
+    const roleIds = await this.#roles.ids(SUPERSET_ROLES[user.role]);
+    let supersetUserId = await this.#recordedUser(recorded) ?? await this.#findUser(username);
     const [firstName, ...rest] = (user.name.trim() || username).split(/\s+/);
     const fields = { first_name: firstName ?? username, last_name: rest.join(' ') || '-', username, email: user.email, active: user.active, roles: roleIds };
-    let passwordEncrypted = existing?.passwordEncrypted;
+    let passwordEncrypted = recorded?.passwordEncrypted;
     if (supersetUserId === undefined) {
       // Never used to log in (the proxy's header is the login) but required by Superset; stored sealed, never shown.
       const password = randomBytes(24).toString('base64url');
@@ -139,30 +174,33 @@ export class DashboardBridge {
       await this.#api.request('PUT', `/api/v1/security/users/${String(supersetUserId)}`, fields);
     }
     passwordEncrypted ??= encryptSecret(randomBytes(24).toString('base64url'), this.#secretKey);
-    const account = { userId: user.id, username, supersetUserId, passwordEncrypted, active: user.active, role: user.role, syncedAt: this.#now().toISOString() };
-    this.#store.dashboardAccounts.save(account);
+    this.#store.dashboardAccounts.save({
+      userId: user.id, username, supersetUserId, passwordEncrypted, active: user.active, role: user.role, syncedAt: this.#now().toISOString(),
+    });
     this.#inStep.add(user.id);
     this.#log.info({ userId: user.id, role: user.role, active: user.active }, 'dashboard account synced');
-    return account;
   }
 
-  async #disable(account: DashboardAccount): Promise<void> {
-    try {
-      await this.#api.request('PUT', `/api/v1/security/users/${String(account.supersetUserId)}`, { active: false });
-    } catch (error) {
-      // A Superset user that no longer exists cannot sign in either.
-      if (!(error instanceof SupersetApiError && error.status === 404)) throw error;
-    }
-    this.#store.dashboardAccounts.save({ ...account, active: false, syncedAt: this.#now().toISOString() });
+  /** Disables the Superset account recorded for `userId` (if it is still that account) and drops the record. */
+  async #retire(userId: number): Promise<void> {
+    const account = this.account(userId);
+    if (account === undefined) return;
+    const supersetUserId = await this.#recordedUser(account);
+    if (supersetUserId !== undefined) await this.#api.request('PUT', `/api/v1/security/users/${String(supersetUserId)}`, { active: false });
+    this.#store.dashboardAccounts.delete(userId);
+    this.#inStep.delete(userId);
+    this.#log.info({ userId }, 'dashboard account of a deleted user disabled');
   }
 
-
-  /** The recorded Superset user id, if Superset still has it (its metadata DB may have been rebuilt since). */
-  async #knownUser(account: DashboardAccount | undefined): Promise<number | undefined> {
+  /**
+   * The recorded Superset user id when Superset still has it under the recorded name: after a rebuild
+   * of its metadata DB the same id may belong to someone else.
+   */
+  async #recordedUser(account: DashboardAccount | undefined): Promise<number | undefined> {
     if (account === undefined) return undefined;
     try {
-      await this.#api.request('GET', `/api/v1/security/users/${String(account.supersetUserId)}`);
-      return account.supersetUserId;
+      const { result } = await this.#api.request<{ result: { username: string } }>('GET', `/api/v1/security/users/${String(account.supersetUserId)}`);
+      return result.username === account.username ? account.supersetUserId : undefined;
     } catch (error) {
       if (error instanceof SupersetApiError && error.status === 404) return undefined;
       throw error;
@@ -172,20 +210,6 @@ export class DashboardBridge {
   async #findUser(username: string): Promise<number | undefined> {
     const found = await this.#api.list<{ id: number; username: string }>('/api/v1/security/users/', { col: 'username', opr: 'eq', value: username });
     return found.find((candidate) => candidate.username === username)?.id;
-  }
-
-  async #roles(names: readonly string[]): Promise<number[]> {
-    // Looked up again when one is missing: the viewer role is created after Superset's own.
-    if (this.#roleIds === undefined || names.some((name) => this.#roleIds?.has(name) !== true)) {
-      const roles = await this.#api.list<{ id: number; name: string }>('/api/v1/security/roles/');
-      this.#roleIds = new Map(roles.map((role) => [role.name, role.id]));
-    }
-    const roleIds = this.#roleIds;
-    return names.map((name) => {
-      const id = roleIds.get(name);
-      if (id === undefined) throw new Error(`Superset has no role ${name}`);
-      return id;
-    });
   }
 
   #serialised<T>(work: () => Promise<T>): Promise<T> {

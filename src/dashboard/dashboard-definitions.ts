@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { lstatSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
 import type { Logger } from '../logger.ts';
@@ -31,6 +31,7 @@ export interface DashboardDefinition extends z.infer<typeof DashboardFile> {
 }
 
 const SLUG_FILE = /^([a-z0-9][a-z0-9_-]{0,63})\.json$/;
+const MAX_FILE_BYTES = 1024 * 1024;
 
 /** Reads dashboards/*.json; a file that does not parse is logged with the reason and skipped. */
 export function loadDashboardDefinitions(directory: string, log: Logger): DashboardDefinition[] {
@@ -49,13 +50,22 @@ export function loadDashboardDefinitions(directory: string, log: Logger): Dashbo
       log.warn({ file }, 'dashboard file skipped: its name must be a slug (lower-case letters, digits, - and _) followed by .json');
       continue;
     }
-    try {
-      const parsed = DashboardFile.safeParse(JSON.parse(readFileSync(file, 'utf8')));
-      if (parsed.success) definitions.push({ slug, ...parsed.data });
-      else log.warn({ file, problems: z.prettifyError(parsed.error) }, 'dashboard file skipped: it does not match the dashboard format');
-    } catch (error) {
-      log.warn({ file, reason: error instanceof Error ? error.message : String(error) }, 'dashboard file skipped: it is not readable JSON');
+    const stats = lstatSync(file);
+    if (!stats.isFile() || stats.size > MAX_FILE_BYTES) {
+      log.warn({ file }, 'dashboard file skipped: it must be a regular file (not a link) of at most 1 MB');
+      continue;
     }
+    let content: unknown;
+    try {
+      content = JSON.parse(readFileSync(file, 'utf8'));
+    } catch {
+      // Not the parser's message: it quotes the file's first bytes.
+      log.warn({ file }, 'dashboard file skipped: it is not readable JSON');
+      continue;
+    }
+    const parsed = DashboardFile.safeParse(content);
+    if (parsed.success) definitions.push({ slug, ...parsed.data });
+    else log.warn({ file, problems: z.prettifyError(parsed.error) }, 'dashboard file skipped: it does not match the dashboard format');
   }
   return definitions;
 }

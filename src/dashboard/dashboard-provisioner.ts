@@ -1,5 +1,7 @@
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { z } from 'zod';
+import { describeError } from '../errors.ts';
 import type { Logger } from '../logger.ts';
 import type { ChartDefinition, DashboardDefinition } from './dashboard-definitions.ts';
 import type { SupersetApi } from './superset-api.ts';
@@ -59,27 +61,16 @@ export class DashboardProvisioner {
     const done = this.#provisioned();
     for (const definition of definitions) {
       if (done.has(definition.slug)) continue;
-      const ids = await Promise.all(definition.charts.map((chart) => datasetId(tableOf(chart.dataset))));
-      if (ids.some((id) => id === undefined)) continue;
-      await this.#create(definition, ids as number[]);
+      const charts: { chart: ChartDefinition; datasetId: number }[] = [];
+      for (const chart of definition.charts) {
+        const id = await datasetId(tableOf(chart.dataset));
+        if (id !== undefined) charts.push({ chart, datasetId: id });
+      }
+      if (charts.length < definition.charts.length) continue;
+      await this.#create(definition, charts);
       done.add(definition.slug);
       this.#record(done);
     }
-  }
-
-  async #create(definition: DashboardDefinition, datasetIds: readonly number[]): Promise<void> {
-    const existing = await this.#api.list<{ id: number; slug: string | null }>('/api/v1/dashboard/', { col: 'slug', opr: 'eq', value: definition.slug });
-    if (existing.some((dashboard) => dashboard.slug === definition.slug)) return;
-    const dashboard = await this.#api.request<{ id: number }>('POST', '/api/v1/dashboard/', { dashboard_title: definition.title, slug: definition.slug, published: true });
-    for (const [index, chart] of definition.charts.entries()) {
-      const datasetId = datasetIds[index] ?? 0;
-      const params = chartParams(chart, datasetId);
-      await this.#api.request('POST', '/api/v1/chart/', {
-        slice_name: chart.title, viz_type: params.viz_type, datasource_id: datasetId, datasource_type: 'table',
-        params: JSON.stringify(params), dashboards: [dashboard.id],
-      });
-    }
-    this.#log.info({ slug: definition.slug, charts: definition.charts.length }, 'dashboard created in the dashboard tool');
   }
 
   /** The slugs created so far, in order. */
@@ -87,15 +78,51 @@ export class DashboardProvisioner {
     return [...this.#provisioned()].sort();
   }
 
+  /** A dashboard already there under the slug was made by someone else, and is left as it is. */
+  async #create(definition: DashboardDefinition, charts: readonly { chart: ChartDefinition; datasetId: number }[]): Promise<void> {
+    const existing = await this.#api.list<{ id: number; slug: string | null }>('/api/v1/dashboard/', { col: 'slug', opr: 'eq', value: definition.slug });
+    if (existing.some((dashboard) => dashboard.slug === definition.slug)) return;
+    const dashboard = await this.#api.request<{ id: number }>('POST', '/api/v1/dashboard/', { dashboard_title: definition.title, slug: definition.slug, published: true });
+    const created: number[] = [];
+    try {
+      for (const { chart, datasetId } of charts) {
+        const params = chartParams(chart, datasetId);
+        const { id } = await this.#api.request<{ id: number }>('POST', '/api/v1/chart/', {
+          slice_name: chart.title, viz_type: params.viz_type, datasource_id: datasetId, datasource_type: 'table',
+          params: JSON.stringify(params), dashboards: [dashboard.id],
+        });
+        created.push(id);
+      }
+    } catch (error) {
+      // Half a dashboard would be taken for a finished one next time: remove what was made and retry later.
+      for (const id of created) await this.#api.request('DELETE', `/api/v1/chart/${String(id)}`).catch(() => undefined);
+      await this.#api.request('DELETE', `/api/v1/dashboard/${String(dashboard.id)}`).catch(() => undefined);
+      throw error;
+    }
+    this.#log.info({ slug: definition.slug, charts: charts.length }, 'dashboard created in the dashboard tool');
+  }
+
+  /** An unreadable record is taken as empty (logged): at worst a shipped dashboard someone deleted comes back. */
   #provisioned(): Set<string> {
     if (!existsSync(this.#recordFile)) return new Set();
-    return new Set(JSON.parse(readFileSync(this.#recordFile, 'utf8')) as string[]);
+    try {
+      return new Set(z.array(z.string()).parse(JSON.parse(readFileSync(this.#recordFile, 'utf8'))));
+    } catch (error) {
+      this.#log.warn({ file: this.#recordFile, reason: describeError(error) }, 'the record of created dashboards is unreadable; starting it again');
+      return new Set();
+    }
   }
 
   #record(slugs: ReadonlySet<string>): void {
     mkdirSync(path.dirname(this.#recordFile), { recursive: true });
     const temporary = `${this.#recordFile}.tmp`;
-    writeFileSync(temporary, `${JSON.stringify([...slugs].sort())}\n`);
+    const handle = openSync(temporary, 'w');
+    try {
+      writeFileSync(handle, `${JSON.stringify([...slugs].sort())}\n`);
+      fsyncSync(handle);
+    } finally {
+      closeSync(handle);
+    }
     renameSync(temporary, this.#recordFile);
   }
 }

@@ -1,3 +1,5 @@
+import { setTimeout as delay } from 'node:timers/promises';
+import { describeError } from '../errors.ts';
 import type { EventBus } from '../events/index.ts';
 import type { Logger } from '../logger.ts';
 import type { Store, UserRecord } from '../store/index.ts';
@@ -6,10 +8,14 @@ import { loadDashboardDefinitions } from './dashboard-definitions.ts';
 import { DashboardProvisioner } from './dashboard-provisioner.ts';
 import { SupersetApi } from './superset-api.ts';
 import { SERVICE_ACCOUNT, type SupersetProcess } from './superset-process.ts';
+import { SupersetRoles } from './superset-roles.ts';
 import { WarehouseRegistration, type RegisteredWarehouse } from './warehouse-registration.ts';
 
 /** Changes to the warehouse are batched this long before Superset's datasets are refreshed. */
 const REFRESH_DELAY_MS = 500;
+/** How long a user change or login waits for Superset before answering anyway. */
+const USER_CHANGE_WAIT_MS = 5000;
+const SHUTDOWN_WAIT_MS = 5000;
 
 export interface DashboardServiceOptions {
   readonly superset: SupersetProcess;
@@ -33,6 +39,7 @@ export class DashboardService {
   readonly #registration: WarehouseRegistration;
   readonly #provisioner: DashboardProvisioner;
   readonly #api: SupersetApi;
+  readonly #roles: SupersetRoles;
   readonly #options: DashboardServiceOptions;
   readonly #unsubscribe: (() => void)[] = [];
   #refreshTimer: NodeJS.Timeout | null = null;
@@ -44,14 +51,17 @@ export class DashboardService {
     this.superset = options.superset;
     const api = new SupersetApi({ origin: () => options.superset.origin(), username: SERVICE_ACCOUNT, password: () => options.superset.servicePassword() });
     this.#api = api;
-    this.bridge = new DashboardBridge({ superset: options.superset, api, store: options.store, secretKey: options.secretKey, log: options.log, now: options.now });
-    this.#registration = new WarehouseRegistration({ api, servingDb: options.servingDb, log: options.log, now: options.now });
+    this.#roles = new SupersetRoles(api);
+    this.bridge = new DashboardBridge({ superset: options.superset, api, roles: this.#roles, store: options.store, secretKey: options.secretKey, log: options.log, now: options.now });
+    this.#registration = new WarehouseRegistration({ api, roles: this.#roles, servingDb: options.servingDb, log: options.log, now: options.now });
     this.#provisioner = new DashboardProvisioner({ api, recordFile: options.superset.stateFile('provisioned-dashboards.json'), log: options.log });
   }
 
   start(): void {
     this.#unsubscribe.push(this.superset.onRunning(() => {
+      this.#roles.forget();
       this.bridge.supersetRestarted();
+      this.#registration.supersetRestarted();
       void this.#reconcile();
     }));
     this.#unsubscribe.push(this.#options.events.subscribe((event) => {
@@ -60,9 +70,11 @@ export class DashboardService {
     if (this.superset.origin() !== undefined) void this.#reconcile();
   }
 
-  close(): void {
+  /** Stops following the platform, waiting a bounded time for the work under way. */
+  async close(): Promise<void> {
     for (const unsubscribe of this.#unsubscribe.splice(0)) unsubscribe();
     if (this.#refreshTimer) clearTimeout(this.#refreshTimer);
+    await Promise.race([this.#queue, delay(SHUTDOWN_WAIT_MS, undefined, { ref: false })]);
   }
 
   /** The registered warehouse database, once the replica exists and Superset has seen it. */
@@ -75,27 +87,29 @@ export class DashboardService {
    * (the demo's, say), else Superset's list of dashboards.
    */
   async homePath(): Promise<string> {
-    for (const slug of this.#provisioner.provisioned()) {
-      try {
+    try {
+      for (const slug of this.#provisioner.provisioned()) {
         const found = await this.#api.list<{ slug: string | null; published: boolean }>('/api/v1/dashboard/', { col: 'slug', opr: 'eq', value: slug });
         if (found.some((dashboard) => dashboard.slug === slug && dashboard.published)) return `/dashboard/superset/dashboard/${encodeURIComponent(slug)}/`;
-      } catch (error) {
-        this.#options.log.warn({ reason: error instanceof Error ? error.message : String(error) }, 'the shipped dashboards could not be listed');
-        break;
       }
+    } catch (error) {
+      this.#options.log.warn({ reason: describeError(error) }, 'the shipped dashboards could not be listed');
     }
     return '/dashboard/dashboard/list/';
   }
 
-  /** Pushes a user change (role, activation, new user) to Superset now; a failure is left to the proxy's lazy sync. */
+  /**
+   * Pushes a user change (role, activation, new user) to Superset, waiting for it a bounded time: a
+   * slow Superset never holds up user administration, and the proxy's lazy sync covers a failure.
+   */
   async userChanged(user: UserRecord): Promise<void> {
     if (this.superset.origin() === undefined) return;
-    await this.#attempt('the dashboard account could not be updated', () => this.bridge.syncUser(user));
+    await this.#boundedAttempt('the dashboard account could not be updated', () => this.bridge.syncUser(user.id));
   }
 
   async userRemoved(userId: number): Promise<void> {
     if (this.superset.origin() === undefined) return;
-    await this.#attempt('the dashboard account could not be disabled', () => this.bridge.removeUser(userId));
+    await this.#boundedAttempt('the dashboard account could not be disabled', () => this.bridge.removeUser(userId));
   }
 
   /** Resolves once the work queued so far is done (tests and shutdown). */
@@ -105,9 +119,8 @@ export class DashboardService {
 
   #reconcile(): Promise<void> {
     return this.#serialised('the dashboard tool could not be brought in step with the platform', async () => {
-      await this.#registration.ensureViewerRole();
       await this.bridge.syncAll();
-      await this.#refreshWarehouse();
+      await this.#attempt('the warehouse could not be registered in the dashboard tool', () => this.#refreshWarehouse());
     });
   }
 
@@ -138,7 +151,11 @@ export class DashboardService {
     try {
       await work();
     } catch (error) {
-      this.#options.log.warn({ reason: error instanceof Error ? error.message : String(error) }, failure);
+      this.#options.log.warn({ reason: describeError(error) }, failure);
     }
+  }
+
+  async #boundedAttempt(failure: string, work: () => Promise<unknown>): Promise<void> {
+    await Promise.race([this.#attempt(failure, work), delay(USER_CHANGE_WAIT_MS, undefined, { ref: false })]);
   }
 }

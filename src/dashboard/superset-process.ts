@@ -1,16 +1,19 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, readlinkSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { existsSync, mkdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { setTimeout as delay } from 'node:timers/promises';
 import { promisify } from 'node:util';
+import { describeError } from '../errors.ts';
 import type { Logger } from '../logger.ts';
 import { signalProcessGroup, stopProcessGroup } from '../python/index.ts';
+import { availablePort } from './loopback-port.ts';
+import { endOrphanedServer } from './orphaned-server.ts';
 
 const run = promisify(execFile);
 const CONFIG_FILE = path.join(import.meta.dirname, 'superset_config.py');
+const SERVICE_ACCOUNT_SCRIPT = path.join(import.meta.dirname, 'create_service_account.py');
 const MAX_RESTART_DELAY_MS = 30_000;
 const RESTARTS_BEFORE_GIVING_UP = 5;
 const STARTUP_DEADLINE_MS = 180_000;
@@ -64,8 +67,10 @@ export class SupersetProcess {
     this.#state = 'starting';
     this.#ready = this.#launch(this.#abort.signal).catch((error: unknown) => {
       if (this.#abort.signal.aborted) return;
-      this.#state = 'failed';
-      this.#options.log.error({ err: error }, 'the dashboard tool could not start');
+      // A gunicorn that never answered its health check must not hold the port for the next attempt.
+      const child = this.#child;
+      if (child !== null && child.exitCode === null && child.signalCode === null) signalProcessGroup(child, 'SIGKILL');
+      this.#restartLater({ reason: describeError(error) }, 'the dashboard tool could not start');
     });
   }
 
@@ -169,15 +174,14 @@ export class SupersetProcess {
     if (initialised) return;
     if (!existsSync(path.join(this.#options.home, 'superset.db'))) rmSync(this.#stateDir(), { recursive: true, force: true });
     const superset = path.join(this.#options.binDir, 'superset');
-    const options = { env, cwd: this.#options.home, signal, maxBuffer: 64 * 1024 * 1024 };
+    const options = { env, cwd: this.#options.home, signal };
     this.#options.log.info('initialising the dashboard tool (first start takes about half a minute)');
-    await run(superset, ['db', 'upgrade'], options);
-    await run(superset, ['init'], options);
+    await runStep('superset db upgrade', superset, ['db', 'upgrade'], options);
+    await runStep('superset init', superset, ['init'], options);
     const password = readOrCreateSecret(path.join(this.#options.home, 'service-account.password'));
-    await run(superset, [
-      'fab', 'create-admin', '--username', SERVICE_ACCOUNT, '--firstname', 'Quarry', '--lastname', 'Service',
-      '--email', 'quarry-service@localhost', '--password', password,
-    ], options);
+    await runStep('creating the service account', path.join(this.#options.binDir, 'python'), [SERVICE_ACCOUNT_SCRIPT, SERVICE_ACCOUNT], {
+      ...options, env: { ...env, QUARRY_SERVICE_PASSWORD: password },
+    });
     writeFileSync(stamp, `${build}\n`);
   }
 
@@ -222,44 +226,37 @@ export class SupersetProcess {
     if (this.#healthTimer) clearInterval(this.#healthTimer);
     // A child that dies while starting is reported by #launch; this handles the running one.
     if (this.#state !== 'running') return;
+    this.#restartLater({ code, signal }, 'the dashboard tool exited');
+  }
+
+  /** Starts it again after a backoff, unless it has failed too often in the last minute. */
+  #restartLater(details: Record<string, unknown>, what: string): void {
     this.#state = 'stopped';
     const now = Date.now();
     this.#recentExits.push(now);
     while ((this.#recentExits[0] ?? now) < now - 60_000) this.#recentExits.shift();
     if (this.#recentExits.length >= RESTARTS_BEFORE_GIVING_UP) {
       this.#state = 'failed';
-      this.#options.log.error({ code, signal, home: this.#options.home }, 'the dashboard tool keeps exiting; it is stopped until the next start (run `superset` from its environment with SUPERSET_HOME set to see why)');
+      this.#options.log.error({ ...details, home: this.#options.home }, `${what}, again; it is stopped until the next start (run \`superset\` from its environment with SUPERSET_HOME set to see why)`);
       return;
     }
     const delayMs = Math.min(MAX_RESTART_DELAY_MS, 1000 * 2 ** (this.#recentExits.length - 1));
-    this.#options.log.warn({ code, signal, delayMs }, 'the dashboard tool exited; restarting');
+    this.#options.log.warn({ ...details, delayMs }, `${what}; starting it again`);
     this.#restartTimer = setTimeout(() => { this.start(); }, delayMs);
   }
 }
 
 /**
- * Ends a gunicorn that a Quarry killed with -9 left running (its process group outlives the parent):
- * it would hold the port and the metadata DB. Only a gunicorn working in this home is touched.
+ * Runs one initialisation step; a failure says which step, its exit code and the end of its stderr,
+ * never its arguments or environment (the error of execFile carries the whole command line).
  */
-async function endOrphanedServer(pidFile: string, home: string, log: Logger): Promise<void> {
-  const pid = existsSync(pidFile) ? Number(readFileSync(pidFile, 'utf8').trim()) : Number.NaN;
-  rmSync(pidFile, { force: true });
-  if (!Number.isInteger(pid) || pid <= 1) return;
+async function runStep(step: string, file: string, args: readonly string[], options: { env: Record<string, string>; cwd: string; signal: AbortSignal }): Promise<void> {
   try {
-    if (readlinkSync(`/proc/${String(pid)}/cwd`) !== realpathSync(home)) return;
-    if (!readFileSync(`/proc/${String(pid)}/cmdline`, 'utf8').includes('gunicorn')) return;
-  } catch {
-    return; // gone already
-  }
-  log.warn({ pid }, 'ending the dashboard tool a previous Quarry left running');
-  for (const [signal, waitMs] of [['SIGTERM', 10_000], ['SIGKILL', 5_000]] as const) {
-    try {
-      process.kill(-pid, signal);
-    } catch {
-      return;
-    }
-    for (const deadline = Date.now() + waitMs; Date.now() < deadline && existsSync(`/proc/${String(pid)}`);) await delay(100);
-    if (!existsSync(`/proc/${String(pid)}`)) return;
+    await run(file, args, { ...options, maxBuffer: 64 * 1024 * 1024 });
+  } catch (error) {
+    const { code, stderr } = error as { code?: unknown; stderr?: unknown };
+    const tail = typeof stderr === 'string' ? stderr.trim().split('\n').slice(-3).join(' | ').slice(0, 500) : '';
+    throw new Error(`${step} failed (exit ${String(code)})${tail === '' ? '' : `: ${tail}`}`);
   }
 }
 
@@ -268,21 +265,4 @@ function readOrCreateSecret(file: string): string {
   const secret = randomBytes(32).toString('base64url');
   writeFileSync(file, `${secret}\n`, { mode: 0o600, flag: 'wx' });
   return secret;
-}
-
-/** `port` when it can be bound on loopback, else (or for 0) a free one. */
-async function availablePort(port: number): Promise<number> {
-  const tryBind = (candidate: number) => new Promise<number | undefined>((resolve) => {
-    const server = createServer();
-    server.once('error', () => { resolve(undefined); });
-    server.listen(candidate, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => { resolve(typeof address === 'object' && address !== null ? address.port : undefined); });
-    });
-  });
-  const bound = port === 0 ? undefined : await tryBind(port);
-  if (bound !== undefined) return bound;
-  const free = await tryBind(0);
-  if (free === undefined) throw new Error('no free loopback port for the dashboard tool');
-  return free;
 }

@@ -6,12 +6,14 @@ SUPERSET_SECRET_KEY, QUARRY_PROXY_SECRET, QUARRY_SERVING_DB, QUARRY_HTTPS).
 
 import hmac
 import os
+from urllib.parse import unquote
 from datetime import timedelta
 
 from cachelib.file import FileSystemCache
 from flask import request
 from flask_appbuilder.security.manager import AUTH_REMOTE_USER
 from flask_login import current_user, login_user, logout_user
+from sqlalchemy.pool import NullPool
 from superset.security import SupersetSecurityManager
 
 _HOME = os.environ["SUPERSET_HOME"]
@@ -87,7 +89,8 @@ class TrustQuarryHeader:
         secret = environ.pop("HTTP_X_QUARRY_PROXY_SECRET", "").encode()
         environ.pop("REMOTE_USER", None)
         if user and hmac.compare_digest(secret, _PROXY_SECRET):
-            environ["REMOTE_USER"] = user
+            # Quarry percent-encodes the name: a header value cannot carry every email.
+            environ["REMOTE_USER"] = unquote(user)
         return self.app(environ, start_response)
 
 
@@ -122,19 +125,28 @@ def FLASK_APP_MUTATOR(app):  # noqa: N802 (Superset's name)
 
 
 def DB_CONNECTION_MUTATOR(url, params, username, security_manager, source):  # noqa: N802
-    """Every DuckDB engine opens the serving replica, read-only and sandboxed, whatever URI was registered."""
-    if url.drivername.startswith("duckdb"):
-        if url.database != _SERVING_DB:
-            raise ValueError("only the serving replica may be opened")
-        # duckdb-engine lets URL query values override connect_args: drop them all.
-        url = url.set(query={})
-        params.setdefault("connect_args", {}).update(
-            read_only=True,
-            config={
+    """Every engine is the serving replica, read-only and sandboxed, whatever URI or engine_params were registered.
+
+    The engine's keyword arguments are rebuilt rather than amended: duckdb-engine reads more than `config`
+    from connect_args (`url_config` overrides it, `database` opens another file, `preload_extensions` runs
+    LOAD), and any other database on loopback (a trust-authenticated PostgreSQL, say) is off limits too.
+    """
+    if url.drivername != "duckdb":
+        raise ValueError("the dashboard tool reads Quarry's warehouse only")
+    if url.database != _SERVING_DB:
+        raise ValueError("only the serving replica may be opened")
+    safe_params = {
+        "connect_args": {
+            "read_only": True,
+            "config": {
                 "enable_external_access": False,
                 "lock_configuration": True,
                 "memory_limit": "1GB",
                 "threads": 1,
             },
-        )
-    return url, params
+        },
+    }
+    if params.get("poolclass") is NullPool:
+        safe_params["poolclass"] = NullPool
+    # duckdb-engine lets URL query values override connect_args: drop them all.
+    return url.set(query={}, username=None, password=None, host=None, port=None), safe_params

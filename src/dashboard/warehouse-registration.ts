@@ -1,12 +1,10 @@
 import { existsSync } from 'node:fs';
 import type { Logger } from '../logger.ts';
 import type { SupersetApi } from './superset-api.ts';
+import { VIEWER_ROLE, type SupersetRoles } from './superset-roles.ts';
 
 /** The Superset database that stands for the warehouse replica. */
 export const WAREHOUSE_DATABASE = 'warehouse';
-/** Gamma plus this role is a viewer: read access to the warehouse database, nothing else. */
-export const VIEWER_ROLE = 'quarry_viewer';
-
 export interface TableName { readonly schema: string; readonly name: string }
 
 export interface RegisteredWarehouse {
@@ -27,6 +25,7 @@ interface PermissionRow { id: number; permission: { name: string }; view_menu: {
  */
 export class WarehouseRegistration {
   readonly #api: SupersetApi;
+  readonly #roles: SupersetRoles;
   readonly #servingDb: string;
   readonly #log: Logger;
   readonly #now: () => Date;
@@ -34,8 +33,9 @@ export class WarehouseRegistration {
   /** The database id viewers were last granted, so the grant is not repeated on every refresh. */
   #grantedDatabaseId: number | undefined;
 
-  constructor(options: { api: SupersetApi; servingDb: string; log: Logger; now: () => Date }) {
+  constructor(options: { api: SupersetApi; roles: SupersetRoles; servingDb: string; log: Logger; now: () => Date }) {
     this.#api = options.api;
+    this.#roles = options.roles;
     this.#servingDb = options.servingDb;
     this.#log = options.log;
     this.#now = options.now;
@@ -45,13 +45,10 @@ export class WarehouseRegistration {
     return this.#registered;
   }
 
-  /** Creates the viewer role (empty until the database exists), so viewers' accounts can be given it. */
-  async ensureViewerRole(): Promise<number> {
-    const roles = await this.#api.list<{ id: number; name: string }>('/api/v1/security/roles/');
-    const role = roles.find((candidate) => candidate.name === VIEWER_ROLE);
-    if (role !== undefined) return role.id;
-    const created = await this.#api.request<{ id: number }>('POST', '/api/v1/security/roles/', { name: VIEWER_ROLE });
-    return created.id;
+  /** Superset (re)started: its metadata DB may be new, so the viewers' grant is made again. */
+  supersetRestarted(): void {
+    this.#grantedDatabaseId = undefined;
+    this.#registered = undefined;
   }
 
   /**
@@ -95,7 +92,7 @@ export class WarehouseRegistration {
 
   /** Gives the viewer role `database_access` on the warehouse database (Gamma alone cannot read charts). */
   async #grantViewers(databaseId: number): Promise<void> {
-    const roleId = await this.ensureViewerRole();
+    const roleId = await this.#roles.id(VIEWER_ROLE);
     const resource = `[${WAREHOUSE_DATABASE}].(id:${String(databaseId)})`;
     const permissions = await this.#api.list<PermissionRow>('/api/v1/security/permissions-resources/');
     const permission = permissions.find((row) => row.permission.name === 'database_access' && row.view_menu.name === resource);

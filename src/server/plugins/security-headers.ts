@@ -21,7 +21,8 @@ export function installSecurityHeaders(app: FastifyInstance): void {
     reply.header('referrer-policy', 'same-origin');
     if (!reply.hasHeader('content-security-policy')) reply.header('content-security-policy', CONTENT_SECURITY_POLICY);
     reply.header('x-frame-options', 'DENY');
-    if (request.actor !== null) reply.header('cache-control', 'no-store');
+    // Behind a login nothing is cached unless its route (static assets, Superset's bundles) said otherwise.
+    if (request.actor !== null && !reply.hasHeader('cache-control')) reply.header('cache-control', 'no-store');
     return payload;
   });
 }

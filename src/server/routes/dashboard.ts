@@ -1,3 +1,4 @@
+import { setTimeout as delay } from 'node:timers/promises';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.ts';
 import { DASHBOARD_SESSION_COOKIE, type DashboardBridge, type DashboardService, type SupersetProcess } from '../../dashboard/index.ts';
@@ -6,6 +7,7 @@ import { installUpstreamProxy, replyUpstreamUnavailable } from '../upstream-prox
 import { clearSessionCookies, clientOf, setDashboardCookie } from './session-cookie.ts';
 
 const LABEL = 'The dashboard tool';
+const LOGIN_WAIT_MS = 5000;
 
 /**
  * `/dashboard/*` → Superset, only behind a platform session or API key, with the caller's identity
@@ -66,7 +68,8 @@ export async function openDashboardSession(ctx: AppContext, bridge: DashboardBri
   const user = ctx.store.users.findById(userId);
   if (bridge === undefined || user === undefined) return;
   try {
-    const value = await bridge.openSession(user);
+    // A slow dashboard tool never holds up the login: the session then opens at the first /dashboard/ request.
+    const value = await Promise.race([bridge.openSession(user), delay(LOGIN_WAIT_MS, undefined, { ref: false })]);
     if (value !== undefined) setDashboardCookie(ctx, request, reply, value);
   } catch (error) {
     request.log.warn({ err: error }, 'the dashboard session could not be opened at login');
