@@ -34,8 +34,7 @@ class JsonLinesWriter implements TableWriter {
     }
     this.records += records.length;
     const text = records.map((record) => JSON.stringify(record)).join('\n') + '\n';
-    // `once` rejects when the stream fails while waiting; the failure is kept and reported below either way.
-    if (!this.#stream.write(text)) await Promise.race([once(this.#stream, 'drain'), once(this.#stream, 'close')]).catch(() => undefined);
+    if (!this.#stream.write(text)) await drainedOrClosed(this.#stream);
     this.#throwIfFailed();
   }
 
@@ -55,6 +54,17 @@ class JsonLinesWriter implements TableWriter {
   #throwIfFailed(): void {
     if (this.#failure !== undefined) throw new SyncFailedError(`Could not stage the extracted records: ${this.#failure.message}`);
   }
+}
+
+/**
+ * Waits for the stream to take more or to close. The losing wait is removed, so a long extraction does
+ * not pile up listeners; a failure while waiting is kept by the stream's error handler and reported after.
+ */
+async function drainedOrClosed(stream: WriteStream): Promise<void> {
+  const abort = new AbortController();
+  const waits = ['drain', 'close'].map((event) => once(stream, event, { signal: abort.signal }).catch(() => undefined));
+  await Promise.race(waits);
+  abort.abort();
 }
 
 /**
