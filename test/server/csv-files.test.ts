@@ -89,6 +89,18 @@ describe('CSV upload, listing and deletion', () => {
     expect(readdirSync(directory)).toEqual([]);
   });
 
+  it('refuses an upload of many form parts with a message that says what is wrong, and keeps nothing', async () => {
+    const form = new FormData();
+    for (let field = 0; field < 8; field++) form.append(`note${String(field)}`, 'x');
+    form.append('file', new Blob(['id\n1\n'], { type: 'text/csv' }), 'parts.csv');
+    const response = await quarry.request('POST', '/api/sources/uploads/upload-csv', { as: 'editor', body: form });
+    expect(response.status).toBe(413);
+    expect(response.json.code).toBe('upload_too_large');
+    expect(response.json.detail).toMatch(/^The upload has too many (parts|form fields)/);
+    const listed = await quarry.request('GET', '/api/sources/uploads/csv-files', { as: 'viewer' });
+    expect(JSON.stringify(listed.json)).not.toContain('parts.csv');
+  });
+
   it('answers 400 for a multipart body that breaks off or is no multipart, and keeps no part of the file', async () => {
     const boundary = '4d4575a111dd8df210a4db9d29d2b93e';
     const bodies = [

@@ -5,6 +5,13 @@ import { sqliteFailure } from '../../store/index.ts';
 import { renderErrorPage, renderNotFoundPage } from '../../web/index.ts';
 import { isApiRequest } from './request-kind.ts';
 
+/** What each multipart limit means for the sender (they all answer 413, which alone reads as "too big"). */
+const MULTIPART_LIMITS: Partial<Record<string, string>> = {
+  FST_PARTS_LIMIT: 'The upload has too many parts: send one file',
+  FST_FILES_LIMIT: 'The upload has more than one file: send one file per request',
+  FST_FIELDS_LIMIT: 'The upload has too many form fields',
+};
+
 /** The one place an error becomes a response: `{detail, code}` for the API, a redirect or page for browsers. */
 export function installErrorHandler(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError, request, reply) => {
@@ -21,7 +28,7 @@ export function installErrorHandler(app: FastifyInstance): void {
       return reply.code(400).send({ detail, code: 'invalid_request', errors });
     }
     const status = error.statusCode ?? 500;
-    if (status === 413) return reply.code(413).send({ detail: 'The request body is too large', code: 'upload_too_large' });
+    if (status === 413) return reply.code(413).send({ detail: MULTIPART_LIMITS[error.code] ?? 'The request body is too large', code: 'upload_too_large' });
     if (status === 415) return reply.code(415).send({ detail: 'Unsupported content type', code: 'unsupported_media_type' });
     if (status >= 400 && status < 500) {
       return reply.code(400).send({ detail: clientMessage(error), code: 'invalid_request' });
