@@ -59,7 +59,13 @@ describe('models, logs and health pages in Chromium', () => {
     expect(await page.locator('#lineage .node[data-model="d_broken"]').getAttribute('class')).toContain('status-error');
 
     await page.locator('#lineage .node[data-model="c_top"]').click();
-    expect(await page.locator('#lineage .node.dimmed').evaluateAll((nodes) => nodes.map((node) => node.getAttribute('data-model')))).toEqual(['d_broken']);
+    const dimmed = () => page.locator('#lineage .node.dimmed').evaluateAll((nodes) => nodes.map((node) => node.getAttribute('data-model')));
+    await expect.poll(dimmed).toEqual(['d_broken']);
+    // A redraw by a late live event keeps the highlight.
+    await page.locator('#lineage svg').evaluate((graph) => { graph.setAttribute('data-drawn-before', ''); });
+    quarry.ctx.events.publish({ type: 'transform_run_completed', model: 'c_top' });
+    await expect.poll(() => page.locator('#lineage svg[data-drawn-before]').count()).toBe(0);
+    expect(await dimmed()).toEqual(['d_broken']);
     await screenshot(page, 'models');
 
     await page.getByRole('button', { name: 'Run only c_top' }).click();

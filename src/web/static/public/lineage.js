@@ -49,9 +49,10 @@ function reachable(start, next) {
 
 /**
  * Replaces `container`'s content with the graph of `models` ({name, depends_on, status}).
- * Returns `select(name)`, which highlights a model's lineage as clicking it does.
+ * Returns `select(name)`, which highlights a model's lineage as clicking it does; a click or Enter on a
+ * node also calls `onSelect(name)`.
  */
-export function drawLineage(container, models) {
+export function drawLineage(container, models, onSelect = () => {}) {
   const known = new Set(models.map((model) => model.name));
   const parents = new Map(models.map((model) => [model.name, model.depends_on.filter((name) => known.has(name))]));
   const children = new Map(models.map((model) => [model.name, []]));
@@ -113,12 +114,17 @@ export function drawLineage(container, models) {
     }
     for (const edge of edges.children) edge.classList.toggle('dimmed', !(related.has(edge.dataset.from) && related.has(edge.dataset.to)));
   };
+  // The page is told too, so the highlight survives the next redraw (a live event redraws the graph).
+  const choose = (name) => {
+    select(name);
+    onSelect(name);
+  };
   for (const [name, node] of nodeElements) {
-    node.addEventListener('click', () => { select(name); });
+    node.addEventListener('click', () => { choose(name); });
     node.addEventListener('keydown', (event) => {
       if (event.key === 'Enter' || event.key === ' ') {
         event.preventDefault();
-        select(name);
+        choose(name);
       }
     });
   }

@@ -57,7 +57,7 @@ async function load() {
     return;
   }
   body.replaceChildren(...models.map(row));
-  select = drawLineage(lineage, models);
+  select = drawLineage(lineage, models, (name) => { selected = name; });
   if (selected) select(selected);
 }
 
