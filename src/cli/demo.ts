@@ -4,6 +4,7 @@ import path from 'node:path';
 import { projectPaths } from '../config/index.ts';
 import type { AppContext } from '../context.ts';
 import { initProject } from './init.ts';
+import { describeError } from '../errors.ts';
 
 const DEMO_ADMIN_EMAIL = 'admin@example.com';
 
@@ -45,6 +46,6 @@ export function loadDemoDataOnFirstStart(ctx: AppContext): void {
     ctx.jobs.startSync(source.name, { fullRefresh: false, requestedBy: null });
     ctx.log.info({ source: source.name }, 'loading the demo data');
   } catch (error) {
-    ctx.log.warn({ reason: error instanceof Error ? error.message : String(error) }, 'the demo data could not be loaded; press Sync on the overview');
+    ctx.log.warn({ reason: describeError(error) }, 'the demo data could not be loaded; press Sync on the overview');
   }
 }

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { Command, InvalidArgumentError } from 'commander';
-import { ConfigError, QuarryError } from '../errors.ts';
+import { ConfigError, describeError, QuarryError } from '../errors.ts';
 import { SERVICE_VERSION } from '../context.ts';
 import { CliError } from './cli-error.ts';
 import { ensureDemoProject, loadDemoDataOnFirstStart } from './demo.ts';
@@ -240,6 +240,6 @@ function reportFailure(error: unknown): number {
     console.error(`quarry: ${error.message.replace(/^listen /, '')}: the port is taken; choose another with --port`);
     return 1;
   }
-  console.error(`quarry: unexpected error: ${error instanceof Error ? error.message : String(error)}`);
+  console.error(`quarry: unexpected error: ${describeError(error)}`);
   return 1;
 }

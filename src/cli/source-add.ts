@@ -9,6 +9,7 @@ import { CliError } from './cli-error.ts';
 import { isInteractive } from './prompt-or-flag.ts';
 import { runSyncHere } from './source-sync.ts';
 import { withProject } from './with-project.ts';
+import { describeError } from '../errors.ts';
 
 export interface SourceAddOptions {
   project: string;
@@ -80,7 +81,7 @@ async function describeConnectionTest(project: string, name: string, env: NodeJS
       const result = await testConnection({ source, paths: ctx.paths, env: ctx.env, sourceTokens: ctx.sourceTokens, now: ctx.now, signal: AbortSignal.timeout(120_000) });
       return `Connection test passed: ${result}.`;
     } catch (error) {
-      const cause = error instanceof Error ? error.message : String(error);
+      const cause = describeError(error);
       throw new CliError(`the connection test failed: ${cause}\nThe source was saved; fix its settings in sources.yml or .env and test again with \`quarry source test ${name}\`.`);
     }
   });

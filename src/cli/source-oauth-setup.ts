@@ -5,6 +5,7 @@ import { isSourceOAuthProvider, SOURCE_OAUTH_PROVIDERS } from '../sources/index.
 import { CliError } from './cli-error.ts';
 import { isInteractive, valueOrPrompt } from './prompt-or-flag.ts';
 import { withProject } from './with-project.ts';
+import { describeError } from '../errors.ts';
 
 export interface SourceOAuthSetupOptions {
   project: string;
@@ -122,7 +123,7 @@ async function listen(port: number): Promise<Listener> {
         }, (error: unknown) => {
           response.writeHead(400, { 'content-type': 'text/html; charset=utf-8' }).end(PAGE('Authorization failed', 'See the terminal for the reason.'));
           clearTimeout(timer);
-          reject(error instanceof CliError ? error : new CliError(`the token exchange failed: ${error instanceof Error ? error.message : String(error)}`));
+          reject(error instanceof CliError ? error : new CliError(`the token exchange failed: ${describeError(error)}`));
         });
       };
     }),

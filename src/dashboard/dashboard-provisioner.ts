@@ -57,13 +57,13 @@ export class DashboardProvisioner {
   }
 
   /** `datasetId` answers for `schema.table`; a dashboard with a dataset still missing waits for the next call. */
-  async provision(definitions: readonly DashboardDefinition[], datasetId: (table: TableName) => Promise<number | undefined>): Promise<void> {
+  async provision(definitions: readonly DashboardDefinition[], datasetId: (table: TableName) => number | undefined): Promise<void> {
     const done = this.#provisioned();
     for (const definition of definitions) {
       if (done.has(definition.slug)) continue;
       const charts: { chart: ChartDefinition; datasetId: number }[] = [];
       for (const chart of definition.charts) {
-        const id = await datasetId(tableOf(chart.dataset));
+        const id = datasetId(tableOf(chart.dataset));
         if (id !== undefined) charts.push({ chart, datasetId: id });
       }
       if (charts.length < definition.charts.length) continue;

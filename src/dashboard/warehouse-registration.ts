@@ -30,6 +30,7 @@ export class WarehouseRegistration {
   readonly #log: Logger;
   readonly #now: () => Date;
   #registered: RegisteredWarehouse | undefined;
+  #datasetIds: ReadonlyMap<string, number> = new Map();
   /** The database id viewers were last granted, so the grant is not repeated on every refresh. */
   #grantedDatabaseId: number | undefined;
 
@@ -49,6 +50,7 @@ export class WarehouseRegistration {
   supersetRestarted(): void {
     this.#grantedDatabaseId = undefined;
     this.#registered = undefined;
+    this.#datasetIds = new Map();
   }
 
   /**
@@ -62,17 +64,14 @@ export class WarehouseRegistration {
       await this.#grantViewers(databaseId);
       this.#grantedDatabaseId = databaseId;
     }
-    const datasets = await this.#syncDatasets(databaseId, martsTables);
-    this.#registered = { id: databaseId, name: WAREHOUSE_DATABASE, datasets, refreshedAt: this.#now().toISOString() };
+    this.#datasetIds = await this.#syncDatasets(databaseId, martsTables);
+    this.#registered = { id: databaseId, name: WAREHOUSE_DATABASE, datasets: [...this.#datasetIds.keys()].sort(), refreshedAt: this.#now().toISOString() };
     return this.#registered;
   }
 
-  /** The dataset id of `schema.table` on the warehouse database, if registered. */
-  async datasetId(table: TableName): Promise<number | undefined> {
-    const registered = this.#registered;
-    if (registered === undefined) return undefined;
-    const rows = await this.#datasets(registered.id);
-    return rows.find((row) => row.schema === table.schema && row.table_name === table.name)?.id;
+  /** The dataset id of `schema.table` on the warehouse database, as the last refresh found it. */
+  datasetId(table: TableName): number | undefined {
+    return this.#datasetIds.get(`${table.schema}.${table.name}`);
   }
 
   async #ensureDatabase(): Promise<number> {
@@ -100,8 +99,9 @@ export class WarehouseRegistration {
     await this.#api.request('POST', `/api/v1/security/roles/${String(roleId)}/permissions`, { permission_view_menu_ids: [permission.id] });
   }
 
-  async #syncDatasets(databaseId: number, martsTables: readonly TableName[]): Promise<string[]> {
-    const existing = await this.#datasets(databaseId);
+  /** Every dataset on the database by `schema.table`, the marts tables' created or refreshed. */
+  async #syncDatasets(databaseId: number, martsTables: readonly TableName[]): Promise<Map<string, number>> {
+    const existing = await this.#api.list<DatasetRow>('/api/v1/dataset/', { col: 'database', opr: 'rel_o_m', value: databaseId });
     for (const table of martsTables) {
       const dataset = existing.find((row) => row.schema === table.schema && row.table_name === table.name);
       if (dataset === undefined) {
@@ -113,10 +113,6 @@ export class WarehouseRegistration {
         await this.#api.request('PUT', `/api/v1/dataset/${String(dataset.id)}/refresh`);
       }
     }
-    return existing.map((row) => `${row.schema ?? ''}.${row.table_name}`).sort();
-  }
-
-  async #datasets(databaseId: number): Promise<DatasetRow[]> {
-    return this.#api.list<DatasetRow>('/api/v1/dataset/', { col: 'database', opr: 'rel_o_m', value: databaseId });
+    return new Map(existing.map((row) => [`${row.schema ?? ''}.${row.table_name}`, row.id]));
   }
 }

@@ -4,6 +4,7 @@ import { inTransaction, quoteIdentifier, quoteLiteral, type DuckDBConnection } f
 import { describeColumns, evolveTable } from './evolve-schema.ts';
 import { FILE_FORMATS, hashFile, listSourceFiles, type FileFormat, type SourceFile } from './list-source-files.ts';
 import { SyncFailedError } from './sync-failed-error.ts';
+import { describeError } from '../errors.ts';
 
 export const FILE_COLUMN = '_quarry_file';
 export const LOADED_AT_COLUMN = '_quarry_loaded_at';
@@ -82,7 +83,7 @@ async function sniffDialect(connection: DuckDBConnection, file: string): Promise
 
 /** The first line or two of a DuckDB error, which name the problem (and the line) without a wall of hints. */
 function briefly(error: unknown): string {
-  const text = error instanceof Error ? error.message : String(error);
+  const text = describeError(error);
   return text.split('\n').filter((line) => line.trim() !== '').slice(0, 2).join(' ').slice(0, 500);
 }
 

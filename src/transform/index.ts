@@ -3,6 +3,7 @@ import type { Logger } from '../logger.ts';
 import { pythonExecutable } from '../python/index.ts';
 import { docsSiteDir } from './dbt-project.ts';
 import { DocsServer } from './docs-server.ts';
+import { describeError } from '../errors.ts';
 
 export { TransformRunner, type TransformRunnerOptions, type ModelSummary } from './transform-runner.ts';
 export { ModelNotFoundError, RunInProgressError, DocsGenerationError } from './errors.ts';
@@ -20,7 +21,7 @@ export function startDocsServer(options: {
   try {
     python = pythonExecutable('dbt', options.pythonEnvironmentsDir);
   } catch (error) {
-    options.log.error({ reason: error instanceof Error ? error.message : String(error) }, 'the transformation-docs site is unavailable');
+    options.log.error({ reason: describeError(error) }, 'the transformation-docs site is unavailable');
     return undefined;
   }
   const server = new DocsServer({

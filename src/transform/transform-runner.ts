@@ -12,6 +12,7 @@ import { DocsGenerationError, ModelNotFoundError, RunInProgressError } from './e
 import { ModelGraph, readModelGraph, type ModelNode } from './manifest.ts';
 import { readColumns } from './raw-columns.ts';
 import { writeStagingModels } from './staging-models.ts';
+import { describeError } from '../errors.ts';
 
 export interface TransformRunnerOptions {
   store: Store;
@@ -78,7 +79,7 @@ export class TransformRunner {
     try {
       pythonExecutable('dbt', this.#options.pythonEnvironmentsDir);
     } catch (error) {
-      this.#options.log.error({ reason: error instanceof Error ? error.message : String(error) }, 'transformations are unavailable');
+      this.#options.log.error({ reason: describeError(error) }, 'transformations are unavailable');
     }
     store.modelRuns.failRunning(null, 'The service stopped before the model finished', now().toISOString());
     ensureDbtProject(paths);

@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
-import { ConflictError } from '../errors.ts';
+import { ConflictError, describeError } from '../errors.ts';
 
 /** Another process (a second `quarry start`, a `quarry sync` in a terminal) has the warehouse open for writing. */
 export class WarehouseBusyError extends ConflictError {
@@ -15,7 +15,7 @@ async function openForWriting(file: string): Promise<DuckDBInstance> {
   try {
     return await DuckDBInstance.create(file);
   } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
+    const message = describeError(error);
     if (!message.includes('Could not set lock')) throw error;
     const pid = /PID (\d+)/.exec(message)?.[1];
     throw new WarehouseBusyError(pid === undefined ? '' : ` (process ${pid})`);

@@ -1,6 +1,7 @@
 // The watcher process: watches the file sources' directories and tells its parent, over IPC, which source changed.
 import path from 'node:path';
 import { watch } from 'chokidar';
+import { describeError } from '../errors.ts';
 
 interface WatchTarget {
   readonly source: string;
@@ -36,7 +37,7 @@ for (const event of ['add', 'change', 'unlink'] as const) {
   });
 }
 watcher.on('ready', () => { process.send?.({ type: 'ready' }); });
-watcher.on('error', (error) => { process.send?.({ type: 'error', message: error instanceof Error ? error.message : String(error) }); });
+watcher.on('error', (error) => { process.send?.({ type: 'error', message: describeError(error) }); });
 
 process.on('disconnect', () => {
   void watcher.close().then(() => { process.exit(0); });

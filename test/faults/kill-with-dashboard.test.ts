@@ -1,12 +1,12 @@
 import { spawnSync } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
 import { QUARRY_BIN, spawnQuarry, type QuarryProcess } from '../support/quarry-process.ts';
+import { freePort } from '../support/free-port.ts';
 import { sessionCookieOf } from '../support/quarry.ts';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'quarry-dashboard-crash-'));
@@ -17,14 +17,6 @@ const PID_FILE = path.join(dir, '.quarry', 'dashboard', 'gunicorn.pid');
 afterAll(() => {
   rmSync(dir, { recursive: true, force: true });
 });
-
-async function freePort(): Promise<number> {
-  const server = createServer().listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const address = server.address();
-  server.close();
-  return typeof address === 'object' && address !== null ? address.port : 0;
-}
 
 const alive = (pid: number): boolean => existsSync(`/proc/${String(pid)}`) && !readFileSync(`/proc/${String(pid)}/stat`, 'utf8').includes(') Z ');
 

@@ -1,10 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { once } from 'node:events';
-import { createServer } from 'node:net';
 import { connect, headers, type JetStreamManager, type NatsConnection } from 'nats';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { blockLoadsInto } from '../support/blocked-table.ts';
+import { freePort } from '../support/free-port.ts';
 import { startQuarry, type TestQuarry } from '../support/quarry.ts';
 import { syncAndWait } from '../support/sync.ts';
 
@@ -14,15 +13,6 @@ const STREAM = `QUARRY_TEST_${suffix}`;
 const SUBJECT = `quarry_test_${suffix}`;
 const TABLE = `raw_orders.quarry_test_${suffix}`;
 const AUTH_PASSWORD = `right-pw-${suffix}`;
-
-async function freePort(): Promise<number> {
-  const server = createServer().listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const address = server.address();
-  server.close();
-  if (address === null || typeof address === 'string') throw new Error('no port');
-  return address.port;
-}
 
 /** A second, password-protected nats-server of the machine's own, for the wrong-credentials case. */
 async function startAuthServer(port: number): Promise<ChildProcess> {
