@@ -6,8 +6,10 @@ SUPERSET_SECRET_KEY, QUARRY_PROXY_SECRET, QUARRY_SERVING_DB, QUARRY_HTTPS).
 
 import hmac
 import os
-from urllib.parse import unquote
+import re
 from datetime import timedelta
+from pathlib import Path
+from urllib.parse import unquote
 
 from cachelib.file import FileSystemCache
 from flask import request
@@ -101,7 +103,36 @@ def _strip_root(url):
     return url[len(_ROOT):] if isinstance(url, str) and url.startswith(_ROOT + "/") else url
 
 
+# Superset 6.1's frontend renders a telemetry pixel from a third-party host whatever the configuration
+# says (its SCARF_ANALYTICS opt-out is read when the frontend is built, not at run time), and the policy
+# blocks it with a console error on every page. The assets carrying it are served with a blank image.
+_TELEMETRY_PIXEL = re.compile(rb"`https://apachesuperset\.gateway\.scarf\.sh/[^`]*`")
+_BLANK_IMAGE = b"`data:image/gif;base64,R0lGODlhAQABAAAAACH5BAEKAAEALAAAAAABAAEAAAICTAEAOw==`"
+
+
+def _serve_assets_without_telemetry(app):
+    without_pixel = {}
+    for asset in Path(app.static_folder, "assets").glob("*.js"):
+        content = asset.read_bytes()
+        if _TELEMETRY_PIXEL.search(content):
+            without_pixel[f"assets/{asset.name}"] = _TELEMETRY_PIXEL.sub(_BLANK_IMAGE, content)
+    serve_static = app.view_functions["static"]
+
+    def static(filename):
+        response = serve_static(filename=filename)
+        content = without_pixel.get(filename)
+        if content is not None and response.status_code == 200:
+            # Superset's own headers (caching, validators) stay: the file behind them never changes.
+            response.direct_passthrough = False
+            response.set_data(content)
+        return response
+
+    app.view_functions["static"] = static
+
+
 def FLASK_APP_MUTATOR(app):  # noqa: N802 (Superset's name)
+    _serve_assets_without_telemetry(app)
+
     # Superset 6.1 prefixes the logo twice under an application root (apache/superset#39432).
     app.config["APP_ICON"] = _strip_root(app.config.get("APP_ICON"))
     for theme_key in ("THEME_DEFAULT", "THEME_DARK"):

@@ -93,7 +93,7 @@ export async function buildApp(ctx: AppContext, parts: AppParts = {}): Promise<F
   await app.register(sourceRoutes, { ctx });
   await app.register(csvFileRoutes, { ctx });
   await app.register(transformRoutes, { ctx });
-  await installTransformDocsProxy(app, parts.docsServer);
+  await installTransformDocsProxy(app, parts.docsServer, ctx.paths);
   await installDashboardProxy(app, ctx, parts.dashboard, dashboard);
   await app.register(dashboardConfigRoutes, { ctx, superset: parts.dashboard, dashboard });
   await app.register(userRoutes, { ctx, dashboard });

@@ -17,6 +17,8 @@ export interface UpstreamProxyOptions {
   readonly upstreamCookies?: readonly string[];
   /** Headers added for a request, after every client-sent `x-quarry-*` header was removed. */
   readonly identify?: (request: FastifyRequest) => Promise<Record<string, string>>;
+  /** Headers set on every response from the upstream, replacing the upstream's own of those names. */
+  readonly responseHeaders?: () => Record<string, string>;
 }
 
 const HOP_BY_HOP = new Set(['connection', 'keep-alive']);
@@ -64,7 +66,10 @@ export async function installUpstreamProxy(app: FastifyInstance, options: Upstre
         rewriteHeaders: (upstreamHeaders) => {
           // Hop-by-hop: how Quarry talks to the upstream says nothing about how it talks to the client
           // (a forwarded `connection: keep-alive` overrode a client's `Connection: close`).
-          const headers = Object.fromEntries(Object.entries(upstreamHeaders).filter(([name]) => !HOP_BY_HOP.has(name.toLowerCase())));
+          const headers = {
+            ...Object.fromEntries(Object.entries(upstreamHeaders).filter(([name]) => !HOP_BY_HOP.has(name.toLowerCase()))),
+            ...options.responseHeaders?.(),
+          };
           const location = headers.location;
           if (typeof location === 'string' && location.startsWith(upstreamOrigin)) {
             return { ...headers, location: location.slice(upstreamOrigin.length) || '/' };

@@ -1,5 +1,4 @@
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
-import { copyFile, mkdir, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { ProjectPaths } from '../config/index.ts';
 
@@ -65,26 +64,4 @@ export function ensureDbtProject(paths: ProjectPaths): void {
 /** The folder dbt writes manifest.json, catalog.json and the docs site into. */
 export function dbtTargetDir(paths: ProjectPaths): string {
   return path.join(paths.transformDir, 'target');
-}
-
-/** The folder the docs server serves: the docs site's three files, copied from target/ once complete. */
-export function docsSiteDir(paths: ProjectPaths): string {
-  return path.join(paths.runDir, 'transform-docs');
-}
-
-const DOCS_SITE_FILES = ['index.html', 'manifest.json', 'catalog.json'];
-
-/** Copies a finished `dbt docs generate` into the served folder, each file by rename, so a reader never gets half a file. */
-export async function publishDocsSite(paths: ProjectPaths): Promise<void> {
-  const site = docsSiteDir(paths);
-  await mkdir(site, { recursive: true });
-  for (const name of DOCS_SITE_FILES) {
-    const temporary = path.join(site, `.${name}.${String(process.pid)}.tmp`);
-    try {
-      await copyFile(path.join(dbtTargetDir(paths), name), temporary);
-      await rename(temporary, path.join(site, name));
-    } finally {
-      await rm(temporary, { force: true });
-    }
-  }
 }

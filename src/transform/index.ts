@@ -1,7 +1,7 @@
 import type { ProjectConfig, ProjectPaths } from '../config/index.ts';
 import type { Logger } from '../logger.ts';
 import { pythonExecutable } from '../python/index.ts';
-import { docsSiteDir } from './dbt-project.ts';
+import { docsSiteDir } from './docs-site.ts';
 import { DocsServer } from './docs-server.ts';
 import { describeError } from '../errors.ts';
 
@@ -10,6 +10,7 @@ export { ModelNotFoundError, RunInProgressError, DocsGenerationError } from './e
 export { ensureDbtProject, DBT_PROJECT_NAME } from './dbt-project.ts';
 export { writeStagingModels, stagingModelName, type RawTable } from './staging-models.ts';
 export { DocsServer, type DocsServerStatus } from './docs-server.ts';
+export { docsSiteDir, docsSiteContentSecurityPolicy } from './docs-site.ts';
 
 /** Starts the docs site's upstream over the project's published docs site; undefined (logged) when the dbt environment is missing. */
 export function startDocsServer(options: {

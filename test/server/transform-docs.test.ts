@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { createServer } from 'node:net';
 import Fastify from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -35,6 +36,21 @@ describe('transformation-docs site behind /transform-docs/', () => {
     expect(catalog.status).toBe(200);
     expect(catalog.json).toHaveProperty('nodes');
     expect((await quarry.request('GET', '/api/status', { as: 'viewer' })).json.services.transform_docs).toBe('running');
+  });
+
+  it('serves the docs page with a policy that allows exactly its own inline scripts, and no request that can only fail', async () => {
+    const index = await quarry.request('GET', '/transform-docs/', { as: 'viewer' });
+    const scripts = [...index.text.matchAll(/<script\b[^>]*>([\s\S]*?)<\/script>/gi)].map(([, body = '']) => body);
+    expect(scripts.length).toBeGreaterThan(0);
+    const hashes = scripts.map((body) => `'sha256-${createHash('sha256').update(body).digest('base64')}'`);
+    const policy = index.headers.get('content-security-policy') ?? '';
+    const scriptSources = /(?:^|;\s*)script-src ([^;]*)/.exec(policy)?.[1]?.split(' ');
+    expect(scriptSources).toEqual(["'self'", ...hashes]);
+    expect(policy).toContain("object-src 'none'");
+    // dbt's unreplaced favicon placeholder and its `{{ }}` SVG references would be requested and 404.
+    expect(index.text).not.toContain('${require(');
+    expect(index.text).not.toContain('<use xlink:href="{{');
+    expect((await quarry.request('GET', '/api/status', { as: 'viewer' })).headers.get('content-security-policy')).toContain("script-src 'self';");
   });
 
   it('sends a browser without a session to the login page, with the path to come back to', async () => {

@@ -1,3 +1,4 @@
+import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import swagger, { type SwaggerTransformObject } from '@fastify/swagger';
@@ -10,11 +11,22 @@ const REDOC_BUNDLE = path.join(path.dirname(require.resolve('redoc/package.json'
 
 const REDOC_PAGE = `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Quarry API reference</title>
-<meta name="viewport" content="width=device-width, initial-scale=1"></head>
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<link rel="icon" href="/static/public/favicon.svg" type="image/svg+xml"></head>
 <body><div id="redoc"></div>
 <script src="/api/redoc/redoc.standalone.js"></script>
 <script src="/api/redoc/init.js"></script>
 </body></html>`;
+
+/**
+ * Redoc's sidebar always shows Redocly's logo from their CDN (no option turns it off): another origin,
+ * which the policy blocks with a console error. The bundle is served with a blank image in its place.
+ */
+const REDOC_CDN_LOGO = 'https://cdn.redoc.ly/redoc/logo-mini.svg';
+const BLANK_IMAGE = "data:image/svg+xml,%3Csvg xmlns='http://www.w3.org/2000/svg'/%3E";
+async function readRedocBundle(): Promise<string> {
+  return (await readFile(REDOC_BUNDLE, 'utf8')).replaceAll(REDOC_CDN_LOGO, BLANK_IMAGE);
+}
 
 const REDOC_INIT = "Redoc.init('/api/openapi.json', { hideDownloadButton: false }, document.getElementById('redoc'));\n";
 
@@ -119,8 +131,9 @@ export async function installOpenApi(app: FastifyInstance, version: string): Pro
   app.get('/api/openapi.json', hidden, async () => app.swagger());
   app.get('/api/redoc', hidden, async (_request, reply) => reply.type('text/html; charset=utf-8').send(REDOC_PAGE));
   app.get('/api/redoc/init.js', hidden, async (_request, reply) => reply.type('text/javascript').send(REDOC_INIT));
+  let redocBundle: Promise<string> | undefined;
   app.get('/api/redoc/redoc.standalone.js', hidden, async (_request, reply) => {
-    return reply.type('text/javascript').header('cache-control', 'public, max-age=86400')
-      .sendFile(path.basename(REDOC_BUNDLE), path.dirname(REDOC_BUNDLE));
+    redocBundle ??= readRedocBundle();
+    return reply.type('text/javascript').header('cache-control', 'public, max-age=86400').send(await redocBundle);
   });
 }
