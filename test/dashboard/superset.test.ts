@@ -217,8 +217,9 @@ describe('the dashboard tool (Superset) under /dashboard/, on the demo project',
     const hostile = await register('hostile', `duckdb:///${replica}?access_mode=read_write&enable_external_access=true`, hostileParams);
     expect(hostile.status, hostile.text).toBe(201);
     const run = await sqlLab('admin', hostile.json.id);
-    const settings = await run("select current_setting('enable_external_access') as external, current_setting('access_mode') as mode");
-    expect(settings.json.data).toEqual([{ external: false, mode: 'read_only' }]);
+    const settings = await run("select current_setting('enable_external_access') as external, current_setting('lock_configuration') as locked, "
+      + "(select readonly from duckdb_databases() where database_name = 'warehouse') as read_only");
+    expect(settings.json.data).toEqual([{ external: false, locked: true, read_only: true }]);
     expect((await run("select * from read_text('/etc/passwd')")).text).toMatch(/disabled by configuration|Permission Error/i);
     expect((await run('create table marts.intruder as select 1 as x')).text).toMatch(/read-only/i);
     for (const uri of ['duckdb:///:memory:', `duckdb:///${path.join(quarry.dir, '.quarry', 'platform.db')}`, 'postgresql://postgres@127.0.0.1:5432/test']) {
