@@ -7,11 +7,11 @@ import { SupersetApiError, type SupersetApi } from './superset-api.ts';
 import type { SupersetProcess } from './superset-process.ts';
 import { VIEWER_ROLE, type SupersetRoles } from './superset-roles.ts';
 
-/** Quarry role → Superset roles (the viewer role holds read access to the warehouse database). */
+/** Quarry role → Superset roles (the viewer role reads dashboards, charts and the warehouse, and writes nothing). */
 const SUPERSET_ROLES: Record<Role, readonly string[]> = {
   admin: ['Admin'],
   editor: ['Alpha', 'sql_lab'],
-  viewer: ['Gamma', VIEWER_ROLE],
+  viewer: [VIEWER_ROLE],
 };
 
 /** Superset's session cookie (SESSION_COOKIE_NAME in superset_config.py). */

@@ -8,6 +8,7 @@ import { promisify } from 'node:util';
 import { describeError } from '../errors.ts';
 import type { Logger } from '../logger.ts';
 import { signalProcessGroup, stopProcessGroup } from '../python/index.ts';
+import { READER_SANDBOX_PYTHON_PATH } from '../warehouse/index.ts';
 import { availablePort } from './loopback-port.ts';
 import { endOrphanedServer } from './orphaned-server.ts';
 
@@ -160,6 +161,8 @@ export class SupersetProcess {
       SUPERSET_SECRET_KEY: readOrCreateSecret(path.join(home, 'secret.key')),
       QUARRY_PROXY_SECRET: this.proxySecret,
       QUARRY_SERVING_DB: servingDb,
+      // superset_config.py opens the warehouse through reader_sandbox.py, the sandbox every reader shares.
+      PYTHONPATH: READER_SANDBOX_PYTHON_PATH,
       QUARRY_HTTPS: https ? '1' : '0',
       PYTHONDONTWRITEBYTECODE: '1',
     };

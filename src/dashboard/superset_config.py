@@ -15,6 +15,8 @@ from cachelib.file import FileSystemCache
 from flask import request
 from flask_appbuilder.security.manager import AUTH_REMOTE_USER
 from flask_login import current_user, login_user, logout_user
+from duckdb_engine import ConnectionWrapper
+from reader_sandbox import assert_reads_only, connect_sandboxed
 from sqlalchemy.pool import NullPool
 from superset.security import SupersetSecurityManager
 
@@ -156,28 +158,28 @@ def FLASK_APP_MUTATOR(app):  # noqa: N802 (Superset's name)
 
 
 def DB_CONNECTION_MUTATOR(url, params, username, security_manager, source):  # noqa: N802
-    """Every engine is the serving replica, read-only and sandboxed, whatever URI or engine_params were registered.
+    """Every engine is the serving replica opened through Quarry's reader sandbox, whatever URI or engine_params were registered.
 
-    The engine's keyword arguments are rebuilt rather than amended: duckdb-engine reads more than `config`
-    from connect_args (`url_config` overrides it, `database` opens another file, `preload_extensions` runs
+    The engine's keyword arguments are replaced, not amended: duckdb-engine reads more than `config` from
+    connect_args (`url_config` overrides it, `database` opens another file, `preload_extensions` runs
     LOAD), and any other database on loopback (a trust-authenticated PostgreSQL, say) is off limits too.
+    The creator ignores the URL's query and connect_args altogether.
     """
     if url.drivername != "duckdb":
         raise ValueError("the dashboard tool reads Quarry's warehouse only")
     if url.database != _SERVING_DB:
         raise ValueError("only the serving replica may be opened")
-    safe_params = {
-        "connect_args": {
-            "read_only": True,
-            "config": {
-                "enable_external_access": False,
-                "lock_configuration": True,
-                "memory_limit": "1GB",
-                "threads": 1,
-            },
-        },
-    }
+    safe_params = {"creator": lambda: ConnectionWrapper(connect_sandboxed(_SERVING_DB))}
     if params.get("poolclass") is NullPool:
         safe_params["poolclass"] = NullPool
-    # duckdb-engine lets URL query values override connect_args: drop them all.
     return url.set(query={}, username=None, password=None, host=None, port=None), safe_params
+
+
+def SQL_QUERY_MUTATOR(sql, **kwargs):  # noqa: N802
+    """SQL Lab, charts and datasets all pass here before running: anything but a query is refused.
+
+    Superset's allow_dml does not see COPY or EXPORT; DuckDB's own parser does. The sandbox would stop
+    the write anyway; this refuses it before a connection is opened.
+    """
+    assert_reads_only(sql)
+    return sql

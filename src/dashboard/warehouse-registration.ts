@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import type { Logger } from '../logger.ts';
 import type { SupersetApi } from './superset-api.ts';
-import { VIEWER_ROLE, type SupersetRoles } from './superset-roles.ts';
+import type { SupersetRoles } from './superset-roles.ts';
 
 /** The Superset database that stands for the warehouse replica. */
 export const WAREHOUSE_DATABASE = 'warehouse';
@@ -89,14 +89,13 @@ export class WarehouseRegistration {
     return existing.id;
   }
 
-  /** Gives the viewer role `database_access` on the warehouse database (Gamma alone cannot read charts). */
+  /** Gives the viewer role `database_access` on the warehouse database beside its reads (without it, no chart data). */
   async #grantViewers(databaseId: number): Promise<void> {
-    const roleId = await this.#roles.id(VIEWER_ROLE);
     const resource = `[${WAREHOUSE_DATABASE}].(id:${String(databaseId)})`;
     const permissions = await this.#api.list<PermissionRow>('/api/v1/security/permissions-resources/');
     const permission = permissions.find((row) => row.permission.name === 'database_access' && row.view_menu.name === resource);
     if (permission === undefined) throw new Error(`Superset has no database_access permission on ${resource}`);
-    await this.#api.request('POST', `/api/v1/security/roles/${String(roleId)}/permissions`, { permission_view_menu_ids: [permission.id] });
+    await this.#roles.grantViewer([permission.id]);
   }
 
   /** Every dataset on the database by `schema.table`, the marts tables' created or refreshed. */

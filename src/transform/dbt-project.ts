@@ -27,7 +27,9 @@ models:
 `;
 
 // Relative to the folder dbt runs in (this one) when QUARRY_WAREHOUSE_FILE is not set, so a plain
-// `dbt run` here works too while Quarry is stopped.
+// `dbt run` here works too while Quarry is stopped. Models get the warehouse and nothing else of the
+// host: no read_text or COPY TO on other files, no ATTACH, no extension downloads. With the
+// configuration locked, no model (nor a name that slipped into one as code) can switch that back.
 const PROFILES_YML = `quarry:
   target: warehouse
   outputs:
@@ -35,6 +37,9 @@ const PROFILES_YML = `quarry:
       type: duckdb
       path: "{{ env_var('QUARRY_WAREHOUSE_FILE', '../warehouse/warehouse.duckdb') }}"
       threads: 2
+      config_options:
+        enable_external_access: false
+        lock_configuration: true
 `;
 
 // Without this dbt names custom schemas <target schema>_<name> (main_staging); layers are exactly staging and marts.
@@ -59,6 +64,17 @@ export function ensureDbtProject(paths: ProjectPaths): void {
     const file = path.join(directory, name);
     if (!existsSync(file)) writeFileSync(file, content, { flag: 'wx' });
   }
+}
+
+/**
+ * Writes the profile Quarry's own dbt runs use, in the run folder and rewritten at every start: the
+ * sandbox holds even when the project's profiles.yml predates it or was edited.
+ */
+export function writeWorkerProfile(paths: ProjectPaths): string {
+  const directory = path.join(paths.runDir, 'dbt');
+  mkdirSync(directory, { recursive: true });
+  writeFileSync(path.join(directory, 'profiles.yml'), PROFILES_YML);
+  return directory;
 }
 
 /** The folder dbt writes manifest.json, catalog.json and the docs site into. */

@@ -2,6 +2,7 @@ import path from 'node:path';
 import type { ProjectPaths } from '../config/index.ts';
 import type { Logger } from '../logger.ts';
 import { PythonWorker, type WorkerMessage } from '../python/index.ts';
+import { writeWorkerProfile } from './dbt-project.ts';
 
 const WORKER_SCRIPT = path.join(import.meta.dirname, 'dbt_worker.py');
 
@@ -50,7 +51,7 @@ export class DbtWorker {
       env: {
         ...baseEnv,
         DBT_PROJECT_DIR: paths.transformDir,
-        DBT_PROFILES_DIR: paths.transformDir,
+        DBT_PROFILES_DIR: writeWorkerProfile(paths),
         QUARRY_WAREHOUSE_FILE: paths.warehouseFile,
         DBT_SEND_ANONYMOUS_USAGE_STATS: 'false',
         DBT_VERSION_CHECK: 'false',

@@ -1,25 +1,17 @@
-import { DuckDBInstance } from '@duckdb/node-api';
+import { withSandboxedReader } from '../warehouse/index.ts';
 
 /** The column names of each table, in table order, read from a read-only copy of the warehouse (the serving replica). */
 export async function readColumns(databaseFile: string, tables: readonly { schema: string; name: string }[]): Promise<Map<string, string[]>> {
   const columns = new Map<string, string[]>();
   if (tables.length === 0) return columns;
-  const instance = await DuckDBInstance.create(databaseFile, { access_mode: 'READ_ONLY' });
-  try {
-    const connection = await instance.connect();
-    try {
-      for (const table of tables) {
-        const reader = await connection.runAndReadAll(
-          'SELECT column_name FROM information_schema.columns WHERE table_schema = $schema AND table_name = $name ORDER BY ordinal_position',
-          { schema: table.schema, name: table.name },
-        );
-        columns.set(`${table.schema}.${table.name}`, reader.getRowObjects().map((row) => String(row.column_name)));
-      }
-    } finally {
-      connection.closeSync();
+  await withSandboxedReader(databaseFile, async (connection) => {
+    for (const table of tables) {
+      const reader = await connection.runAndReadAll(
+        "SELECT column_name FROM information_schema.columns WHERE table_catalog = 'warehouse' AND table_schema = $schema AND table_name = $name ORDER BY ordinal_position",
+        { schema: table.schema, name: table.name },
+      );
+      columns.set(`${table.schema}.${table.name}`, reader.getRowObjects().map((row) => String(row.column_name)));
     }
-  } finally {
-    instance.closeSync();
-  }
+  });
   return columns;
 }

@@ -1,5 +1,13 @@
-import { copyFile, mkdir, open, readdir, readlink, rename, rm, symlink } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { chmod, copyFile, mkdir, open, readdir, readlink, rename, rm, symlink } from 'node:fs/promises';
 import path from 'node:path';
+import { describeError } from '../errors.ts';
+import { withSandboxedReader } from './sandboxed-reader.ts';
+
+// Readers never write a published version: its file and folder are read-only to every process. Root
+// ignores modes, so this is the second wall; the reader sandbox (no file system at all) is the first.
+const READ_ONLY_FILE = 0o444;
+const READ_ONLY_FOLDER = 0o555;
 
 /**
  * Publishes a read-only copy of the (closed) warehouse as serving/v<N>/warehouse.duckdb and swaps the
@@ -20,10 +28,32 @@ export async function publishReplica(warehouseFile: string, servingDir: string):
   } finally {
     await handle.close();
   }
+  await chmod(target, READ_ONLY_FILE);
+  await chmod(versionDir, READ_ONLY_FOLDER);
   await swapSymlink(path.join(servingDir, 'current'), `v${String(next)}`);
   await swapSymlink(path.join(servingDir, 'warehouse.duckdb'), path.join('current', 'warehouse.duckdb'));
-  for (const old of versions.slice(0, -1)) await rm(path.join(servingDir, `v${String(old)}`), { recursive: true, force: true });
+  for (const old of versions.slice(0, -1)) await removeVersion(path.join(servingDir, `v${String(old)}`));
   return target;
+}
+
+async function removeVersion(versionDir: string): Promise<void> {
+  await chmod(versionDir, 0o755).catch(() => undefined); // already gone, or left writable by an older Quarry
+  await rm(versionDir, { recursive: true, force: true });
+}
+
+/**
+ * Why the published replica cannot be read through the reader sandbox (overwritten, truncated, not a
+ * database), or undefined when it can, or when nothing has been published yet.
+ */
+export async function replicaProblem(servingDir: string): Promise<string | undefined> {
+  const replica = path.join(servingDir, 'warehouse.duckdb');
+  if (!existsSync(replica)) return undefined;
+  try {
+    await withSandboxedReader(replica, (connection) => connection.run("SELECT count(*) FROM duckdb_tables() WHERE database_name = 'warehouse'"));
+    return undefined;
+  } catch (error) {
+    return describeError(error).split('\n')[0];
+  }
 }
 
 async function swapSymlink(link: string, target: string): Promise<void> {

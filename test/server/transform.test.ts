@@ -191,7 +191,7 @@ describe('transformations: models API and runs', () => {
     await quarry.request('POST', '/api/sources/shop/sync', { as: 'editor' });
     expect(startedOrder(await built)).toEqual(['stg_shop__shop']);
     await quarry.ctx.transform.idle();
-    expect(readFileSync(stagingFile, 'utf8')).toMatch(/select\n {4}"id",\n {4}"amount",\n {4}"_quarry_file",\n {4}"_quarry_loaded_at"\nfrom \{\{ source\('shop', "shop"\) \}\}/);
+    expect(readFileSync(stagingFile, 'utf8')).toMatch(/select\n {4}"id",\n {4}"amount",\n {4}"_quarry_file",\n {4}"_quarry_loaded_at"\nfrom \{\{ source\('shop', 'shop'\) \}\}/);
     const models = (await quarry.request('GET', '/api/transform/models', { as: 'viewer' })).json.models;
     expect(models.find((model: { name: string }) => model.name === 'stg_shop__shop')).toEqual({
       name: 'stg_shop__shop', description: 'Staging view over raw_shop.shop', database: 'warehouse', schema: 'staging',

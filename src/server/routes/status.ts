@@ -1,4 +1,5 @@
 import { statfs, stat } from 'node:fs/promises';
+import path from 'node:path';
 import type { FastifyPluginCallbackZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppContext } from '../../context.ts';
@@ -7,6 +8,7 @@ import type { DocsServer } from '../../transform/index.ts';
 import type { WatcherProcess } from '../../watcher/index.ts';
 import { isMissingFile } from '../../config/index.ts';
 import { fileSourceLocation, summarizeSource } from '../../jobs/index.ts';
+import { replicaProblem } from '../../warehouse/index.ts';
 import { requireAction } from '../plugins/index.ts';
 import { describeUptime } from './describe-uptime.ts';
 import { webUrl } from './web-url.ts';
@@ -122,6 +124,10 @@ export const statusRoutes: FastifyPluginCallbackZod<StatusParts> = (app, { ctx, 
     const warnings: string[] = [];
     if (diskStatus === 'critical') criticalIssues.push(`Only ${round(freeBytes / GB)} GB of disk left for the project`);
     if (diskStatus === 'low') warnings.push(`Disk space is low: ${round(freeBytes / GB)} GB free`);
+    const replica = await replicaProblem(path.join(ctx.paths.warehouseDir, 'serving'));
+    if (replica !== undefined) {
+      criticalIssues.push(`Dashboards cannot read the published copy of the warehouse (${replica}); the next sync or model run publishes a new one`);
+    }
     if (watcherProcess?.status().state === 'failed') warnings.push('The file watcher keeps failing and is stopped: files are not picked up automatically');
     const enabledSources = ctx.sources.filter((source) => source.enabled).length;
     const now = ctx.now();
