@@ -11,8 +11,8 @@ import type { DocsServer } from '../transform/index.ts';
 import type { WatcherProcess } from '../watcher/index.ts';
 import { publicStaticRoot } from '../web/index.ts';
 import {
-  handleClientError, handleFrameworkError, installAuthentication, installCsrfProtection, installErrorHandler, installOpenApi, installRateLimits,
-  installSecurityHeaders,
+  handleClientError, handleFrameworkError, installAuthentication, installCsrfProtection, installDotSegmentCheck, installErrorHandler, installOpenApi,
+  installRateLimits, installSecurityHeaders,
 } from './plugins/index.ts';
 import { accountRoutes } from './routes/account.ts';
 import { apiKeyRoutes } from './routes/api-keys.ts';
@@ -65,6 +65,7 @@ export async function buildApp(ctx: AppContext, parts: AppParts = {}): Promise<F
   installErrorHandler(app);
 
   await installRateLimits(app, ctx.config);
+  installDotSegmentCheck(app);
   await app.register(cookie);
   await app.register(websocket, { options: { maxPayload: 64 * 1024 } });
   await app.register(formbody, { bodyLimit: 64 * 1024 });

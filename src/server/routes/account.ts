@@ -59,7 +59,7 @@ export const accountRoutes: FastifyPluginCallbackZod<{ ctx: AppContext }> = (app
   }, async (request) => ({ success: true, ended: ctx.auth.endOtherSessions(requireActor(request)) }));
 
   app.post('/api/auth/password', {
-    config: { incompleteStages: ['password_change'] },
+    config: { incompleteStages: ['password_change'], loginRateLimit: true },
     preHandler: ownAccount,
     schema: { tags: ['account'], summary: 'Change the password (other sessions are signed out)', body: PasswordChange, response: { 200: Success } },
   }, async (request, reply) => {
@@ -77,6 +77,7 @@ export const accountRoutes: FastifyPluginCallbackZod<{ ctx: AppContext }> = (app
   });
 
   app.post('/api/auth/2fa/enable', {
+    config: { loginRateLimit: true },
     preHandler: ownAccount,
     schema: { tags: ['account'], summary: 'Turn two-factor on by confirming a code', security: SESSION_ONLY, body: Code, response: { 200: Success } },
   }, async (request) => {
@@ -85,6 +86,7 @@ export const accountRoutes: FastifyPluginCallbackZod<{ ctx: AppContext }> = (app
   });
 
   app.post('/api/auth/2fa/disable', {
+    config: { loginRateLimit: true },
     preHandler: ownAccount,
     schema: { tags: ['account'], summary: 'Turn two-factor off with a current code', security: SESSION_ONLY, body: Code, response: { 200: Success } },
   }, async (request) => {

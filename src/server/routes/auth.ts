@@ -46,7 +46,7 @@ function loginReply(created: NewSession, next: string): z.infer<typeof LoginRepl
 
 export const authRoutes: FastifyPluginCallbackZod<{ ctx: AppContext; dashboard?: DashboardBridge }> = (app, { ctx, dashboard }, done) => {
   app.post('/api/auth/login', {
-    config: { public: true },
+    config: { public: true, loginRateLimit: true },
     schema: {
       tags: ['auth'],
       summary: 'Password login (JSON, or a form post from /login)',
@@ -76,7 +76,7 @@ export const authRoutes: FastifyPluginCallbackZod<{ ctx: AppContext; dashboard?:
   });
 
   app.post('/api/auth/2fa/verify', {
-    config: { incompleteStages: ['partial'] },
+    config: { incompleteStages: ['partial'], loginRateLimit: true },
     schema: { tags: ['auth'], summary: 'Finish a two-factor login with a TOTP code', body: Code, response: { 200: LoginReply } },
   }, async (request, reply) => {
     const actor = requireActor(request);
