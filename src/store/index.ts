@@ -13,6 +13,7 @@ import { SessionsRepository } from './sessions-repository.ts';
 import { SourceOAuthTokensRepository } from './source-oauth-tokens-repository.ts';
 import { DashboardAccountsRepository } from './dashboard-accounts-repository.ts';
 import { SourceStateRepository } from './source-state-repository.ts';
+import { TotpFailuresRepository } from './totp-failures-repository.ts';
 import { UsersRepository } from './users-repository.ts';
 import { WarehouseTablesRepository } from './warehouse-tables-repository.ts';
 
@@ -33,6 +34,7 @@ export interface Store {
   readonly sessions: SessionsRepository;
   readonly apiKeys: ApiKeysRepository;
   readonly loginFailures: LoginFailuresRepository;
+  readonly totpFailures: TotpFailuresRepository;
   readonly audit: AuditRepository;
   readonly jobs: JobsRepository;
   readonly logs: LogsRepository;
@@ -59,6 +61,7 @@ export function openStore(file: string): Store {
     sessions: new SessionsRepository(database),
     apiKeys: new ApiKeysRepository(database),
     loginFailures: new LoginFailuresRepository(database),
+    totpFailures: new TotpFailuresRepository(database),
     audit: new AuditRepository(database),
     jobs: new JobsRepository(database),
     logs: new LogsRepository(database),

@@ -77,12 +77,9 @@ export const authRoutes: FastifyPluginCallbackZod<{ ctx: AppContext; dashboard?:
 
   app.post('/api/auth/2fa/verify', {
     config: { incompleteStages: ['partial'], loginRateLimit: true },
-    schema: { tags: ['auth'], summary: 'Finish a two-factor login with a TOTP code', body: Code, response: { 200: LoginReply } },
+    schema: { tags: ['auth'], summary: 'Finish a two-factor login with a TOTP code (the 5th wrong code ends the login)', body: Code, response: { 200: LoginReply } },
   }, async (request, reply) => {
     const actor = requireActor(request);
-    if (request.sessionStage !== 'partial') {
-      return { success: true, requires_2fa: false, redirect: safeNextPath(request.body.next) };
-    }
     const created = ctx.auth.verifyTwoFactor(actor, request.body.code, clientOf(request));
     setSessionCookie(ctx, request, reply, created.token);
     if (created.session.stage === 'full') await openDashboardSession(ctx, dashboard, request, reply, actor.userId);
