@@ -11,8 +11,8 @@ import type { DocsServer } from '../transform/index.ts';
 import type { WatcherProcess } from '../watcher/index.ts';
 import { publicStaticRoot } from '../web/index.ts';
 import {
-  handleClientError, handleFrameworkError, installAuthentication, installCsrfProtection, installDotSegmentCheck, installErrorHandler, installOpenApi,
-  installRateLimits, installSecurityHeaders,
+  handleClientError, handleFrameworkError, installAuthentication, installBodyTypeCheck, installCsrfProtection, installDotSegmentCheck, installErrorHandler,
+  installOpenApi, installRateLimits, installSecurityHeaders,
 } from './plugins/index.ts';
 import { accountRoutes } from './routes/account.ts';
 import { apiKeyRoutes } from './routes/api-keys.ts';
@@ -72,6 +72,7 @@ export async function buildApp(ctx: AppContext, parts: AppParts = {}): Promise<F
   await app.register(multipart, { limits: { fileSize: ctx.config.limits.max_upload_mb * 1024 * 1024, files: 1, fields: 5, parts: 6 } });
   installAuthentication(app, ctx);
   installCsrfProtection(app, ctx.config.web.public_url);
+  installBodyTypeCheck(app);
   installSecurityHeaders(app);
   await installOpenApi(app, ctx.version);
 

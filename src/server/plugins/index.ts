@@ -8,3 +8,4 @@ export { installOpenApi } from './openapi.ts';
 export { installRateLimits } from './rate-limit.ts';
 export { installDotSegmentCheck } from './dot-segments.ts';
 export { routedPath } from './routed-path.ts';
+export { installBodyTypeCheck } from './body-types.ts';

@@ -46,11 +46,12 @@ function loginReply(created: NewSession, next: string): z.infer<typeof LoginRepl
 
 export const authRoutes: FastifyPluginCallbackZod<{ ctx: AppContext; dashboard?: DashboardBridge }> = (app, { ctx, dashboard }, done) => {
   app.post('/api/auth/login', {
-    config: { public: true, loginRateLimit: true },
+    config: { public: true, loginRateLimit: true, bodyTypes: ['form'] },
     schema: {
       tags: ['auth'],
       summary: 'Password login (JSON, or a form post from /login)',
       security: [],
+      consumes: ['application/json', 'application/x-www-form-urlencoded'],
       body: Credentials,
       response: { 200: LoginReply },
     },
