@@ -44,6 +44,8 @@ export interface AppParts {
   readonly docsServer?: DocsServer;
   /** Superset, proxied at /dashboard/ (502 without it). */
   readonly dashboard?: SupersetProcess;
+  /** Whether the dashboard tool is meant to run (false with `--no-dashboard`); `dashboard.enabled` unless given. */
+  readonly dashboardEnabled?: boolean;
 }
 
 export async function buildApp(ctx: AppContext, parts: AppParts = {}): Promise<FastifyInstance> {
@@ -86,7 +88,8 @@ export async function buildApp(ctx: AppContext, parts: AppParts = {}): Promise<F
   app.decorate('websocketHub', hub);
   app.addHook('onClose', async () => { hub.close(); });
 
-  await app.register(statusRoutes, { ctx, watcher: parts.watcher, docsServer: parts.docsServer, dashboard: parts.dashboard });
+  const dashboardEnabled = parts.dashboardEnabled ?? ctx.config.dashboard.enabled;
+  await app.register(statusRoutes, { ctx, watcher: parts.watcher, docsServer: parts.docsServer, dashboard: parts.dashboard, dashboardEnabled });
   const dashboard = parts.dashboard === undefined ? undefined : startDashboardService(app, ctx, parts.dashboard);
   const bridge = dashboard?.bridge;
   await app.register(authRoutes, { ctx, dashboard: bridge });
@@ -97,7 +100,7 @@ export async function buildApp(ctx: AppContext, parts: AppParts = {}): Promise<F
   await app.register(transformRoutes, { ctx });
   await installTransformDocsProxy(app, parts.docsServer);
   await installDashboardProxy(app, ctx, parts.dashboard, dashboard);
-  await app.register(dashboardConfigRoutes, { ctx, superset: parts.dashboard, dashboard });
+  await app.register(dashboardConfigRoutes, { ctx, superset: parts.dashboard, dashboard, enabled: dashboardEnabled });
   await app.register(userRoutes, { ctx, dashboard });
   await app.register(oauthRoutes, { ctx });
   await app.register(websocketRoutes, { hub, publicUrl: ctx.config.web.public_url });
@@ -117,3 +120,4 @@ function startDashboardService(app: FastifyInstance, ctx: AppContext, superset: 
 }
 
 export { startWatcher } from './start-watcher.ts';
+export { webUrl } from './routes/web-url.ts';
