@@ -30,7 +30,7 @@ export async function startPlatform(options: StartOptions, env: NodeJS.ProcessEn
   const pidFile = path.join(ctx.paths.runDir, 'server.pid');
   const watcher = options.watcher !== false && ctx.config.watcher.enabled ? startWatcher(ctx) : undefined;
   ctx.transform.start();
-  const docsServer = startDocsServer({ paths: ctx.paths, config: ctx.config, log: ctx.log.child({ module: 'transform-docs' }), pythonEnvironmentsDir: ctx.env.QUARRY_PYTHON_ENVS_DIR });
+  const docsServer = startDocsServer({ paths: ctx.paths, log: ctx.log.child({ module: 'transform-docs' }), pythonEnvironmentsDir: ctx.env.QUARRY_PYTHON_ENVS_DIR });
   const dashboardEnabled = options.dashboard !== false && ctx.config.dashboard.enabled;
   const dashboard = dashboardEnabled
     ? startDashboard({

@@ -87,7 +87,7 @@ export const statusRoutes: FastifyPluginCallbackZod<StatusParts> = (app, { ctx, 
         api: 'running',
         warehouse: warehouseExists ? 'healthy' : 'not_created',
         dashboard: dashboardState(dashboardEnabled, dashboard),
-        transform_docs: docsServer?.origin() === undefined ? 'not_running' : 'running',
+        transform_docs: docsServer?.socket() === undefined ? 'not_running' : 'running',
       },
       uptime: describeUptime(ctx.now().getTime() - ctx.startedAt.getTime()),
     };

@@ -8,7 +8,8 @@ export async function installTransformDocsProxy(app: FastifyInstance, docsServer
   await installUpstreamProxy(app, {
     label: 'The transformation-docs site',
     routes: ['/transform-docs/*', '/manifest.json', '/catalog.json'],
-    origin: () => docsServer?.origin(),
+    origin: () => docsServer?.socket(),
+    socketPath: docsServer?.socketPath,
     upstreamPath: (url) => (url.startsWith('/transform-docs/') ? url.slice('/transform-docs'.length) : url),
   });
 }
