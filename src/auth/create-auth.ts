@@ -4,17 +4,25 @@ import { ForbiddenError, InvalidRequestError, NotFoundError } from '../errors.ts
 import type { ApiKeyRecord, AuditEvent, Role, SessionRecord, SessionStage, Store, UserRecord } from '../store/index.ts';
 import type { Actor } from './actions.ts';
 import { bookkeepingWrite } from './bookkeeping-write.ts';
-import { InvalidCredentialsError, UserExistsError, UserNotFoundError } from './errors.ts';
+import { InvalidCredentialsError, TwoFactorAttemptsExhaustedError, TwoFactorNotPendingError, UserExistsError, UserNotFoundError } from './errors.ts';
 import { Lockout } from './lockout.ts';
 import { assertAcceptablePassword, hashPassword, verifyPassword, WeakPasswordError } from './passwords.ts';
 import { Sessions, type ClientInfo } from './sessions.ts';
 import { API_KEY_PREFIX, randomToken, sha256Hex } from './tokens.ts';
-import { TwoFactor, type TotpEnrollment } from './two-factor.ts';
+import { InvalidTotpCodeError, TwoFactor, type TotpEnrollment } from './two-factor.ts';
+import { TOTP_FAILURES_PER_LOGIN, TwoFactorLockout } from './two-factor-lockout.ts';
 
 export interface NewSession {
   readonly token: string;
   readonly session: SessionRecord;
   readonly user: UserRecord;
+}
+
+export interface PasswordChange {
+  readonly currentPassword: string;
+  readonly newPassword: string;
+  /** Revoke every API key of the user too: a password change after a leak should not leave a leaked key working. */
+  readonly revokeApiKeys: boolean;
 }
 
 export interface CreatedApiKey {
@@ -38,8 +46,11 @@ export interface Auth {
   listSessions(actor: Actor): SessionRecord[];
   endSession(actor: Actor, sessionId: string): void;
   endOtherSessions(actor: Actor): number;
-  /** Changes the caller's password, signs out their other sessions and returns a fresh session for this one. */
-  changePassword(actor: Actor, currentPassword: string, newPassword: string, client: ClientInfo): Promise<NewSession | undefined>;
+  /**
+   * Changes the caller's password (from a browser session only: it signs out every other session), revokes the
+   * user's API keys when asked, and returns a fresh session for this one. Wrong current passwords lock like logins.
+   */
+  changePassword(actor: Actor, change: PasswordChange, client: ClientInfo): Promise<NewSession>;
 
   setupTwoFactor(actor: Actor): Promise<TotpEnrollment>;
   enableTwoFactor(actor: Actor, code: string): void;
@@ -54,7 +65,7 @@ export interface Auth {
   updateUser(actor: Actor, email: string, changes: { role?: Role; active?: boolean; name?: string }): UserRecord;
   /** Returns the user as it was. */
   deleteUser(actor: Actor, email: string): UserRecord;
-  /** Clears the failed-login counters of every client for that email; returns how many were cleared. */
+  /** Clears the failed-login counters of every client for that email and the user's two-factor lock; returns how many were cleared. */
   unlock(email: string): number;
   /** An emergency admin with a temporary password that must be changed at first login. */
   recover(): Promise<{ email: string; password: string }>;
@@ -78,6 +89,7 @@ export function createAuth(options: { store: Store; config: ProjectConfig; secre
   const { store, now } = options;
   const sessions = new Sessions(store, options.config.auth, now);
   const lockout = new Lockout(store, now);
+  const twoFactorLockout = new TwoFactorLockout(store, now);
   const twoFactor = new TwoFactor({ store, secretKey: options.secretKey, now, issuer: `Quarry (${options.config.name})` });
 
   const audit = (event: string, fields: { actor?: string | null; subject?: string | null; ip?: string | null; detail?: string | null } = {}): void => {
@@ -131,6 +143,27 @@ export function createAuth(options: { store: Store; config: ProjectConfig; secre
     return actor.sessionId;
   };
 
+  /** Checks a TOTP code against the user's two-factor lockout, counting a wrong one (against the partial session too, which ends at its limit). */
+  const verifyCountingFailures = (user: UserRecord, code: string, partialSessionId: string | null, client: ClientInfo | null): void => {
+    twoFactorLockout.assertNotLocked(user.id);
+    try {
+      twoFactor.verify(user, code);
+    } catch (error) {
+      if (!(error instanceof InvalidTotpCodeError)) throw error;
+      const outcome = twoFactorLockout.recordFailure(user.id, partialSessionId);
+      audit(outcome.userLocked ? '2fa_locked_out' : '2fa_failed', { actor: user.email, ip: client?.ip ?? null });
+      const loginEnded = partialSessionId !== null && (outcome.loginExhausted || outcome.userLocked);
+      if (loginEnded) {
+        sessions.end(partialSessionId);
+        audit('2fa_login_ended', { actor: user.email, ip: client?.ip ?? null });
+      }
+      if (outcome.userLocked) twoFactorLockout.assertNotLocked(user.id);
+      if (loginEnded) throw new TwoFactorAttemptsExhaustedError(TOTP_FAILURES_PER_LOGIN);
+      throw error;
+    }
+    twoFactorLockout.recordSuccess(user.id);
+  };
+
   return {
     async login(email, password, client) {
       const normalized = normalizeEmail(email);
@@ -151,13 +184,9 @@ export function createAuth(options: { store: Store; config: ProjectConfig; secre
 
     verifyTwoFactor(actor, code, client) {
       const sessionId = requireSessionActor(actor);
+      if (store.sessions.findById(sessionId)?.stage !== 'partial') throw new TwoFactorNotPendingError();
       const user = userOf(actor);
-      try {
-        twoFactor.verify(user, code);
-      } catch (error) {
-        audit('2fa_failed', { actor: user.email, ip: client.ip });
-        throw error;
-      }
+      verifyCountingFailures(user, code, sessionId, client);
       sessions.end(sessionId);
       audit('login_succeeded', { actor: user.email, ip: client.ip, detail: 'two-factor' });
       return startSession(user, user.mustChangePassword || isPasswordExpired(user) ? 'password_change' : 'full', client);
@@ -211,6 +240,7 @@ export function createAuth(options: { store: Store; config: ProjectConfig; secre
     },
 
     endSession(actor, sessionId) {
+      requireSessionActor(actor);
       const owned = sessions.listForUser(actor.userId).some((session) => session.id === sessionId);
       if (!owned) throw new NotFoundError(`No session with id ${sessionId}`);
       sessions.end(sessionId);
@@ -218,26 +248,32 @@ export function createAuth(options: { store: Store; config: ProjectConfig; secre
     },
 
     endOtherSessions(actor) {
+      requireSessionActor(actor);
       const ended = sessions.endAllForUser(actor.userId, actor.sessionId ?? undefined);
       audit('other_sessions_ended', { actor: actor.email, detail: String(ended) });
       return ended;
     },
 
-    async changePassword(actor, currentPassword, newPassword, client) {
+    async changePassword(actor, { currentPassword, newPassword, revokeApiKeys }, client) {
+      requireSessionActor(actor);
       const user = userOf(actor);
+      lockout.assertNotLocked(client.ip, user.email);
       if (!await verifyPassword(currentPassword, user.passwordHash)) {
-        audit('password_change_failed', { actor: user.email, ip: client.ip });
+        const locked = lockout.recordFailure(client.ip, user.email);
+        audit(locked ? 'password_change_locked_out' : 'password_change_failed', { actor: user.email, ip: client.ip });
         throw new InvalidCredentialsError();
       }
+      lockout.recordSuccess(client.ip, user.email);
       assertAcceptablePassword(newPassword);
       if (newPassword === currentPassword) throw new WeakPasswordError('The new password must differ from the current one');
       const passwordHash = await hashPassword(newPassword);
-      store.transaction(() => {
-        store.users.setPassword(user.id, passwordHash, false, now().toISOString());
+      const at = now().toISOString();
+      const revokedKeys = store.transaction(() => {
+        store.users.setPassword(user.id, passwordHash, false, at);
         sessions.endAllForUser(user.id);
+        return revokeApiKeys ? store.apiKeys.revokeAllForUser(user.id, at) : 0;
       });
-      audit('password_changed', { actor: user.email, ip: client.ip });
-      if (actor.sessionId === null) return undefined;
+      audit('password_changed', { actor: user.email, ip: client.ip, detail: revokeApiKeys ? `${String(revokedKeys)} API keys revoked` : null });
       return startSession(userOf(actor), 'full', client);
     },
 
@@ -254,11 +290,16 @@ export function createAuth(options: { store: Store; config: ProjectConfig; secre
 
     disableTwoFactor(actor, code) {
       requireSessionActor(actor);
-      twoFactor.disable(userOf(actor), code);
+      const user = userOf(actor);
+      if (!user.totpEnabled) throw new InvalidRequestError('Two-factor authentication is not on');
+      verifyCountingFailures(user, code, null, null);
+      twoFactor.disable(user);
       audit('2fa_disabled', { actor: actor.email });
     },
 
     createApiKey(actor, input) {
+      // A key that could mint keys would outlive its own revocation.
+      requireSessionActor(actor);
       const name = input.name.trim();
       if (name.length === 0 || name.length > 100) throw new InvalidRequestError('The key name must have 1 to 100 characters');
       const expiresAt = input.expiresAt === null ? null : parseExpiry(input.expiresAt, now());
@@ -330,7 +371,8 @@ export function createAuth(options: { store: Store; config: ProjectConfig; secre
     },
 
     unlock(email) {
-      const cleared = lockout.unlock(normalizeEmail(email));
+      const user = store.users.findByEmail(normalizeEmail(email));
+      const cleared = lockout.unlock(normalizeEmail(email)) + (user !== undefined && twoFactorLockout.unlock(user.id) ? 1 : 0);
       audit('lockout_cleared', { subject: normalizeEmail(email), detail: String(cleared) });
       return cleared;
     },

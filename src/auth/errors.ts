@@ -28,3 +28,18 @@ export class UserNotFoundError extends NotFoundError {
     super(`No user with the email ${email}`);
   }
 }
+
+export class TwoFactorNotPendingError extends ConflictError {
+  override readonly code = 'two_factor_not_pending';
+  constructor() {
+    super('This session has no two-factor step pending: it is signed in already');
+  }
+}
+
+/** The partial session ended at its last allowed wrong code; the password step is due again. */
+export class TwoFactorAttemptsExhaustedError extends UnauthenticatedError {
+  override readonly code = 'two_factor_attempts_exhausted';
+  constructor(attempts: number) {
+    super(`${String(attempts)} wrong two-factor codes: this login has ended; log in again with your password`);
+  }
+}

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { closeContext, createContext, type AppContext } from '../context.ts';
 import { startDashboard } from '../dashboard/index.ts';
 import { fileSourceLocation } from '../jobs/index.ts';
-import { buildApp, startWatcher } from '../server/index.ts';
+import { buildApp, startWatcher, webUrl } from '../server/index.ts';
 import { removeUnfinishedUploads } from '../sources/index.ts';
 import { startDocsServer } from '../transform/index.ts';
 
@@ -30,24 +30,22 @@ export async function startPlatform(options: StartOptions, env: NodeJS.ProcessEn
   const pidFile = path.join(ctx.paths.runDir, 'server.pid');
   const watcher = options.watcher !== false && ctx.config.watcher.enabled ? startWatcher(ctx) : undefined;
   ctx.transform.start();
-  const docsServer = startDocsServer({ paths: ctx.paths, config: ctx.config, log: ctx.log.child({ module: 'transform-docs' }), pythonEnvironmentsDir: ctx.env.QUARRY_PYTHON_ENVS_DIR });
-  const dashboard = options.dashboard !== false && ctx.config.dashboard.enabled
+  const docsServer = startDocsServer({ paths: ctx.paths, log: ctx.log.child({ module: 'transform-docs' }), pythonEnvironmentsDir: ctx.env.QUARRY_PYTHON_ENVS_DIR });
+  const dashboardEnabled = options.dashboard !== false && ctx.config.dashboard.enabled;
+  const dashboard = dashboardEnabled
     ? startDashboard({
       paths: ctx.paths, config: ctx.config, log: ctx.log.child({ module: 'dashboard' }), pythonEnvironmentsDir: ctx.env.QUARRY_PYTHON_ENVS_DIR,
       baseEnv: { PATH: ctx.env.PATH ?? '/usr/local/bin:/usr/bin:/bin', HOME: ctx.env.HOME ?? ctx.paths.runDir },
     })
     : undefined;
   try {
-    const app = await buildApp(ctx, { watcher, docsServer, dashboard });
+    const app = await buildApp(ctx, { watcher, docsServer, dashboard, dashboardEnabled });
     const host = options.host ?? ctx.config.web.host;
     const port = options.port ?? ctx.config.web.port;
     try {
       await app.listen({ host, port });
       writeFileSync(pidFile, `${process.pid}\n`);
-      const address = app.server.address();
-      const boundPort = address !== null && typeof address === 'object' ? address.port : port;
-      const shownHost = host === '0.0.0.0' || host === '::' ? 'localhost' : host.includes(':') ? `[${host}]` : host;
-      onListening(ctx.config.web.public_url ?? `http://${shownHost}:${String(boundPort)}`);
+      onListening(webUrl(ctx, app));
       options.afterListening?.(ctx);
       const signal = await Promise.race([once(process, 'SIGINT'), once(process, 'SIGTERM')]);
       ctx.log.info({ signal: String(signal[0] ?? '') }, 'shutting down');

@@ -14,4 +14,6 @@ export {
   type SourceType, type SourceTypeKey, type ConfigurableSourceTypeKey, type Category,
 } from './source-types.ts';
 export { endpointTableName, type RestApiSection, type RestApiEndpoint } from './source-sections/rest-api.ts';
+export { ENV_REFERENCE_PREFIX, isEnvReference } from './source-sections/secret-literal.ts';
+export { shownSourceConfig } from './shown-source-config.ts';
 export { closestMatch } from './closest-match.ts';

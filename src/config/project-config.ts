@@ -48,6 +48,8 @@ const Dashboard = z.strictObject({
 });
 
 const TransformDocs = z.strictObject({
+  // Unused: the docs server listens on a Unix socket in .quarry/run/ (a port was open to every local user); still
+  // accepted so that existing project.yml files load.
   port: Port.default(8802),
 });
 

@@ -11,8 +11,8 @@ import type { DocsServer } from '../transform/index.ts';
 import type { WatcherProcess } from '../watcher/index.ts';
 import { publicStaticRoot } from '../web/index.ts';
 import {
-  handleClientError, handleFrameworkError, installAuthentication, installCsrfProtection, installErrorHandler, installOpenApi, installRateLimits,
-  installSecurityHeaders,
+  handleClientError, handleFrameworkError, installAuthentication, installBodyTypeCheck, installCsrfProtection, installDotSegmentCheck, installErrorHandler,
+  installOpenApi, installRateLimits, installSecurityHeaders,
 } from './plugins/index.ts';
 import { accountRoutes } from './routes/account.ts';
 import { apiKeyRoutes } from './routes/api-keys.ts';
@@ -44,6 +44,8 @@ export interface AppParts {
   readonly docsServer?: DocsServer;
   /** Superset, proxied at /dashboard/ (502 without it). */
   readonly dashboard?: SupersetProcess;
+  /** Whether the dashboard tool is meant to run (false with `--no-dashboard`); `dashboard.enabled` unless given. */
+  readonly dashboardEnabled?: boolean;
 }
 
 export async function buildApp(ctx: AppContext, parts: AppParts = {}): Promise<FastifyInstance> {
@@ -65,12 +67,14 @@ export async function buildApp(ctx: AppContext, parts: AppParts = {}): Promise<F
   installErrorHandler(app);
 
   await installRateLimits(app, ctx.config);
+  installDotSegmentCheck(app);
   await app.register(cookie);
   await app.register(websocket, { options: { maxPayload: 64 * 1024 } });
   await app.register(formbody, { bodyLimit: 64 * 1024 });
   await app.register(multipart, { limits: { fileSize: ctx.config.limits.max_upload_mb * 1024 * 1024, files: 1, fields: 5, parts: 6 } });
   installAuthentication(app, ctx);
   installCsrfProtection(app, ctx.config.web.public_url);
+  installBodyTypeCheck(app);
   installSecurityHeaders(app);
   await installOpenApi(app, ctx.version);
 
@@ -84,7 +88,8 @@ export async function buildApp(ctx: AppContext, parts: AppParts = {}): Promise<F
   app.decorate('websocketHub', hub);
   app.addHook('onClose', async () => { hub.close(); });
 
-  await app.register(statusRoutes, { ctx, watcher: parts.watcher, docsServer: parts.docsServer, dashboard: parts.dashboard });
+  const dashboardEnabled = parts.dashboardEnabled ?? ctx.config.dashboard.enabled;
+  await app.register(statusRoutes, { ctx, watcher: parts.watcher, docsServer: parts.docsServer, dashboard: parts.dashboard, dashboardEnabled });
   const dashboard = parts.dashboard === undefined ? undefined : startDashboardService(app, ctx, parts.dashboard);
   const bridge = dashboard?.bridge;
   await app.register(authRoutes, { ctx, dashboard: bridge });
@@ -95,7 +100,7 @@ export async function buildApp(ctx: AppContext, parts: AppParts = {}): Promise<F
   await app.register(transformRoutes, { ctx });
   await installTransformDocsProxy(app, parts.docsServer, ctx.paths);
   await installDashboardProxy(app, ctx, parts.dashboard, dashboard);
-  await app.register(dashboardConfigRoutes, { ctx, superset: parts.dashboard, dashboard });
+  await app.register(dashboardConfigRoutes, { ctx, superset: parts.dashboard, dashboard, enabled: dashboardEnabled });
   await app.register(userRoutes, { ctx, dashboard });
   await app.register(oauthRoutes, { ctx });
   await app.register(websocketRoutes, { hub, publicUrl: ctx.config.web.public_url });
@@ -115,3 +120,4 @@ function startDashboardService(app: FastifyInstance, ctx: AppContext, superset: 
 }
 
 export { startWatcher } from './start-watcher.ts';
+export { webUrl } from './routes/web-url.ts';

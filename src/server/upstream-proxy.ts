@@ -7,8 +7,10 @@ export interface UpstreamProxyOptions {
   readonly label: string;
   /** Route patterns served by the upstream (`/transform-docs/*`). */
   readonly routes: readonly string[];
-  /** The upstream's origin while it runs, else undefined. */
+  /** The upstream's origin while it runs, else undefined; with `socketPath`, only whether it runs. */
   readonly origin: () => string | undefined;
+  /** The Unix socket the upstream listens on, when it does (fixed for the app's life). */
+  readonly socketPath?: string;
   /** The upstream path and query for a request's URL. */
   readonly upstreamPath: (url: string) => string;
   /** Methods forwarded (GET and HEAD unless given); request bodies of the others are streamed, never parsed. */
@@ -27,12 +29,13 @@ const HOP_BY_HOP = new Set(['connection', 'keep-alive']);
 const QUARRY_HEADER = /^x[-_]quarry[-_]/i;
 
 /**
- * Forwards the routes to an upstream process on loopback, behind the app's authentication hooks; an
+ * Forwards the routes to an upstream process on loopback or a Unix socket, behind the app's authentication hooks; an
  * upstream that is down answers 502 `upstream_unavailable` (JSON for API clients, a page for browsers).
  */
 export async function installUpstreamProxy(app: FastifyInstance, options: UpstreamProxyOptions): Promise<void> {
   await app.register(async (scope) => {
-    await scope.register(replyFrom, { undici: { connections: 16, headersTimeout: 60_000, bodyTimeout: 120_000 } });
+    const undici = { connections: 16, headersTimeout: 60_000, bodyTimeout: 120_000 };
+    await scope.register(replyFrom, options.socketPath === undefined ? { undici } : { base: `unix+http://${encodeURIComponent(options.socketPath)}`, undici });
     scope.removeAllContentTypeParsers();
     scope.addContentTypeParser('*', (_request, payload, done) => { done(null, payload); });
     const unavailable = (request: FastifyRequest, reply: FastifyReply): FastifyReply => replyUpstreamUnavailable(request, reply, options.label);
@@ -49,7 +52,8 @@ export async function installUpstreamProxy(app: FastifyInstance, options: Upstre
       origin = options.origin();
       if (origin === undefined) return unavailable(request, reply);
       const upstreamOrigin = origin;
-      return reply.from(`${upstreamOrigin}${options.upstreamPath(pathAndQuery(request.url))}`, {
+      const upstreamPath = options.upstreamPath(pathAndQuery(request.url));
+      return reply.from(options.socketPath === undefined ? `${upstreamOrigin}${upstreamPath}` : upstreamPath, {
         rewriteRequestHeaders: (_request, headers) => {
           // The upstream never sees Quarry's credentials, nor identity headers a client made up.
           const forwarded: Record<string, string | string[] | undefined> = {};

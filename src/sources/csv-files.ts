@@ -73,7 +73,11 @@ export async function removeUnfinishedUploads(directory: string): Promise<number
  * Streams an upload into the source's directory: a temp file first, renamed over the target only when
  * complete, so a failed or oversized upload leaves nothing behind and an existing file is replaced atomically.
  */
-export async function saveUpload(location: CsvLocation, fileName: string, content: Readable & { truncated?: boolean }, maxBytes: number): Promise<string> {
+export async function saveUpload(
+  location: CsvLocation, fileName: string, content: Readable & { truncated?: boolean }, maxBytes: number,
+  /** Runs once the file is written and before it replaces anything: a refusal here leaves the source's files as they were. */
+  beforeCommit: () => Promise<void> = async () => undefined,
+): Promise<string> {
   const name = sanitizeFileName(fileName);
   if (!path.matchesGlob(name, location.pattern)) {
     throw new InvalidRequestError(`"${name}" does not match the source's file_pattern ${location.pattern}, so it would never be loaded`);
@@ -87,6 +91,7 @@ export async function saveUpload(location: CsvLocation, fileName: string, conten
     if (content.truncated === true) {
       throw new UploadTooLargeError(`The file is larger than the ${String(Math.round(maxBytes / 1024 / 1024))} MB upload limit (limits.max_upload_mb)`);
     }
+    await beforeCommit();
     await rename(temporary, target);
   } finally {
     await rm(temporary, { force: true });

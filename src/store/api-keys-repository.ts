@@ -66,6 +66,11 @@ export class ApiKeysRepository {
       .run(now, id, userId);
     return Number(result.changes) > 0;
   }
+
+  /** Revokes every unrevoked key of that user; returns how many. */
+  revokeAllForUser(userId: number, now: string): number {
+    return Number(this.#database.prepare('UPDATE api_keys SET revoked_at = ? WHERE user_id = ? AND revoked_at IS NULL').run(now, userId).changes);
+  }
 }
 
 function toRecord(row: ApiKeyRow): ApiKeyRecord {

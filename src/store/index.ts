@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
 import path from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { ApiKeysRepository } from './api-keys-repository.ts';
@@ -13,6 +13,7 @@ import { SessionsRepository } from './sessions-repository.ts';
 import { SourceOAuthTokensRepository } from './source-oauth-tokens-repository.ts';
 import { DashboardAccountsRepository } from './dashboard-accounts-repository.ts';
 import { SourceStateRepository } from './source-state-repository.ts';
+import { TotpFailuresRepository } from './totp-failures-repository.ts';
 import { UsersRepository } from './users-repository.ts';
 import { WarehouseTablesRepository } from './warehouse-tables-repository.ts';
 
@@ -33,6 +34,7 @@ export interface Store {
   readonly sessions: SessionsRepository;
   readonly apiKeys: ApiKeysRepository;
   readonly loginFailures: LoginFailuresRepository;
+  readonly totpFailures: TotpFailuresRepository;
   readonly audit: AuditRepository;
   readonly jobs: JobsRepository;
   readonly logs: LogsRepository;
@@ -50,6 +52,7 @@ export interface Store {
 /** Opens (creating and migrating as needed) the platform database; the returned store is the only handle on it. */
 export function openStore(file: string): Store {
   mkdirSync(path.dirname(file), { recursive: true });
+  ownerOnly(file);
   const database = new DatabaseSync(file, { timeout: 5000 });
   database.exec('PRAGMA journal_mode = WAL; PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL;');
   migrate(database);
@@ -59,6 +62,7 @@ export function openStore(file: string): Store {
     sessions: new SessionsRepository(database),
     apiKeys: new ApiKeysRepository(database),
     loginFailures: new LoginFailuresRepository(database),
+    totpFailures: new TotpFailuresRepository(database),
     audit: new AuditRepository(database),
     jobs: new JobsRepository(database),
     logs: new LogsRepository(database),
@@ -86,4 +90,15 @@ export function openStore(file: string): Store {
       database.close();
     },
   };
+}
+
+/**
+ * The platform database holds password hashes, session and key hashes and encrypted secrets: only its owner may
+ * read it. Created 0600 (SQLite gives its -wal and -shm files the database's mode), and tightened if it was not.
+ */
+function ownerOnly(file: string): void {
+  closeSync(openSync(file, 'a', 0o600));
+  for (const companion of [file, `${file}-wal`, `${file}-shm`]) {
+    if (existsSync(companion)) chmodSync(companion, 0o600);
+  }
 }

@@ -154,6 +154,15 @@ const MIGRATIONS: readonly string[] = [
   -- The Quarry role the account was last given: a different one means its Superset roles are out of date.
   ALTER TABLE dashboard_accounts ADD COLUMN role TEXT;
   `,
+  `
+  -- Wrong two-factor codes: per partial session (it ends at the limit) and per user (locked for a while).
+  ALTER TABLE sessions ADD COLUMN totp_failures INTEGER NOT NULL DEFAULT 0;
+  CREATE TABLE totp_failures (
+    user_id INTEGER PRIMARY KEY REFERENCES users(id) ON DELETE CASCADE,
+    failures INTEGER NOT NULL,
+    locked_until TEXT
+  );
+  `,
 ];
 
 /** Brings the schema up to date inside one transaction; a database newer than this code is refused. */

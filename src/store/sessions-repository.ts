@@ -51,6 +51,18 @@ export class SessionsRepository {
     return row ? toRecord(row) : undefined;
   }
 
+  findById(id: string): SessionRecord | undefined {
+    const row = this.#database.prepare('SELECT * FROM sessions WHERE id = ?').get(id) as SessionRow | undefined;
+    return row ? toRecord(row) : undefined;
+  }
+
+  /** Counts one more wrong two-factor code on the session and returns the new count. */
+  countTotpFailure(id: string): number {
+    const row = this.#database.prepare('UPDATE sessions SET totp_failures = totp_failures + 1 WHERE id = ? RETURNING totp_failures')
+      .get(id) as { totp_failures: number } | undefined;
+    return row?.totp_failures ?? 0;
+  }
+
   listForUser(userId: number): SessionRecord[] {
     return (this.#database.prepare('SELECT * FROM sessions WHERE user_id = ? ORDER BY created_at DESC')
       .all(userId) as unknown as SessionRow[]).map(toRecord);

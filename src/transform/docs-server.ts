@@ -8,14 +8,14 @@ import { stopProcessGroup } from '../python/index.ts';
 
 const MAX_RESTART_DELAY_MS = 30_000;
 const RESTARTS_BEFORE_GIVING_UP = 5;
-const LISTENING = /Serving HTTP on \S+ port (\d+)/;
+const LISTENING = 'Serving HTTP on unix socket';
 
 export interface DocsServerOptions {
   readonly python: string;
   /** The published docs site: index.html, manifest.json, catalog.json. */
   readonly directory: string;
-  /** 0 picks a free port; a taken port falls back to a free one. */
-  readonly port: number;
+  /** Where the server listens: a Unix socket (mode 0600) in the project's run folder, not a port any local user can reach. */
+  readonly socketPath: string;
   readonly log: Logger;
 }
 
@@ -29,54 +29,48 @@ type Child = ChildProcessByStdio<Writable, Readable, Readable>;
 const SERVER_SCRIPT = path.join(import.meta.dirname, 'docs_server.py');
 
 /**
- * Owns the transformation-docs site's upstream: a static file server on loopback over the published
+ * Owns the transformation-docs site's upstream: a static file server on a Unix socket over the published
  * docs site (Python's http.server, from the dbt environment), restarted with backoff when it exits.
  */
 export class DocsServer {
   readonly #options: DocsServerOptions;
   readonly #recentExits: number[] = [];
   #child: Child | null = null;
-  #origin: string | undefined;
   #state: DocsServerStatus['state'] = 'stopped';
-  #port: number;
   #stopping = false;
   #restartTimer: NodeJS.Timeout | null = null;
   #ready: Promise<void> = Promise.resolve();
 
   constructor(options: DocsServerOptions) {
     this.#options = options;
-    this.#port = options.port;
   }
 
   start(): void {
     this.#stopping = false;
     mkdirSync(this.#options.directory, { recursive: true });
+    mkdirSync(path.dirname(this.#options.socketPath), { recursive: true, mode: 0o700 });
     // stdin stays open: the server exits when it closes, so a Quarry killed with SIGKILL leaves no server behind.
-    const child = spawn(this.#options.python, ['-u', SERVER_SCRIPT, this.#options.directory, String(this.#port)], {
+    const child = spawn(this.#options.python, ['-u', SERVER_SCRIPT, this.#options.directory, this.#options.socketPath], {
       env: { PYTHONUNBUFFERED: '1', PYTHONDONTWRITEBYTECODE: '1' },
       detached: true,
       stdio: ['pipe', 'pipe', 'pipe'],
     });
     this.#child = child;
     this.#state = 'starting';
-    let addressTaken = false;
     this.#ready = new Promise((resolve) => {
       createInterface({ input: child.stdout }).on('line', (line) => {
-        const port = LISTENING.exec(line)?.[1];
-        if (port === undefined) return;
-        this.#origin = `http://127.0.0.1:${port}`;
+        if (!line.startsWith(LISTENING)) return;
         this.#state = 'running';
-        this.#options.log.info({ port: Number(port), pid: child.pid }, 'transformation-docs server listening');
+        this.#options.log.info({ socket: this.#options.socketPath, pid: child.pid }, 'transformation-docs server listening');
         resolve();
       });
       child.on('exit', () => { resolve(); });
     });
     createInterface({ input: child.stderr }).on('line', (line) => {
-      if (line.includes('Address already in use')) addressTaken = true;
       this.#options.log.debug({ line }, 'docs server output');
     });
     child.on('error', (error) => { this.#options.log.warn({ err: error }, 'the transformation-docs server could not start'); });
-    child.on('exit', (code, signal) => { this.#onExit(child, code, signal, addressTaken); });
+    child.on('exit', (code, signal) => { this.#onExit(child, code, signal); });
   }
 
   /** Resolves once the server listens (or has exited). */
@@ -84,9 +78,14 @@ export class DocsServer {
     return this.#ready;
   }
 
-  /** `http://127.0.0.1:<port>` while the server runs, else undefined. */
-  origin(): string | undefined {
-    return this.#state === 'running' ? this.#origin : undefined;
+  /** Where the server listens (or will). */
+  get socketPath(): string {
+    return this.#options.socketPath;
+  }
+
+  /** The socket path while the server runs, else undefined. */
+  socket(): string | undefined {
+    return this.#state === 'running' ? this.#options.socketPath : undefined;
   }
 
   status(): DocsServerStatus {
@@ -102,15 +101,9 @@ export class DocsServer {
     await stopProcessGroup(child, deadlineMs);
   }
 
-  #onExit(child: Child, code: number | null, signal: NodeJS.Signals | null, addressTaken: boolean): void {
+  #onExit(child: Child, code: number | null, signal: NodeJS.Signals | null): void {
     if (this.#stopping || child !== this.#child) return;
     this.#state = 'stopped';
-    if (addressTaken && this.#port !== 0) {
-      this.#options.log.warn({ port: this.#port }, 'the transformation-docs port is taken; using a free one');
-      this.#port = 0;
-      this.start();
-      return;
-    }
     const now = Date.now();
     this.#recentExits.push(now);
     while (this.#recentExits.length > 0 && (this.#recentExits[0] ?? now) < now - 60_000) this.#recentExits.shift();

@@ -1,4 +1,5 @@
-import type { ProjectConfig, ProjectPaths } from '../config/index.ts';
+import path from 'node:path';
+import type { ProjectPaths } from '../config/index.ts';
 import type { Logger } from '../logger.ts';
 import { pythonExecutable } from '../python/index.ts';
 import { docsSiteDir } from './docs-site.ts';
@@ -14,9 +15,7 @@ export { docsSiteDir, docsSiteContentSecurityPolicy } from './docs-site.ts';
 
 /** Starts the docs site's upstream over the project's published docs site; undefined (logged) when the dbt environment is missing. */
 export function startDocsServer(options: {
-  paths: ProjectPaths; config: ProjectConfig; log: Logger; pythonEnvironmentsDir?: string;
-  /** Overrides transform_docs.port (0: any free port). */
-  port?: number;
+  paths: ProjectPaths; log: Logger; pythonEnvironmentsDir?: string;
 }): DocsServer | undefined {
   let python: string;
   try {
@@ -26,7 +25,7 @@ export function startDocsServer(options: {
     return undefined;
   }
   const server = new DocsServer({
-    python, directory: docsSiteDir(options.paths), port: options.port ?? options.config.transform_docs.port, log: options.log,
+    python, directory: docsSiteDir(options.paths), socketPath: path.join(options.paths.runDir, 'docs.sock'), log: options.log,
   });
   server.start();
   return server;

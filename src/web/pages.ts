@@ -120,6 +120,7 @@ export function renderAccountPage(options: { user: PageUser }): string {
         <input id="current-password" name="current_password" type="password" autocomplete="current-password" required>
         <label for="new-password">New password (at least 8 characters)</label>
         <input id="new-password" name="new_password" type="password" autocomplete="new-password" minlength="8" required>
+        <div class="check"><input type="checkbox" id="revoke-api-keys" name="revoke_api_keys" checked><label for="revoke-api-keys">Also revoke all my API keys</label></div>
         <button type="submit">Change password</button>
       </form>
     </section>

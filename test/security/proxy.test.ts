@@ -1,4 +1,4 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, readlinkSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -43,6 +43,21 @@ describe('the /transform-docs proxy reaches its upstream only', () => {
     const response = await rawRequest(quarry.url, 'GET /transform-docs/inside.txt HTTP/1.1', { cookie });
     expect(response.status).toBe(200);
     expect(response.body).toContain(INSIDE);
+  });
+
+  it('reaches the docs server over a Unix socket only the service user can open, not over a port', async () => {
+    const socketPath = quarry.docsServer?.socket() ?? '';
+    expect(socketPath).toBe(path.join(quarry.dir, '.quarry', 'run', 'docs.sock'));
+    const info = statSync(socketPath);
+    expect({ socket: info.isSocket(), mode: (info.mode & 0o777).toString(8), owner: info.uid }).toEqual({ socket: true, mode: '600', owner: process.getuid?.() });
+    const pid = quarry.docsServer?.status().pid;
+    const listening = readFileSync('/proc/net/tcp', 'utf8') + readFileSync('/proc/net/tcp6', 'utf8');
+    const inodes = new Set([...listening.matchAll(/^\s*\d+: \S+ \S+ 0A(?:\s+\S+){5}\s+(\d+)/gm)].map((match) => match[1]));
+    const sockets = readdirSync(`/proc/${String(pid)}/fd`).map((fd) => { try { return readlinkSync(`/proc/${String(pid)}/fd/${fd}`); } catch { return ''; } })
+      .map((target) => /^socket:\[(\d+)\]$/.exec(target)?.[1]).filter((inode) => inode !== undefined);
+    expect(sockets.filter((inode) => inodes.has(inode))).toEqual([]);
+    const manifest = await rawRequest(quarry.url, 'GET /transform-docs/inside.txt HTTP/1.1', { cookie });
+    expect(manifest.status).toBe(200);
   });
 
   it('never forwards to another host or outside the docs site, whatever the request target says', async () => {

@@ -91,10 +91,13 @@ describe('account: sessions, password, two-factor, audit', () => {
     const login = await quarry.request('POST', '/api/auth/login', { body: { email: 'totp@test.local', password: 'totp-user-password' } });
     expect(login.json).toEqual({ success: true, requires_2fa: true });
     const partial = sessionCookieOf(login.headers);
+    const pending = { detail: 'Finish logging in with your two-factor code first', code: 'unauthenticated' };
     for (const path of ['/api/auth/me', '/api/status', '/api/auth/sessions']) {
-      expect((await quarry.request('GET', path, { cookie: partial })).status).toBe(403);
+      const response = await quarry.request('GET', path, { cookie: partial });
+      expect({ path, status: response.status, body: response.json, scheme: response.headers.get('www-authenticate') })
+        .toEqual({ path, status: 401, body: pending, scheme: 'Bearer' });
     }
-    expect((await quarry.request('POST', '/api/auth/api-keys', { cookie: partial, headers: XHR, body: { name: 'x' } })).status).toBe(403);
+    expect((await quarry.request('POST', '/api/auth/api-keys', { cookie: partial, headers: XHR, body: { name: 'x' } })).status).toBe(401);
     const code = codeAt(secret);
     const verified = await quarry.request('POST', '/api/auth/2fa/verify', { cookie: partial, headers: XHR, body: { code } });
     expect(verified.json).toEqual({ success: true, requires_2fa: false, redirect: '/' });

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { DatabaseSync } from 'node:sqlite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EMAILS, startQuarry, type TestQuarry } from '../support/quarry.ts';
+import { EMAILS, sessionCookieOf, startQuarry, type TestQuarry } from '../support/quarry.ts';
 
 describe('API keys', () => {
   let quarry: TestQuarry;
@@ -33,12 +33,14 @@ describe('API keys', () => {
     expect(Object.keys(listed.json[0]).sort()).toEqual(['created_at', 'expires_at', 'id', 'last_used_at', 'name', 'prefix']);
   });
 
-  it('authenticates with the Bearer header, with the creator\'s role, and needs no CSRF header', async () => {
+  it('authenticates with the Bearer header, with the creator\'s role, and needs no CSRF header, but mints no keys', async () => {
     const { json } = await quarry.request('POST', '/api/auth/api-keys', { as: 'viewer', body: { name: 'reader' } });
     const me = await quarry.request('GET', '/api/auth/me', { apiKey: json.key });
     expect(me.json).toEqual(expect.objectContaining({ email: EMAILS.viewer, role: 'viewer', auth_method: 'api_key' }));
     const another = await quarry.request('POST', '/api/auth/api-keys', { apiKey: json.key, body: { name: 'made by key' } });
-    expect(another.status).toBe(201);
+    expect({ status: another.status, body: another.json }).toEqual({
+      status: 400, body: { detail: 'This needs a signed-in browser session, not an API key', code: 'invalid_request' },
+    });
     const forbidden = await quarry.request('GET', '/api/users', { apiKey: json.key });
     expect(forbidden.status).toBe(403);
     expect(forbidden.json).toEqual({ detail: 'Your role (viewer) does not allow this', code: 'forbidden' });
@@ -118,5 +120,46 @@ describe('API keys', () => {
       expect(response.status).toBe(401);
       expect(response.json.code).toBe('unauthenticated');
     }
+  });
+
+  it('cannot sign out sessions or change the password, which would sign them all out', async () => {
+    await quarry.ctx.auth.addUser({ email: 'keyholder@test.local', role: 'editor', password: 'keyholder-password-1' });
+    const browser = sessionCookieOf((await quarry.request('POST', '/api/auth/login', { body: { email: 'keyholder@test.local', password: 'keyholder-password-1' } })).headers);
+    const xhr = { 'x-requested-with': 'XMLHttpRequest' };
+    const { json: key } = await quarry.request('POST', '/api/auth/api-keys', { cookie: browser, headers: xhr, body: { name: 'leaked' } });
+    const sessionId = ((await quarry.request('GET', '/api/auth/sessions', { cookie: browser })).json as { id: string }[])[0]?.id ?? '';
+    const sessionOnly = { detail: 'This needs a signed-in browser session, not an API key', code: 'invalid_request' };
+    for (const [method, path, body] of [
+      ['DELETE', '/api/auth/sessions', undefined], ['DELETE', `/api/auth/sessions/${sessionId}`, undefined],
+      ['POST', '/api/auth/password', { current_password: 'keyholder-password-1', new_password: 'taken-over-password' }],
+    ] as const) {
+      const response = await quarry.request(method, path, { apiKey: key.key as string, body });
+      expect({ method, path, status: response.status, body: response.json }).toEqual({ method, path, status: 400, body: sessionOnly });
+    }
+    expect((await quarry.request('GET', '/api/auth/me', { cookie: browser })).status).toBe(200);
+    expect((await quarry.request('POST', '/api/auth/login', { body: { email: 'keyholder@test.local', password: 'keyholder-password-1' } })).status).toBe(200);
+  });
+
+  it('stops working when a password change asks for it (revoke_api_keys), and keeps working otherwise', async () => {
+    await quarry.ctx.auth.addUser({ email: 'rotator@test.local', role: 'viewer', password: 'rotator-password-1' });
+    const xhr = { 'x-requested-with': 'XMLHttpRequest' };
+    let cookie = sessionCookieOf((await quarry.request('POST', '/api/auth/login', { body: { email: 'rotator@test.local', password: 'rotator-password-1' } })).headers);
+    const { json: kept } = await quarry.request('POST', '/api/auth/api-keys', { cookie, headers: xhr, body: { name: 'kept' } });
+    const keep = await quarry.request('POST', '/api/auth/password', { cookie, headers: xhr, body: { current_password: 'rotator-password-1', new_password: 'rotator-password-2' } });
+    expect(keep.status).toBe(200);
+    expect((await quarry.request('GET', '/api/status', { apiKey: kept.key as string })).status).toBe(200);
+
+    cookie = sessionCookieOf(keep.headers);
+    const { json: other } = await quarry.request('POST', '/api/auth/api-keys', { cookie, headers: xhr, body: { name: 'other' } });
+    const revoke = await quarry.request('POST', '/api/auth/password', {
+      cookie, headers: xhr, body: { current_password: 'rotator-password-2', new_password: 'rotator-password-3', revoke_api_keys: true },
+    });
+    expect(revoke.json).toEqual({ success: true });
+    for (const key of [kept.key as string, other.key as string]) {
+      expect((await quarry.request('GET', '/api/status', { apiKey: key })).json).toEqual({ detail: 'Invalid, expired or revoked API key', code: 'unauthenticated' });
+    }
+    expect((await quarry.request('GET', '/api/auth/api-keys', { cookie: sessionCookieOf(revoke.headers) })).json).toEqual([]);
+    const audit = quarry.ctx.auth.auditLog(50).find((entry) => entry.event === 'password_changed' && entry.actorEmail === 'rotator@test.local');
+    expect(audit?.detail).toBe('2 API keys revoked');
   });
 });

@@ -101,6 +101,18 @@ describe('CSV upload, listing and deletion', () => {
     expect(JSON.stringify(listed.json)).not.toContain('parts.csv');
   });
 
+  it('refuses an upload with two file parts with 400, and keeps neither file', async () => {
+    const form = new FormData();
+    form.append('file', new Blob(['id\n1\n'], { type: 'text/csv' }), 'first-of-two.csv');
+    form.append('file', new Blob(['id\n2\n'], { type: 'text/csv' }), 'second-of-two.csv');
+    const response = await quarry.request('POST', '/api/sources/uploads/upload-csv', { as: 'editor', body: form });
+    expect({ status: response.status, body: response.json }).toEqual({
+      status: 400, body: { detail: 'The upload has more than the one file part named "file": send one file per request', code: 'invalid_request' },
+    });
+    const listed = await quarry.request('GET', '/api/sources/uploads/csv-files', { as: 'viewer' });
+    expect(JSON.stringify(listed.json)).not.toMatch(/(first|second)-of-two\.csv/);
+  });
+
   it('answers 400 for a multipart body that breaks off or is no multipart, and keeps no part of the file', async () => {
     const boundary = '4d4575a111dd8df210a4db9d29d2b93e';
     const bodies = [

@@ -67,7 +67,7 @@ describe('errors of the HTTP layer', () => {
     expect(huge.json.code).toBe('upload_too_large');
     const wrongType = await quarry.request('POST', '/api/auth/api-keys', { as: 'viewer', body: 'name=x', headers: { 'content-type': 'text/csv' } });
     expect(wrongType.status).toBe(415);
-    expect(wrongType.json).toEqual({ detail: 'Unsupported content type', code: 'unsupported_media_type' });
+    expect(wrongType.json).toEqual({ detail: 'This endpoint takes a body of type application/json', code: 'unsupported_media_type' });
   });
 
   it('never answers with a stack trace', async () => {

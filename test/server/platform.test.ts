@@ -44,12 +44,13 @@ describe('platform endpoints', () => {
   it('reports the configuration object', async () => {
     const response = await quarry.request('GET', '/api/config', { as: 'viewer' });
     expect(response.status).toBe(200);
+    // The address it listens on (a free port here), not the configured default 8800.
     expect(response.json).toEqual({
-      web_port: 8800,
-      web_url: 'http://127.0.0.1:8800',
-      dashboard_url: 'http://127.0.0.1:8800/dashboard/',
-      transform_docs_url: 'http://127.0.0.1:8800/transform-docs/',
-      api_url: 'http://127.0.0.1:8800/api',
+      web_port: Number(new URL(quarry.url).port),
+      web_url: quarry.url,
+      dashboard_url: `${quarry.url}/dashboard/`,
+      transform_docs_url: `${quarry.url}/transform-docs/`,
+      api_url: `${quarry.url}/api`,
       project_name: 'Test project',
       organization: 'Test Org',
     });

@@ -107,7 +107,7 @@ export async function startQuarry(options: StartOptions = {}): Promise<TestQuarr
   const watcher = options.watcher === true ? startWatcher(ctx) : undefined;
   if (options.transform === true) ctx.transform.start();
   const docsServer = options.docsServer === true
-    ? startDocsServer({ paths: ctx.paths, config: ctx.config, log: ctx.log, pythonEnvironmentsDir: ctx.env.QUARRY_PYTHON_ENVS_DIR, port: 0 })
+    ? startDocsServer({ paths: ctx.paths, log: ctx.log, pythonEnvironmentsDir: ctx.env.QUARRY_PYTHON_ENVS_DIR })
     : undefined;
   await docsServer?.whenReady();
   const dashboard = options.dashboard === true

@@ -90,6 +90,24 @@ describe('authentication pages in Chromium', () => {
     expect((await quarry.request('POST', '/api/auth/login', { body: { email: EMAILS.viewer, password: PASSWORDS.viewer } })).status).toBe(200);
   });
 
+  it('offers to revoke the API keys with a password change, checked, and revokes them', async () => {
+    await quarry.ctx.auth.addUser({ email: 'browser-rotate@test.local', role: 'viewer', password: 'browser-rotate-password' });
+    const page = await newPage();
+    await signIn(page, quarry.url, 'browser-rotate@test.local', 'browser-rotate-password');
+    await page.waitForURL(`${quarry.url}/`);
+    const cookie = (await page.context().cookies()).map((entry) => `${entry.name}=${entry.value}`).join('; ');
+    const { json: key } = await quarry.request('POST', '/api/auth/api-keys', { cookie, headers: { 'x-requested-with': 'XMLHttpRequest' }, body: { name: 'script' } });
+    await page.goto(`${quarry.url}/settings/account`);
+    expect(await page.getByLabel('Also revoke all my API keys').isChecked()).toBe(true);
+    await page.getByLabel('Current password').fill('browser-rotate-password');
+    await page.getByLabel('New password (at least 8 characters)').fill('browser-rotated-password');
+    await page.getByRole('button', { name: 'Change password' }).click();
+    // Checking the old password and hashing the new one take a while.
+    await expect.poll(() => page.locator('#account-message').textContent(), { timeout: 10_000 })
+      .toBe('Password changed. Your other sessions were signed out and your API keys revoked.');
+    expect((await quarry.request('GET', '/api/status', { apiKey: key.key as string })).status).toBe(401);
+  });
+
   it('enrolls two-factor from the QR code page, then the login asks for the code', async () => {
     await quarry.ctx.auth.addUser({ email: 'browser-2fa@test.local', role: 'viewer', password: 'browser-2fa-password' });
     const page = await newPage();

@@ -1,7 +1,6 @@
 import { z } from 'zod';
-import { ENV_VAR_NAME_PATTERN, SourceName } from './field-types.ts';
-
-const ENV_REFERENCE_PREFIX = 'env:';
+import { SourceName } from './field-types.ts';
+import { refuseSecretLiterals } from './secret-literal.ts';
 
 const PythonModule = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*$/, {
   error: (issue) => `${JSON.stringify(issue.input)} is not a Python module name`,
@@ -11,17 +10,7 @@ const PythonIdentifier = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, {
 });
 
 const FunctionArguments = z.record(z.string(), z.unknown()).superRefine((values, context) => {
-  for (const [key, value] of Object.entries(values)) {
-    if (typeof value !== 'string' || !value.startsWith(ENV_REFERENCE_PREFIX)) continue;
-    if (!ENV_VAR_NAME_PATTERN.test(value.slice(ENV_REFERENCE_PREFIX.length))) {
-      context.addIssue({
-        code: 'custom',
-        path: [key],
-        input: value,
-        message: `${JSON.stringify(value)} is not an environment reference: write env:NAME with capital letters, digits and underscores`,
-      });
-    }
-  }
+  refuseSecretLiterals(values, context, 'keep it in an environment variable and write env:NAME here');
 });
 
 /** `pipeline_name` and `dataset_name` default to the source's name, which only the loader knows. */

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { EnvVarName, HttpUrl, NonEmptyString, SourceName } from './field-types.ts';
+import { refuseSecretLiterals } from './secret-literal.ts';
 
 export const REST_API_AUTH_TYPES = ['bearer', 'api_key', 'basic', 'oauth2_client_credentials', 'custom_header', 'none'] as const;
 export type RestApiAuthType = (typeof REST_API_AUTH_TYPES)[number];
@@ -71,7 +72,10 @@ export const RestApiSection = z.strictObject({
   client_id_env: EnvVarName.optional(),
   client_secret_env: EnvVarName.optional(),
   auth_header_name: NonEmptyString.optional(),
-  headers: z.record(NonEmptyString, z.string()).optional(),
+  /** Extra request headers; a credential goes in as `env:NAME` (or through auth_type and its *_env fields). */
+  headers: z.record(NonEmptyString, z.string()).superRefine((headers, context) => {
+    refuseSecretLiterals(headers, context, 'use auth_type with auth_token_env, or keep it in an environment variable and write env:NAME here');
+  }).optional(),
   /** How long one request may take before it is abandoned and retried (default 30). */
   timeout_seconds: z.int().min(1).max(600).optional(),
 }).superRefine((section, context) => {

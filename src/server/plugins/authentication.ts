@@ -51,9 +51,9 @@ export function installAuthentication(app: FastifyInstance, ctx: AppContext): vo
       if (!isApiRequest(request)) {
         return reply.redirect(stage === 'password_change' ? '/settings/change-password' : '/login?step=2fa', 303);
       }
-      throw new ForbiddenError(stage === 'password_change'
-        ? 'Change your password before doing anything else'
-        : 'Finish logging in with your two-factor code first');
+      // A two-factor-pending session is not a login: to the API it is no credential at all.
+      if (stage === 'partial') throw new UnauthenticatedError('Finish logging in with your two-factor code first');
+      throw new ForbiddenError('Change your password before doing anything else');
     }
   });
 }

@@ -64,5 +64,6 @@ const BUSY_RETRY_SECONDS = 5;
 
 /** Fastify's own client errors (bad JSON, empty body with a JSON type) are safe to echo; anything else gets a fixed text. */
 function clientMessage(error: FastifyError): string {
-  return error.code.startsWith('FST_ERR_CTP') ? error.message : 'Bad request';
+  // A plugin's error may carry a status and no code at all.
+  return typeof error.code === 'string' && error.code.startsWith('FST_ERR_CTP') ? error.message : 'Bad request';
 }

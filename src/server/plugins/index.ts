@@ -6,3 +6,6 @@ export { handleClientError, handleFrameworkError } from './client-error.ts';
 export { isApiRequest } from './request-kind.ts';
 export { installOpenApi } from './openapi.ts';
 export { installRateLimits } from './rate-limit.ts';
+export { installDotSegmentCheck } from './dot-segments.ts';
+export { routedPath } from './routed-path.ts';
+export { installBodyTypeCheck } from './body-types.ts';

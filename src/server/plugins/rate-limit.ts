@@ -2,15 +2,22 @@ import rateLimit from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ProjectConfig } from '../../config/index.ts';
 import { TooManyRequestsError } from '../../errors.ts';
+import { isApiRequest } from './request-kind.ts';
 
-const LOGIN_PATH = '/api/auth/login';
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** Counted against the login limit instead of the general /api one: the routes where a secret is guessed. */
+    loginRateLimit?: boolean;
+  }
+}
 
+/** Decided by the matched route, never by the raw URL (`/api/auth/%6cogin` is the login route too). */
 function isLogin(request: FastifyRequest): boolean {
-  return request.method === 'POST' && request.url.split('?')[0] === LOGIN_PATH;
+  return request.routeOptions.config.loginRateLimit === true;
 }
 
 /**
- * Per client IP: the login endpoint and the rest of /api each have their own fixed 60-second
+ * Per client IP: the login routes and the rest of /api each have their own fixed 60-second
  * window. The client IP is the socket's, or X-Forwarded-For's when the socket is a trusted proxy
  * (Fastify's trustProxy); exempt addresses (loopback by default) are never limited.
  */
@@ -22,7 +29,7 @@ export async function installRateLimits(app: FastifyInstance, config: ProjectCon
     timeWindow: 60_000,
     max: (request) => isLogin(request) ? config.limits.login_requests_per_minute : config.limits.api_requests_per_minute,
     keyGenerator: (request) => `${isLogin(request) ? 'login' : 'api'}|${normalizeAddress(request.ip)}`,
-    allowList: (request) => !request.url.startsWith('/api/') || exempt.has(normalizeAddress(request.ip)),
+    allowList: (request) => !isApiRequest(request) || exempt.has(normalizeAddress(request.ip)),
     errorResponseBuilder: (_request, context) => new TooManyRequestsError(
       `Too many requests: at most ${String(context.max)} a minute from one address; retry in ${context.after}`,
       context.ttl / 1000,

@@ -4,6 +4,7 @@ import { MIN_PASSWORD_LENGTH } from '../../auth/index.ts';
 import type { AppContext } from '../../context.ts';
 import { requireActor, requireAction } from '../plugins/index.ts';
 import { clientOf, setSessionCookie } from './session-cookie.ts';
+import { SESSION_ONLY } from './session-only.ts';
 
 const SessionEntry = z.object({
   id: z.string(),
@@ -19,10 +20,9 @@ const SessionParams = z.object({ id: z.string().min(1).max(64) });
 const PasswordChange = z.object({
   current_password: z.string().min(1).max(4096),
   new_password: z.string().min(1).max(4096).meta({ minLength: MIN_PASSWORD_LENGTH }),
+  revoke_api_keys: z.boolean().default(false).describe('revoke every API key of the account too'),
 });
 const Code = z.object({ code: z.string().min(1).max(12).meta({ pattern: '^[0-9]{6}$', description: 'the six digits the authenticator app shows now' }) });
-/** Two-factor settings change only from a signed-in browser session: an API key can neither start nor end them. */
-const SESSION_ONLY = [{ session: [] }];
 const Enrollment = z.object({ secret: z.string(), otpauth_uri: z.string(), qr_svg: z.string() });
 const Success = z.object({ success: z.boolean() });
 
@@ -47,7 +47,7 @@ export const accountRoutes: FastifyPluginCallbackZod<{ ctx: AppContext }> = (app
 
   app.delete('/api/auth/sessions/:id', {
     preHandler: ownAccount,
-    schema: { tags: ['account'], summary: 'Sign out one session', params: SessionParams, response: { 200: Success } },
+    schema: { tags: ['account'], summary: 'Sign out one session', security: SESSION_ONLY, params: SessionParams, response: { 200: Success } },
   }, async (request) => {
     ctx.auth.endSession(requireActor(request), request.params.id);
     return { success: true };
@@ -55,16 +55,17 @@ export const accountRoutes: FastifyPluginCallbackZod<{ ctx: AppContext }> = (app
 
   app.delete('/api/auth/sessions', {
     preHandler: ownAccount,
-    schema: { tags: ['account'], summary: 'Sign out every other session', response: { 200: z.object({ success: z.boolean(), ended: z.number().int() }) } },
+    schema: { tags: ['account'], summary: 'Sign out every other session', security: SESSION_ONLY, response: { 200: z.object({ success: z.boolean(), ended: z.number().int() }) } },
   }, async (request) => ({ success: true, ended: ctx.auth.endOtherSessions(requireActor(request)) }));
 
   app.post('/api/auth/password', {
-    config: { incompleteStages: ['password_change'] },
+    config: { incompleteStages: ['password_change'], loginRateLimit: true },
     preHandler: ownAccount,
-    schema: { tags: ['account'], summary: 'Change the password (other sessions are signed out)', body: PasswordChange, response: { 200: Success } },
+    schema: { tags: ['account'], summary: 'Change the password (other sessions are signed out; API keys too with revoke_api_keys)', security: SESSION_ONLY, body: PasswordChange, response: { 200: Success } },
   }, async (request, reply) => {
-    const renewed = await ctx.auth.changePassword(requireActor(request), request.body.current_password, request.body.new_password, clientOf(request));
-    if (renewed) setSessionCookie(ctx, request, reply, renewed.token);
+    const { current_password: currentPassword, new_password: newPassword, revoke_api_keys: revokeApiKeys } = request.body;
+    const renewed = await ctx.auth.changePassword(requireActor(request), { currentPassword, newPassword, revokeApiKeys }, clientOf(request));
+    setSessionCookie(ctx, request, reply, renewed.token);
     return { success: true };
   });
 
@@ -77,6 +78,7 @@ export const accountRoutes: FastifyPluginCallbackZod<{ ctx: AppContext }> = (app
   });
 
   app.post('/api/auth/2fa/enable', {
+    config: { loginRateLimit: true },
     preHandler: ownAccount,
     schema: { tags: ['account'], summary: 'Turn two-factor on by confirming a code', security: SESSION_ONLY, body: Code, response: { 200: Success } },
   }, async (request) => {
@@ -85,6 +87,7 @@ export const accountRoutes: FastifyPluginCallbackZod<{ ctx: AppContext }> = (app
   });
 
   app.post('/api/auth/2fa/disable', {
+    config: { loginRateLimit: true },
     preHandler: ownAccount,
     schema: { tags: ['account'], summary: 'Turn two-factor off with a current code', security: SESSION_ONLY, body: Code, response: { 200: Success } },
   }, async (request) => {

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import type { ApiKeyRecord } from '../../store/index.ts';
 import type { AppContext } from '../../context.ts';
 import { requireActor, requireAction } from '../plugins/index.ts';
+import { SESSION_ONLY } from './session-only.ts';
 
 const CreateBody = z.object({
   name: z.string().min(1).max(100),
@@ -45,7 +46,7 @@ export const apiKeyRoutes: FastifyPluginCallbackZod<{ ctx: AppContext }> = (app,
 
   app.post('/api/auth/api-keys', {
     preHandler: ownAccount,
-    schema: { tags: ['auth'], summary: 'Create an API key (the key is shown once)', body: CreateBody, response: { 201: CreatedKey } },
+    schema: { tags: ['auth'], summary: 'Create an API key (the key is shown once)', security: SESSION_ONLY, body: CreateBody, response: { 201: CreatedKey } },
   }, async (request, reply) => {
     const { record, key } = ctx.auth.createApiKey(requireActor(request), {
       name: request.body.name,

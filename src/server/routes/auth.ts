@@ -46,11 +46,12 @@ function loginReply(created: NewSession, next: string): z.infer<typeof LoginRepl
 
 export const authRoutes: FastifyPluginCallbackZod<{ ctx: AppContext; dashboard?: DashboardBridge }> = (app, { ctx, dashboard }, done) => {
   app.post('/api/auth/login', {
-    config: { public: true },
+    config: { public: true, loginRateLimit: true, bodyTypes: ['form'] },
     schema: {
       tags: ['auth'],
       summary: 'Password login (JSON, or a form post from /login)',
       security: [],
+      consumes: ['application/json', 'application/x-www-form-urlencoded'],
       body: Credentials,
       response: { 200: LoginReply },
     },
@@ -76,13 +77,10 @@ export const authRoutes: FastifyPluginCallbackZod<{ ctx: AppContext; dashboard?:
   });
 
   app.post('/api/auth/2fa/verify', {
-    config: { incompleteStages: ['partial'] },
-    schema: { tags: ['auth'], summary: 'Finish a two-factor login with a TOTP code', body: Code, response: { 200: LoginReply } },
+    config: { incompleteStages: ['partial'], loginRateLimit: true },
+    schema: { tags: ['auth'], summary: 'Finish a two-factor login with a TOTP code (the 5th wrong code ends the login)', body: Code, response: { 200: LoginReply } },
   }, async (request, reply) => {
     const actor = requireActor(request);
-    if (request.sessionStage !== 'partial') {
-      return { success: true, requires_2fa: false, redirect: safeNextPath(request.body.next) };
-    }
     const created = ctx.auth.verifyTwoFactor(actor, request.body.code, clientOf(request));
     setSessionCookie(ctx, request, reply, created.token);
     if (created.session.stage === 'full') await openDashboardSession(ctx, dashboard, request, reply, actor.userId);

@@ -1,4 +1,5 @@
 import path from 'node:path';
+import type { Multipart } from '@fastify/multipart';
 import type { FastifyPluginCallbackZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { SourceConfig } from '../../config/index.ts';
@@ -59,6 +60,7 @@ export const csvFileRoutes: FastifyPluginCallbackZod<{ ctx: AppContext }> = (app
   };
 
   app.post('/api/sources/:source_name/upload-csv', {
+    config: { bodyTypes: ['multipart'] },
     preHandler: requireAction('files.write'),
     schema: {
       tags: ['csv'], summary: 'Upload a CSV file (multipart part "file") into a file source', params: NameParams,
@@ -74,11 +76,22 @@ export const csvFileRoutes: FastifyPluginCallbackZod<{ ctx: AppContext }> = (app
     // The multipart parser throws a plain error (a 500) on a Content-Type without a boundary: refuse it here.
     if (!/;\s*boundary=/i.test(request.headers['content-type'] ?? '')) throw new InvalidRequestError('The multipart/form-data Content-Type has no boundary');
     const maxBytes = ctx.config.limits.max_upload_mb * 1024 * 1024;
-    const part = await request.file({ limits: { fileSize: maxBytes, files: 1, fields: 5 } }).catch((error: unknown) => {
-      throw asUnreadableBody(error);
-    });
+    // Two file parts are allowed to arrive so that a second one is refused as such (400), not as a size limit.
+    const parts = request.parts({ limits: { fileSize: maxBytes, files: 2, fields: 5 } });
+    const nextPart = async (): Promise<Multipart | undefined> => {
+      const next = await parts.next().catch((error: unknown) => {
+        throw asUnreadableBody(error);
+      });
+      return next.done === true ? undefined : next.value;
+    };
+    // Form fields before the file are read and ignored, as browsers may add some.
+    let part = await nextPart();
+    while (part?.type === 'field') part = await nextPart();
     if (part?.fieldname !== 'file') throw new InvalidRequestError('Send the file as multipart/form-data in a part named "file"');
-    const saved = await saveUpload(location, part.filename, part.file, maxBytes).catch((error: unknown) => {
+    const nothingFollows = async (): Promise<void> => {
+      if (await nextPart() !== undefined) throw new InvalidRequestError('The upload has more than the one file part named "file": send one file per request');
+    };
+    const saved = await saveUpload(location, part.filename, part.file, maxBytes, nothingFollows).catch((error: unknown) => {
       // The body ended or broke inside the file part: the client's upload failed, not the disk.
       throw part.file.errored === null ? error : asUnreadableBody(error);
     });

@@ -24,18 +24,17 @@ const DashboardConfig = z.object({
 });
 
 export const dashboardConfigRoutes: FastifyPluginCallbackZod<{
-  ctx: AppContext; superset: SupersetProcess | undefined; dashboard: DashboardService | undefined;
-}> = (app, { ctx, superset, dashboard }, done) => {
+  ctx: AppContext; superset: SupersetProcess | undefined; dashboard: DashboardService | undefined; enabled: boolean;
+}> = (app, { ctx, superset, dashboard, enabled }, done) => {
   app.get('/api/dashboard-config', {
     preHandler: requireAction('data.read'),
     schema: { tags: ['platform'], summary: 'The dashboard tool: where it is, whether it runs, your account there', response: { 200: DashboardConfig } },
   }, async (request) => {
     const account = dashboard?.bridge.account(requireActor(request).userId);
     const warehouse = dashboard?.warehouse();
-    const enabled = ctx.config.dashboard.enabled;
     const state = !enabled ? 'disabled' as const : superset?.status().state ?? 'not_running' as const;
     return {
-      dashboard_url: `${webUrl(ctx)}/dashboard/`,
+      dashboard_url: `${webUrl(ctx, request.server)}/dashboard/`,
       enabled,
       running: state === 'running',
       state,

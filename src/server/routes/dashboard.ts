@@ -4,14 +4,15 @@ import type { AppContext } from '../../context.ts';
 import { DASHBOARD_SESSION_COOKIE, type DashboardBridge, type DashboardService, type SupersetProcess } from '../../dashboard/index.ts';
 import { UnauthenticatedError } from '../../errors.ts';
 import { installUpstreamProxy, replyUpstreamUnavailable } from '../upstream-proxy.ts';
-import { clearSessionCookies, clientOf, setDashboardCookie } from './session-cookie.ts';
+import { clientOf, setDashboardCookie } from './session-cookie.ts';
 
 const LABEL = 'The dashboard tool';
 const LOGIN_WAIT_MS = 5000;
+const ACCOUNT_PAGE = '/settings/account';
 
 /**
  * `/dashboard/*` → Superset, only behind a platform session or API key, with the caller's identity
- * set by Quarry; Superset's logout links end the platform session too.
+ * set by Quarry; Superset's logout links lead to Quarry's sign-out.
  */
 export async function installDashboardProxy(
   app: FastifyInstance, ctx: AppContext, superset: SupersetProcess | undefined, dashboard: DashboardService | undefined,
@@ -23,13 +24,11 @@ export async function installDashboardProxy(
     if (dashboard === undefined || superset?.origin() === undefined) return replyUpstreamUnavailable(request, reply, LABEL);
     return reply.redirect(await dashboard.homePath(), 302);
   });
+  // Superset's logout link is a GET, which any site can trigger with a top-level navigation (the Lax cookie goes
+  // along): it ends nothing and leads to the account page, whose Sign out button POSTs under the CSRF rule.
   // Superset 6.1 under a prefix links its logout as /dashboard/dashboard/logout/ (apache/superset#40576).
   for (const url of ['/dashboard/logout/', '/dashboard/dashboard/logout/']) {
-    app.get(url, { schema: { hide: true }, config: { incompleteStages: ['partial', 'password_change'] } }, async (request, reply) => {
-      await endSessions(ctx, bridge, request);
-      clearSessionCookies(reply);
-      return reply.redirect('/login', 303);
-    });
+    app.get(url, { schema: { hide: true } }, async (_request, reply) => reply.redirect(ACCOUNT_PAGE, 303));
   }
   const identify = async (request: FastifyRequest): Promise<Record<string, string>> => {
     if (request.actor === null || bridge === undefined) throw new UnauthenticatedError();

@@ -1,6 +1,7 @@
 import type { FastifyPluginCallbackZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppContext } from '../../context.ts';
+import { shownSourceConfig } from '../../config/index.ts';
 import { SourceNotFoundError, sourceLogs, summarizeSource, syncHistory, type SourceSummary } from '../../jobs/index.ts';
 import { LOG_LEVELS } from '../../store/index.ts';
 import { requireActor, requireAction } from '../plugins/index.ts';
@@ -79,8 +80,8 @@ export const sourceRoutes: FastifyPluginCallbackZod<{ ctx: AppContext }> = (app,
     const summary = summarizeSource(ctx.store, source, ctx.now());
     return {
       name: source.name,
-      // Sections name environment variables, never their values, so the configuration is safe to show.
-      config: { ...source },
+      // Sections name environment variables, never their values (a literal that looks secret is refused at load).
+      config: { ...shownSourceConfig(source) },
       history: syncHistory(ctx.store, source.name, 100).map((entry) => ({
         timestamp: entry.timestamp,
         status: entry.status,

@@ -11,7 +11,7 @@ import { fileSourceLocation, summarizeSource } from '../../jobs/index.ts';
 import { replicaProblem } from '../../warehouse/index.ts';
 import { requireAction } from '../plugins/index.ts';
 import { describeUptime } from './describe-uptime.ts';
-import { webUrl } from './web-url.ts';
+import { listeningAddress, webUrl } from './web-url.ts';
 
 const Timestamp = z.iso.datetime().describe('ISO 8601 UTC timestamp');
 
@@ -71,9 +71,10 @@ const MB = 1024 ** 2;
 
 interface StatusParts {
   ctx: AppContext; watcher: WatcherProcess | undefined; docsServer: DocsServer | undefined; dashboard: SupersetProcess | undefined;
+  dashboardEnabled: boolean;
 }
 
-export const statusRoutes: FastifyPluginCallbackZod<StatusParts> = (app, { ctx, watcher: watcherProcess, docsServer, dashboard }, done) => {
+export const statusRoutes: FastifyPluginCallbackZod<StatusParts> = (app, { ctx, watcher: watcherProcess, docsServer, dashboard, dashboardEnabled }, done) => {
   const readAccess = { preHandler: requireAction('data.read') };
 
   app.get('/api/status', {
@@ -87,8 +88,8 @@ export const statusRoutes: FastifyPluginCallbackZod<StatusParts> = (app, { ctx, 
       services: {
         api: 'running',
         warehouse: warehouseExists ? 'healthy' : 'not_created',
-        dashboard: dashboardState(ctx, dashboard),
-        transform_docs: docsServer?.origin() === undefined ? 'not_running' : 'running',
+        dashboard: dashboardState(dashboardEnabled, dashboard),
+        transform_docs: docsServer?.socket() === undefined ? 'not_running' : 'running',
       },
       uptime: describeUptime(ctx.now().getTime() - ctx.startedAt.getTime()),
     };
@@ -97,10 +98,10 @@ export const statusRoutes: FastifyPluginCallbackZod<StatusParts> = (app, { ctx, 
   app.get('/api/config', {
     ...readAccess,
     schema: { tags: ['platform'], summary: 'Public configuration', response: { 200: Configuration } },
-  }, async () => {
-    const base = webUrl(ctx);
+  }, async (request) => {
+    const base = webUrl(ctx, request.server);
     return {
-      web_port: ctx.config.web.port,
+      web_port: listeningAddress(ctx, request.server).port,
       web_url: base,
       dashboard_url: `${base}/dashboard/`,
       transform_docs_url: `${base}/transform-docs/`,
@@ -183,8 +184,8 @@ export const statusRoutes: FastifyPluginCallbackZod<StatusParts> = (app, { ctx, 
 };
 
 /** `running` only while Superset answers its health check; `starting` covers the first start's initialisation. */
-function dashboardState(ctx: AppContext, dashboard: SupersetProcess | undefined): string {
-  if (!ctx.config.dashboard.enabled) return 'disabled';
+function dashboardState(enabled: boolean, dashboard: SupersetProcess | undefined): string {
+  if (!enabled) return 'disabled';
   const state = dashboard?.status().state;
   if (state === 'running' || state === 'starting' || state === 'failed') return state;
   return 'not_running';

@@ -9,7 +9,8 @@ export async function installTransformDocsProxy(app: FastifyInstance, docsServer
   await installUpstreamProxy(app, {
     label: 'The transformation-docs site',
     routes: ['/transform-docs/*', '/manifest.json', '/catalog.json'],
-    origin: () => docsServer?.origin(),
+    origin: () => docsServer?.socket(),
+    socketPath: docsServer?.socketPath,
     upstreamPath: (url) => (url.startsWith('/transform-docs/') ? url.slice('/transform-docs'.length) : url),
     // dbt's docs page is one inline application: allowed by its published hashes, on these paths only.
     responseHeaders: () => ({ 'content-security-policy': docsSiteContentSecurityPolicy(docsSiteDir(paths)) }),

@@ -1,4 +1,4 @@
-import { endpointTableName, type RestApiEndpoint, type RestApiSection } from '../../config/index.ts';
+import { ENV_REFERENCE_PREFIX, endpointTableName, isEnvReference, type RestApiEndpoint, type RestApiSection } from '../../config/index.ts';
 import { basicAuth, bearerAuth, headerAuth, noAuth, oauthTokenAuth, queryAuth, type AuthStrategy } from './auth.ts';
 import { requireEnv } from './credentials.ts';
 import type { RestResource } from './extract-resource.ts';
@@ -8,7 +8,22 @@ import { restSourceConnector } from './rest-source.ts';
 
 type Env = Readonly<Record<string, string | undefined>>;
 
+/** The section's credentials, and its `env:NAME` headers with their values from the environment. */
 function restApiAuth(section: RestApiSection, env: Env, http: HttpClient): AuthStrategy {
+  const credentials = credentialAuth(section, env, http);
+  const envHeaders = Object.entries(section.headers ?? {}).filter(([, value]) => isEnvReference(value))
+    .map(([name, value]) => headerAuth(name, requireEnv(env, value.slice(ENV_REFERENCE_PREFIX.length), `the ${name} header`)));
+  if (envHeaders.length === 0) return credentials;
+  return {
+    async apply(request) {
+      for (const header of envHeaders) await header.apply(request);
+      await credentials.apply(request);
+    },
+    refresh: () => credentials.refresh?.() ?? false,
+  };
+}
+
+function credentialAuth(section: RestApiSection, env: Env, http: HttpClient): AuthStrategy {
   const secret = (name: string | undefined, holds: string): string => requireEnv(env, name ?? '', holds);
   switch (section.auth_type) {
     case 'none': return noAuth;
@@ -39,7 +54,7 @@ function endpointResource(endpoint: RestApiEndpoint, section: RestApiSection): R
     name,
     path: endpoint.path,
     params: endpoint.params,
-    headers: section.headers,
+    headers: Object.fromEntries(Object.entries(section.headers ?? {}).filter(([, value]) => !isEnvReference(value))),
     dataSelector: endpoint.data_selector,
     paginator: endpoint.paginator === undefined ? undefined : parsePaginatorSpec(endpoint.paginator, `endpoint ${endpoint.path}`),
     primaryKey: endpoint.primary_key === undefined ? undefined : [endpoint.primary_key].flat(),

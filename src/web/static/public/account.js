@@ -90,13 +90,17 @@ document.getElementById('password-form').addEventListener('submit', (event) => {
   void guarded(async () => {
     const data = new FormData(form);
     try {
-      await api('POST', '/api/auth/password', { current_password: data.get('current_password'), new_password: data.get('new_password') });
+      await api('POST', '/api/auth/password', {
+        current_password: data.get('current_password'), new_password: data.get('new_password'), revoke_api_keys: data.get('revoke_api_keys') === 'on',
+      });
     } catch (error) {
       throw error.code === 'invalid_credentials' ? new Error('The current password is not right.') : error;
     }
+    const revoked = data.get('revoke_api_keys') === 'on';
     form.reset();
-    say(message, 'Password changed. Your other sessions were signed out.', 'ok');
+    say(message, `Password changed. Your other sessions were signed out${revoked ? ' and your API keys revoked' : ''}.`, 'ok');
     await loadSessions();
+    if (revoked) await loadKeys();
   });
 });
 
