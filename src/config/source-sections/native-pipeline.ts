@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ENV_VAR_NAME_PATTERN, SourceName } from './field-types.ts';
+import { defineSourceType } from '../source-type-definition.ts';
 
 const ENV_REFERENCE_PREFIX = 'env:';
 
@@ -34,3 +35,7 @@ export const NativePipelineSection = z.strictObject({
 });
 export type NativePipelineSection = z.output<typeof NativePipelineSection>;
 
+export const nativePipelineType = defineSourceType({
+  key: 'native_pipeline', category: 'Local & Custom', authType: 'None', wizard: true, incremental: false,
+  section: 'own', schema: NativePipelineSection,
+});
