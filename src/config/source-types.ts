@@ -5,6 +5,7 @@ import { codeHostType } from './source-sections/code-host.ts';
 import { crmAType } from './source-sections/crm-a.ts';
 import { crmBType } from './source-sections/crm-b.ts';
 import { crmCType } from './source-sections/crm-c-config.ts';
+import { csvUrlType } from './source-sections/csv-url.ts';
 import { csvType } from './source-sections/csv.ts';
 import { documentDbType } from './source-sections/document-db-config.ts';
 import { eventStreamType } from './source-sections/event-stream-config.ts';
@@ -54,6 +55,7 @@ export const SOURCE_TYPE_DEFINITIONS = [
   teamChatType,
   eventStreamType, cloudStreamType,
   chessGamesType, headlessCmsType, hrServiceType, webScraperType,
+  csvUrlType,
 ] as const satisfies readonly SourceTypeDefinition[];
 
 type Definition = (typeof SOURCE_TYPE_DEFINITIONS)[number];

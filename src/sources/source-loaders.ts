@@ -3,6 +3,7 @@ import { extractThenLoad } from './connector-loader.ts';
 import { chessGamesConnector } from './connectors/chess-games.ts';
 import { cloudStreamConnector } from './connectors/cloud-stream.ts';
 import { codeHostConnector } from './connectors/code-host.ts';
+import { csvUrlConnector } from './connectors/csv-url.ts';
 import { csvLoader } from './connectors/csv.ts';
 import { crmAConnector } from './connectors/crm-a.ts';
 import { crmBConnector } from './connectors/crm-b.ts';
@@ -75,6 +76,7 @@ const LOADERS: SourceLoaders = {
   chess_games: extractThenLoad(chessGamesConnector),
   headless_cms: extractThenLoad(headlessCmsConnector),
   hr_service: extractThenLoad(hrServiceConnector),
+  csv_url: extractThenLoad(csvUrlConnector),
 };
 
 /** The loader of the source's type. */
