@@ -5,6 +5,8 @@ import { asanaContract } from '../fakes/asana.ts';
 import { csvHostContract } from '../fakes/csv-host.ts';
 import { githubContract } from '../fakes/github.ts';
 import { hubspotContract } from '../fakes/hubspot.ts';
+import { jiraContract } from '../fakes/jira.ts';
+import { pipedriveContract } from '../fakes/pipedrive.ts';
 import { strapiContract } from '../fakes/strapi.ts';
 import { stripeContract } from '../fakes/stripe.ts';
 import { startQuarry, type TestQuarry } from '../support/quarry.ts';
@@ -16,7 +18,8 @@ import { logMessages, syncAndWait } from '../support/sync.ts';
  * one line and leaves the loaded data as it was. Vendor tests keep only what is particular to their vendor.
  */
 const VENDORS: readonly ContractVendor[] = [
-  githubContract, hubspotContract, stripeContract, airtableContract, strapiContract, asanaContract, csvHostContract,
+  githubContract, hubspotContract, stripeContract, airtableContract, strapiContract, asanaContract, pipedriveContract, jiraContract,
+  csvHostContract,
 ];
 
 const fakes = new Map<string, ContractFake>();
@@ -79,6 +82,7 @@ describe.each(VENDORS.map((vendor) => vendor.type))('the connector engine readin
       const refusal = fake().refusal(fake().api.url);
       if (typeof refusal === 'string') expect(error).toBe(refusal);
       else expect(error).toMatch(refusal);
+      expect(logMessages(quarry, type, 'ERROR')).toEqual([error]);
       expect(await countRecords(type, fake())).toEqual(before);
     } finally {
       restore();
