@@ -10,7 +10,7 @@ export { setProjectSetting, setEnvValue, checkEnvValue, writeFileAtomically, add
 export { sectionFields, type SectionField } from './section-fields.ts';
 export type { SourceConfigOf } from './source-entry.ts';
 export {
-  SOURCE_TYPES, SOURCE_TYPE_KEYS, CATEGORIES, SOURCE_RESOURCES, isSourceTypeKey,
+  SOURCE_TYPES, SOURCE_TYPE_KEYS, CATEGORIES, isSourceTypeKey,
   type SourceType, type SourceTypeKey, type ConfigurableSourceTypeKey, type Category,
 } from './source-types.ts';
 export { endpointTableName, type RestApiSection, type RestApiEndpoint } from './source-sections/rest-api.ts';

@@ -2,44 +2,11 @@ import { z } from 'zod';
 import { closestMatch } from './closest-match.ts';
 import { deepFreeze } from './deep-freeze.ts';
 import { formatProblem, validate, type Validation } from './format-issues.ts';
-import { ChessGamesSection } from './source-sections/chess-games.ts';
-import { CloudStreamConfig } from './source-sections/cloud-stream-config.ts';
-import { CodeHostSection } from './source-sections/code-host.ts';
-import { CrmASection } from './source-sections/crm-a.ts';
-import { CrmBSection } from './source-sections/crm-b.ts';
-import { CrmCConfig } from './source-sections/crm-c-config.ts';
-import { CsvSection } from './source-sections/csv.ts';
-import { DocumentDbConfig } from './source-sections/document-db-config.ts';
-import { EventStreamConfig } from './source-sections/event-stream-config.ts';
 import { NonEmptyString, SourceName } from './source-sections/field-types.ts';
-import { FilesystemSection } from './source-sections/filesystem.ts';
-import { GenericConfig } from './source-sections/generic-config.ts';
-import { HeadlessCmsConfig } from './source-sections/headless-cms-config.ts';
-import { HelpdeskAConfig } from './source-sections/helpdesk-a-config.ts';
-import { HelpdeskBConfig } from './source-sections/helpdesk-b-config.ts';
-import { HrServiceConfig } from './source-sections/hr-service-config.ts';
-import { IssueTrackerConfig } from './source-sections/issue-tracker-config.ts';
-import { InboxConfig } from './source-sections/inbox-config.ts';
-import { LocalFilesSection } from './source-sections/local-files.ts';
 import { NativePipelineSection } from './source-sections/native-pipeline.ts';
-import { NotesConfig } from './source-sections/notes-config.ts';
-import { PaymentsSection } from './source-sections/payments.ts';
-import { RecruitingConfig } from './source-sections/recruiting-config.ts';
-import { RelationalDbConfig } from './source-sections/relational-db-config.ts';
-import { RestApiSection } from './source-sections/rest-api.ts';
-import { SelfHostedAnalyticsConfig } from './source-sections/self-hosted-analytics-config.ts';
-import { SearchAdsSection } from './source-sections/search-ads.ts';
-import { SocialAdsSection } from './source-sections/social-ads.ts';
-import { SpreadsheetsSection } from './source-sections/spreadsheets.ts';
-import { StorefrontConfig } from './source-sections/storefront-config.ts';
-import { TableDbConfig } from './source-sections/table-db-config.ts';
-import { TaskTrackerConfig } from './source-sections/task-tracker-config.ts';
-import { TeamChatSection } from './source-sections/team-chat.ts';
-import { VideoAnalyticsConfig } from './source-sections/video-analytics-config.ts';
-import { WebAnalyticsSection } from './source-sections/web-analytics.ts';
 import {
-  SECTION_NAMES, SOURCE_TYPE_KEYS, SOURCE_TYPES, isRefusedSourceType, isSourceTypeKey, isTypedSourceType,
-  type ConfigurableSourceTypeKey, type GenericSourceTypeKey, type TypedSourceTypeKey,
+  SECTION_NAMES, SOURCE_TYPE_KEYS, SOURCE_TYPES, definitionOf, isRefusedSourceType, isSourceTypeKey,
+  type ConfigurableSourceTypeKey, type DefinitionOf, type GenericSourceTypeKey, type TypedSourceTypeKey,
 } from './source-types.ts';
 import { describeKind, isMapping } from './yaml-value.ts';
 
@@ -53,55 +20,13 @@ const CommonFields = z.strictObject({
 });
 type CommonFields = z.output<typeof CommonFields>;
 
-const SECTION_SCHEMAS = {
-  local_files: LocalFilesSection,
-  csv: CsvSection,
-  filesystem: FilesystemSection,
-  rest_api: RestApiSection,
-  native_pipeline: NativePipelineSection,
-  spreadsheets: SpreadsheetsSection,
-  social_ads: SocialAdsSection,
-  web_analytics: WebAnalyticsSection,
-  search_ads: SearchAdsSection,
-  crm_a: CrmASection,
-  crm_b: CrmBSection,
-  payments: PaymentsSection,
-  code_host: CodeHostSection,
-  team_chat: TeamChatSection,
-  chess_games: ChessGamesSection,
-} as const satisfies Record<TypedSourceTypeKey, z.ZodType>;
-
-/** The generic types whose `generic_config` keys are pinned down; the others take any keys. */
-const GENERIC_CONFIG_SCHEMAS = {
-  document_db: DocumentDbConfig,
-  event_stream: EventStreamConfig,
-  inbox: InboxConfig,
-  cloud_stream: CloudStreamConfig,
-  storefront: StorefrontConfig,
-  relational_db: RelationalDbConfig,
-  helpdesk_a: HelpdeskAConfig,
-  helpdesk_b: HelpdeskBConfig,
-  crm_c: CrmCConfig,
-  table_db: TableDbConfig,
-  notes: NotesConfig,
-  task_tracker: TaskTrackerConfig,
-  headless_cms: HeadlessCmsConfig,
-  recruiting: RecruitingConfig,
-  issue_tracker: IssueTrackerConfig,
-  hr_service: HrServiceConfig,
-  self_hosted_analytics: SelfHostedAnalyticsConfig,
-  video_analytics: VideoAnalyticsConfig,
-} as const satisfies Partial<Record<GenericSourceTypeKey, z.ZodType>>;
-type PinnedGenericKey = keyof typeof GENERIC_CONFIG_SCHEMAS;
-
-type GenericConfigOf<Key extends GenericSourceTypeKey> =
-  Key extends PinnedGenericKey ? z.output<(typeof GENERIC_CONFIG_SCHEMAS)[Key]> : GenericConfig;
+type GenericConfigOf<Key extends GenericSourceTypeKey> = z.output<DefinitionOf<Key>['schema']>;
 
 /** native_pipeline names its pipeline and dataset after the source unless told otherwise. */
 type ResolvedNativePipelineSection = NativePipelineSection & { pipeline_name: string; dataset_name: string };
 
 type SectionOf<Key extends TypedSourceTypeKey> =
-  Key extends 'native_pipeline' ? ResolvedNativePipelineSection : z.output<(typeof SECTION_SCHEMAS)[Key]>;
+  Key extends 'native_pipeline' ? ResolvedNativePipelineSection : z.output<DefinitionOf<Key>['schema']>;
 
 type CommonFieldsOf<Key extends ConfigurableSourceTypeKey> = { name: string; type: Key } & Omit<CommonFields, 'name'>;
 
@@ -171,12 +96,7 @@ function checkSectionPlacement(
 }
 
 export function sectionSchema(type: ConfigurableSourceTypeKey): z.ZodType {
-  if (isTypedSourceType(type)) return SECTION_SCHEMAS[type];
-  return isPinnedGeneric(type) ? GENERIC_CONFIG_SCHEMAS[type] : GenericConfig;
-}
-
-function isPinnedGeneric(type: GenericSourceTypeKey): type is PinnedGenericKey {
-  return Object.hasOwn(GENERIC_CONFIG_SCHEMAS, type);
+  return definitionOf(type).schema;
 }
 
 function assembleSource(common: CommonFields, type: ConfigurableSourceTypeKey, section: unknown): SourceConfig {

@@ -1,151 +1,82 @@
 import { deepFreeze } from './deep-freeze.ts';
+import { chessGamesType } from './source-sections/chess-games.ts';
+import { cloudStreamType } from './source-sections/cloud-stream-config.ts';
+import { codeHostType } from './source-sections/code-host.ts';
+import { crmAType } from './source-sections/crm-a.ts';
+import { crmBType } from './source-sections/crm-b.ts';
+import { crmCType } from './source-sections/crm-c-config.ts';
+import { csvUrlType } from './source-sections/csv-url.ts';
+import { csvType } from './source-sections/csv.ts';
+import { documentDbType } from './source-sections/document-db-config.ts';
+import { eventStreamType } from './source-sections/event-stream-config.ts';
+import { filesystemType } from './source-sections/filesystem.ts';
+import { headlessCmsType } from './source-sections/headless-cms-config.ts';
+import { helpdeskAType } from './source-sections/helpdesk-a-config.ts';
+import { helpdeskBType } from './source-sections/helpdesk-b-config.ts';
+import { hrServiceType } from './source-sections/hr-service-config.ts';
+import { inboxType } from './source-sections/inbox-config.ts';
+import { issueTrackerType } from './source-sections/issue-tracker-config.ts';
+import { localFilesType } from './source-sections/local-files.ts';
+import { nativePipelineType } from './source-sections/native-pipeline.ts';
+import { notesType } from './source-sections/notes-config.ts';
+import { paymentsType } from './source-sections/payments.ts';
+import { recruitingType } from './source-sections/recruiting-config.ts';
+import { sqlDatabaseType, webScraperType } from './source-sections/refused-types.ts';
+import { relationalDbType } from './source-sections/relational-db-config.ts';
+import { restApiType } from './source-sections/rest-api.ts';
+import { searchAdsType } from './source-sections/search-ads.ts';
+import { selfHostedAnalyticsType } from './source-sections/self-hosted-analytics-config.ts';
+import { socialAdsType } from './source-sections/social-ads.ts';
+import { spreadsheetsType } from './source-sections/spreadsheets.ts';
+import { storefrontType } from './source-sections/storefront-config.ts';
+import { tableDbType } from './source-sections/table-db-config.ts';
+import { taskTrackerType } from './source-sections/task-tracker-config.ts';
+import { teamChatType } from './source-sections/team-chat.ts';
+import { videoAnalyticsType } from './source-sections/video-analytics-config.ts';
+import { webAnalyticsType } from './source-sections/web-analytics.ts';
+import {
+  GENERIC_CONFIG_SECTION, type AuthType, type Category, type ResourceLists, type SourceTypeDefinition,
+} from './source-type-definition.ts';
 
-export const CATEGORIES = [
-  'Local & Custom',
-  'Marketing & Analytics',
-  'Business & CRM',
-  'E-commerce & Payment',
-  'Files & Storage',
-  'Databases',
-  'Development',
-  'Communication',
-  'Streaming',
-  'Other',
-] as const;
-export type Category = (typeof CATEGORIES)[number];
+export { AUTH_TYPES, CATEGORIES, GENERIC_CONFIG_SECTION, type AuthType, type Category, type ResourceLists } from './source-type-definition.ts';
 
-export const AUTH_TYPES = ['None', 'API Key', 'OAuth', 'Basic', 'Service Account'] as const;
-export type AuthType = (typeof AUTH_TYPES)[number];
+/**
+ * Every source type of the spec, in the spec's order: the one list the registries below are derived from.
+ * A type is declared once, in the module of its section schema (`defineSourceType`).
+ */
+export const SOURCE_TYPE_DEFINITIONS = [
+  localFilesType, restApiType, nativePipelineType, csvType, filesystemType,
+  spreadsheetsType, socialAdsType, webAnalyticsType, searchAdsType, videoAnalyticsType, tableDbType, selfHostedAnalyticsType,
+  crmAType, crmBType, helpdeskAType, crmCType, helpdeskBType, recruitingType, issueTrackerType, taskTrackerType,
+  paymentsType, storefrontType,
+  notesType, inboxType,
+  documentDbType, relationalDbType, sqlDatabaseType,
+  codeHostType,
+  teamChatType,
+  eventStreamType, cloudStreamType,
+  chessGamesType, headlessCmsType, hrServiceType, webScraperType,
+  csvUrlType,
+] as const satisfies readonly SourceTypeDefinition[];
 
-export const SOURCE_TYPE_KEYS = [
-  'local_files', 'rest_api', 'native_pipeline', 'csv', 'filesystem',
-  'spreadsheets', 'social_ads', 'web_analytics', 'search_ads', 'video_analytics', 'table_db', 'self_hosted_analytics',
-  'crm_a', 'crm_b', 'helpdesk_a', 'crm_c', 'helpdesk_b', 'recruiting', 'issue_tracker', 'task_tracker',
-  'payments', 'storefront',
-  'notes', 'inbox',
-  'document_db', 'relational_db', 'sql_database',
-  'code_host',
-  'team_chat',
-  'event_stream', 'cloud_stream',
-  'chess_games', 'headless_cms', 'hr_service', 'web_scraper',
-] as const;
-export type SourceTypeKey = (typeof SOURCE_TYPE_KEYS)[number];
+type Definition = (typeof SOURCE_TYPE_DEFINITIONS)[number];
+export type SourceTypeKey = Definition['key'];
+/** The declaration of the type `Key`, its schema's own type included. */
+export type DefinitionOf<Key extends SourceTypeKey> = Extract<Definition, { readonly key: Key }>;
+
+export const SOURCE_TYPE_KEYS: readonly SourceTypeKey[] = SOURCE_TYPE_DEFINITIONS.map((definition) => definition.key);
 
 /** The types whose fields have a section of their own, named after the type. */
-export const TYPED_SOURCE_TYPE_KEYS = [
-  'local_files', 'csv', 'filesystem', 'rest_api', 'native_pipeline', 'spreadsheets', 'social_ads', 'web_analytics',
-  'search_ads', 'crm_a', 'crm_b', 'payments', 'code_host', 'team_chat', 'chess_games',
-] as const satisfies readonly SourceTypeKey[];
-export type TypedSourceTypeKey = (typeof TYPED_SOURCE_TYPE_KEYS)[number];
-
+export type TypedSourceTypeKey = Extract<Definition, { readonly section: 'own' }>['key'];
 /** Recognised values of `type` that sources.yml refuses: they have no registry entry. */
-export const REFUSED_SOURCE_TYPE_KEYS = ['sql_database', 'web_scraper'] as const satisfies readonly SourceTypeKey[];
-export type RefusedSourceTypeKey = (typeof REFUSED_SOURCE_TYPE_KEYS)[number];
-
+export type RefusedSourceTypeKey = Extract<Definition, { readonly refused: true }>['key'];
 export type GenericSourceTypeKey = Exclude<SourceTypeKey, TypedSourceTypeKey | RefusedSourceTypeKey>;
 export type ConfigurableSourceTypeKey = Exclude<SourceTypeKey, RefusedSourceTypeKey>;
 
-export const GENERIC_CONFIG_SECTION = 'generic_config';
 export type SectionName = TypedSourceTypeKey | typeof GENERIC_CONFIG_SECTION;
-export const SECTION_NAMES: readonly SectionName[] = [...TYPED_SOURCE_TYPE_KEYS, GENERIC_CONFIG_SECTION];
-
-/** Resources a type loads when `resources` is absent, and every one it can load. */
-export const SOURCE_RESOURCES = {
-  social_ads: {
-    default: ['campaigns', 'ads', 'ad_sets', 'facebook_insights'],
-    available: ['campaigns', 'ads', 'ad_sets', 'ad_creatives', 'leads', 'facebook_insights'],
-  },
-  crm_a: {
-    default: ['contacts', 'companies', 'deals', 'tickets'],
-    available: [
-      'contacts', 'companies', 'deals', 'tickets', 'products', 'quotes', 'owners', 'properties',
-      'pipelines_deal', 'pipelines_ticket',
-    ],
-  },
-  crm_b: {
-    default: ['account', 'contact', 'lead', 'opportunity', 'campaign'],
-    available: [
-      'account', 'contact', 'lead', 'opportunity', 'campaign', 'task', 'event', 'sf_user', 'user_role', 'product_2',
-    ],
-  },
-  helpdesk_a: {
-    default: ['tickets', 'ticket_fields'],
-    available: ['tickets', 'ticket_fields', 'ticket_events', 'ticket_metric_events'],
-  },
-  payments: {
-    default: [
-      'customers', 'charges', 'invoices', 'subscriptions', 'products', 'prices', 'payment_intents', 'balance_transactions', 'events',
-    ],
-    available: [
-      'customers', 'charges', 'invoices', 'subscriptions', 'products', 'prices', 'payment_intents', 'balance_transactions', 'events',
-    ],
-  },
-  code_host: {
-    default: ['issues', 'pull_requests', 'commits', 'releases', 'stargazers'],
-    available: ['issues', 'pull_requests', 'commits', 'releases', 'stargazers'],
-  },
-  team_chat: {
-    default: ['channels', 'messages', 'users'],
-    available: ['channels', 'messages', 'users'],
-  },
-  notes: {
-    default: ['databases', 'database_rows', 'pages'],
-    available: ['databases', 'database_rows', 'pages', 'users'],
-  },
-  task_tracker: {
-    default: ['workspaces', 'projects', 'tasks', 'users'],
-    available: ['workspaces', 'projects', 'tasks', 'users', 'sections', 'tags'],
-  },
-  helpdesk_b: {
-    default: ['tickets', 'contacts', 'companies', 'agents', 'groups'],
-    available: ['tickets', 'contacts', 'companies', 'agents', 'groups', 'ticket_fields'],
-  },
-  crm_c: {
-    default: ['deals', 'persons', 'organizations', 'activities', 'pipelines', 'stages', 'users'],
-    available: ['deals', 'persons', 'organizations', 'activities', 'pipelines', 'stages', 'users', 'products'],
-  },
-  recruiting: {
-    default: ['candidates', 'applications', 'jobs', 'offers', 'users', 'departments', 'offices'],
-    available: ['candidates', 'applications', 'jobs', 'offers', 'users', 'departments', 'offices', 'job_posts', 'scorecards'],
-  },
-  issue_tracker: {
-    default: ['issues', 'projects', 'users'],
-    available: ['issues', 'projects', 'users', 'workflows', 'issue_types', 'priorities', 'statuses'],
-  },
-  hr_service: {
-    default: ['employees', 'absences', 'attendances'],
-    available: ['employees', 'absences', 'attendances', 'absence_types'],
-  },
-  self_hosted_analytics: {
-    default: ['visits_summary', 'visits'],
-    available: ['visits_summary', 'visits', 'page_urls'],
-  },
-  chess_games: {
-    default: ['players', 'games'],
-    available: ['players', 'games', 'player_stats'],
-  },
-  video_analytics: {
-    default: ['channels', 'playlist_items', 'videos'],
-    available: ['channels', 'playlist_items', 'videos'],
-  },
-  web_analytics: {
-    default: ['traffic', 'pages'],
-    available: ['traffic', 'pages', 'events', 'devices', 'locations'],
-  },
-  search_ads: {
-    default: ['campaign_stats', 'ad_group_stats', 'keyword_stats', 'ad_stats', 'search_term_stats'],
-    available: ['campaign_stats', 'ad_group_stats', 'keyword_stats', 'ad_stats', 'search_term_stats'],
-  },
-  storefront: {
-    default: ['orders', 'customers', 'products'],
-    available: ['orders', 'customers', 'products', 'custom_collections', 'smart_collections', 'locations'],
-  },
-} as const;
-
-export interface ResourceLists {
-  readonly default: readonly string[];
-  readonly available: readonly string[];
-}
+export const SECTION_NAMES: readonly SectionName[] = [
+  ...SOURCE_TYPE_DEFINITIONS.filter((definition) => definition.section === 'own').map((definition) => definition.key),
+  GENERIC_CONFIG_SECTION,
+];
 
 export interface SourceType {
   readonly key: SourceTypeKey;
@@ -162,102 +93,40 @@ export interface SourceType {
   readonly resources: ResourceLists | null;
 }
 
-type SourceTypeRow = Pick<SourceType, 'category' | 'authType' | 'wizard' | 'incremental'> & {
-  readonly wizardDisabledReason?: string;
-};
-
-const HIDDEN = 'hidden; use local_files, or filesystem by hand for cloud object storage';
-
-const ROWS: Readonly<Record<SourceTypeKey, SourceTypeRow>> = {
-  local_files: { category: 'Local & Custom', authType: 'None', wizard: true, incremental: true },
-  rest_api: { category: 'Local & Custom', authType: 'API Key', wizard: true, incremental: true },
-  native_pipeline: { category: 'Local & Custom', authType: 'None', wizard: true, incremental: false },
-  csv: { category: 'Local & Custom', authType: 'None', wizard: false, incremental: true, wizardDisabledReason: HIDDEN },
-  filesystem: { category: 'Local & Custom', authType: 'None', wizard: false, incremental: false, wizardDisabledReason: HIDDEN },
-  spreadsheets: { category: 'Marketing & Analytics', authType: 'OAuth', wizard: true, incremental: false },
-  social_ads: { category: 'Marketing & Analytics', authType: 'OAuth', wizard: true, incremental: true },
-  web_analytics: { category: 'Marketing & Analytics', authType: 'OAuth', wizard: true, incremental: true },
-  search_ads: { category: 'Marketing & Analytics', authType: 'OAuth', wizard: true, incremental: false },
-  video_analytics: { category: 'Marketing & Analytics', authType: 'API Key', wizard: true, incremental: false },
-  table_db: { category: 'Marketing & Analytics', authType: 'API Key', wizard: true, incremental: false },
-  self_hosted_analytics: {
-    category: 'Marketing & Analytics', authType: 'API Key', wizard: false, incremental: true,
-    wizardDisabledReason: 'passes its token as a GET parameter, a security risk; configure it via native_pipeline',
-  },
-  crm_a: { category: 'Business & CRM', authType: 'API Key', wizard: true, incremental: true },
-  crm_b: { category: 'Business & CRM', authType: 'Service Account', wizard: true, incremental: true },
-  helpdesk_a: { category: 'Business & CRM', authType: 'Basic', wizard: true, incremental: true },
-  crm_c: { category: 'Business & CRM', authType: 'API Key', wizard: true, incremental: true },
-  helpdesk_b: { category: 'Business & CRM', authType: 'API Key', wizard: true, incremental: true },
-  recruiting: { category: 'Business & CRM', authType: 'API Key', wizard: true, incremental: true },
-  issue_tracker: {
-    category: 'Business & CRM', authType: 'Basic', wizard: false, incremental: false,
-    wizardDisabledReason: 'its upstream loader has endpoint problems; configure it via native_pipeline',
-  },
-  task_tracker: {
-    category: 'Business & CRM', authType: 'API Key', wizard: false, incremental: true,
-    wizardDisabledReason: 'its upstream loader lost its SDK; configure it via native_pipeline',
-  },
-  payments: { category: 'E-commerce & Payment', authType: 'API Key', wizard: true, incremental: true },
-  storefront: {
-    category: 'E-commerce & Payment', authType: 'OAuth', wizard: false, incremental: true,
-    wizardDisabledReason: 'needs an authorization-code OAuth provider command that does not exist yet',
-  },
-  notes: { category: 'Files & Storage', authType: 'API Key', wizard: true, incremental: false },
-  inbox: { category: 'Files & Storage', authType: 'Basic', wizard: true, incremental: true },
-  document_db: { category: 'Databases', authType: 'Basic', wizard: true, incremental: true },
-  relational_db: { category: 'Databases', authType: 'Basic', wizard: true, incremental: true },
-  sql_database: {
-    category: 'Databases', authType: null, wizard: false, incremental: false,
-    wizardDisabledReason: 'not registry-backed; use native_pipeline with a generic SQL loader for other databases',
-  },
-  code_host: { category: 'Development', authType: 'API Key', wizard: true, incremental: true },
-  team_chat: { category: 'Communication', authType: 'API Key', wizard: true, incremental: true },
-  event_stream: { category: 'Streaming', authType: 'None', wizard: true, incremental: true },
-  cloud_stream: { category: 'Streaming', authType: 'Service Account', wizard: true, incremental: true },
-  chess_games: { category: 'Other', authType: 'None', wizard: true, incremental: true },
-  headless_cms: {
-    category: 'Other', authType: 'API Key', wizard: false, incremental: false, wizardDisabledReason: 'untested',
-  },
-  hr_service: {
-    category: 'Other', authType: 'API Key', wizard: false, incremental: true,
-    wizardDisabledReason: 'its API is enterprise-only',
-  },
-  web_scraper: {
-    category: 'Other', authType: null, wizard: false, incremental: false,
-    wizardDisabledReason: 'reserved for a future release and cannot be configured at present',
-  },
-};
-
-function describeSourceType(key: SourceTypeKey): SourceType {
-  const row = ROWS[key];
-  const resources: ResourceLists | undefined = (SOURCE_RESOURCES as Partial<Record<SourceTypeKey, ResourceLists>>)[key];
+function describeSourceType(definition: Definition): SourceType {
   return {
-    key,
-    category: row.category,
-    authType: row.authType,
-    wizard: row.wizard,
-    incremental: row.incremental,
-    hasRegistryEntry: !isRefusedSourceType(key),
-    wizardDisabledReason: row.wizardDisabledReason ?? null,
-    section: isTypedSourceType(key) ? key : GENERIC_CONFIG_SECTION,
-    resources: resources ?? null,
+    key: definition.key,
+    category: definition.category,
+    authType: definition.authType,
+    wizard: definition.wizard,
+    incremental: definition.incremental,
+    hasRegistryEntry: !definition.refused,
+    wizardDisabledReason: definition.wizard ? null : definition.wizardDisabledReason,
+    section: definition.section === 'own' ? definition.key : GENERIC_CONFIG_SECTION,
+    resources: definition.resources,
   };
 }
 
 /** Every source type of the spec, keyed by its type key. */
 export const SOURCE_TYPES: Readonly<Record<SourceTypeKey, SourceType>> = deepFreeze(
-  Object.fromEntries(SOURCE_TYPE_KEYS.map((key) => [key, describeSourceType(key)])) as Record<SourceTypeKey, SourceType>,
+  Object.fromEntries(SOURCE_TYPE_DEFINITIONS.map((definition) => [definition.key, describeSourceType(definition)])) as Record<SourceTypeKey, SourceType>,
 );
 
+const DEFINITIONS = new Map<string, Definition>(SOURCE_TYPE_DEFINITIONS.map((definition) => [definition.key, definition]));
+
+/** The declaration of a configurable type, whose schema parses its section. */
+export function definitionOf<Key extends ConfigurableSourceTypeKey>(key: Key): DefinitionOf<Key> {
+  return DEFINITIONS.get(key) as DefinitionOf<Key>;
+}
+
 export function isSourceTypeKey(value: string): value is SourceTypeKey {
-  return (SOURCE_TYPE_KEYS as readonly string[]).includes(value);
+  return DEFINITIONS.has(value);
 }
 
 export function isTypedSourceType(key: SourceTypeKey): key is TypedSourceTypeKey {
-  return (TYPED_SOURCE_TYPE_KEYS as readonly string[]).includes(key);
+  return DEFINITIONS.get(key)?.section === 'own';
 }
 
 export function isRefusedSourceType(key: SourceTypeKey): key is RefusedSourceTypeKey {
-  return (REFUSED_SOURCE_TYPE_KEYS as readonly string[]).includes(key);
+  return DEFINITIONS.get(key)?.refused === true;
 }

@@ -1,4 +1,6 @@
-export { JobRunner, fileSourceLocation, type JobRunnerOptions } from './job-runner.ts';
+export { JobRunner, type JobRunnerOptions } from './job-runner.ts';
+// The routes and the CLI ask here; the answer belongs to each type's loader in sources/.
+export { fileSourceLocation } from '../sources/index.ts';
 export { SourceNotFoundError, SourceDisabledError, SyncInProgressError, SourceTypeNotSupportedError } from './errors.ts';
 export { summarizeSource, syncHistory, sourceLogs, SOURCE_STATUSES, type SourceStatus, type SourceSummary, type SyncHistoryEntry } from './source-report.ts';
 export { WarehouseLock } from './warehouse-lock.ts';

@@ -3,11 +3,10 @@ import type { ProjectPaths, SourceConfig } from '../config/index.ts';
 import type { EventBus } from '../events/index.ts';
 import type { Logger } from '../logger.ts';
 import {
-  connectorFor, loadStagedTables, StagingArea, SyncFailedError, syncFileSource,
-  type Connector, type CursorState, type FileSourceSpec, type SourceTokens,
+  loaderFor, SyncFailedError, type LoadContext, type LoadMessage, type LoadOutcome, type SourceLoader, type SourceTokens,
 } from '../sources/index.ts';
-import { sqliteFailure, type JobRecord, type LedgerEntry, type LogLevel, type Store } from '../store/index.ts';
-import { inTransaction, publishReplica, WarehouseBusyError, withWriteConnection } from '../warehouse/index.ts';
+import { sqliteFailure, type JobRecord, type LogLevel, type Store } from '../store/index.ts';
+import { publishReplica, WarehouseBusyError, withWriteConnection, type DuckDBConnection } from '../warehouse/index.ts';
 import { SourceDisabledError, SourceNotFoundError, SourceTypeNotSupportedError, SyncInProgressError } from './errors.ts';
 import { finishWithin } from './finish-within.ts';
 import type { WarehouseLock } from './warehouse-lock.ts';
@@ -24,28 +23,6 @@ export interface JobRunnerOptions {
   /** The warehouse's one door, shared with every other writer (model runs). */
   lock: WarehouseLock;
   sourceTokens: SourceTokens;
-}
-
-/** Where a file source's files live, or undefined for sources of other kinds. */
-export function fileSourceLocation(source: SourceConfig, projectRoot: string): { directory: string; pattern: string } | undefined {
-  switch (source.type) {
-    case 'local_files': return { directory: path.resolve(projectRoot, source.local_files.directory), pattern: source.local_files.file_pattern };
-    case 'csv': return { directory: path.resolve(projectRoot, source.csv.directory), pattern: source.csv.file_pattern };
-    case 'filesystem': {
-      const url = source.filesystem.bucket_url;
-      if (/^[a-z][a-z0-9+.-]*:\/\//i.test(url) && !url.startsWith('file://')) return undefined;
-      return { directory: path.resolve(projectRoot, url.replace(/^file:\/\//, '')), pattern: source.filesystem.file_pattern };
-    }
-    default: return undefined;
-  }
-}
-
-interface SyncResult {
-  readonly rows: number;
-  readonly tables: { schema: string; name: string; rowCount: number }[];
-  readonly messages: { level: 'INFO' | 'WARNING'; message: string }[];
-  readonly ledger?: LedgerEntry[];
-  readonly cursors?: ReadonlyMap<string, unknown>;
 }
 
 /** Queues sync jobs and records every transition; whatever writes the warehouse does so one holder of the lock at a time. */
@@ -79,12 +56,9 @@ export class JobRunner {
     const source = sources.find((candidate) => candidate.name === name);
     if (!source) throw new SourceNotFoundError(name);
     if (!source.enabled) throw new SourceDisabledError(name);
-    const location = fileSourceLocation(source, paths.root);
-    const connector = location === undefined ? connectorFor(source) : undefined;
-    if (source.type === 'filesystem' && location === undefined) {
-      throw new SourceTypeNotSupportedError(name, source.type, `its files in ${source.filesystem.bucket_url}: object storage is not readable yet; point bucket_url at a local folder`);
-    }
-    if (location === undefined && connector === undefined) throw new SourceTypeNotSupportedError(name, source.type);
+    const loader = loaderFor(source);
+    const unsupported = loader.unsupportedReason(source, paths.root);
+    if (unsupported !== undefined) throw new SourceTypeNotSupportedError(name, source.type, unsupported);
     if (this.#closing) throw new SyncInProgressError(name);
     const job = store.transaction(() => {
       for (const ending of this.#unrecordedEndings) this.#recordEnding(ending);
@@ -97,9 +71,8 @@ export class JobRunner {
     const controller = new AbortController();
     this.#controllers.set(job.id, controller);
     const signal = controller.signal;
-    const sync = location !== undefined
-      ? () => this.#lock.hold(() => this.#runSync(job, source, signal, () => this.#syncFiles(job, { source: name, ...location, fullRefresh: options.fullRefresh, lookbackDays: source.lookback_days }, signal)), signal)
-      : () => this.#runSync(job, source, signal, () => this.#syncConnector(job, source, connector as Connector, signal));
+    const run = () => this.#runSync(job, source, signal, () => loader.load(this.#loadContext(job, source, loader, signal)));
+    const sync = loader.lockScope === 'sync' ? () => this.#lock.hold(run, signal) : run;
     const done = sync()
       .catch((error: unknown) => { this.#finishFailed(job, error, signal); })
       .finally(() => {
@@ -124,7 +97,7 @@ export class JobRunner {
     });
   }
 
-  async #runSync(job: JobRecord, source: SourceConfig, signal: AbortSignal, sync: () => Promise<SyncResult>): Promise<void> {
+  async #runSync(job: JobRecord, source: SourceConfig, signal: AbortSignal, sync: () => Promise<LoadOutcome>): Promise<void> {
     const { store, events, now, log } = this.#options;
     signal.throwIfAborted();
     const started = now();
@@ -149,53 +122,28 @@ export class JobRunner {
     events.publish({ type: 'sync_completed', source: source.name, rows: outcome.rows });
   }
 
-  async #syncFiles(job: JobRecord, spec: FileSourceSpec, signal: AbortSignal): Promise<SyncResult> {
-    const { store, paths, now } = this.#options;
-    const ledger = store.fileLedger.forSource(spec.source);
-    const outcome = await withWriteConnection(paths.warehouseFile, signal, (connection) => syncFileSource(connection, spec, ledger, now(), signal));
-    return { ...outcome, messages: [...outcome.messages, ...await this.#publish()] };
-  }
-
-  /** Extracts outside the lock (a slow API must not hold up other loads), then loads everything in one transaction. */
-  async #syncConnector(job: JobRecord, source: SourceConfig, connector: Connector, signal: AbortSignal): Promise<SyncResult> {
+  /** What the source's loader needs for this job; its writes hold the lock unless the whole sync already does. */
+  #loadContext(job: JobRecord, source: SourceConfig, loader: SourceLoader, signal: AbortSignal): LoadContext {
     const { store, paths, now, env } = this.#options;
-    const saved = job.fullRefresh ? new Map<string, unknown>() : store.sourceState.forSource(source.name);
-    const cursors = new Map<string, unknown>();
-    const state: CursorState = {
-      get: (resource) => saved.get(resource),
-      set: (resource, value) => { cursors.set(resource, value); },
+    const write = async <T>(work: (connection: DuckDBConnection) => Promise<T>): Promise<{ result: T; messages: LoadMessage[] }> => {
+      const result = await withWriteConnection(paths.warehouseFile, signal, work);
+      return { result, messages: await this.#publish() };
     };
-    const afterCommit: (() => Promise<void>)[] = [];
-    const staging = await StagingArea.create(paths.runDir, job.id);
-    try {
-      await connector.extract({
-        source, env, state, fullRefresh: job.fullRefresh, now: now(), signal, workDir: staging.directory, projectDir: paths.root,
-        log: (level, message) => { this.#logLine(level, source.name, message, job.id); },
-        oauthAccessToken: (provider) => this.#options.sourceTokens.accessToken(provider, env, signal),
-        onCommitted: (work) => { afterCommit.push(work); },
-      }, staging);
-      const staged = await staging.finish();
-      const committed = await this.#lock.hold(async () => {
-        const loaded = await withWriteConnection(paths.warehouseFile, signal, (connection) => inTransaction(connection, async () => {
-          const outcome = await loadStagedTables(connection, source.name, staged, { fullRefresh: job.fullRefresh, now: now() });
-          signal.throwIfAborted();
-          return outcome;
-        }));
-        const published = await this.#publish();
-        return { rows: loaded.rowsLoaded, tables: loaded.tables, messages: [...loaded.messages, ...published], cursors };
-      }, signal);
-      // Outside the lock: the data is committed, and a slow vendor must not hold up other loads.
-      return { ...committed, messages: [...committed.messages, ...await runAfterCommit(afterCommit)] };
-    } finally {
-      await staging.remove();
-    }
+    return {
+      source, env, now, signal, projectDir: paths.root, runDir: paths.runDir, jobId: job.id, fullRefresh: job.fullRefresh,
+      log: (level, message) => { this.#logLine(level, source.name, message, job.id); },
+      oauthAccessToken: (provider) => this.#options.sourceTokens.accessToken(provider, env, signal),
+      savedCursors: () => (job.fullRefresh ? new Map<string, unknown>() : store.sourceState.forSource(source.name)),
+      ledger: () => store.fileLedger.forSource(source.name),
+      write: (work) => (loader.lockScope === 'sync' ? write(work) : this.#lock.hold(() => write(work), signal)),
+    };
   }
 
   /**
    * Refreshes the read-only replica. The data is committed by now, so a failure here (a full disk) must not
    * fail the sync and lose its ledger or cursors: it is reported, and readers keep the previous replica.
    */
-  async #publish(): Promise<{ level: 'WARNING'; message: string }[]> {
+  async #publish(): Promise<LoadMessage[]> {
     const { paths, log } = this.#options;
     try {
       await publishReplica(paths.warehouseFile, path.join(paths.warehouseDir, 'serving'));
@@ -251,17 +199,4 @@ interface UnrecordedEnding {
 function failureReason(error: unknown): string {
   if (sqliteFailure(error) === 'read_only') return 'the platform database is read-only, so the sync could not be recorded';
   return error instanceof Error ? error.message.split('\n')[0] ?? '' : String(error);
-}
-
-/** Runs what connectors asked to do once their data is committed; the data stays loaded whatever happens here. */
-async function runAfterCommit(work: readonly (() => Promise<void>)[]): Promise<SyncResult['messages']> {
-  const messages: SyncResult['messages'] = [];
-  for (const step of work) {
-    try {
-      await step();
-    } catch (error) {
-      messages.push({ level: 'WARNING', message: `After the data was committed: ${error instanceof Error ? error.message.split('\n')[0] ?? '' : String(error)}` });
-    }
-  }
-  return messages;
 }

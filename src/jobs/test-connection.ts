@@ -1,30 +1,6 @@
-import { access, mkdir, mkdtemp, rm } from 'node:fs/promises';
-import path from 'node:path';
 import type { ProjectPaths, SourceConfig } from '../config/index.ts';
-import { connectorFor, listSourceFiles, SyncFailedError, type RecordSink, type SourceTokens } from '../sources/index.ts';
-import { fileSourceLocation } from './job-runner.ts';
+import { loaderFor, type SourceTokens } from '../sources/index.ts';
 import { SourceTypeNotSupportedError } from './errors.ts';
-
-/** Thrown by the probe sink at the first record: the connection works, nothing more is fetched. */
-class FirstRecordReached extends Error {}
-
-/** A sink that stops the extraction at the first record, remembering that it got that far. */
-function probeSink(): { sink: RecordSink; reached: () => boolean } {
-  let reached = false;
-  const stop = (): never => {
-    reached = true;
-    throw new FirstRecordReached();
-  };
-  return {
-    sink: {
-      table: () => ({
-        write: async (records) => { if (records.length > 0) stop(); },
-        addFile: stop,
-      }),
-    },
-    reached: () => reached,
-  };
-}
 
 export interface ConnectionTestOptions {
   readonly source: SourceConfig;
@@ -41,36 +17,11 @@ export interface ConnectionTestOptions {
  * account; throws SyncFailedError with the cause.
  */
 export async function testConnection(options: ConnectionTestOptions): Promise<string> {
-  const { source, paths } = options;
-  const location = fileSourceLocation(source, paths.root);
-  if (location !== undefined) {
-    try {
-      await access(location.directory);
-    } catch {
-      throw new SyncFailedError(`The directory ${location.directory} does not exist or cannot be read`);
-    }
-    const files = await listSourceFiles(location.directory, location.pattern);
-    return `${String(files.length)} file(s) match ${location.pattern} in ${location.directory}`;
-  }
-  const connector = connectorFor(source);
-  if (connector === undefined) throw new SourceTypeNotSupportedError(source.name, source.type);
-  const scratch = path.join(paths.runDir, 'staging');
-  await mkdir(scratch, { recursive: true });
-  const workDir = await mkdtemp(path.join(scratch, 'test-'));
-  const probe = probeSink();
-  try {
-    await connector.extract({
-      source, env: options.env, state: { get: () => undefined, set: () => undefined }, fullRefresh: false, now: options.now(),
-      signal: options.signal, workDir, projectDir: paths.root, log: () => undefined,
-      oauthAccessToken: (provider) => options.sourceTokens.accessToken(provider, options.env, options.signal),
-      onCommitted: () => undefined,
-    }, probe.sink);
-    return 'Connected; the source has no records yet';
-  } catch (error) {
-    // Some connectors wrap whatever their reader throws, the probe's stop included: the flag says what happened.
-    if (probe.reached()) return 'Connected and read the first records';
-    throw error;
-  } finally {
-    await rm(workDir, { recursive: true, force: true });
-  }
+  const { source, paths, env, signal } = options;
+  const loader = loaderFor(source);
+  if (loader.unsupportedReason(source, paths.root) !== undefined) throw new SourceTypeNotSupportedError(source.name, source.type);
+  return loader.probe({
+    source, env, now: options.now, signal, projectDir: paths.root, runDir: paths.runDir,
+    oauthAccessToken: (provider) => options.sourceTokens.accessToken(provider, env, signal),
+  });
 }

@@ -6,7 +6,8 @@ export {
   saveUpload, removeUnfinishedUploads, listCsvFiles, deleteCsvFile, sanitizeFileName, UnsafePathError, FileNotFoundError, NotACsvSourceError, UploadTooLargeError,
   type CsvLocation, type CsvFileEntry,
 } from './csv-files.ts';
-export { connectorFor } from './connectors.ts';
+export { loaderFor, fileSourceLocation } from './source-loaders.ts';
+export type { SourceLoader, LoadContext, LoadOutcome, LoadMessage, ReadContext, FileLocation } from './source-loader.ts';
 export { loadStagedTables } from './load-staged-tables.ts';
 export { StagingArea } from './staging-area.ts';
 export type { Connector, CursorState, ExtractContext, RecordSink, TableSpec } from './connector.ts';

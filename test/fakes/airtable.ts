@@ -1,4 +1,5 @@
-import { bearerOf, startFakeApi, type FakeApi } from '../support/fake-api.ts';
+import { bearerOf, records, startFakeApi, type FakeApi } from '../support/fake-api.ts';
+import type { ContractVendor } from './contract-vendor.ts';
 
 export interface AirtableRecord {
   id: string;
@@ -66,3 +67,28 @@ export async function startAirtableFake(base: AirtableBase, account: AirtableAcc
     });
   });
 }
+
+/** A base with one table of 150 records (two pages). */
+export const airtableContract: ContractVendor = {
+  type: 'table_db',
+  async start() {
+    const base = 'appContract000001';
+    const account: AirtableAccount = { token: 'patContract.0000' };
+    const api = await startAirtableFake({
+      id: base,
+      tables: [{
+        id: 'tblTasks00000001', name: 'Tasks', fields: [{ id: 'fld1', name: 'Name', type: 'singleLineText' }],
+        records: records(150, (n) => ({ id: `recT${String(n).padStart(13, '0')}`, createdTime: new Date(Date.UTC(2026, 0, 1) + n * 60_000).toISOString(), fields: { Name: `Task ${String(n)}` } })),
+      }],
+    }, account);
+    return {
+      api, env: { TABLE_DB_ACCESS_TOKEN: account.token }, pagedPath: `/v0/${base}/Tasks`, table: 'tasks', key: 'id',
+      section: ['generic_config:', `  base_url: ${api.url}/v0`, `  base_id: ${base}`],
+      revoke() {
+        account.token = 'patREVOKED';
+        return () => { account.token = 'patContract.0000'; };
+      },
+      refusal: (url) => `GET ${url}/v0/meta/bases/${base}/tables answered 401 Unauthorized: Authentication required`,
+    };
+  },
+};

@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { bearerOf, startFakeApi, type FakeApi } from '../support/fake-api.ts';
+import { bearerOf, records, startFakeApi, type FakeApi } from '../support/fake-api.ts';
+import type { ContractVendor } from './contract-vendor.ts';
 
 type AsanaObject = { gid: string; resource_type: string } & Record<string, unknown>;
 
@@ -91,3 +92,27 @@ function project(object: unknown, fields: readonly string[]): unknown {
   for (const [head, inner] of nested) result[head] = project(source[head] ?? null, inner);
   return result;
 }
+
+/** One workspace and project with 150 tasks (two pages). */
+export const asanaContract: ContractVendor = {
+  type: 'task_tracker',
+  async start() {
+    const account: AsanaAccount = { token: '2/contract' };
+    const at = (n: number): string => new Date(Date.UTC(2026, 0, 1) + n * 3_600_000).toISOString();
+    const api = await startAsanaFake({
+      workspaces: [{ gid: '1001', resource_type: 'workspace', name: 'Acme' }],
+      projects: { 1001: [{ gid: '2001', resource_type: 'project', name: 'Launch' }] },
+      tasks: { 2001: records(150, (n) => ({ gid: String(5000 + n), resource_type: 'task', name: `Task ${String(n)}`, modified_at: at(n), created_at: at(n) })) },
+      users: { 1001: [] },
+    }, account);
+    return {
+      api, env: { TASK_TRACKER_ACCESS_TOKEN: account.token }, pagedPath: '/api/1.0/tasks', table: 'tasks', key: 'gid',
+      section: ['generic_config:', `  base_url: ${api.url}/api/1.0`],
+      revoke() {
+        account.token = '2/revoked';
+        return () => { account.token = '2/contract'; };
+      },
+      refusal: (url) => `GET ${url}/api/1.0/workspaces answered 401 Unauthorized: Not Authorized`,
+    };
+  },
+};

@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { bearerOf, startFakeApi, type FakeApi } from '../support/fake-api.ts';
+import { bearerOf, records, startFakeApi, type FakeApi } from '../support/fake-api.ts';
+import type { ContractVendor } from './contract-vendor.ts';
 
 export interface GitHubRepository {
   owner: string;
@@ -79,3 +80,25 @@ function sortBy(items: readonly Record<string, unknown>[], field: string, direct
   const sign = direction === 'asc' ? 1 : -1;
   return [...items].sort((a, b) => (Date.parse(String(a[field])) - Date.parse(String(b[field]))) * sign);
 }
+
+/** A repository with 150 commits (two pages), read through its commits list. */
+export const githubContract: ContractVendor = {
+  type: 'code_host',
+  async start() {
+    const at = (n: number): string => new Date(Date.UTC(2026, 0, 1) + n * 3_600_000).toISOString().replace('.000Z', 'Z');
+    const account: GitHubAccount = { token: 'github_pat_contract' };
+    const api = await startGitHubFake({
+      owner: 'acme', name: 'shop', issues: [], pulls: [], releases: [], stargazers: [],
+      commits: records(150, (n) => ({ sha: `c${String(n).padStart(39, '0')}`, commit: { message: `Change ${String(n)}`, committer: { name: 'Dev', date: at(n) } } })),
+    }, account);
+    return {
+      api, env: { CODE_HOST_ACCESS_TOKEN: account.token }, pagedPath: '/repos/acme/shop/commits', table: 'commits', key: 'sha',
+      section: ['code_host:', '  owner: acme', '  name: shop', '  resources: [commits]', `  base_url: ${api.url}`],
+      revoke() {
+        account.token = 'github_pat_revoked';
+        return () => { account.token = 'github_pat_contract'; };
+      },
+      refusal: (url) => `GET ${url}/repos/acme/shop/commits answered 401 Unauthorized: Bad credentials`,
+    };
+  },
+};

@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { bearerOf, startFakeApi, type FakeApi } from '../support/fake-api.ts';
+import { bearerOf, records, startFakeApi, type FakeApi } from '../support/fake-api.ts';
+import type { ContractVendor } from './contract-vendor.ts';
 
 /** A CRM object as HubSpot's v3 API returns it: an id, its properties as text, and its timestamps. */
 export interface HubSpotObject {
@@ -147,3 +148,26 @@ function sortObjects(objects: HubSpotObject[], sorts: SearchBody['sorts'] & obje
     return (left < right ? -1 : left > right ? 1 : 0) * direction;
   });
 }
+
+/** A portal with 150 contacts (two pages of the list, then the search for changes). */
+export const hubspotContract: ContractVendor = {
+  type: 'crm_a',
+  async start() {
+    const at = (n: number): string => new Date(Date.UTC(2026, 0, 1) + n * 3_600_000).toISOString();
+    const account: HubSpotAccount = { token: 'pat-na1-contract' };
+    const contacts = records(150, (n): HubSpotObject => ({
+      id: String(n), createdAt: at(n), updatedAt: at(n), archived: false,
+      properties: { hs_object_id: String(n), createdate: at(n), lastmodifieddate: at(n), email: `person${String(n)}@example.com` },
+    }));
+    const api = await startHubSpotFake({ objects: { contacts }, owners: [], properties: {}, pipelines: {} }, account);
+    return {
+      api, env: { CRM_A_API_KEY: account.token }, pagedPath: '/crm/v3/objects/contacts', table: 'contacts', key: 'id',
+      section: ['crm_a:', '  resources: [contacts]', `  base_url: ${api.url}`],
+      revoke() {
+        account.token = 'pat-na1-rotated';
+        return () => { account.token = 'pat-na1-contract'; };
+      },
+      refusal: (url) => new RegExp(`^POST ${url}/crm/v3/objects/contacts/search answered 401 Unauthorized: Authentication credentials not found\\.`),
+    };
+  },
+};

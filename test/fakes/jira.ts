@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { basicOf, records, startFakeApi, type FakeApi } from '../support/fake-api.ts';
+import type { ContractVendor } from './contract-vendor.ts';
 
 export interface JiraIssue {
   expand: string;
@@ -125,3 +126,21 @@ export async function startFakeJira(options: { email: string; apiToken: string }
     close: () => api.close(),
   };
 }
+
+/** The default site data, its issues searched page by page. */
+export const jiraContract: ContractVendor = {
+  type: 'issue_tracker',
+  async start() {
+    const token = 'jira-contract-token';
+    const fake = await startFakeJira({ email: 'ops@acme.example', apiToken: token });
+    return {
+      api: fake.api, env: { ISSUE_TRACKER_API_TOKEN: token }, pagedPath: '/rest/api/3/search', table: 'issues', key: 'id',
+      section: ['generic_config:', '  site: acme', '  email: ops@acme.example', `  base_url: "${fake.baseUrl}"`],
+      revoke() {
+        fake.apiToken = 'a-new-token';
+        return () => { fake.apiToken = token; };
+      },
+      refusal: () => `GET ${fake.baseUrl}/search answered 401 Unauthorized: Client must be authenticated to access this resource.`,
+    };
+  },
+};

@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { records, startFakeApi, type FakeApi } from '../support/fake-api.ts';
+import type { ContractVendor } from './contract-vendor.ts';
 
 /** A custom field's key, as Pipedrive names them: a 40-character hash. */
 export const DEAL_SOURCE_FIELD = 'dcf558aac1ae4e8c4f849ba5e668430d8df9be12';
@@ -127,3 +128,21 @@ export async function startFakePipedrive(options: { apiToken: string }): Promise
     close: () => api.close(),
   };
 }
+
+/** The default company data, its deals read through /recents page by page. */
+export const pipedriveContract: ContractVendor = {
+  type: 'crm_c',
+  async start() {
+    const token = 'pipedrive-contract-token';
+    const fake = await startFakePipedrive({ apiToken: token });
+    return {
+      api: fake.api, env: { CRM_C_API_TOKEN: token }, pagedPath: '/api/v1/recents', table: 'deals', key: 'id',
+      section: ['generic_config:', '  company_domain: acme', `  base_url: "${fake.baseUrl}"`],
+      revoke() {
+        fake.apiToken = 'a-new-token';
+        return () => { fake.apiToken = token; };
+      },
+      refusal: () => `GET ${fake.baseUrl}/recents answered 401 Unauthorized: unauthorized access`,
+    };
+  },
+};

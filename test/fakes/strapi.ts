@@ -1,4 +1,5 @@
-import { bearerOf, startFakeApi, type FakeApi } from '../support/fake-api.ts';
+import { bearerOf, records, startFakeApi, type FakeApi } from '../support/fake-api.ts';
+import type { ContractVendor } from './contract-vendor.ts';
 
 /** An entry as Strapi v4 stores it; relation fields hold `{data: ...}` and are sent only when populated. */
 export interface StrapiEntry {
@@ -53,3 +54,23 @@ function isRelation(value: unknown): boolean {
 function strapiError(status: number, name: string, message: string): Record<string, unknown> {
   return { data: null, error: { status, name, message, details: {} } };
 }
+
+/** A collection of 230 articles (several pages). */
+export const strapiContract: ContractVendor = {
+  type: 'headless_cms',
+  async start() {
+    const account: StrapiAccount = { token: 'strapi-contract-token' };
+    const at = (n: number): string => new Date(Date.UTC(2026, 0, 1) + n * 60_000).toISOString();
+    const articles = records(230, (n): StrapiEntry => ({ id: n, attributes: { title: `Article ${String(n)}`, createdAt: at(n), updatedAt: at(n), publishedAt: at(n) } }));
+    const api = await startStrapiFake({ articles }, account);
+    return {
+      api, env: { HEADLESS_CMS_API_TOKEN: account.token }, pagedPath: '/api/articles', table: 'articles', key: 'id',
+      section: ['generic_config:', `  base_url: ${api.url}`, '  collections: [articles]'],
+      revoke() {
+        account.token = 'revoked';
+        return () => { account.token = 'strapi-contract-token'; };
+      },
+      refusal: (url) => `GET ${url}/api/articles answered 401 Unauthorized: Missing or invalid credentials`,
+    };
+  },
+};

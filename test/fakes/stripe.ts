@@ -1,4 +1,5 @@
-import { startFakeApi, type FakeApi } from '../support/fake-api.ts';
+import { records, startFakeApi, type FakeApi } from '../support/fake-api.ts';
+import type { ContractVendor } from './contract-vendor.ts';
 
 /** A Stripe object: an id with its type's prefix, its `object` name, and its creation time in unix seconds. */
 export interface StripeObject {
@@ -71,3 +72,24 @@ function inCreatedRange(object: StripeObject, query: Record<string, string | und
     }
   });
 }
+
+/** An account with 150 customers (two pages). */
+export const stripeContract: ContractVendor = {
+  type: 'payments',
+  async start() {
+    const key = 'sk_test_51Contract00000000000000000000abcd';
+    const account: StripeAccount = { secretKey: key };
+    const start = Date.UTC(2025, 0, 1) / 1000;
+    const customers = records(150, (n): StripeObject => ({ id: `cus_${String(n).padStart(6, '0')}`, object: 'customer', created: start + n * 3600, email: `buyer${String(n)}@example.com` }));
+    const api = await startStripeFake({ customers }, account);
+    return {
+      api, env: { PAYMENTS_API_KEY: key }, pagedPath: '/v1/customers', table: 'customers', key: 'id',
+      section: ['payments:', '  endpoints: [customers]', '  start_date: 2025-01-01', `  base_url: ${api.url}`],
+      revoke() {
+        account.secretKey = 'sk_test_51Rolled000000000000000000000wxyz';
+        return () => { account.secretKey = key; };
+      },
+      refusal: (url) => new RegExp(`^GET ${url}/v1/customers answered 401 Unauthorized: Invalid API Key provided: sk_test_\\*+abcd$`),
+    };
+  },
+};

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startGitHubFake, type GitHubAccount, type GitHubRepository } from '../fakes/github.ts';
 import { records, type FakeApi } from '../support/fake-api.ts';
 import { startQuarry, type TestQuarry } from '../support/quarry.ts';
-import { logMessages, syncAndWait } from '../support/sync.ts';
+import { syncAndWait } from '../support/sync.ts';
 
 const TOKEN = 'github_pat_11AAAAAAA0000000000000_fake';
 
@@ -96,24 +96,4 @@ describe('code_host (GitHub) sources', () => {
     expect(quarry.ctx.store.sourceState.forSource('repo').get('issues')).toBe(at(402));
   });
 
-  it('retries a 429 with Retry-After and a 500 mid-pagination and loads each record once', async () => {
-    api.inject(
-      { status: 429, atRequest: 2, pathPrefix: '/repos/acme/shop/commits', retryAfterSeconds: 1 },
-      { status: 502, atRequest: 2, pathPrefix: '/repos/acme/shop/issues' },
-    );
-    expect(await syncAndWait(quarry, 'repo', true)).toMatchObject({ type: 'sync_completed' });
-    expect(await quarry.query('SELECT count(*) AS n, count(DISTINCT sha) AS shas FROM raw_repo.commits')).toEqual([{ n: 130, shas: 130 }]);
-    expect(await quarry.query('SELECT count(*) AS n, count(DISTINCT id) AS ids FROM raw_repo.issues')).toEqual([{ n: 153, ids: 153 }]);
-    expect(logMessages(quarry, 'repo', 'WARNING')).toEqual(expect.arrayContaining([
-      expect.stringMatching(/\/commits answered 429.*retrying in 1\.0 s/), expect.stringMatching(/\/issues answered 502/),
-    ]));
-  });
-
-  it('fails with one line naming the 401 when the token is revoked, and keeps the loaded data', async () => {
-    account.token = 'github_pat_revoked';
-    const end = await syncAndWait(quarry, 'repo');
-    expect(end.type === 'sync_failed' ? end.error : '').toBe(`GET ${api.url}/repos/acme/shop/issues answered 401 Unauthorized: Bad credentials`);
-    expect(await quarry.query('SELECT count(*) AS n FROM raw_repo.issues')).toEqual([{ n: 153 }]);
-    account.token = TOKEN;
-  });
 });

@@ -3,7 +3,7 @@ import { ConfigError } from '../../src/errors.ts';
 import { parseSources } from '../../src/config/index.ts';
 import { startFakeJira, type FakeJira } from '../fakes/jira.ts';
 import { startQuarry, type TestQuarry } from '../support/quarry.ts';
-import { logMessages, syncAndWait } from '../support/sync.ts';
+import { syncAndWait } from '../support/sync.ts';
 
 const EMAIL = 'bot@acme.example';
 const TOKEN = 'atlassian-api-token';
@@ -59,31 +59,6 @@ describe('issue_tracker (Jira Cloud)', () => {
     expect(await syncAndWait(quarry, 'jira_shop')).toMatchObject({ type: 'sync_completed', rows: 220 });
     expect(requestsTo('search', before)[0]?.query.get('jql')).toBe('project in ("SHOP", "OPS") ORDER BY created ASC');
     expect(await quarry.query('SELECT DISTINCT fields.project."key" AS project FROM raw_jira_shop.issues ORDER BY 1')).toEqual([{ project: 'OPS' }, { project: 'SHOP' }]);
-  });
-
-  it('retries a 429 with Retry-After and a 500 mid-search and loads every issue once', async () => {
-    jira.api.inject(
-      { status: 429, atRequest: 2, pathPrefix: '/rest/api/3/search', retryAfterSeconds: 1 },
-      { status: 500, atRequest: 3, pathPrefix: '/rest/api/3/search' },
-    );
-    expect(await syncAndWait(quarry, 'jira')).toMatchObject({ type: 'sync_completed' });
-    expect(await quarry.query('SELECT count(*) AS n, count(DISTINCT id) AS ids FROM raw_jira.issues')).toEqual([{ n: 330, ids: 330 }]);
-    const warnings = logMessages(quarry, 'jira', 'WARNING');
-    expect(warnings.some((line) => line.includes('answered 429') && line.includes('retrying in 1.0 s'))).toBe(true);
-    expect(warnings.some((line) => line.includes('answered 500'))).toBe(true);
-  });
-
-  it('fails with one line naming the 401 when the token is revoked, and keeps the issues', async () => {
-    jira.apiToken = 'a-new-token';
-    try {
-      const end = await syncAndWait(quarry, 'jira');
-      const line = `GET ${jira.baseUrl}/search answered 401 Unauthorized: Client must be authenticated to access this resource.`;
-      expect(end).toMatchObject({ type: 'sync_failed', error: line });
-      expect(logMessages(quarry, 'jira', 'ERROR')).toEqual([line]);
-    } finally {
-      jira.apiToken = TOKEN;
-    }
-    expect(await quarry.query('SELECT count(*) AS n FROM raw_jira.issues')).toEqual([{ n: 330 }]);
   });
 
   it('refuses a config without site, bad project keys or unknown resources, naming the field', () => {

@@ -1,6 +1,11 @@
 import { z } from 'zod';
-import { SOURCE_RESOURCES } from '../source-types.ts';
 import { boundsInOrder, HttpUrl, resourceList } from './field-types.ts';
+import { defineSourceType } from '../source-type-definition.ts';
+
+const RESOURCES = {
+  default: ['players', 'games'],
+  available: ['players', 'games', 'player_stats'],
+} as const;
 
 const Username = z.string().regex(/^[A-Za-z0-9_-]+$/, {
   error: (issue) => `${JSON.stringify(issue.input)} is not a username: use letters, digits, _ and -`,
@@ -16,7 +21,13 @@ export const ChessGamesSection = z.strictObject({
   players: z.array(Username).min(1),
   start_month: Month.optional(),
   end_month: Month.optional(),
-  resources: resourceList(SOURCE_RESOURCES.chess_games),
+  resources: resourceList(RESOURCES),
   base_url: HttpUrl.optional(),
 }).refine(...boundsInOrder('start_month', 'end_month'));
 export type ChessGamesSection = z.output<typeof ChessGamesSection>;
+
+export const chessGamesType = defineSourceType({
+  key: 'chess_games', category: 'Other', authType: 'None', wizard: true, incremental: true,
+  section: 'own', schema: ChessGamesSection,
+  resources: RESOURCES,
+});

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { EnvVarName } from './field-types.ts';
 import { genericConfig } from './generic-config.ts';
+import { defineSourceType } from '../source-type-definition.ts';
 
 /** Pub/Sub resource names: letters first, then letters, digits and `-_.~+%`, 3 to 255 characters. */
 const ResourceName = z.string().regex(/^[A-Za-z][A-Za-z0-9\-_.~+%]{2,254}$/, {
@@ -24,3 +25,8 @@ export const CloudStreamConfig = genericConfig({
   table_name: z.string().regex(/^[a-z][a-z0-9_]*$/, { error: 'use lowercase letters, digits and underscores' }).default('messages'),
 }).refine((config) => config.subscription !== undefined, { path: ['subscription'], error: 'required: the subscription to pull from' });
 export type CloudStreamConfig = z.output<typeof CloudStreamConfig>;
+
+export const cloudStreamType = defineSourceType({
+  key: 'cloud_stream', category: 'Streaming', authType: 'Service Account', wizard: true, incremental: true,
+  section: 'generic', schema: CloudStreamConfig,
+});

@@ -1,10 +1,24 @@
 import { z } from 'zod';
-import { SOURCE_RESOURCES } from '../source-types.ts';
 import { EnvVarName, HttpUrl, resourceList } from './field-types.ts';
+import { defineSourceType } from '../source-type-definition.ts';
+
+const RESOURCES = {
+  default: ['contacts', 'companies', 'deals', 'tickets'],
+  available: [
+    'contacts', 'companies', 'deals', 'tickets', 'products', 'quotes', 'owners', 'properties',
+    'pipelines_deal', 'pipelines_ticket',
+  ],
+} as const;
 
 export const CrmASection = z.strictObject({
   api_key_env: EnvVarName.default('CRM_A_API_KEY'),
-  resources: resourceList(SOURCE_RESOURCES.crm_a),
+  resources: resourceList(RESOURCES),
   base_url: HttpUrl.optional(),
 });
 export type CrmASection = z.output<typeof CrmASection>;
+
+export const crmAType = defineSourceType({
+  key: 'crm_a', category: 'Business & CRM', authType: 'API Key', wizard: true, incremental: true,
+  section: 'own', schema: CrmASection,
+  resources: RESOURCES,
+});

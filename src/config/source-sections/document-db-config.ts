@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { EnvVarName, NonEmptyString, StringList } from './field-types.ts';
 import { genericConfig } from './generic-config.ts';
+import { defineSourceType } from '../source-type-definition.ts';
 
 export const DocumentDbConfig = genericConfig({
   /** Names the variable holding a `mongodb://` or `mongodb+srv://` connection URL. */
@@ -22,3 +23,8 @@ export const DocumentDbConfig = genericConfig({
   }
 });
 export type DocumentDbConfig = z.output<typeof DocumentDbConfig>;
+
+export const documentDbType = defineSourceType({
+  key: 'document_db', category: 'Databases', authType: 'Basic', wizard: true, incremental: true,
+  section: 'generic', schema: DocumentDbConfig,
+});

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { EnvVarName, NonEmptyString, StringList } from './field-types.ts';
 import { genericConfig } from './generic-config.ts';
+import { defineSourceType } from '../source-type-definition.ts';
 
 export const STREAM_PROTOCOLS = ['kafka', 'nats'] as const;
 export type StreamProtocol = (typeof STREAM_PROTOCOLS)[number];
@@ -80,3 +81,8 @@ export const EventStreamConfig = genericConfig({
   return { ...config, protocol };
 });
 export type EventStreamConfig = z.output<typeof EventStreamConfig>;
+
+export const eventStreamType = defineSourceType({
+  key: 'event_stream', category: 'Streaming', authType: 'None', wizard: true, incremental: true,
+  section: 'generic', schema: EventStreamConfig,
+});

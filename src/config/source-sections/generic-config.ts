@@ -25,6 +25,3 @@ export function genericConfig<const Shape extends z.ZodRawShape>(shape: Shape) {
     }
   }, { when: () => true });
 }
-
-export const GenericConfig = genericConfig({});
-export type GenericConfig = z.output<typeof GenericConfig>;

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { EnvVarName, HttpUrl, StringList } from './field-types.ts';
 import { genericConfig } from './generic-config.ts';
+import { defineSourceType } from '../source-type-definition.ts';
 
 export const HeadlessCmsConfig = genericConfig({
   /** Strapi is self-hosted: the server's root, such as https://cms.example.com (without /api). */
@@ -10,3 +11,8 @@ export const HeadlessCmsConfig = genericConfig({
   collections: StringList,
 });
 export type HeadlessCmsConfig = z.output<typeof HeadlessCmsConfig>;
+
+export const headlessCmsType = defineSourceType({
+  key: 'headless_cms', category: 'Other', authType: 'API Key', wizard: false, wizardDisabledReason: 'untested', incremental: false,
+  section: 'generic', schema: HeadlessCmsConfig,
+});

@@ -1,7 +1,12 @@
 import { z } from 'zod';
-import { SOURCE_RESOURCES } from '../source-types.ts';
 import { boundsInOrder, CalendarDate, EnvVarName, requiredUnless, resourceList, Subdomain } from './field-types.ts';
 import { genericConfig } from './generic-config.ts';
+import { defineSourceType } from '../source-type-definition.ts';
+
+const RESOURCES = {
+  default: ['tickets', 'ticket_fields'],
+  available: ['tickets', 'ticket_fields', 'ticket_events', 'ticket_metric_events'],
+} as const;
 
 export const HelpdeskAConfig = genericConfig({
   subdomain: Subdomain.optional(),
@@ -10,7 +15,7 @@ export const HelpdeskAConfig = genericConfig({
     error: (issue) => (issue.code === 'invalid_format' ? `expected an email address, got ${JSON.stringify(issue.input)}` : undefined),
   }).optional(),
   api_token_env: EnvVarName.default('HELPDESK_A_API_TOKEN'),
-  resources: resourceList(SOURCE_RESOURCES.helpdesk_a),
+  resources: resourceList(RESOURCES),
   start_date: CalendarDate.optional(),
   end_date: CalendarDate.optional(),
 })
@@ -18,3 +23,9 @@ export const HelpdeskAConfig = genericConfig({
   .refine((config) => config.email !== undefined, { path: ['email'], error: 'required: the email of the agent the API token belongs to' })
   .refine(...boundsInOrder('start_date', 'end_date'));
 export type HelpdeskAConfig = z.output<typeof HelpdeskAConfig>;
+
+export const helpdeskAType = defineSourceType({
+  key: 'helpdesk_a', category: 'Business & CRM', authType: 'Basic', wizard: true, incremental: true,
+  section: 'generic', schema: HelpdeskAConfig,
+  resources: RESOURCES,
+});

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { CalendarDate, EnvVarName, NonEmptyString } from './field-types.ts';
 import { genericConfig } from './generic-config.ts';
+import { defineSourceType } from '../source-type-definition.ts';
 
 const HostName = z.string().regex(/^[A-Za-z0-9]([A-Za-z0-9-.]*[A-Za-z0-9])?$/, {
   error: (issue) => `${JSON.stringify(issue.input)} is not a host name`,
@@ -19,3 +20,8 @@ export const InboxConfig = genericConfig({
   start_date: CalendarDate.optional(),
 }).refine((config) => config.host !== undefined, { path: ['host'], error: 'required: the IMAP server host name' });
 export type InboxConfig = z.output<typeof InboxConfig>;
+
+export const inboxType = defineSourceType({
+  key: 'inbox', category: 'Files & Storage', authType: 'Basic', wizard: true, incremental: true,
+  section: 'generic', schema: InboxConfig,
+});

@@ -1,7 +1,12 @@
 import { z } from 'zod';
-import { SOURCE_RESOURCES } from '../source-types.ts';
 import { EnvVarName, NonEmptyString, requiredUnless, resourceList, Subdomain } from './field-types.ts';
 import { genericConfig } from './generic-config.ts';
+import { defineSourceType } from '../source-type-definition.ts';
+
+const RESOURCES = {
+  default: ['issues', 'projects', 'users'],
+  available: ['issues', 'projects', 'users', 'workflows', 'issue_types', 'priorities', 'statuses'],
+} as const;
 
 /** A project key as Jira writes it: a capital letter, then capitals, digits or underscores. */
 const ProjectKey = z.string().regex(/^[A-Z][A-Z0-9_]+$/, {
@@ -20,6 +25,12 @@ export const IssueTrackerConfig = genericConfig({
   projects: z.array(ProjectKey).min(1).optional(),
   /** A JQL condition the issues must also meet (`statusCategory != Done`). */
   jql: NonEmptyString.optional(),
-  resources: resourceList(SOURCE_RESOURCES.issue_tracker),
+  resources: resourceList(RESOURCES),
 }).refine(...requiredUnless('site', 'base_url'));
 export type IssueTrackerConfig = z.output<typeof IssueTrackerConfig>;
+
+export const issueTrackerType = defineSourceType({
+  key: 'issue_tracker', category: 'Business & CRM', authType: 'Basic', wizard: false, wizardDisabledReason: 'its upstream loader has endpoint problems; configure it via native_pipeline', incremental: false,
+  section: 'generic', schema: IssueTrackerConfig,
+  resources: RESOURCES,
+});

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { defineSourceType } from '../source-type-definition.ts';
 import { SourceName } from './field-types.ts';
 import { refuseSecretLiterals } from './secret-literal.ts';
 
@@ -23,3 +24,7 @@ export const NativePipelineSection = z.strictObject({
 });
 export type NativePipelineSection = z.output<typeof NativePipelineSection>;
 
+export const nativePipelineType = defineSourceType({
+  key: 'native_pipeline', category: 'Local & Custom', authType: 'None', wizard: true, incremental: false,
+  section: 'own', schema: NativePipelineSection,
+});

@@ -1,7 +1,12 @@
 import { z } from 'zod';
-import { SOURCE_RESOURCES } from '../source-types.ts';
 import { EnvVarName, resourceList } from './field-types.ts';
 import { genericConfig } from './generic-config.ts';
+import { defineSourceType } from '../source-type-definition.ts';
+
+const RESOURCES = {
+  default: ['databases', 'database_rows', 'pages'],
+  available: ['databases', 'database_rows', 'pages', 'users'],
+} as const;
 
 /** Notion ids are UUIDs, written with or without dashes (a database's URL shows them without). */
 const NotionId = z.string().regex(/^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$/i, {
@@ -12,6 +17,12 @@ export const NotesConfig = genericConfig({
   api_key_env: EnvVarName.default('NOTES_API_KEY'),
   /** Databases whose rows are loaded; absent means every database shared with the integration. */
   database_ids: z.array(NotionId).min(1).optional(),
-  resources: resourceList(SOURCE_RESOURCES.notes),
+  resources: resourceList(RESOURCES),
 });
 export type NotesConfig = z.output<typeof NotesConfig>;
+
+export const notesType = defineSourceType({
+  key: 'notes', category: 'Files & Storage', authType: 'API Key', wizard: true, incremental: false,
+  section: 'generic', schema: NotesConfig,
+  resources: RESOURCES,
+});

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { EnvVarName, HttpUrl, NonEmptyString, SourceName } from './field-types.ts';
+import { defineSourceType } from '../source-type-definition.ts';
 import { refuseSecretLiterals } from './secret-literal.ts';
 
 export const REST_API_AUTH_TYPES = ['bearer', 'api_key', 'basic', 'oauth2_client_credentials', 'custom_header', 'none'] as const;
@@ -95,3 +96,8 @@ export const RestApiSection = z.strictObject({
   }
 });
 export type RestApiSection = z.output<typeof RestApiSection>;
+
+export const restApiType = defineSourceType({
+  key: 'rest_api', category: 'Local & Custom', authType: 'API Key', wizard: true, incremental: true,
+  section: 'own', schema: RestApiSection,
+});

@@ -1,7 +1,12 @@
 import { z } from 'zod';
-import { SOURCE_RESOURCES } from '../source-types.ts';
 import { EnvVarName, HttpUrl, resourceList } from './field-types.ts';
 import { ReportDate, ReportTableName } from './report-fields.ts';
+import { defineSourceType } from '../source-type-definition.ts';
+
+const RESOURCES = {
+  default: ['campaign_stats', 'ad_group_stats', 'keyword_stats', 'ad_stats', 'search_term_stats'],
+  available: ['campaign_stats', 'ad_group_stats', 'keyword_stats', 'ad_stats', 'search_term_stats'],
+} as const;
 
 /** A customer id as the Ads UI shows it (`123-456-7890`) or as the API takes it (`1234567890`). */
 const CustomerId = z.preprocess(
@@ -24,9 +29,15 @@ export const SearchAdsSection = z.strictObject({
   login_customer_id: CustomerId.optional(),
   start_date: ReportDate.default('30daysAgo'),
   end_date: ReportDate.default('today'),
-  resources: resourceList(SOURCE_RESOURCES.search_ads),
+  resources: resourceList(RESOURCES),
   queries: z.array(CustomQuery).default(() => []),
   api_version: z.string().regex(/^v\d+$/, { error: 'expected an API version like v21' }).default('v21'),
   base_url: HttpUrl.optional(),
 });
 export type SearchAdsSection = z.output<typeof SearchAdsSection>;
+
+export const searchAdsType = defineSourceType({
+  key: 'search_ads', category: 'Marketing & Analytics', authType: 'OAuth', wizard: true, incremental: false,
+  section: 'own', schema: SearchAdsSection,
+  resources: RESOURCES,
+});

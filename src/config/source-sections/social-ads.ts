@@ -1,6 +1,11 @@
 import { z } from 'zod';
-import { SOURCE_RESOURCES } from '../source-types.ts';
 import { CalendarDate, EnvVarName, HttpUrl, resourceList } from './field-types.ts';
+import { defineSourceType } from '../source-type-definition.ts';
+
+const RESOURCES = {
+  default: ['campaigns', 'ads', 'ad_sets', 'facebook_insights'],
+  available: ['campaigns', 'ads', 'ad_sets', 'ad_creatives', 'leads', 'facebook_insights'],
+} as const;
 
 export const SocialAdsSection = z.strictObject({
   /** The ads account id including the platform's account prefix. */
@@ -10,9 +15,15 @@ export const SocialAdsSection = z.strictObject({
   access_token_env: EnvVarName.default('SOCIAL_ADS_ACCESS_TOKEN'),
   initial_load_past_days: z.int().positive().default(30),
   start_date: CalendarDate.optional(),
-  resources: resourceList(SOURCE_RESOURCES.social_ads),
+  resources: resourceList(RESOURCES),
   /** The Graph API version; Meta retires each about two years after release. */
   api_version: z.string().regex(/^v\d+\.\d+$/, { error: 'expected a Graph API version like v23.0' }).default('v23.0'),
   base_url: HttpUrl.optional(),
 });
 export type SocialAdsSection = z.output<typeof SocialAdsSection>;
+
+export const socialAdsType = defineSourceType({
+  key: 'social_ads', category: 'Marketing & Analytics', authType: 'OAuth', wizard: true, incremental: true,
+  section: 'own', schema: SocialAdsSection,
+  resources: RESOURCES,
+});

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { HttpUrl, NonEmptyString, StringList } from './field-types.ts';
+import { defineSourceType } from '../source-type-definition.ts';
 
 export const DEDUPLICATION_MODES = ['none', 'latest_only', 'append_only', 'scd_type2'] as const;
 
@@ -11,3 +12,8 @@ export const SpreadsheetsSection = z.strictObject({
   base_url: HttpUrl.optional(),
 });
 export type SpreadsheetsSection = z.output<typeof SpreadsheetsSection>;
+
+export const spreadsheetsType = defineSourceType({
+  key: 'spreadsheets', category: 'Marketing & Analytics', authType: 'OAuth', wizard: true, incremental: false,
+  section: 'own', schema: SpreadsheetsSection,
+});

@@ -1,7 +1,12 @@
 import { z } from 'zod';
-import { SOURCE_RESOURCES } from '../source-types.ts';
 import { boundsInOrder, CalendarDate, EnvVarName, requiredUnless, resourceList } from './field-types.ts';
 import { genericConfig } from './generic-config.ts';
+import { defineSourceType } from '../source-type-definition.ts';
+
+const RESOURCES = {
+  default: ['orders', 'customers', 'products'],
+  available: ['orders', 'customers', 'products', 'custom_collections', 'smart_collections', 'locations'],
+} as const;
 
 /** The shop's handle (`acme`) or its myshopify domain (`acme.myshopify.com`): it becomes the API's host. */
 const Shop = z.string().regex(/^[a-z0-9][a-z0-9-]*(\.myshopify\.com)?$/, {
@@ -15,7 +20,7 @@ export const StorefrontConfig = genericConfig({
   /** Shopify's quarterly API versions, `YYYY-01|04|07|10`. */
   api_version: z.string().regex(/^\d{4}-(01|04|07|10)$/, { error: (issue) => `expected an API version like 2025-07, got ${JSON.stringify(issue.input)}` })
     .default('2025-07'),
-  resources: resourceList(SOURCE_RESOURCES.storefront),
+  resources: resourceList(RESOURCES),
   /** Orders, customers and products created on or after this day. */
   start_date: CalendarDate.optional(),
   end_date: CalendarDate.optional(),
@@ -25,3 +30,9 @@ export const StorefrontConfig = genericConfig({
   .refine(...requiredUnless('shop', 'base_url'))
   .refine(...boundsInOrder('start_date', 'end_date'));
 export type StorefrontConfig = z.output<typeof StorefrontConfig>;
+
+export const storefrontType = defineSourceType({
+  key: 'storefront', category: 'E-commerce & Payment', authType: 'OAuth', wizard: false, wizardDisabledReason: 'needs an authorization-code OAuth provider command that does not exist yet', incremental: true,
+  section: 'generic', schema: StorefrontConfig,
+  resources: RESOURCES,
+});

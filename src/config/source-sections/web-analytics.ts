@@ -1,7 +1,12 @@
 import { z } from 'zod';
-import { SOURCE_RESOURCES } from '../source-types.ts';
 import { EnvVarName, HttpUrl, NumericId, resourceList } from './field-types.ts';
 import { ReportDate, ReportTableName } from './report-fields.ts';
+import { defineSourceType } from '../source-type-definition.ts';
+
+const RESOURCES = {
+  default: ['traffic', 'pages'],
+  available: ['traffic', 'pages', 'events', 'devices', 'locations'],
+} as const;
 
 /** The API's names: letters, digits and underscores (`sessionSource`, `customEvent:plan`). */
 const ApiName = z.string().regex(/^[A-Za-z][A-Za-z0-9_:]*$/, {
@@ -21,7 +26,7 @@ export const WebAnalyticsSection = z.strictObject({
   start_date: ReportDate.optional(),
   end_date: ReportDate.optional(),
   /** Built-in reports. */
-  resources: resourceList(SOURCE_RESOURCES.web_analytics),
+  resources: resourceList(RESOURCES),
   /** Custom report queries, each loaded into its own table. */
   queries: z.array(CustomReport).default(() => []),
   /** Rows per runReport request; the API allows up to 250,000. */
@@ -31,3 +36,9 @@ export const WebAnalyticsSection = z.strictObject({
   path: ['queries'], error: 'a custom report must not take the name of a built-in report it also loads',
 });
 export type WebAnalyticsSection = z.output<typeof WebAnalyticsSection>;
+
+export const webAnalyticsType = defineSourceType({
+  key: 'web_analytics', category: 'Marketing & Analytics', authType: 'OAuth', wizard: true, incremental: true,
+  section: 'own', schema: WebAnalyticsSection,
+  resources: RESOURCES,
+});

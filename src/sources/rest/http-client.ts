@@ -1,3 +1,6 @@
+import { createWriteStream } from 'node:fs';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { SyncFailedError } from '../sync-failed-error.ts';
 
@@ -58,6 +61,18 @@ export class HttpClient {
   }
 
   async request(request: HttpRequest): Promise<HttpResponse> {
+    return this.#exchange(request, (response) => readResponse(request, response));
+  }
+
+  /** Streams a successful answer's body into `file` (a CSV export, say), with the same timeout and retries as `request`. */
+  async download(request: HttpRequest, file: string): Promise<void> {
+    await this.#exchange(request, async (response) => {
+      if (!response.ok || response.body === null) await readResponse(request, response);
+      else await pipeline(Readable.fromWeb(response.body), createWriteStream(file), { signal: this.#options.signal });
+    });
+  }
+
+  async #exchange<T>(request: HttpRequest, read: (response: Response) => Promise<T>): Promise<T> {
     const { maxAttempts } = this.#options;
     for (let attempt = 1; ; attempt += 1) {
       this.#options.signal.throwIfAborted();
@@ -69,7 +84,7 @@ export class HttpClient {
           continue;
         }
         // Read inside the try: a body that stalls past the timeout is retried like a request that does.
-        return await readResponse(request, response);
+        return await read(response);
       } catch (error) {
         if (error instanceof SyncFailedError || this.#options.signal.aborted) throw error;
         const cause = networkCause(error, request, this.#options.timeoutMs);

@@ -1,0 +1,101 @@
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import path from 'node:path';
+import { inTransaction } from '../warehouse/index.ts';
+import type { Connector, CursorState, RecordSink } from './connector.ts';
+import { loadStagedTables } from './load-staged-tables.ts';
+import type { LoadMessage, SourceLoader } from './source-loader.ts';
+import { StagingArea } from './staging-area.ts';
+
+/**
+ * The loader of a type read through a connector: it extracts outside the warehouse lock (a slow API must not
+ * hold up other loads) into a staging area, then loads every staged table in one transaction.
+ */
+export function extractThenLoad(connector: Connector): SourceLoader {
+  return {
+    lockScope: 'load',
+    fileLocation: () => undefined,
+    unsupportedReason: () => undefined,
+    async load(context) {
+      const saved = context.savedCursors();
+      const cursors = new Map<string, unknown>();
+      const state: CursorState = {
+        get: (resource) => saved.get(resource),
+        set: (resource, value) => { cursors.set(resource, value); },
+      };
+      const afterCommit: (() => Promise<void>)[] = [];
+      const staging = await StagingArea.create(context.runDir, context.jobId);
+      try {
+        await connector.extract({
+          source: context.source, env: context.env, state, fullRefresh: context.fullRefresh, now: context.now(), signal: context.signal,
+          workDir: staging.directory, projectDir: context.projectDir, log: context.log, oauthAccessToken: context.oauthAccessToken,
+          onCommitted: (work) => { afterCommit.push(work); },
+        }, staging);
+        const staged = await staging.finish();
+        const { result: loaded, messages } = await context.write((connection) => inTransaction(connection, async () => {
+          const outcome = await loadStagedTables(connection, context.source.name, staged, { fullRefresh: context.fullRefresh, now: context.now() });
+          context.signal.throwIfAborted();
+          return outcome;
+        }));
+        // After the write: the data is committed, and a slow vendor must not hold up other loads.
+        const committed = await runAfterCommit(afterCommit);
+        return { rows: loaded.rowsLoaded, tables: loaded.tables, messages: [...loaded.messages, ...messages, ...committed], cursors };
+      } finally {
+        await staging.remove();
+      }
+    },
+    async probe(context) {
+      const scratch = path.join(context.runDir, 'staging');
+      await mkdir(scratch, { recursive: true });
+      const workDir = await mkdtemp(path.join(scratch, 'test-'));
+      const probe = probeSink();
+      try {
+        await connector.extract({
+          source: context.source, env: context.env, state: { get: () => undefined, set: () => undefined }, fullRefresh: false,
+          now: context.now(), signal: context.signal, workDir, projectDir: context.projectDir, log: () => undefined,
+          oauthAccessToken: context.oauthAccessToken, onCommitted: () => undefined,
+        }, probe.sink);
+        return 'Connected; the source has no records yet';
+      } catch (error) {
+        // Some connectors wrap whatever their reader throws, the probe's stop included: the flag says what happened.
+        if (probe.reached()) return 'Connected and read the first records';
+        throw error;
+      } finally {
+        await rm(workDir, { recursive: true, force: true });
+      }
+    },
+  } satisfies SourceLoader;
+}
+
+/** Runs what connectors asked to do once their data is committed; the data stays loaded whatever happens here. */
+async function runAfterCommit(work: readonly (() => Promise<void>)[]): Promise<LoadMessage[]> {
+  const messages: LoadMessage[] = [];
+  for (const step of work) {
+    try {
+      await step();
+    } catch (error) {
+      messages.push({ level: 'WARNING', message: `After the data was committed: ${error instanceof Error ? error.message.split('\n')[0] ?? '' : String(error)}` });
+    }
+  }
+  return messages;
+}
+
+/** Thrown by the probe sink at the first record: the connection works, nothing more is fetched. */
+class FirstRecordReached extends Error {}
+
+/** A sink that stops the extraction at the first record, remembering that it got that far. */
+function probeSink(): { sink: RecordSink; reached: () => boolean } {
+  let reached = false;
+  const stop = (): never => {
+    reached = true;
+    throw new FirstRecordReached();
+  };
+  return {
+    sink: {
+      table: () => ({
+        write: async (records) => { if (records.length > 0) stop(); },
+        addFile: stop,
+      }),
+    },
+    reached: () => reached,
+  };
+}

@@ -1,0 +1,49 @@
+import { access } from 'node:fs/promises';
+import type { SourceConfig } from '../config/index.ts';
+import { listSourceFiles } from './list-source-files.ts';
+import type { FileLocation, SourceLoader } from './source-loader.ts';
+import { SyncFailedError } from './sync-failed-error.ts';
+import { syncFileSource } from './sync-file-source.ts';
+
+/** Where a file type's files are: a local folder, or the reason they cannot be read here. */
+export type LocateFiles<Source extends SourceConfig> = (source: Source, projectDir: string) => FileLocation | { readonly unsupported: string };
+
+/**
+ * The loader of a type whose files DuckDB reads itself: the whole sync holds the warehouse lock, and the
+ * file ledger decides which files are (re)loaded.
+ */
+export function readFiles<Source extends SourceConfig>(locate: LocateFiles<Source>): SourceLoader<Source> {
+  const fileLocation = (source: Source, projectDir: string): FileLocation | undefined => {
+    const location = locate(source, projectDir);
+    return 'unsupported' in location ? undefined : location;
+  };
+  return {
+    lockScope: 'sync',
+    fileLocation,
+    unsupportedReason(source, projectDir) {
+      const location = locate(source, projectDir);
+      return 'unsupported' in location ? location.unsupported : undefined;
+    },
+    async load(context) {
+      const { source, signal } = context;
+      const location = fileLocation(source, context.projectDir);
+      // unsupportedReason stopped such a source before its job was queued.
+      if (location === undefined) throw new SyncFailedError(`The files of ${source.name} are not in a local folder`);
+      const spec = { source: source.name, ...location, fullRefresh: context.fullRefresh, lookbackDays: source.lookback_days };
+      const ledger = context.ledger();
+      const { result, messages } = await context.write((connection) => syncFileSource(connection, spec, ledger, context.now(), signal));
+      return { ...result, messages: [...result.messages, ...messages] };
+    },
+    async probe(context) {
+      const location = fileLocation(context.source, context.projectDir);
+      if (location === undefined) throw new SyncFailedError(`The files of ${context.source.name} are not in a local folder`);
+      try {
+        await access(location.directory);
+      } catch {
+        throw new SyncFailedError(`The directory ${location.directory} does not exist or cannot be read`);
+      }
+      const files = await listSourceFiles(location.directory, location.pattern);
+      return `${String(files.length)} file(s) match ${location.pattern} in ${location.directory}`;
+    },
+  };
+}

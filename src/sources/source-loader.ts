@@ -1,0 +1,74 @@
+import type { SourceConfig } from '../config/index.ts';
+import type { LedgerEntry } from '../store/index.ts';
+import type { DuckDBConnection } from '../warehouse/index.ts';
+import type { ConnectorLogLevel } from './connector.ts';
+import type { SourceOAuthProviderName } from './source-oauth.ts';
+
+export interface LoadMessage {
+  readonly level: ConnectorLogLevel;
+  readonly message: string;
+}
+
+/** Where a file source's files are: a folder on this machine and the pattern its files match. */
+export interface FileLocation {
+  readonly directory: string;
+  readonly pattern: string;
+}
+
+/** What reading a source needs from the platform, for a sync and for a connection test alike. */
+export interface ReadContext<Source extends SourceConfig = SourceConfig> {
+  readonly source: Source;
+  /** The project's environment (.env over the process's), where credentials are read by name. */
+  readonly env: Readonly<Record<string, string | undefined>>;
+  readonly now: () => Date;
+  readonly signal: AbortSignal;
+  /** The project's folder: relative paths in sources.yml and native pipelines' modules are found from it. */
+  readonly projectDir: string;
+  /** The platform's scratch folder (`.quarry/run`). */
+  readonly runDir: string;
+  readonly oauthAccessToken: (provider: SourceOAuthProviderName) => Promise<string>;
+}
+
+/** A sync of one source, as the job runner hands it to the type's loader. */
+export interface LoadContext<Source extends SourceConfig = SourceConfig> extends ReadContext<Source> {
+  readonly jobId: number;
+  readonly fullRefresh: boolean;
+  readonly log: (level: ConnectorLogLevel, message: string) => void;
+  /** The cursors the last successful sync committed; empty on a full refresh. */
+  readonly savedCursors: () => ReadonlyMap<string, unknown>;
+  /** The files the last successful sync loaded. */
+  readonly ledger: () => ReadonlyMap<string, LedgerEntry>;
+  /**
+   * Runs `work` with the warehouse's one write connection, then refreshes what readers see; `messages`
+   * holds the warnings of that refresh. Holds the warehouse lock unless the loader's `lockScope` is `sync`,
+   * in which case the whole sync already holds it.
+   */
+  readonly write: <T>(work: (connection: DuckDBConnection) => Promise<T>) => Promise<{ result: T; messages: LoadMessage[] }>;
+}
+
+/** What a sync changed, recorded by the job runner in one transaction with the job's end. */
+export interface LoadOutcome {
+  readonly rows: number;
+  readonly tables: { schema: string; name: string; rowCount: number }[];
+  readonly messages: LoadMessage[];
+  /** For file sources: the files now loaded. */
+  readonly ledger?: LedgerEntry[];
+  /** For extracted sources: the cursors to save with the data they describe. */
+  readonly cursors?: ReadonlyMap<string, unknown>;
+}
+
+/**
+ * How one source type's data reaches the warehouse; `source-loaders.ts` holds one per type. File sources
+ * are read by DuckDB itself, so their whole sync holds the warehouse lock (`lockScope: 'sync'`); the others
+ * extract first, beside other jobs, and hold the lock only to load (`'load'`).
+ */
+export interface SourceLoader<Source extends SourceConfig = SourceConfig> {
+  readonly lockScope: 'sync' | 'load';
+  /** The local folder a file source reads; undefined for every other source (and for files in object storage). */
+  fileLocation(source: Source, projectDir: string): FileLocation | undefined;
+  /** Why this source cannot be synced on this machine, or undefined when it can; checked before a job is queued. */
+  unsupportedReason(source: Source, projectDir: string): string | undefined;
+  load(context: LoadContext<Source>): Promise<LoadOutcome>;
+  /** Proves the source can be read without loading anything; returns a one-line account, throws SyncFailedError with the cause. */
+  probe(context: ReadContext<Source>): Promise<string>;
+}
