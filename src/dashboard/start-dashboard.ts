@@ -5,11 +5,6 @@ import type { Logger } from '../logger.ts';
 import { pythonExecutable } from '../python/index.ts';
 import { SupersetProcess } from './superset-process.ts';
 
-/** The replica Superset reads: through serving/current, so a new version is seen by the next query (notes/superset.md, section 5). */
-export function servingDatabase(paths: ProjectPaths): string {
-  return path.join(paths.warehouseDir, 'serving', 'current', 'warehouse.duckdb');
-}
-
 /** Starts Superset for the project; undefined (logged) when the superset environment is missing. */
 export function startDashboard(options: {
   paths: ProjectPaths; config: ProjectConfig; log: Logger; pythonEnvironmentsDir?: string;
@@ -27,7 +22,8 @@ export function startDashboard(options: {
   const superset = new SupersetProcess({
     binDir: path.dirname(python),
     home: path.join(options.paths.configDir, 'dashboard'),
-    servingDb: servingDatabase(options.paths),
+    // Through serving/current, so a new version is seen by the next query (notes/superset.md, section 5).
+    servingDb: options.paths.servingCurrentFile,
     port: options.port ?? options.config.dashboard.port,
     https: options.config.web.public_url?.startsWith('https:') === true,
     baseEnv: options.baseEnv,

@@ -10,6 +10,7 @@ import { publishReplica, WarehouseBusyError, withWriteConnection, type DuckDBCon
 import { SourceDisabledError, SourceNotFoundError, SourceTypeNotSupportedError, SyncInProgressError } from './errors.ts';
 import { finishWithin } from './finish-within.ts';
 import type { WarehouseLock } from './warehouse-lock.ts';
+import { firstLineOf } from '../errors.ts';
 
 export interface JobRunnerOptions {
   store: Store;
@@ -146,11 +147,11 @@ export class JobRunner {
   async #publish(): Promise<LoadMessage[]> {
     const { paths, log } = this.#options;
     try {
-      await publishReplica(paths.warehouseFile, path.join(paths.warehouseDir, 'serving'));
+      await publishReplica(paths.warehouseFile, paths.servingDir);
       return [];
     } catch (error) {
       log.error({ err: error }, 'publishing the read-only replica failed');
-      const cause = error instanceof Error ? error.message.split('\n')[0] ?? '' : String(error);
+      const cause = firstLineOf(error);
       return [{ level: 'WARNING', message: `The data is loaded, but the read-only copy for dashboards could not be refreshed (${cause}); they show the previous data until the next sync` }];
     }
   }
@@ -198,5 +199,5 @@ interface UnrecordedEnding {
 /** The first line of what went wrong, in words for the sync history. */
 function failureReason(error: unknown): string {
   if (sqliteFailure(error) === 'read_only') return 'the platform database is read-only, so the sync could not be recorded';
-  return error instanceof Error ? error.message.split('\n')[0] ?? '' : String(error);
+  return firstLineOf(error);
 }

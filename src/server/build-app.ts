@@ -6,7 +6,7 @@ import fastifyStatic from '@fastify/static';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { AppContext } from '../context.ts';
-import { DashboardService, servingDatabase, type SupersetProcess } from '../dashboard/index.ts';
+import type { DashboardService, SupersetProcess } from '../dashboard/index.ts';
 import type { DocsServer } from '../transform/index.ts';
 import type { WatcherProcess } from '../watcher/index.ts';
 import { publicStaticRoot } from '../web/index.ts';
@@ -28,7 +28,7 @@ import { installTransformDocsProxy } from './routes/transform-docs.ts';
 import { transformRoutes } from './routes/transform.ts';
 import { userRoutes } from './routes/users.ts';
 import { websocketRoutes } from './routes/websocket.ts';
-import { WebSocketHub } from './websocket-hub.ts';
+import type { WebSocketHub } from './websocket-hub.ts';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -36,19 +36,24 @@ declare module 'fastify' {
   }
 }
 
-/** Assembles the HTTP app over a context; the caller listens (port 0 in tests) and closes. */
+/** The started parts the HTTP app serves besides the context (startPlatform starts and stops them). */
 export interface AppParts {
+  /** Fans events out to /ws clients. */
+  readonly hub: WebSocketHub;
   /** The file watcher, when this process runs one (its status is reported at /api/watcher/status). */
-  readonly watcher?: WatcherProcess;
+  readonly watcher?: WatcherProcess | undefined;
   /** The transformation-docs site's upstream, proxied at /transform-docs/ (502 without it). */
-  readonly docsServer?: DocsServer;
+  readonly docsServer?: DocsServer | undefined;
   /** Superset, proxied at /dashboard/ (502 without it). */
-  readonly dashboard?: SupersetProcess;
-  /** Whether the dashboard tool is meant to run (false with `--no-dashboard`); `dashboard.enabled` unless given. */
-  readonly dashboardEnabled?: boolean;
+  readonly superset?: SupersetProcess | undefined;
+  /** What keeps Superset's accounts and warehouse in step with the platform; present with `superset`. */
+  readonly dashboard?: DashboardService | undefined;
+  /** Whether the dashboard tool is meant to run (false with `--no-dashboard` or dashboard.enabled off). */
+  readonly dashboardEnabled: boolean;
 }
 
-export async function buildApp(ctx: AppContext, parts: AppParts = {}): Promise<FastifyInstance> {
+/** Assembles the HTTP app over a context and started parts; the caller listens and closes. */
+export async function buildApp(ctx: AppContext, parts: AppParts): Promise<FastifyInstance> {
   const logger: FastifyBaseLogger = ctx.log.child({ module: 'http' });
   const app = Fastify({
     loggerInstance: logger,
@@ -84,13 +89,11 @@ export async function buildApp(ctx: AppContext, parts: AppParts = {}): Promise<F
     return reply.header('cache-control', 'public, max-age=3600').sendFile(file);
   });
 
-  const hub = new WebSocketHub(ctx);
+  const { hub, dashboard } = parts;
   app.decorate('websocketHub', hub);
-  app.addHook('onClose', async () => { hub.close(); });
 
-  const dashboardEnabled = parts.dashboardEnabled ?? ctx.config.dashboard.enabled;
-  await app.register(statusRoutes, { ctx, watcher: parts.watcher, docsServer: parts.docsServer, dashboard: parts.dashboard, dashboardEnabled });
-  const dashboard = parts.dashboard === undefined ? undefined : startDashboardService(app, ctx, parts.dashboard);
+  const { dashboardEnabled } = parts;
+  await app.register(statusRoutes, { ctx, watcher: parts.watcher, docsServer: parts.docsServer, dashboard: parts.superset, dashboardEnabled });
   const bridge = dashboard?.bridge;
   await app.register(authRoutes, { ctx, dashboard: bridge });
   await app.register(accountRoutes, { ctx });
@@ -99,25 +102,11 @@ export async function buildApp(ctx: AppContext, parts: AppParts = {}): Promise<F
   await app.register(csvFileRoutes, { ctx });
   await app.register(transformRoutes, { ctx });
   await installTransformDocsProxy(app, parts.docsServer, ctx.paths);
-  await installDashboardProxy(app, ctx, parts.dashboard, dashboard);
-  await app.register(dashboardConfigRoutes, { ctx, superset: parts.dashboard, dashboard, enabled: dashboardEnabled });
+  await installDashboardProxy(app, ctx, parts.superset, dashboard);
+  await app.register(dashboardConfigRoutes, { ctx, superset: parts.superset, dashboard, enabled: dashboardEnabled });
   await app.register(userRoutes, { ctx, dashboard });
   await app.register(oauthRoutes, { ctx });
   await app.register(websocketRoutes, { hub, publicUrl: ctx.config.web.public_url });
   await app.register(pageRoutes, { ctx, oauthButtons: ctx.oauth.configured() });
   return app;
 }
-
-/** Keeps Superset in step with the platform for as long as the app lives. */
-function startDashboardService(app: FastifyInstance, ctx: AppContext, superset: SupersetProcess): DashboardService {
-  const service = new DashboardService({
-    superset, store: ctx.store, events: ctx.events, servingDb: servingDatabase(ctx.paths), dashboardsDir: ctx.paths.dashboardsDir,
-    secretKey: ctx.secretKey, log: ctx.log.child({ module: 'dashboard' }), now: ctx.now,
-  });
-  service.start();
-  app.addHook('onClose', async () => { await service.close(); });
-  return service;
-}
-
-export { startWatcher } from './start-watcher.ts';
-export { webUrl } from './routes/web-url.ts';

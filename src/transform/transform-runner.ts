@@ -1,4 +1,3 @@
-import path from 'node:path';
 import type { ProjectConfig, ProjectPaths } from '../config/index.ts';
 import type { EventBus, QuarryEvent } from '../events/index.ts';
 import { finishWithin, type WarehouseLock } from '../jobs/index.ts';
@@ -13,7 +12,7 @@ import { DocsGenerationError, ModelNotFoundError, RunInProgressError } from './e
 import { ModelGraph, readModelGraph, type ModelNode } from './manifest.ts';
 import { readColumns } from './raw-columns.ts';
 import { writeStagingModels } from './staging-models.ts';
-import { describeError } from '../errors.ts';
+import { describeError, firstLineOf } from '../errors.ts';
 
 export interface TransformRunnerOptions {
   store: Store;
@@ -141,7 +140,7 @@ export class TransformRunner {
     const tables = store.warehouseTables.forSource(source).filter((table) => table.schema.startsWith('raw_'));
     if (tables.length === 0) return false;
     ensureDbtProject(paths);
-    const columns = await readColumns(path.join(paths.warehouseDir, 'serving', 'warehouse.duckdb'), tables);
+    const columns = await readColumns(paths.servingFile, tables);
     const outcomes = writeStagingModels(paths.transformDir, source, tables.map((table) => ({
       schema: table.schema, name: table.name, columns: columns.get(`${table.schema}.${table.name}`) ?? [],
     })).filter((table) => table.columns.length > 0));
@@ -213,7 +212,7 @@ export class TransformRunner {
     });
     const built = outcome.results.filter((result) => result.status === 'success');
     const rowCounts = await this.#countRows(built, signal);
-    await publishReplica(paths.warehouseFile, path.join(paths.warehouseDir, 'serving'));
+    await publishReplica(paths.warehouseFile, paths.servingDir);
     const finishedAt = now().toISOString();
     const failures = this.#recordResults(job, models, outcome, rowCounts, finishedAt);
     const status = failures.length === 0 && outcome.success ? 'success' : 'failed';
@@ -296,7 +295,7 @@ export class TransformRunner {
     const interrupted = signal.aborted;
     const message = interrupted
       ? 'The run was interrupted because the service is stopping'
-      : `The run failed: ${error instanceof Error ? error.message.split('\n')[0] ?? '' : String(error)}`;
+      : `The run failed: ${firstLineOf(error)}`;
     const at = now().toISOString();
     store.transaction(() => {
       store.jobs.finish(job.id, { status: interrupted ? 'interrupted' : 'failed', rows: null, error: message }, at);
