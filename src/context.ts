@@ -5,7 +5,7 @@ import {
   type ProjectConfig, type ProjectPaths, type SourceConfig,
 } from './config/index.ts';
 import { EventBus } from './events/index.ts';
-import { JobRunner, SourceReports, WarehouseLock } from './jobs/index.ts';
+import { JobLifecycle, JobRunner, SourceReports, WarehouseLock } from './jobs/index.ts';
 import { createLogger, type Logger } from './logger.ts';
 import { SourceTokens } from './sources/index.ts';
 import { openStore, type Store } from './store/index.ts';
@@ -83,6 +83,7 @@ export function createContext(options: ContextOptions): AppContext {
     sourceReports: new SourceReports({ store, sources, now }),
     transform: new TransformRunner({
       store, paths, config, events, log: log.child({ module: 'transform' }), now, lock: warehouseLock,
+      jobs: new JobLifecycle({ store, paths, events, log: log.child({ module: 'jobs' }), now, lock: warehouseLock }),
       pythonEnvironmentsDir: env.QUARRY_PYTHON_ENVS_DIR,
       baseEnv: childEnv,
     }),

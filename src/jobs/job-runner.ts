@@ -6,9 +6,10 @@ import {
   loaderFor, SyncFailedError, type LoadContext, type LoadMessage, type LoadOutcome, type SourceLoader, type SourceTokens,
 } from '../sources/index.ts';
 import { sqliteFailure, type JobRecord, type LogLevel, type Store } from '../store/index.ts';
-import { publishReplica, WarehouseBusyError, withWriteConnection, type DuckDBConnection } from '../warehouse/index.ts';
+import { WarehouseBusyError, withWriteConnection, type DuckDBConnection } from '../warehouse/index.ts';
 import { SourceDisabledError, SourceNotFoundError, SourceTypeNotSupportedError, SyncInProgressError } from './errors.ts';
 import { finishWithin } from './finish-within.ts';
+import { publishAfterCommit, type JobMessage } from './publish-after-commit.ts';
 import type { WarehouseLock } from './warehouse-lock.ts';
 import { firstLineOf } from '../errors.ts';
 
@@ -140,20 +141,9 @@ export class JobRunner {
     };
   }
 
-  /**
-   * Refreshes the read-only replica. The data is committed by now, so a failure here (a full disk) must not
-   * fail the sync and lose its ledger or cursors: it is reported, and readers keep the previous replica.
-   */
-  async #publish(): Promise<LoadMessage[]> {
-    const { paths, log } = this.#options;
-    try {
-      await publishReplica(paths.warehouseFile, paths.servingDir);
-      return [];
-    } catch (error) {
-      log.error({ err: error }, 'publishing the read-only replica failed');
-      const cause = firstLineOf(error);
-      return [{ level: 'WARNING', message: `The data is loaded, but the read-only copy for dashboards could not be refreshed (${cause}); they show the previous data until the next sync` }];
-    }
+  /** Refreshes the read-only replica by the rule every job kind shares: a failure is a warning. */
+  #publish(): Promise<JobMessage[]> {
+    return publishAfterCommit(this.#options.paths, this.#options.log);
   }
 
   #finishFailed(job: JobRecord, error: unknown, signal: AbortSignal): void {
