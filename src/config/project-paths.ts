@@ -12,6 +12,8 @@ export interface ProjectPaths {
   readonly runDir: string;
   /** Holds the pid of the serving `quarry start` while it runs. */
   readonly serverPidFile: string;
+  /** The Unix socket the transformation-docs server listens on (mode 0600, not a port any local user can reach). */
+  readonly docsSocket: string;
   readonly warehouseDir: string;
   readonly warehouseFile: string;
   /** Where read-only replicas of the warehouse are published (serving/v<N>/, serving/current, serving/warehouse.duckdb). */
@@ -42,6 +44,7 @@ export function projectPaths(projectDir: string): ProjectPaths {
     platformDb: path.join(configDir, 'platform.db'),
     runDir,
     serverPidFile: path.join(runDir, 'server.pid'),
+    docsSocket: path.join(runDir, 'docs.sock'),
     warehouseDir,
     warehouseFile: path.join(warehouseDir, 'warehouse.duckdb'),
     servingDir,

@@ -1,8 +1,7 @@
 import path from 'node:path';
 import type { ProjectConfig, ProjectPaths } from '../config/index.ts';
-import { describeError } from '../errors.ts';
 import type { Logger } from '../logger.ts';
-import { pythonExecutable } from '../python/index.ts';
+import { pythonExecutableOrLog } from '../python/index.ts';
 import { SupersetProcess } from './superset-process.ts';
 
 /** Starts Superset for the project; undefined (logged) when the superset environment is missing. */
@@ -12,13 +11,8 @@ export function startDashboard(options: {
   /** Overrides dashboard.port (0: any free port). */
   port?: number;
 }): SupersetProcess | undefined {
-  let python: string;
-  try {
-    python = pythonExecutable('superset', options.pythonEnvironmentsDir);
-  } catch (error) {
-    options.log.error({ reason: describeError(error) }, 'the dashboard tool is unavailable');
-    return undefined;
-  }
+  const python = pythonExecutableOrLog('superset', options.pythonEnvironmentsDir, options.log, 'the dashboard tool is unavailable');
+  if (python === undefined) return undefined;
   const superset = new SupersetProcess({
     binDir: path.dirname(python),
     home: path.join(options.paths.configDir, 'dashboard'),

@@ -3,7 +3,10 @@ import { mkdirSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import path from 'node:path';
 import type { Readable, Writable } from 'node:stream';
+import type { ProjectPaths } from '../config/index.ts';
 import type { Logger } from '../logger.ts';
+import { pythonExecutableOrLog } from '../python/index.ts';
+import { docsSiteDir } from './docs-site.ts';
 import { RestartPolicy, stopProcessGroup } from '../child-process/index.ts';
 
 const LISTENING = 'Serving HTTP on unix socket';
@@ -110,3 +113,17 @@ export class DocsServer {
     this.#options.log.warn({ code, signal, delayMs }, 'the transformation-docs server exited; restarting');
   }
 }
+
+/** Starts the docs site's upstream over the project's published docs site; undefined (logged) when the dbt environment is missing. */
+export function startDocsServer(options: {
+  paths: ProjectPaths; log: Logger; pythonEnvironmentsDir?: string;
+}): DocsServer | undefined {
+  const python = pythonExecutableOrLog('dbt', options.pythonEnvironmentsDir, options.log, 'the transformation-docs site is unavailable');
+  if (python === undefined) return undefined;
+  const server = new DocsServer({
+    python, directory: docsSiteDir(options.paths), socketPath: options.paths.docsSocket, log: options.log,
+  });
+  server.start();
+  return server;
+}
+

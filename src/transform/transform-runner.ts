@@ -2,7 +2,7 @@ import type { ProjectConfig, ProjectPaths } from '../config/index.ts';
 import type { EventBus, QuarryEvent } from '../events/index.ts';
 import type { ActiveJob, JobLifecycle, WarehouseLock } from '../jobs/index.ts';
 import type { Logger } from '../logger.ts';
-import { pythonExecutable } from '../python/index.ts';
+import { pythonExecutable, pythonExecutableOrLog } from '../python/index.ts';
 import type { JobRecord, ModelRunStatus, Store } from '../store/index.ts';
 import { DBT_PROJECT_NAME, dbtTargetDir, ensureDbtProject } from './dbt-project.ts';
 import { publishDocsSite } from './docs-site.ts';
@@ -13,7 +13,6 @@ import { ModelGraph, readModelGraph, type ModelNode } from './manifest.ts';
 import { readColumns } from './raw-columns.ts';
 import { ModelRun } from './model-run.ts';
 import { writeStagingModels } from './staging-models.ts';
-import { describeError } from '../errors.ts';
 
 export interface TransformRunnerOptions {
   store: Store;
@@ -64,11 +63,7 @@ export class TransformRunner {
   start(): void {
     const { store, paths, now } = this.#options;
     this.#started = true;
-    try {
-      pythonExecutable('dbt', this.#options.pythonEnvironmentsDir);
-    } catch (error) {
-      this.#options.log.error({ reason: describeError(error) }, 'transformations are unavailable');
-    }
+    pythonExecutableOrLog('dbt', this.#options.pythonEnvironmentsDir, this.#options.log, 'transformations are unavailable');
     store.modelRuns.failRunning(null, 'The service stopped before the model finished', now().toISOString());
     ensureDbtProject(paths);
     void this.#inBackground('initial parse and docs', async () => {
