@@ -3,9 +3,9 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { initProject } from '../src/cli/init.ts';
-import { closeContext, createContext, type AppContext } from '../src/context.ts';
+import type { AppContext } from '../src/context.ts';
 import { createLogger } from '../src/logger.ts';
-import { buildApp } from '../src/server/index.ts';
+import { startPlatform } from '../src/server/index.ts';
 
 export interface BenchServer {
   readonly ctx: AppContext;
@@ -25,18 +25,17 @@ export async function startBenchServer(): Promise<BenchServer> {
   const password = 'bench-password-1';
   const env = { QUARRY_ADMIN_PASSWORD: password };
   await initProject(dir, { name: 'bench', adminEmail: 'bench@example.com', nonInteractive: true }, env);
-  const ctx = createContext({ projectDir: dir, env, log: createLogger({ level: 'silent' }) });
-  const app = await buildApp(ctx);
+  const platform = await startPlatform({
+    projectDir: dir, env, log: createLogger({ level: 'silent' }),
+    host: '127.0.0.1', ports: { web: 0 }, watcher: false, transform: false, docsServer: false, dashboard: 'not_started',
+  });
+  const { ctx, app } = platform;
   const close = async (): Promise<void> => {
-    await app.close();
-    await closeContext(ctx);
+    await platform.close();
     await rm(dir, { recursive: true, force: true });
   };
   try {
-    await app.listen({ host: '127.0.0.1', port: 0 });
-    const address = app.server.address();
-    if (address === null || typeof address === 'string') throw new Error('no address');
-    const base = `http://127.0.0.1:${String(address.port)}`;
+    const base = `http://127.0.0.1:${String(platform.port)}`;
     const login = await fetch(`${base}/api/auth/login`, {
       method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'bench@example.com', password }),
     });
@@ -45,7 +44,7 @@ export async function startBenchServer(): Promise<BenchServer> {
       method: 'POST', headers: { 'content-type': 'application/json', 'x-requested-with': 'XMLHttpRequest', cookie }, body: JSON.stringify({ name: 'bench' }),
     });
     const { key } = await keyResponse.json() as { key: string };
-    return { ctx, base, port: address.port, cookie, key, close, connectedClients: () => app.websocketHub.size };
+    return { ctx, base, port: platform.port, cookie, key, close, connectedClients: () => app.websocketHub.size };
   } catch (error) {
     await close();
     throw error;

@@ -5,7 +5,7 @@ import {
   type ProjectConfig, type ProjectPaths, type SourceConfig,
 } from './config/index.ts';
 import { EventBus } from './events/index.ts';
-import { JobRunner, WarehouseLock } from './jobs/index.ts';
+import { JobLifecycle, JobRunner, SourceReports, WarehouseLock } from './jobs/index.ts';
 import { createLogger, type Logger } from './logger.ts';
 import { SourceTokens } from './sources/index.ts';
 import { openStore, type Store } from './store/index.ts';
@@ -19,6 +19,8 @@ export interface AppContext {
   readonly config: ProjectConfig;
   readonly sources: readonly SourceConfig[];
   readonly env: Readonly<Record<string, string>>;
+  /** PATH and HOME every managed child (dbt, Superset) starts from. */
+  readonly childEnv: Readonly<Record<string, string>>;
   readonly secretKey: Buffer;
   readonly store: Store;
   readonly auth: Auth;
@@ -27,6 +29,8 @@ export interface AppContext {
   readonly events: EventBus;
   readonly jobs: JobRunner;
   readonly sourceTokens: SourceTokens;
+  /** Sources' summaries, sync history, logs and files, as the API and CLI report them. */
+  readonly sourceReports: SourceReports;
   /** The one warehouse writer's turn: sync jobs and model runs both hold it. */
   readonly warehouseLock: WarehouseLock;
   /** dbt models: listing, runs with cascade, staging models kept in step with syncs, the docs site's files. */
@@ -59,12 +63,14 @@ export function createContext(options: ContextOptions): AppContext {
   const events = new EventBus(log.child({ module: 'events' }), now);
   const warehouseLock = new WarehouseLock();
   const sourceTokens = new SourceTokens({ store, secretKey, now });
+  const childEnv = Object.freeze({ PATH: env.PATH ?? '/usr/local/bin:/usr/bin:/bin', HOME: env.HOME ?? paths.runDir });
   return Object.freeze({
     version: SERVICE_VERSION,
     paths,
     config,
     sources,
     env,
+    childEnv,
     secretKey,
     store,
     auth: createAuth({ store, config, secretKey, now }),
@@ -74,10 +80,12 @@ export function createContext(options: ContextOptions): AppContext {
     jobs: new JobRunner({ store, paths, sources, events, log: log.child({ module: 'jobs' }), now, env, lock: warehouseLock, sourceTokens }),
     warehouseLock,
     sourceTokens,
+    sourceReports: new SourceReports({ store, sources, now }),
     transform: new TransformRunner({
       store, paths, config, events, log: log.child({ module: 'transform' }), now, lock: warehouseLock,
+      jobs: new JobLifecycle({ store, paths, events, log: log.child({ module: 'jobs' }), now, lock: warehouseLock }),
       pythonEnvironmentsDir: env.QUARRY_PYTHON_ENVS_DIR,
-      baseEnv: { PATH: env.PATH ?? '/usr/local/bin:/usr/bin:/bin', HOME: env.HOME ?? paths.runDir },
+      baseEnv: childEnv,
     }),
     now,
     startedAt: now(),

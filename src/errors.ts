@@ -69,3 +69,8 @@ export class TransientError extends Error {
 export function describeError(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
+
+/** The first line of the message of anything thrown, for one-line reports: job history, events, warnings. */
+export function firstLineOf(error: unknown): string {
+  return describeError(error).split('\n')[0] ?? '';
+}

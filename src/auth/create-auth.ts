@@ -42,6 +42,8 @@ export interface Auth {
   actorFromApiKey(key: string): Actor | undefined;
   logout(actor: Actor, client: ClientInfo): void;
   user(actor: Actor): UserRecord;
+  /** The user with that id, or undefined when there is none (removed since the session began). */
+  findUser(userId: number): UserRecord | undefined;
 
   listSessions(actor: Actor): SessionRecord[];
   endSession(actor: Actor, sessionId: string): void;
@@ -234,6 +236,7 @@ export function createAuth(options: { store: Store; config: ProjectConfig; secre
     },
 
     user: userOf,
+    findUser: (userId) => store.users.findById(userId),
 
     listSessions(actor) {
       return sessions.listForUser(actor.userId);

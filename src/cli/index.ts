@@ -6,7 +6,7 @@ import { CliError } from './cli-error.ts';
 import { ensureDemoProject, loadDemoDataOnFirstStart } from './demo.ts';
 import { initProject } from './init.ts';
 import { setupOAuthProvider, type OAuthSetupOptions } from './oauth-setup.ts';
-import { startPlatform } from './start.ts';
+import { servePlatform } from './start.ts';
 import { addUser, describeAuthStatus, enableAuth, recoverAdmin, unlockUser } from './users.ts';
 import { describeProjectStatus } from './status.ts';
 import { generateTransformDocs, listModels, runModel } from './transform.ts';
@@ -56,7 +56,7 @@ export async function runCli(argv: readonly string[], env: NodeJS.ProcessEnv): P
     .option('--no-dashboard', 'do not start the dashboard tool')
     .option('--no-watcher', 'do not start the file watcher')
     .action(async (options: { project: string; host?: string; port?: number; dashboard: boolean; watcher: boolean }) => {
-      await startPlatform(options, env, (url) => {
+      await servePlatform(options, env, (url) => {
         console.log(`Quarry is running at ${url}  (Ctrl-C to stop)`);
       });
     });
@@ -68,7 +68,7 @@ export async function runCli(argv: readonly string[], env: NodeJS.ProcessEnv): P
     .option('--port <port>', 'port to listen on', parsePort)
     .action(async (options: { dir: string; host?: string; port?: number }) => {
       const login = await ensureDemoProject(options.dir, env);
-      await startPlatform({ project: login.root, ...options, afterListening: loadDemoDataOnFirstStart }, env, (url) => {
+      await servePlatform({ project: login.root, ...options, afterListening: loadDemoDataOnFirstStart }, env, (url) => {
         console.log([
           '',
           `  Quarry demo is running at ${url}`,

@@ -1,5 +1,4 @@
 import type { AppContext } from '../context.ts';
-import { summarizeSource } from '../jobs/index.ts';
 import { CliError } from './cli-error.ts';
 import { withProject } from './with-project.ts';
 
@@ -14,7 +13,7 @@ export async function runSyncHere(ctx: AppContext, name: string, fullRefresh: bo
   const job = ctx.jobs.startSync(name, { fullRefresh, requestedBy: 'cli' });
   const printed = new Set<string>();
   const printNew = (): void => {
-    for (const entry of ctx.store.logs.latest(50, name).reverse()) {
+    for (const entry of ctx.sourceReports.logs(name, 50).reverse()) {
       const key = `${entry.timestamp} ${entry.message}`;
       if (printed.has(key) || entry.timestamp < job.createdAt) continue;
       printed.add(key);
@@ -47,10 +46,8 @@ export async function syncSource(project: string, name: string, options: { fullR
 export async function listSources(project: string, env: NodeJS.ProcessEnv): Promise<string> {
   return withProject(project, env, (ctx) => {
     if (ctx.sources.length === 0) return 'No sources yet: add one with `quarry source add`.';
-    const rows = ctx.sources.map((source) => {
-      const summary = summarizeSource(ctx.store, source, ctx.now());
-      return [source.name, source.type, source.enabled ? summary.status : 'disabled', String(summary.rowCount), summary.lastSync ?? 'never'];
-    });
+    const rows = ctx.sourceReports.summaries().map((summary) =>
+      [summary.name, summary.type, summary.enabled ? summary.status : 'disabled', String(summary.rowCount), summary.lastSync ?? 'never']);
     const header = ['NAME', 'TYPE', 'STATUS', 'ROWS', 'LAST SYNC'];
     const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => row[column]?.length ?? 0)));
     return [header, ...rows].map((row) => row.map((cell, column) => cell.padEnd(widths[column] ?? 0)).join('  ').trimEnd()).join('\n');

@@ -1,10 +1,9 @@
 import { existsSync, readFileSync } from 'node:fs';
-import path from 'node:path';
 import { withProject } from './with-project.ts';
 
 export async function describeProjectStatus(project: string, env: NodeJS.ProcessEnv): Promise<string> {
   return withProject(project, env, (ctx) => {
-    const pidFile = path.join(ctx.paths.runDir, 'server.pid');
+    const pidFile = ctx.paths.serverPidFile;
     const pid = existsSync(pidFile) ? Number(readFileSync(pidFile, 'utf8').trim()) : null;
     const running = pid !== null && isAlive(pid);
     return [

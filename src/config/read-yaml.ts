@@ -1,5 +1,5 @@
 import { LineCounter, parseDocument } from 'yaml';
-import { ConfigError } from '../errors.ts';
+import { ConfigError, firstLineOf } from '../errors.ts';
 
 /** Parses YAML text, or throws one ConfigError naming each syntax error's line and column. */
 export function readYaml(text: string, label: string): unknown {
@@ -8,7 +8,7 @@ export function readYaml(text: string, label: string): unknown {
   if (document.errors.length > 0) {
     throw new ConfigError(document.errors.map((error) => {
       const position = lineCounter.linePos(error.pos[0]);
-      return `${label}: line ${position.line}, column ${position.col}: ${error.message.split('\n')[0] ?? error.code}`;
+      return `${label}: line ${position.line}, column ${position.col}: ${firstLineOf(error)}`;
     }));
   }
   return document.toJS() as unknown;

@@ -1,7 +1,7 @@
 export { DashboardBridge, SESSION_COOKIE as DASHBOARD_SESSION_COOKIE } from './dashboard-bridge.ts';
 export { loadDashboardDefinitions, type DashboardDefinition } from './dashboard-definitions.ts';
 export { DashboardService } from './dashboard-service.ts';
-export { servingDatabase, startDashboard } from './start-dashboard.ts';
+export { startDashboard } from './start-dashboard.ts';
 export { SupersetApi } from './superset-api.ts';
 export { SupersetProcess, SERVICE_ACCOUNT, type SupersetState } from './superset-process.ts';
 export { WAREHOUSE_DATABASE, type RegisteredWarehouse } from './warehouse-registration.ts';

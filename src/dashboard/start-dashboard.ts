@@ -1,14 +1,8 @@
 import path from 'node:path';
 import type { ProjectConfig, ProjectPaths } from '../config/index.ts';
-import { describeError } from '../errors.ts';
 import type { Logger } from '../logger.ts';
-import { pythonExecutable } from '../python/index.ts';
+import { pythonExecutableOrLog } from '../python/index.ts';
 import { SupersetProcess } from './superset-process.ts';
-
-/** The replica Superset reads: through serving/current, so a new version is seen by the next query (notes/superset.md, section 5). */
-export function servingDatabase(paths: ProjectPaths): string {
-  return path.join(paths.warehouseDir, 'serving', 'current', 'warehouse.duckdb');
-}
 
 /** Starts Superset for the project; undefined (logged) when the superset environment is missing. */
 export function startDashboard(options: {
@@ -17,17 +11,13 @@ export function startDashboard(options: {
   /** Overrides dashboard.port (0: any free port). */
   port?: number;
 }): SupersetProcess | undefined {
-  let python: string;
-  try {
-    python = pythonExecutable('superset', options.pythonEnvironmentsDir);
-  } catch (error) {
-    options.log.error({ reason: describeError(error) }, 'the dashboard tool is unavailable');
-    return undefined;
-  }
+  const python = pythonExecutableOrLog('superset', options.pythonEnvironmentsDir, options.log, 'the dashboard tool is unavailable');
+  if (python === undefined) return undefined;
   const superset = new SupersetProcess({
     binDir: path.dirname(python),
     home: path.join(options.paths.configDir, 'dashboard'),
-    servingDb: servingDatabase(options.paths),
+    // Through serving/current, so a new version is seen by the next query (notes/superset.md, section 5).
+    servingDb: options.paths.servingCurrentFile,
     port: options.port ?? options.config.dashboard.port,
     https: options.config.web.public_url?.startsWith('https:') === true,
     baseEnv: options.baseEnv,

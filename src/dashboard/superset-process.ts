@@ -7,7 +7,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import { describeError } from '../errors.ts';
 import type { Logger } from '../logger.ts';
-import { signalProcessGroup, stopProcessGroup } from '../python/index.ts';
+import { RestartPolicy, signalProcessGroup, stopProcessGroup } from '../child-process/index.ts';
 import { READER_SANDBOX_PYTHON_PATH } from '../warehouse/index.ts';
 import { availablePort } from './loopback-port.ts';
 import { endOrphanedServer } from './orphaned-server.ts';
@@ -15,8 +15,6 @@ import { endOrphanedServer } from './orphaned-server.ts';
 const run = promisify(execFile);
 const CONFIG_FILE = path.join(import.meta.dirname, 'superset_config.py');
 const SERVICE_ACCOUNT_SCRIPT = path.join(import.meta.dirname, 'create_service_account.py');
-const MAX_RESTART_DELAY_MS = 30_000;
-const RESTARTS_BEFORE_GIVING_UP = 5;
 const STARTUP_DEADLINE_MS = 180_000;
 const HEALTH_INTERVAL_MS = 10_000;
 const HEALTH_FAILURES_BEFORE_RESTART = 3;
@@ -48,12 +46,11 @@ export class SupersetProcess {
   readonly #options: SupersetProcessOptions;
   /** Shared with Superset only through its environment; the proxy sends it with every request. */
   readonly proxySecret: string = randomBytes(32).toString('hex');
-  readonly #recentExits: number[] = [];
+  readonly #restarts = new RestartPolicy();
   #abort = new AbortController();
   #child: ChildProcess | null = null;
   #port = 0;
   #state: SupersetState = 'stopped';
-  #restartTimer: NodeJS.Timeout | null = null;
   #healthTimer: NodeJS.Timeout | null = null;
   #ready: Promise<void> = Promise.resolve();
   readonly #runningListeners = new Set<() => void>();
@@ -111,7 +108,7 @@ export class SupersetProcess {
   /** Ends Superset within `deadlineMs` (SIGTERM to its group, then SIGKILL); idempotent. */
   async stop(deadlineMs = 10_000): Promise<void> {
     this.#abort.abort();
-    if (this.#restartTimer) clearTimeout(this.#restartTimer);
+    this.#restarts.cancel();
     if (this.#healthTimer) clearInterval(this.#healthTimer);
     this.#state = 'stopped';
     await this.#ready;
@@ -232,20 +229,16 @@ export class SupersetProcess {
     this.#restartLater({ code, signal }, 'the dashboard tool exited');
   }
 
-  /** Starts it again after a backoff, unless it has failed too often in the last minute. */
+  /** Starts it again after a backoff, unless it is in a restart loop. */
   #restartLater(details: Record<string, unknown>, what: string): void {
     this.#state = 'stopped';
-    const now = Date.now();
-    this.#recentExits.push(now);
-    while ((this.#recentExits[0] ?? now) < now - 60_000) this.#recentExits.shift();
-    if (this.#recentExits.length >= RESTARTS_BEFORE_GIVING_UP) {
+    const delayMs = this.#restarts.restartLater(() => { this.start(); });
+    if (delayMs === undefined) {
       this.#state = 'failed';
       this.#options.log.error({ ...details, home: this.#options.home }, `${what}, again; it is stopped until the next start (run \`superset\` from its environment with SUPERSET_HOME set to see why)`);
       return;
     }
-    const delayMs = Math.min(MAX_RESTART_DELAY_MS, 1000 * 2 ** (this.#recentExits.length - 1));
     this.#options.log.warn({ ...details, delayMs }, `${what}; starting it again`);
-    this.#restartTimer = setTimeout(() => { this.start(); }, delayMs);
   }
 }
 

@@ -1,4 +1,3 @@
-import path from 'node:path';
 import type { ProjectPaths, SourceConfig } from '../config/index.ts';
 import type { EventBus } from '../events/index.ts';
 import type { Logger } from '../logger.ts';
@@ -6,10 +5,12 @@ import {
   loaderFor, SyncFailedError, type LoadContext, type LoadMessage, type LoadOutcome, type SourceLoader, type SourceTokens,
 } from '../sources/index.ts';
 import { sqliteFailure, type JobRecord, type LogLevel, type Store } from '../store/index.ts';
-import { publishReplica, WarehouseBusyError, withWriteConnection, type DuckDBConnection } from '../warehouse/index.ts';
+import { WarehouseBusyError, withWriteConnection, type DuckDBConnection } from '../warehouse/index.ts';
 import { SourceDisabledError, SourceNotFoundError, SourceTypeNotSupportedError, SyncInProgressError } from './errors.ts';
 import { finishWithin } from './finish-within.ts';
+import { publishAfterCommit, type JobMessage } from './publish-after-commit.ts';
 import type { WarehouseLock } from './warehouse-lock.ts';
+import { firstLineOf } from '../errors.ts';
 
 export interface JobRunnerOptions {
   store: Store;
@@ -139,20 +140,9 @@ export class JobRunner {
     };
   }
 
-  /**
-   * Refreshes the read-only replica. The data is committed by now, so a failure here (a full disk) must not
-   * fail the sync and lose its ledger or cursors: it is reported, and readers keep the previous replica.
-   */
-  async #publish(): Promise<LoadMessage[]> {
-    const { paths, log } = this.#options;
-    try {
-      await publishReplica(paths.warehouseFile, path.join(paths.warehouseDir, 'serving'));
-      return [];
-    } catch (error) {
-      log.error({ err: error }, 'publishing the read-only replica failed');
-      const cause = error instanceof Error ? error.message.split('\n')[0] ?? '' : String(error);
-      return [{ level: 'WARNING', message: `The data is loaded, but the read-only copy for dashboards could not be refreshed (${cause}); they show the previous data until the next sync` }];
-    }
+  /** Refreshes the read-only replica by the rule every job kind shares: a failure is a warning. */
+  #publish(): Promise<JobMessage[]> {
+    return publishAfterCommit(this.#options.paths, this.#options.log);
   }
 
   #finishFailed(job: JobRecord, error: unknown, signal: AbortSignal): void {
@@ -198,5 +188,5 @@ interface UnrecordedEnding {
 /** The first line of what went wrong, in words for the sync history. */
 function failureReason(error: unknown): string {
   if (sqliteFailure(error) === 'read_only') return 'the platform database is read-only, so the sync could not be recorded';
-  return error instanceof Error ? error.message.split('\n')[0] ?? '' : String(error);
+  return firstLineOf(error);
 }

@@ -1,5 +1,7 @@
 import type { SourceConfig } from '../config/index.ts';
+import { listCsvFiles, type CsvFileEntry, type CsvLocation } from '../sources/index.ts';
 import type { JobRecord, LogEntry, Store } from '../store/index.ts';
+import { SourceNotFoundError } from './errors.ts';
 
 export const SOURCE_STATUSES = ['synced', 'syncing', 'failed', 'empty', 'not_synced', 'unknown'] as const;
 export type SourceStatus = (typeof SOURCE_STATUSES)[number];
@@ -73,4 +75,50 @@ export function syncHistory(store: Store, source: string, limit: number): SyncHi
 
 export function sourceLogs(store: Store, source: string | undefined, limit: number): LogEntry[] {
   return store.logs.latest(limit, source);
+}
+
+/** What the API, pages and CLI report about sources, read from the platform DB only (never the warehouse). */
+export class SourceReports {
+  readonly #options: { store: Store; sources: readonly SourceConfig[]; now: () => Date };
+
+  constructor(options: { store: Store; sources: readonly SourceConfig[]; now: () => Date }) {
+    this.#options = options;
+  }
+
+  /** The source of that name; throws SourceNotFoundError. */
+  source(name: string): SourceConfig {
+    const source = this.#options.sources.find((candidate) => candidate.name === name);
+    if (!source) throw new SourceNotFoundError(name);
+    return source;
+  }
+
+  /** Every configured source's summary, in configuration order. */
+  summaries(): SourceSummary[] {
+    const now = this.#options.now();
+    return this.#options.sources.map((source) => summarizeSource(this.#options.store, source, now));
+  }
+
+  summary(name: string): SourceSummary {
+    return summarizeSource(this.#options.store, this.source(name), this.#options.now());
+  }
+
+  /** The source's finished syncs, newest first. */
+  history(name: string, limit: number): SyncHistoryEntry[] {
+    return syncHistory(this.#options.store, this.source(name).name, limit);
+  }
+
+  /** The source's log, newest first. */
+  logs(name: string, limit: number): LogEntry[] {
+    return sourceLogs(this.#options.store, this.source(name).name, limit);
+  }
+
+  /** The platform's whole activity log, newest first. */
+  activity(limit: number): LogEntry[] {
+    return sourceLogs(this.#options.store, undefined, limit);
+  }
+
+  /** The files of a file source, on disk and as loaded (from its ledger). */
+  files(name: string, location: CsvLocation): Promise<CsvFileEntry[]> {
+    return listCsvFiles(location, this.#options.store.fileLedger.forSource(name));
+  }
 }

@@ -1,3 +1,2 @@
-export { pythonExecutable, PythonEnvironmentError, DEFAULT_ENVIRONMENTS_DIR } from './python-environment.ts';
+export { pythonExecutable, pythonExecutableOrLog, PythonEnvironmentError, DEFAULT_ENVIRONMENTS_DIR } from './python-environment.ts';
 export { PythonWorker, type PythonWorkerOptions, type WorkerMessage } from './python-worker.ts';
-export { signalProcessGroup, stopProcessGroup } from './process-group.ts';

@@ -1,6 +1,7 @@
 import { accessSync, constants } from 'node:fs';
 import path from 'node:path';
-import { QuarryError } from '../errors.ts';
+import { describeError, QuarryError } from '../errors.ts';
+import type { Logger } from '../logger.ts';
 
 const REPOSITORY_ROOT = path.resolve(import.meta.dirname, '..', '..');
 
@@ -25,4 +26,17 @@ export function pythonExecutable(name: string, environmentsDir: string = DEFAULT
     throw new PythonEnvironmentError(name, 'is not installed');
   }
   return python;
+}
+
+/**
+ * The environment's python, or undefined after logging `unavailable` with the reason: a missing
+ * environment turns off the one feature that needs it, never the service.
+ */
+export function pythonExecutableOrLog(name: string, environmentsDir: string | undefined, log: Logger, unavailable: string): string | undefined {
+  try {
+    return pythonExecutable(name, environmentsDir);
+  } catch (error) {
+    log.error({ reason: describeError(error) }, unavailable);
+    return undefined;
+  }
 }

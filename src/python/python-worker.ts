@@ -2,7 +2,7 @@ import { spawn, type ChildProcessByStdio } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import type { Readable, Writable } from 'node:stream';
 import type { Logger } from '../logger.ts';
-import { stopProcessGroup } from './process-group.ts';
+import { stopProcessGroup } from '../child-process/index.ts';
 import { PythonEnvironmentError } from './python-environment.ts';
 
 /** A message the worker writes for a request: progress lines, then one line with `type: 'result'`. */

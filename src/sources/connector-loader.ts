@@ -5,6 +5,7 @@ import type { Connector, CursorState, RecordSink } from './connector.ts';
 import { loadStagedTables } from './load-staged-tables.ts';
 import type { LoadMessage, SourceLoader } from './source-loader.ts';
 import { StagingArea } from './staging-area.ts';
+import { firstLineOf } from '../errors.ts';
 
 /**
  * The loader of a type read through a connector: it extracts outside the warehouse lock (a slow API must not
@@ -73,7 +74,7 @@ async function runAfterCommit(work: readonly (() => Promise<void>)[]): Promise<L
     try {
       await step();
     } catch (error) {
-      messages.push({ level: 'WARNING', message: `After the data was committed: ${error instanceof Error ? error.message.split('\n')[0] ?? '' : String(error)}` });
+      messages.push({ level: 'WARNING', message: `After the data was committed: ${firstLineOf(error)}` });
     }
   }
   return messages;

@@ -3,11 +3,12 @@ import { mkdirSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import path from 'node:path';
 import type { Readable, Writable } from 'node:stream';
+import type { ProjectPaths } from '../config/index.ts';
 import type { Logger } from '../logger.ts';
-import { stopProcessGroup } from '../python/index.ts';
+import { pythonExecutableOrLog } from '../python/index.ts';
+import { docsSiteDir } from './docs-site.ts';
+import { RestartPolicy, stopProcessGroup } from '../child-process/index.ts';
 
-const MAX_RESTART_DELAY_MS = 30_000;
-const RESTARTS_BEFORE_GIVING_UP = 5;
 const LISTENING = 'Serving HTTP on unix socket';
 
 export interface DocsServerOptions {
@@ -34,11 +35,10 @@ const SERVER_SCRIPT = path.join(import.meta.dirname, 'docs_server.py');
  */
 export class DocsServer {
   readonly #options: DocsServerOptions;
-  readonly #recentExits: number[] = [];
+  readonly #restarts = new RestartPolicy();
   #child: Child | null = null;
   #state: DocsServerStatus['state'] = 'stopped';
   #stopping = false;
-  #restartTimer: NodeJS.Timeout | null = null;
   #ready: Promise<void> = Promise.resolve();
 
   constructor(options: DocsServerOptions) {
@@ -95,7 +95,7 @@ export class DocsServer {
   /** Ends the server within `deadlineMs` (SIGTERM to its group, then SIGKILL); idempotent. */
   async stop(deadlineMs = 5000): Promise<void> {
     this.#stopping = true;
-    if (this.#restartTimer) clearTimeout(this.#restartTimer);
+    this.#restarts.cancel();
     const child = this.#child;
     this.#state = 'stopped';
     await stopProcessGroup(child, deadlineMs);
@@ -104,16 +104,26 @@ export class DocsServer {
   #onExit(child: Child, code: number | null, signal: NodeJS.Signals | null): void {
     if (this.#stopping || child !== this.#child) return;
     this.#state = 'stopped';
-    const now = Date.now();
-    this.#recentExits.push(now);
-    while (this.#recentExits.length > 0 && (this.#recentExits[0] ?? now) < now - 60_000) this.#recentExits.shift();
-    if (this.#recentExits.length >= RESTARTS_BEFORE_GIVING_UP) {
+    const delayMs = this.#restarts.restartLater(() => { this.start(); });
+    if (delayMs === undefined) {
       this.#state = 'failed';
       this.#options.log.error({ code, signal }, 'the transformation-docs server keeps exiting; it is stopped until the next start');
       return;
     }
-    const delayMs = Math.min(MAX_RESTART_DELAY_MS, 1000 * 2 ** (this.#recentExits.length - 1));
     this.#options.log.warn({ code, signal, delayMs }, 'the transformation-docs server exited; restarting');
-    this.#restartTimer = setTimeout(() => { this.start(); }, delayMs);
   }
 }
+
+/** Starts the docs site's upstream over the project's published docs site; undefined (logged) when the dbt environment is missing. */
+export function startDocsServer(options: {
+  paths: ProjectPaths; log: Logger; pythonEnvironmentsDir?: string;
+}): DocsServer | undefined {
+  const python = pythonExecutableOrLog('dbt', options.pythonEnvironmentsDir, options.log, 'the transformation-docs site is unavailable');
+  if (python === undefined) return undefined;
+  const server = new DocsServer({
+    python, directory: docsSiteDir(options.paths), socketPath: options.paths.docsSocket, log: options.log,
+  });
+  server.start();
+  return server;
+}
+

@@ -1,19 +1,18 @@
-import path from 'node:path';
 import type { ProjectConfig, ProjectPaths } from '../config/index.ts';
 import type { EventBus, QuarryEvent } from '../events/index.ts';
-import { finishWithin, type WarehouseLock } from '../jobs/index.ts';
+import type { ActiveJob, JobLifecycle, WarehouseLock } from '../jobs/index.ts';
 import type { Logger } from '../logger.ts';
-import { pythonExecutable } from '../python/index.ts';
-import type { JobRecord, LogLevel, ModelRunStatus, Store } from '../store/index.ts';
-import { publishReplica, quoteIdentifier, withWriteConnection } from '../warehouse/index.ts';
+import { pythonExecutable, pythonExecutableOrLog } from '../python/index.ts';
+import type { JobRecord, ModelRunStatus, Store } from '../store/index.ts';
 import { DBT_PROJECT_NAME, dbtTargetDir, ensureDbtProject } from './dbt-project.ts';
 import { publishDocsSite } from './docs-site.ts';
-import { DbtWorker, type DbtOutcome, type NodeResult } from './dbt-worker.ts';
+import { dbtErrorLine } from './dbt-error-line.ts';
+import { DbtWorker, type DbtOutcome } from './dbt-worker.ts';
 import { DocsGenerationError, ModelNotFoundError, RunInProgressError } from './errors.ts';
 import { ModelGraph, readModelGraph, type ModelNode } from './manifest.ts';
 import { readColumns } from './raw-columns.ts';
+import { ModelRun } from './model-run.ts';
 import { writeStagingModels } from './staging-models.ts';
-import { describeError } from '../errors.ts';
 
 export interface TransformRunnerOptions {
   store: Store;
@@ -22,8 +21,10 @@ export interface TransformRunnerOptions {
   events: EventBus;
   log: Logger;
   now: () => Date;
-  /** The warehouse's one door, shared with sync jobs. */
+  /** The warehouse's one door, shared with sync jobs (docs generation holds it too). */
   lock: WarehouseLock;
+  /** The one job lifecycle model runs go through, as syncs do. */
+  jobs: JobLifecycle;
   /** Where the managed Python environments are (bin/setup's .tools/venvs unless a test says otherwise). */
   pythonEnvironmentsDir?: string;
   /** PATH and HOME for the python worker. */
@@ -35,27 +36,12 @@ export interface ModelSummary extends ModelNode {
   readonly status: ModelRunStatus | 'not_run';
 }
 
-interface ActiveRun {
-  readonly models: ReadonlySet<string>;
-  readonly controller: AbortController;
-  finished: Promise<void>;
-}
-
-const LAYERS = new Set(['staging', 'marts']);
-
-/** dbt's multi-line error, as one line: "Runtime Error in model x (models/x.sql): Binder Error: ...". */
-function oneLine(message: string | null): string {
-  const lines = (message ?? 'dbt reported an error').split('\n').map((line) => line.trim()).filter((line) => line !== '');
-  return lines.slice(0, 2).join(': ');
-}
-
 /**
  * Runs dbt models as jobs under the warehouse lock, keeps the staging models in step with the raw tables,
  * caches the manifest for the models API, and regenerates the docs site after every change.
  */
 export class TransformRunner {
   readonly #options: TransformRunnerOptions;
-  readonly #active = new Map<number, ActiveRun>();
   readonly #background = new Set<Promise<unknown>>();
   readonly #unsubscribe: () => void;
   #graph: ModelGraph | undefined;
@@ -77,11 +63,7 @@ export class TransformRunner {
   start(): void {
     const { store, paths, now } = this.#options;
     this.#started = true;
-    try {
-      pythonExecutable('dbt', this.#options.pythonEnvironmentsDir);
-    } catch (error) {
-      this.#options.log.error({ reason: describeError(error) }, 'transformations are unavailable');
-    }
+    pythonExecutableOrLog('dbt', this.#options.pythonEnvironmentsDir, this.#options.log, 'transformations are unavailable');
     store.modelRuns.failRunning(null, 'The service stopped before the model finished', now().toISOString());
     ensureDbtProject(paths);
     void this.#inBackground('initial parse and docs', async () => {
@@ -130,7 +112,7 @@ export class TransformRunner {
   /** Regenerates the docs site (manifest, catalog, index.html) now. */
   async generateDocs(signal: AbortSignal = new AbortController().signal): Promise<void> {
     const outcome = await this.#options.lock.hold(() => this.#invoke(['docs', 'generate'], signal), signal);
-    if (!outcome.success) throw new DocsGenerationError(oneLine(outcome.error));
+    if (!outcome.success) throw new DocsGenerationError(dbtErrorLine(outcome.error));
     await publishDocsSite(this.#options.paths);
     await this.#reloadGraph();
   }
@@ -141,7 +123,7 @@ export class TransformRunner {
     const tables = store.warehouseTables.forSource(source).filter((table) => table.schema.startsWith('raw_'));
     if (tables.length === 0) return false;
     ensureDbtProject(paths);
-    const columns = await readColumns(path.join(paths.warehouseDir, 'serving', 'warehouse.duckdb'), tables);
+    const columns = await readColumns(paths.servingFile, tables);
     const outcomes = writeStagingModels(paths.transformDir, source, tables.map((table) => ({
       schema: table.schema, name: table.name, columns: columns.get(`${table.schema}.${table.name}`) ?? [],
     })).filter((table) => table.columns.length > 0));
@@ -161,150 +143,30 @@ export class TransformRunner {
   async close(graceMs: number): Promise<void> {
     this.#closing = true;
     this.#unsubscribe();
-    await finishWithin(this.idle(), graceMs, () => {
-      for (const run of this.#active.values()) run.controller.abort();
-    });
+    await this.#options.jobs.close(graceMs, this.idle());
     await this.#worker?.close();
   }
 
   #enqueue(target: string, selector: readonly string[], models: ReadonlySet<string>, requestedBy: string | null): JobRecord {
-    const { store, now } = this.#options;
-    if (this.#closing) throw new RunInProgressError(target);
-    for (const run of this.#active.values()) {
-      if ([...models].some((name) => run.models.has(name))) throw new RunInProgressError(target);
-    }
-    const job = store.transaction(() => store.jobs.enqueueUnlessActive({ kind: 'run', target, fullRefresh: false, requestedBy }, now().toISOString()));
-    if (!job) throw new RunInProgressError(target);
-    const controller = new AbortController();
-    const active: ActiveRun = { models, controller, finished: Promise.resolve() };
-    this.#active.set(job.id, active);
-    const run = async (): Promise<void> => {
-      try {
-        await this.#runJob(job, selector, models, controller.signal);
-      } catch (error) {
-        this.#finishFailed(job, models, error, controller.signal);
-      }
-    };
-    active.finished = this.#inBackground('model run', async () => {
-      try {
-        await this.#options.lock.hold(run, controller.signal);
-      } catch (error) {
-        this.#finishFailed(job, models, error, controller.signal); // aborted while queued
-      } finally {
-        this.#active.delete(job.id);
-      }
+    const { store, events, now, jobs } = this.#options;
+    const run = new ModelRun({
+      target, selector, models, requestedBy, store, events, now,
+      graph: () => this.#graph ?? ModelGraph.empty,
+      invoke: (args, signal, onProgress) => this.#invoke(args, signal, onProgress),
+    });
+    if (this.#overlapping(models).length > 0) throw run.busy();
+    const { job, finished } = jobs.enqueue(run);
+    void this.#inBackground('model run', async () => {
+      await finished;
       await this.#reloadGraph();
       this.#queueDocs();
     });
     return job;
   }
 
-  async #runJob(job: JobRecord, selector: readonly string[], models: ReadonlySet<string>, signal: AbortSignal): Promise<void> {
-    const { store, events, now, paths, log } = this.#options;
-    const started = now();
-    store.jobs.markRunning(job.id, started.toISOString());
-    this.#logLine('INFO', `Run of ${job.target} started (${String(models.size)} model${models.size === 1 ? '' : 's'})`, job.id);
-    const graph = this.#graph ?? ModelGraph.empty;
-    const outcome = await this.#invoke(['run', '--select', ...selector], signal, (progress) => {
-      const name = graph.nameOf(progress.uniqueId) ?? progress.uniqueId.split('.').at(-1) ?? progress.uniqueId;
-      if (progress.event !== 'started') return;
-      store.modelRuns.markRunning(job.id, name, now().toISOString());
-      events.publish({ type: 'transform_run_started', model: name });
-    });
-    const built = outcome.results.filter((result) => result.status === 'success');
-    const rowCounts = await this.#countRows(built, signal);
-    await publishReplica(paths.warehouseFile, path.join(paths.warehouseDir, 'serving'));
-    const finishedAt = now().toISOString();
-    const failures = this.#recordResults(job, models, outcome, rowCounts, finishedAt);
-    const status = failures.length === 0 && outcome.success ? 'success' : 'failed';
-    const summary = failures.length === 0 && outcome.error !== null ? oneLine(outcome.error) : failures.join('; ');
-    store.jobs.finish(job.id, { status, rows: null, error: status === 'success' ? null : summary || 'dbt reported a failure' }, finishedAt);
-    const seconds = (new Date(finishedAt).getTime() - started.getTime()) / 1000;
-    this.#logLine(status === 'success' ? 'SUCCESS' : 'ERROR', status === 'success'
-      ? `Run of ${job.target} finished: ${String(built.length)} model${built.length === 1 ? '' : 's'} built in ${seconds.toFixed(1)} s`
-      : `Run of ${job.target} failed: ${summary}`, job.id);
-    log.info({ target: job.target, status, durationMs: Math.round(seconds * 1000) }, 'model run finished');
-    for (const event of this.#outcomeEvents(outcome, models)) events.publish(event);
-  }
-
-  /** Writes each model's outcome; returns one line per failed model. */
-  #recordResults(job: JobRecord, models: ReadonlySet<string>, outcome: DbtOutcome, rowCounts: ReadonlyMap<string, number>, now: string): string[] {
-    const { store } = this.#options;
-    const graph = this.#graph ?? ModelGraph.empty;
-    const failures: string[] = [];
-    store.transaction(() => {
-      for (const result of outcome.results) {
-        const status = result.status === 'success' ? 'success' : result.status === 'skipped' ? 'skipped' : 'error';
-        const error = status === 'success' ? null : status === 'skipped' ? this.#skipReason(result, outcome) : oneLine(result.message);
-        store.modelRuns.finish(job.id, result.name, {
-          status, durationSeconds: result.executionSeconds, error, startedAt: result.startedAt, finishedAt: result.completedAt,
-        }, now);
-        if (status === 'error') failures.push(`${result.name}: ${error ?? ''}`);
-        const model = graph.models.get(result.name);
-        const rows = rowCounts.get(result.name);
-        if (model && rows !== undefined && LAYERS.has(model.schema)) {
-          store.warehouseTables.replaceModelTable({ schema: model.schema, name: model.name, layer: model.schema as 'staging' | 'marts', rowCount: rows }, now);
-        }
-      }
-      const reported = new Set(outcome.results.map((result) => result.name));
-      for (const name of models) {
-        if (reported.has(name)) continue;
-        const error = oneLine(outcome.error ?? 'dbt did not run the model');
-        store.modelRuns.finish(job.id, name, { status: 'error', durationSeconds: null, error }, now);
-        failures.push(`${name}: ${error}`);
-      }
-    });
-    return failures;
-  }
-
-  #outcomeEvents(outcome: DbtOutcome, models: ReadonlySet<string>): QuarryEvent[] {
-    const timestamp = this.#options.now().toISOString();
-    const events: QuarryEvent[] = outcome.results.map((result) => result.status === 'success'
-      ? { type: 'transform_run_completed', model: result.name, timestamp }
-      : { type: 'transform_run_failed', model: result.name, error: result.status === 'skipped' ? this.#skipReason(result, outcome) : oneLine(result.message), timestamp });
-    const reported = new Set(outcome.results.map((result) => result.name));
-    for (const name of models) {
-      if (!reported.has(name)) events.push({ type: 'transform_run_failed', model: name, error: oneLine(outcome.error ?? 'dbt did not run the model'), timestamp });
-    }
-    return events;
-  }
-
-  #skipReason(skipped: NodeResult, outcome: DbtOutcome): string {
-    const graph = this.#graph ?? ModelGraph.empty;
-    const upstream = outcome.results.filter((result) => result.status === 'error' && graph.withDownstream(result.name).has(skipped.name))
-      .map((result) => result.name);
-    return upstream.length > 0 ? `Skipped because the upstream model ${upstream.join(', ')} failed` : 'Skipped because an upstream model failed';
-  }
-
-  async #countRows(results: readonly NodeResult[], signal: AbortSignal): Promise<Map<string, number>> {
-    const graph = this.#graph ?? ModelGraph.empty;
-    const models = results.map((result) => graph.models.get(result.name)).filter((model) => model !== undefined && LAYERS.has(model.schema));
-    const counts = new Map<string, number>();
-    if (models.length === 0) return counts;
-    await withWriteConnection(this.#options.paths.warehouseFile, signal, async (connection) => {
-      for (const model of models) {
-        if (!model) continue;
-        const reader = await connection.runAndReadAll(`SELECT count(*)::BIGINT AS n FROM ${quoteIdentifier(model.schema)}.${quoteIdentifier(model.name)}`);
-        counts.set(model.name, Number(reader.getRowObjects()[0]?.n ?? 0));
-      }
-    });
-    return counts;
-  }
-
-  #finishFailed(job: JobRecord, models: ReadonlySet<string>, error: unknown, signal: AbortSignal): void {
-    const { store, events, now, log } = this.#options;
-    const interrupted = signal.aborted;
-    const message = interrupted
-      ? 'The run was interrupted because the service is stopping'
-      : `The run failed: ${error instanceof Error ? error.message.split('\n')[0] ?? '' : String(error)}`;
-    const at = now().toISOString();
-    store.transaction(() => {
-      store.jobs.finish(job.id, { status: interrupted ? 'interrupted' : 'failed', rows: null, error: message }, at);
-      for (const name of models) store.modelRuns.finish(job.id, name, { status: 'error', durationSeconds: null, error: message }, at);
-    });
-    this.#logLine(interrupted ? 'WARNING' : 'ERROR', message, job.id);
-    if (!interrupted) log.warn({ err: error, target: job.target }, 'model run failed');
-    for (const name of models) events.publish({ type: 'transform_run_failed', model: name, error: message });
+  /** The queued and running model runs covering any of `models`. */
+  #overlapping(models: ReadonlySet<string>): ActiveJob[] {
+    return this.#options.jobs.active().filter((active) => active.kind instanceof ModelRun && active.kind.overlaps(models));
   }
 
   #onEvent(event: QuarryEvent): void {
@@ -345,7 +207,7 @@ export class TransformRunner {
         return;
       } catch (error) {
         if (!(error instanceof RunInProgressError) || attempt >= 3 || this.#closing) throw error;
-        await Promise.all([...this.#active.values()].filter((run) => [...models].some((name) => run.models.has(name))).map((run) => run.finished));
+        await Promise.all(this.#overlapping(models).map((run) => run.finished));
       }
     }
   }
@@ -360,14 +222,14 @@ export class TransformRunner {
         return this.#invoke(['docs', 'generate'], signal);
       }, signal);
       if (outcome.success) await publishDocsSite(this.#options.paths);
-      else this.#options.log.warn({ error: oneLine(outcome.error) }, 'dbt docs generate failed');
+      else this.#options.log.warn({ error: dbtErrorLine(outcome.error) }, 'dbt docs generate failed');
       await this.#reloadGraph();
     });
   }
 
   async #parse(): Promise<void> {
     const outcome = await this.#invoke(['parse'], new AbortController().signal);
-    if (!outcome.success) this.#options.log.warn({ error: oneLine(outcome.error) }, 'the dbt project does not parse');
+    if (!outcome.success) this.#options.log.warn({ error: dbtErrorLine(outcome.error) }, 'the dbt project does not parse');
     await this.#reloadGraph();
   }
 
@@ -402,9 +264,5 @@ export class TransformRunner {
     this.#background.add(task);
     void task.finally(() => { this.#background.delete(task); });
     return task;
-  }
-
-  #logLine(level: LogLevel, message: string, jobId: number): void {
-    this.#options.store.logs.append({ timestamp: this.#options.now().toISOString(), level, source: null, message, jobId });
   }
 }

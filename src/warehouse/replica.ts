@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { chmod, copyFile, mkdir, open, readdir, readlink, rename, rm, symlink } from 'node:fs/promises';
 import path from 'node:path';
-import { describeError } from '../errors.ts';
+import { firstLineOf } from '../errors.ts';
 import { withSandboxedReader } from './sandboxed-reader.ts';
 
 // Readers never write a published version: its file and folder are read-only to every process. Root
@@ -52,7 +52,7 @@ export async function replicaProblem(servingDir: string): Promise<string | undef
     await withSandboxedReader(replica, (connection) => connection.run("SELECT count(*) FROM duckdb_tables() WHERE database_name = 'warehouse'"));
     return undefined;
   } catch (error) {
-    return describeError(error).split('\n')[0];
+    return firstLineOf(error);
   }
 }
 

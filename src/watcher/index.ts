@@ -1,11 +1,10 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
+import { RestartPolicy, stopChild } from '../child-process/index.ts';
 import type { ProjectConfig, SourceConfig } from '../config/index.ts';
 import type { Logger } from '../logger.ts';
 
 const CHILD_SCRIPT = path.join(import.meta.dirname, 'watcher-child.ts');
-const MAX_RESTART_DELAY_MS = 30_000;
-const RESTARTS_BEFORE_GIVING_UP = 5;
 
 export interface WatchTarget {
   readonly source: string;
@@ -31,11 +30,10 @@ export interface WatcherOptions {
 export class WatcherProcess {
   readonly #options: WatcherOptions;
   readonly #timers = new Map<string, NodeJS.Timeout>();
-  readonly #recentExits: number[] = [];
+  readonly #restarts = new RestartPolicy();
   #child: ChildProcess | null = null;
   #state: WatcherStatus['state'] = 'stopped';
   #stopping = false;
-  #restartTimer: NodeJS.Timeout | null = null;
   #ready: Promise<void> = Promise.resolve();
   #markReady: () => void = () => undefined;
 
@@ -73,17 +71,11 @@ export class WatcherProcess {
   /** Ends the child within `deadlineMs` (SIGTERM, then SIGKILL). */
   async stop(deadlineMs = 5000): Promise<void> {
     this.#stopping = true;
-    if (this.#restartTimer) clearTimeout(this.#restartTimer);
+    this.#restarts.cancel();
     for (const timer of this.#timers.values()) clearTimeout(timer);
     this.#timers.clear();
-    const child = this.#child;
     this.#state = 'stopped';
-    if (!child || child.exitCode !== null || child.signalCode !== null) return;
-    const exited = new Promise<void>((resolve) => { child.once('exit', () => { resolve(); }); });
-    child.kill('SIGTERM');
-    const killer = setTimeout(() => { child.kill('SIGKILL'); }, deadlineMs);
-    await exited;
-    clearTimeout(killer);
+    await stopChild(this.#child, deadlineMs);
   }
 
   #debounce(source: string): void {
@@ -97,18 +89,14 @@ export class WatcherProcess {
 
   #onExit(child: ChildProcess, code: number | null, signal: NodeJS.Signals | null): void {
     if (this.#stopping || child !== this.#child) return;
-    const now = Date.now();
-    this.#recentExits.push(now);
-    while (this.#recentExits.length > 0 && (this.#recentExits[0] ?? now) < now - 60_000) this.#recentExits.shift();
-    if (this.#recentExits.length >= RESTARTS_BEFORE_GIVING_UP) {
+    const delayMs = this.#restarts.restartLater(() => { this.start(); });
+    if (delayMs === undefined) {
       this.#state = 'failed';
       this.#options.log.error({ code, signal }, 'the file watcher keeps exiting; it is stopped. Run "quarry start" in a terminal to see why');
       return;
     }
-    const delayMs = Math.min(MAX_RESTART_DELAY_MS, 1000 * 2 ** (this.#recentExits.length - 1));
     this.#state = 'stopped';
     this.#options.log.warn({ code, signal, delayMs }, 'the file watcher exited; restarting');
-    this.#restartTimer = setTimeout(() => { this.start(); }, delayMs);
   }
 }
 

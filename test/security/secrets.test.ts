@@ -9,9 +9,9 @@ import * as OTPAuth from 'otpauth';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { initProject } from '../../src/cli/init.ts';
 import { addSource } from '../../src/cli/source-add.ts';
-import { closeContext, createContext, type AppContext } from '../../src/context.ts';
+import type { AppContext } from '../../src/context.ts';
 import { createLogger } from '../../src/logger.ts';
-import { buildApp } from '../../src/server/index.ts';
+import { startPlatform } from '../../src/server/index.ts';
 import { basicOf, bearerOf, records, startFakeApi, type FakeApi } from '../support/fake-api.ts';
 
 /** Every kind of secret a project holds, each distinctive enough that a substring match means a leak. */
@@ -60,17 +60,16 @@ async function startLoggedQuarry(api: FakeApi): Promise<LoggedQuarry> {
       callback();
     },
   });
-  const ctx = createContext({ projectDir: dir, env: { PATH: process.env.PATH ?? '/usr/bin:/bin' }, log: createLogger({ level: 'debug', destination }) });
-  const app = await buildApp(ctx);
-  await app.listen({ host: '127.0.0.1', port: 0 });
-  const address = app.server.address();
-  if (address === null || typeof address === 'string') throw new Error('no TCP address');
+  const platform = await startPlatform({
+    projectDir: dir, env: { PATH: process.env.PATH ?? '/usr/bin:/bin' }, log: createLogger({ level: 'debug', destination }),
+    host: '127.0.0.1', ports: { web: 0 }, watcher: false, transform: false, docsServer: false, dashboard: 'not_started',
+  });
+  const { ctx, app } = platform;
   return {
-    dir, ctx, app, url: `http://127.0.0.1:${String(address.port)}`,
+    dir, ctx, app, url: `http://127.0.0.1:${String(platform.port)}`,
     logOutput: () => chunks.join(''),
     async close() {
-      await app.close();
-      await closeContext(ctx);
+      await platform.close();
       await rm(dir, { recursive: true, force: true });
     },
   };

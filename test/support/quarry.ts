@@ -5,16 +5,16 @@ import type { FastifyInstance } from 'fastify';
 import { stringify, parse } from 'yaml';
 import { readFileSync } from 'node:fs';
 import { initProject } from '../../src/cli/init.ts';
-import { closeContext, createContext, type AppContext } from '../../src/context.ts';
+import type { AppContext } from '../../src/context.ts';
 import { createLogger, type Logger } from '../../src/logger.ts';
-import { buildApp, startWatcher } from '../../src/server/index.ts';
+import { startPlatform } from '../../src/server/index.ts';
 import type { Role } from '../../src/store/index.ts';
 import { TestClock } from './test-clock.ts';
 import type { QuarryEvent } from '../../src/events/index.ts';
 import type { WatcherProcess } from '../../src/watcher/index.ts';
-import { startDocsServer, type DocsServer } from '../../src/transform/index.ts';
+import type { DocsServer } from '../../src/transform/index.ts';
 import { DuckDBInstance } from '@duckdb/node-api';
-import { startDashboard, type SupersetProcess } from '../../src/dashboard/index.ts';
+import type { SupersetProcess } from '../../src/dashboard/index.ts';
 
 export const PASSWORDS: Record<Role, string> = {
   admin: 'admin-password-123',
@@ -100,28 +100,19 @@ export async function startQuarry(options: StartOptions = {}): Promise<TestQuarr
   if (options.sourcesYaml !== undefined) await writeFile(path.join(dir, '.quarry', 'sources.yml'), options.sourcesYaml);
   await options.prepare?.(dir);
   const clock = new TestClock();
-  const ctx = createContext({ projectDir: dir, env, now: clock.now, log: options.log ?? createLogger({ level: 'silent' }) });
-  for (const role of options.users ?? ['editor', 'viewer'] as const) {
-    if (role !== 'admin') await ctx.auth.addUser({ email: EMAILS[role], name: `Test ${role}`, role, password: PASSWORDS[role] });
-  }
-  const watcher = options.watcher === true ? startWatcher(ctx) : undefined;
-  if (options.transform === true) ctx.transform.start();
-  const docsServer = options.docsServer === true
-    ? startDocsServer({ paths: ctx.paths, log: ctx.log, pythonEnvironmentsDir: ctx.env.QUARRY_PYTHON_ENVS_DIR })
-    : undefined;
-  await docsServer?.whenReady();
-  const dashboard = options.dashboard === true
-    ? startDashboard({
-      paths: ctx.paths, config: ctx.config, log: ctx.log, pythonEnvironmentsDir: ctx.env.QUARRY_PYTHON_ENVS_DIR, port: 0,
-      baseEnv: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? dir },
-    })
-    : undefined;
-  await dashboard?.whenReady();
-  const app = await buildApp(ctx, { watcher, docsServer, dashboard });
-  await app.listen({ host: '127.0.0.1', port: 0 });
-  const address = app.server.address();
-  if (address === null || typeof address === 'string') throw new Error('no TCP address');
-  const url = `http://127.0.0.1:${String(address.port)}`;
+  const platform = await startPlatform({
+    projectDir: dir, env, now: clock.now, log: options.log ?? createLogger({ level: 'silent' }),
+    host: '127.0.0.1', ports: { web: 0, dashboard: 0 },
+    watcher: options.watcher === true, transform: options.transform === true,
+    docsServer: options.docsServer === true, dashboard: options.dashboard === true ? 'run' : 'not_started', awaitUpstreams: true,
+    beforeStart: async (ctx) => {
+      for (const role of options.users ?? ['editor', 'viewer'] as const) {
+        if (role !== 'admin') await ctx.auth.addUser({ email: EMAILS[role], name: `Test ${role}`, role, password: PASSWORDS[role] });
+      }
+    },
+  });
+  const { ctx, app, watcher, docsServer, dashboard } = platform;
+  const url = `http://127.0.0.1:${String(platform.port)}`;
   const cookies = new Map<Role, string>();
 
   const request = async (method: string, urlPath: string, requestOptions: RequestOptions = {}): Promise<TestResponse> => {
@@ -187,7 +178,7 @@ export async function startQuarry(options: StartOptions = {}): Promise<TestQuarr
     });
 
   const query = async (sql: string): Promise<Record<string, unknown>[]> => {
-    const instance = await DuckDBInstance.create(path.join(ctx.paths.warehouseDir, 'serving', 'warehouse.duckdb'), { access_mode: 'READ_ONLY' });
+    const instance = await DuckDBInstance.create(ctx.paths.servingFile, { access_mode: 'READ_ONLY' });
     try {
       const connection = await instance.connect();
       try {
@@ -205,11 +196,7 @@ export async function startQuarry(options: StartOptions = {}): Promise<TestQuarr
     dir, url, ctx, app, clock, watcher, docsServer, dashboard, request, login, nextEvent, query,
     jobsIdle: () => ctx.jobs.idle(),
     async close() {
-      await app.close();
-      await watcher?.stop();
-      await docsServer?.stop();
-      await dashboard?.stop();
-      await closeContext(ctx);
+      await platform.close();
       await rm(dir, { recursive: true, force: true });
     },
   };

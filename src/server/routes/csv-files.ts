@@ -5,8 +5,8 @@ import { z } from 'zod';
 import type { SourceConfig } from '../../config/index.ts';
 import type { AppContext } from '../../context.ts';
 import { InvalidRequestError, QuarryError } from '../../errors.ts';
-import { SourceNotFoundError, SyncInProgressError, fileSourceLocation } from '../../jobs/index.ts';
-import { NotACsvSourceError, deleteCsvFile, listCsvFiles, saveUpload, type CsvLocation } from '../../sources/index.ts';
+import { SyncInProgressError, fileSourceLocation } from '../../jobs/index.ts';
+import { NotACsvSourceError, deleteCsvFile, saveUpload, type CsvLocation } from '../../sources/index.ts';
 import { requireActor, requireAction } from '../plugins/index.ts';
 
 const NameParams = z.object({ source_name: z.string().min(1).max(63) });
@@ -41,8 +41,7 @@ function asUnreadableBody(error: unknown): unknown {
 
 export const csvFileRoutes: FastifyPluginCallbackZod<{ ctx: AppContext }> = (app, { ctx }, done) => {
   const csvSource = (name: string): { source: SourceConfig; location: CsvLocation } => {
-    const source = ctx.sources.find((candidate) => candidate.name === name);
-    if (!source) throw new SourceNotFoundError(name);
+    const source = ctx.sourceReports.source(name);
     const location = fileSourceLocation(source, ctx.paths.root);
     if (location === undefined) throw new NotACsvSourceError(name, source.type);
     return { source, location };
@@ -110,7 +109,7 @@ export const csvFileRoutes: FastifyPluginCallbackZod<{ ctx: AppContext }> = (app
     schema: { tags: ['csv'], summary: 'Files of a file source: on disk, loaded, rows', params: NameParams, response: { 200: Listing } },
   }, async (request) => {
     const { source, location } = csvSource(request.params.source_name);
-    const files = await listCsvFiles(location, ctx.store.fileLedger.forSource(source.name));
+    const files = await ctx.sourceReports.files(source.name, location);
     return {
       source_name: source.name,
       directory: location.directory,

@@ -2,7 +2,7 @@ import type { FastifyPluginCallbackZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppContext } from '../../context.ts';
 import { shownSourceConfig } from '../../config/index.ts';
-import { SourceNotFoundError, sourceLogs, summarizeSource, syncHistory, type SourceSummary } from '../../jobs/index.ts';
+import type { SourceSummary } from '../../jobs/index.ts';
 import { LOG_LEVELS } from '../../store/index.ts';
 import { requireActor, requireAction } from '../plugins/index.ts';
 
@@ -49,40 +49,31 @@ function presentTables(summary: SourceSummary): z.infer<typeof Table>[] {
 
 export const sourceRoutes: FastifyPluginCallbackZod<{ ctx: AppContext }> = (app, { ctx }, done) => {
   const read = requireAction('data.read');
-  const findSource = (name: string) => {
-    const source = ctx.sources.find((candidate) => candidate.name === name);
-    if (!source) throw new SourceNotFoundError(name);
-    return source;
-  };
-
   app.get('/api/sources', {
     preHandler: read,
     schema: { tags: ['sources'], summary: 'All sources with status, freshness and tables', response: { 200: z.array(Source) } },
-  }, async () => ctx.sources.map((source) => {
-    const summary = summarizeSource(ctx.store, source, ctx.now());
-    return {
-      name: summary.name,
-      type: summary.type,
-      enabled: summary.enabled,
-      last_sync: summary.lastSync,
-      row_count: summary.rowCount,
-      status: summary.status,
-      freshness: { last_update: summary.freshness.lastUpdate, days_old: summary.freshness.daysOld },
-      tables: presentTables(summary),
-    };
-  }));
+  }, async () => ctx.sourceReports.summaries().map((summary) => ({
+    name: summary.name,
+    type: summary.type,
+    enabled: summary.enabled,
+    last_sync: summary.lastSync,
+    row_count: summary.rowCount,
+    status: summary.status,
+    freshness: { last_update: summary.freshness.lastUpdate, days_old: summary.freshness.daysOld },
+    tables: presentTables(summary),
+  })));
 
   app.get('/api/sources/:source_name/details', {
     preHandler: read,
     schema: { tags: ['sources'], summary: 'A source\'s configuration, sync history and tables', params: NameParams, response: { 200: Details } },
   }, async (request) => {
-    const source = findSource(request.params.source_name);
-    const summary = summarizeSource(ctx.store, source, ctx.now());
+    const source = ctx.sourceReports.source(request.params.source_name);
+    const summary = ctx.sourceReports.summary(source.name);
     return {
       name: source.name,
       // Sections name environment variables, never their values (a literal that looks secret is refused at load).
       config: { ...shownSourceConfig(source) },
-      history: syncHistory(ctx.store, source.name, 100).map((entry) => ({
+      history: ctx.sourceReports.history(source.name, 100).map((entry) => ({
         timestamp: entry.timestamp,
         status: entry.status,
         duration_seconds: entry.durationSeconds,
@@ -112,8 +103,7 @@ export const sourceRoutes: FastifyPluginCallbackZod<{ ctx: AppContext }> = (app,
       response: { 200: z.array(LogEntry) },
     },
   }, async (request) => {
-    const source = findSource(request.params.source_name);
-    return sourceLogs(ctx.store, source.name, request.query.limit).map((entry) => ({ timestamp: entry.timestamp, level: entry.level, message: entry.message }));
+    return ctx.sourceReports.logs(request.params.source_name, request.query.limit).map((entry) => ({ timestamp: entry.timestamp, level: entry.level, message: entry.message }));
   });
 
   app.get('/api/logs', {
@@ -123,7 +113,7 @@ export const sourceRoutes: FastifyPluginCallbackZod<{ ctx: AppContext }> = (app,
       querystring: z.object({ limit: z.coerce.number().int().min(1).max(100_000).default(1000) }),
       response: { 200: z.array(LogEntry) },
     },
-  }, async (request) => sourceLogs(ctx.store, undefined, request.query.limit).map((entry) => ({
+  }, async (request) => ctx.sourceReports.activity(request.query.limit).map((entry) => ({
     timestamp: entry.timestamp, level: entry.level, message: entry.source === null ? entry.message : `[${entry.source}] ${entry.message}`,
   })));
 

@@ -1,14 +1,11 @@
-import { statfs, stat } from 'node:fs/promises';
-import path from 'node:path';
 import type { FastifyPluginCallbackZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppContext } from '../../context.ts';
 import type { SupersetProcess } from '../../dashboard/index.ts';
 import type { DocsServer } from '../../transform/index.ts';
 import type { WatcherProcess } from '../../watcher/index.ts';
-import { isMissingFile } from '../../config/index.ts';
-import { fileSourceLocation, summarizeSource } from '../../jobs/index.ts';
-import { replicaProblem } from '../../warehouse/index.ts';
+import { checkPlatformHealth, warehouseSize } from '../../health/index.ts';
+import { fileSourceLocation } from '../../jobs/index.ts';
 import { requireAction } from '../plugins/index.ts';
 import { describeUptime } from './describe-uptime.ts';
 import { listeningAddress, webUrl } from './web-url.ts';
@@ -64,11 +61,6 @@ const WatcherStatus = z.object({
   watch_directories: z.array(z.string()),
 });
 
-const GB = 1024 ** 3;
-/** A source not synced for this long is reported as stale. */
-const STALE_AFTER_DAYS = 7;
-const MB = 1024 ** 2;
-
 interface StatusParts {
   ctx: AppContext; watcher: WatcherProcess | undefined; docsServer: DocsServer | undefined; dashboard: SupersetProcess | undefined;
   dashboardEnabled: boolean;
@@ -81,7 +73,7 @@ export const statusRoutes: FastifyPluginCallbackZod<StatusParts> = (app, { ctx, 
     ...readAccess,
     schema: { tags: ['platform'], summary: 'Service status', response: { 200: ServiceStatus } },
   }, async () => {
-    const warehouseExists = await fileSize(ctx.paths.warehouseFile) !== null;
+    const warehouseExists = await warehouseSize(ctx.paths) !== null;
     return {
       status: 'healthy' as const,
       service_version: ctx.version,
@@ -115,51 +107,25 @@ export const statusRoutes: FastifyPluginCallbackZod<StatusParts> = (app, { ctx, 
     ...readAccess,
     schema: { tags: ['platform'], summary: 'Platform health', response: { 200: PlatformHealth } },
   }, async () => {
-    const sizeBytes = await fileSize(ctx.paths.warehouseFile) ?? 0;
-    const layers = ctx.store.warehouseTables.countByLayer();
-    const disk = await statfs(ctx.paths.root);
-    const freeBytes = disk.bavail * disk.bsize;
-    const totalBytes = disk.blocks * disk.bsize;
-    const diskStatus = freeBytes < GB ? 'critical' as const : freeBytes < 5 * GB || freeBytes < totalBytes * 0.05 ? 'low' as const : 'ok' as const;
-    const criticalIssues: string[] = [];
-    const warnings: string[] = [];
-    if (diskStatus === 'critical') criticalIssues.push(`Only ${round(freeBytes / GB)} GB of disk left for the project`);
-    if (diskStatus === 'low') warnings.push(`Disk space is low: ${round(freeBytes / GB)} GB free`);
-    const replica = await replicaProblem(path.join(ctx.paths.warehouseDir, 'serving'));
-    if (replica !== undefined) {
-      criticalIssues.push(`Dashboards cannot read the published copy of the warehouse (${replica}); the next sync or model run publishes a new one`);
-    }
-    if (watcherProcess?.status().state === 'failed') warnings.push('The file watcher keeps failing and is stopped: files are not picked up automatically');
-    const enabledSources = ctx.sources.filter((source) => source.enabled).length;
-    const now = ctx.now();
-    const syncFailures = ctx.store.jobs.recentFailures('sync', new Date(now.getTime() - 7 * 86_400_000).toISOString())
-      .map((job) => ({ source: job.target, timestamp: job.finishedAt ?? job.createdAt, error: job.error ?? 'failed' }));
-    for (const source of ctx.sources.filter((candidate) => candidate.enabled)) {
-      const summary = summarizeSource(ctx.store, source, now);
-      if (summary.status === 'failed') warnings.push(`The last sync of ${source.name} failed`);
-      if (summary.freshness.daysOld !== null && summary.freshness.daysOld >= STALE_AFTER_DAYS) {
-        warnings.push(`${source.name} was last synced ${String(summary.freshness.daysOld)} days ago`);
-      }
-    }
+    const health = await checkPlatformHealth({ ...ctx, watcherFailed: watcherProcess?.status().state === 'failed' });
     return {
-      status: criticalIssues.length > 0 ? 'critical' as const : warnings.length > 0 ? 'warning' as const : 'healthy' as const,
-      timestamp: ctx.now().toISOString(),
+      status: health.status,
+      timestamp: health.timestamp,
       database: {
-        size_mb: round(sizeBytes / MB),
-        tables: layers.raw + layers.staging + layers.marts,
-        status: sizeBytes < GB ? 'small' as const : sizeBytes < 10 * GB ? 'medium' as const : 'large' as const,
-        raw_tables: layers.raw,
-        staging_tables: layers.staging,
-        marts_tables: layers.marts,
+        size_mb: health.database.sizeMb,
+        tables: health.database.tables,
+        status: health.database.status,
+        raw_tables: health.database.rawTables,
+        staging_tables: health.database.stagingTables,
+        marts_tables: health.database.martsTables,
       },
-      disk: { status: diskStatus, free_gb: round(freeBytes / GB), total_gb: round(totalBytes / GB) },
-      sync_failures: syncFailures,
-      transform_failures: ctx.store.modelRuns.recentFailures(new Date(now.getTime() - 7 * 86_400_000).toISOString())
-        .map((run) => ({ model: run.model, timestamp: run.finishedAt ?? run.startedAt, error: run.error ?? 'failed' })),
-      total_sources: ctx.sources.length,
-      enabled_sources: enabledSources,
-      critical_issues: criticalIssues,
-      warnings,
+      disk: { status: health.disk.status, free_gb: health.disk.freeGb, total_gb: health.disk.totalGb },
+      sync_failures: health.syncFailures,
+      transform_failures: health.transformFailures,
+      total_sources: health.totalSources,
+      enabled_sources: health.enabledSources,
+      critical_issues: health.criticalIssues,
+      warnings: health.warnings,
     };
   });
 
@@ -194,17 +160,4 @@ function dashboardState(enabled: boolean, dashboard: SupersetProcess | undefined
 function watchedDirectories(ctx: AppContext): string[] {
   const directories = ctx.sources.filter((source) => source.enabled).map((source) => fileSourceLocation(source, ctx.paths.root)?.directory);
   return [...new Set(directories.filter((directory) => directory !== undefined))];
-}
-
-async function fileSize(file: string): Promise<number | null> {
-  try {
-    return (await stat(file)).size;
-  } catch (error) {
-    if (isMissingFile(error)) return null;
-    throw error;
-  }
-}
-
-function round(value: number): number {
-  return Math.round(value * 100) / 100;
 }

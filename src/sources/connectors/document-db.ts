@@ -4,6 +4,7 @@ import type { Connector, ExtractContext, RecordSink } from '../connector.ts';
 import { plainValue, restoreCursor, saveCursor } from '../documents/index.ts';
 import { requireEnv, valueAt } from '../rest/index.ts';
 import { SyncFailedError } from '../sync-failed-error.ts';
+import { firstLineOf } from '../../errors.ts';
 
 type DocumentDbConfig = SourceConfigOf<'document_db'>['generic_config'];
 
@@ -109,7 +110,7 @@ function describeKind(value: unknown): string {
 
 /** The driver's error in one line, with the password masked should it have been echoed. */
 function mongoCause(error: unknown, password: string): string {
-  const message = error instanceof Error ? error.message.split('\n')[0] ?? '' : String(error);
+  const message = firstLineOf(error);
   const codeName = (error as { codeName?: unknown }).codeName;
   let cause = message;
   if (codeName === 'AuthenticationFailed' || /authentication failed/i.test(message)) cause = 'the server refused the credentials (authentication failed)';

@@ -4,6 +4,7 @@ import type { Connector, ExtractContext, TableSpec } from '../connector.ts';
 import { requireEnv } from '../rest/index.ts';
 import { SyncFailedError } from '../sync-failed-error.ts';
 import { attachmentsOf, htmlToText, textPartOf } from './mail-parts.ts';
+import { firstLineOf } from '../../errors.ts';
 
 type InboxConfig = SourceConfigOf<'inbox'>['generic_config'];
 
@@ -27,7 +28,7 @@ function describeFailure(error: unknown, config: InboxConfig, user: string, port
   }
   if (failure.code === 'ECONNREFUSED') return new SyncFailedError(`Could not connect to the IMAP server ${where}: connection refused`);
   if (failure.code === 'ENOTFOUND') return new SyncFailedError(`Could not resolve the host name ${config.host ?? ''} (DNS lookup failed)`);
-  return new SyncFailedError(`The IMAP session with ${where} failed: ${(failure.responseText ?? failure.message ?? String(error)).split('\n')[0] ?? ''}`);
+  return new SyncFailedError(`The IMAP session with ${where} failed: ${firstLineOf(failure.responseText ?? failure.message ?? error)}`);
 }
 
 async function readText(client: ImapFlow, uid: number, part: { part: string; type: string }): Promise<string> {

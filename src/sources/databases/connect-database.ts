@@ -2,6 +2,7 @@ import { SyncFailedError } from '../sync-failed-error.ts';
 import type { DatabaseReader } from './database-reader.ts';
 import { MysqlReader } from './mysql-reader.ts';
 import { PostgresReader } from './postgres-reader.ts';
+import { firstLineOf } from '../../errors.ts';
 
 /** Connects by URL scheme; a failure names the host and the cause, never the URL (it holds the password). */
 export async function connectDatabase(url: string, variable: string): Promise<DatabaseReader> {
@@ -30,7 +31,7 @@ export function databaseCause(error: unknown, url: URL): string {
   const code = (error as { code?: unknown }).code;
   if (code === 'ECONNREFUSED') return 'connection refused';
   if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return 'the host name does not resolve';
-  const message = error instanceof Error ? error.message.split('\n')[0] ?? '' : String(error);
+  const message = firstLineOf(error);
   const password = decodeURIComponent(url.password);
   return password === '' ? message : message.replaceAll(password, '***');
 }

@@ -2,6 +2,7 @@ import { createWriteStream } from 'node:fs';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { TransientError } from '../../errors.ts';
 import { SyncFailedError } from '../sync-failed-error.ts';
 
 export interface HttpRequest {
@@ -73,24 +74,38 @@ export class HttpClient {
   }
 
   async #exchange<T>(request: HttpRequest, read: (response: Response) => Promise<T>): Promise<T> {
-    const { maxAttempts } = this.#options;
+    const { maxAttempts, signal } = this.#options;
     for (let attempt = 1; ; attempt += 1) {
-      this.#options.signal.throwIfAborted();
+      signal.throwIfAborted();
       try {
-        const response = await this.#send(request);
-        if (RETRIED_STATUSES.has(response.status) && attempt < maxAttempts) {
-          await response.body?.cancel();
-          await this.#wait(attempt, response.headers.get('retry-after'), `${request.method} ${describeUrl(request.url)} answered ${String(response.status)}`);
-          continue;
-        }
-        // Read inside the try: a body that stalls past the timeout is retried like a request that does.
-        return await read(response);
+        return await this.#attempt(request, read, attempt < maxAttempts);
       } catch (error) {
-        if (error instanceof SyncFailedError || this.#options.signal.aborted) throw error;
-        const cause = networkCause(error, request, this.#options.timeoutMs);
-        if (!cause.transient || attempt >= maxAttempts) throw new SyncFailedError(cause.message);
-        await this.#wait(attempt, undefined, cause.message);
+        if (!(error instanceof TransientError) || signal.aborted) throw error;
+        if (attempt >= maxAttempts) throw new SyncFailedError(error.message);
+        await this.#wait(attempt, error.retryAfterMs, error.message);
       }
+    }
+  }
+
+  /**
+   * One try: a TransientError for what may succeed if tried again (408/429/5xx while `mayRetry`, a timeout,
+   * a dropped connection), a SyncFailedError for anything else.
+   */
+  async #attempt<T>(request: HttpRequest, read: (response: Response) => Promise<T>, mayRetry: boolean): Promise<T> {
+    try {
+      const response = await this.#send(request);
+      if (RETRIED_STATUSES.has(response.status) && mayRetry) {
+        await response.body?.cancel();
+        throw new TransientError(`${request.method} ${describeUrl(request.url)} answered ${String(response.status)}`, {
+          retryAfterMs: parseRetryAfter(response.headers.get('retry-after')),
+        });
+      }
+      // Read inside the try: a body that stalls past the timeout is retried like a request that does.
+      return await read(response);
+    } catch (error) {
+      if (error instanceof SyncFailedError || error instanceof TransientError || this.#options.signal.aborted) throw error;
+      const cause = networkCause(error, request, this.#options.timeoutMs);
+      throw cause.transient ? new TransientError(cause.message, { cause: error }) : new SyncFailedError(cause.message);
     }
   }
 
@@ -116,10 +131,9 @@ export class HttpClient {
     }
   }
 
-  async #wait(attempt: number, retryAfter: string | null | undefined, reason: string): Promise<void> {
+  async #wait(attempt: number, retryAfterMs: number | undefined, reason: string): Promise<void> {
     const { baseDelayMs, maxDelayMs } = this.#options;
-    const asked = parseRetryAfter(retryAfter);
-    const delayMs = asked ?? Math.random() * Math.min(maxDelayMs, baseDelayMs * 2 ** (attempt - 1));
+    const delayMs = retryAfterMs ?? Math.random() * Math.min(maxDelayMs, baseDelayMs * 2 ** (attempt - 1));
     const capped = Math.min(delayMs, maxDelayMs);
     this.#options.onRetry?.(`${reason}; retrying in ${(capped / 1000).toFixed(1)} s (attempt ${String(attempt + 1)} of ${String(this.#options.maxAttempts)})`);
     await sleep(capped, undefined, { signal: this.#options.signal });

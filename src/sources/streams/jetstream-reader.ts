@@ -5,6 +5,7 @@ import {
 import { SyncFailedError } from '../sync-failed-error.ts';
 import { headerColumn, messageRecord } from './message-record.ts';
 import type { StreamRead, StreamReadRequest } from './stream-reader.ts';
+import { firstLineOf } from '../../errors.ts';
 
 export type NatsCredentials = { user: string; pass: string } | { token: string } | Record<string, never>;
 
@@ -177,5 +178,5 @@ function natsCause(error: unknown): string {
   if (code === 'CONNECTION_REFUSED') return 'connection refused';
   if (code === 'AUTHORIZATION_VIOLATION') return 'the server refused the credentials (authorization violation)';
   if (code === 'TIMEOUT' || code === 'CONNECTION_TIMEOUT') return `no answer within ${String(CONNECT_TIMEOUT_MS / 1000)} s`;
-  return error instanceof Error ? error.message.split('\n')[0] ?? '' : String(error);
+  return firstLineOf(error);
 }

@@ -2,6 +2,7 @@ import { Kafka, logLevel, type Admin, type IHeaders, type KafkaMessage, type SAS
 import { SyncFailedError } from '../sync-failed-error.ts';
 import { headerColumn, messageRecord, utf8Text } from './message-record.ts';
 import type { StreamRead, StreamReadRequest } from './stream-reader.ts';
+import { firstLineOf } from '../../errors.ts';
 
 /** Kafka topics as a source reads them. */
 export interface KafkaSource {
@@ -174,5 +175,5 @@ export function kafkaCause(error: unknown): string {
   if (inner?.name === 'KafkaJSSASLAuthenticationError') return 'the broker refused the credentials (SASL authentication failed)';
   if (message.includes('ECONNREFUSED')) return 'connection refused';
   if (message.includes('ENOTFOUND') || message.includes('EAI_AGAIN')) return 'the host name does not resolve';
-  return message.split('\n')[0] ?? '';
+  return firstLineOf(message);
 }

@@ -1,0 +1,2 @@
+export { signalProcessGroup, stopProcessGroup, stopChild } from './process-group.ts';
+export { RestartPolicy } from './restart-policy.ts';

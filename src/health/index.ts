@@ -1,0 +1,1 @@
+export { checkPlatformHealth, warehouseSize, type PlatformHealthInputs, type PlatformHealthReport } from './platform-health.ts';

@@ -1,0 +1,103 @@
+import { statfs, stat } from 'node:fs/promises';
+import type { ProjectPaths, SourceConfig } from '../config/index.ts';
+import { isMissingFile } from '../config/index.ts';
+import type { SourceReports } from '../jobs/index.ts';
+import type { Store } from '../store/index.ts';
+import { replicaProblem } from '../warehouse/index.ts';
+
+const GB = 1024 ** 3;
+const MB = 1024 ** 2;
+const DAY_MS = 86_400_000;
+/** A source not synced for this long is reported as stale. */
+const STALE_AFTER_DAYS = 7;
+/** How far back failed syncs and model runs are listed. */
+const FAILURES_WITHIN_DAYS = 7;
+
+export interface PlatformHealthReport {
+  readonly status: 'healthy' | 'warning' | 'critical';
+  readonly timestamp: string;
+  readonly database: {
+    sizeMb: number; tables: number; status: 'small' | 'medium' | 'large'; rawTables: number; stagingTables: number; martsTables: number;
+  };
+  readonly disk: { status: 'ok' | 'low' | 'critical'; freeGb: number; totalGb: number };
+  readonly syncFailures: { source: string; timestamp: string; error: string }[];
+  readonly transformFailures: { model: string; timestamp: string; error: string }[];
+  readonly totalSources: number;
+  readonly enabledSources: number;
+  readonly criticalIssues: string[];
+  readonly warnings: string[];
+}
+
+export interface PlatformHealthInputs {
+  readonly paths: ProjectPaths;
+  readonly store: Store;
+  readonly sources: readonly SourceConfig[];
+  readonly sourceReports: SourceReports;
+  readonly now: () => Date;
+  /** Whether the file watcher gave up restarting. */
+  readonly watcherFailed: boolean;
+}
+
+/** The platform's health rules in one place: disk, warehouse size, the published replica, failures, stale sources, the watcher. */
+export async function checkPlatformHealth(inputs: PlatformHealthInputs): Promise<PlatformHealthReport> {
+  const { paths, store, sources, sourceReports } = inputs;
+  const sizeBytes = await warehouseSize(paths) ?? 0;
+  const layers = store.warehouseTables.countByLayer();
+  const disk = await statfs(paths.root);
+  const freeBytes = disk.bavail * disk.bsize;
+  const totalBytes = disk.blocks * disk.bsize;
+  const diskStatus = freeBytes < GB ? 'critical' as const : freeBytes < 5 * GB || freeBytes < totalBytes * 0.05 ? 'low' as const : 'ok' as const;
+  const criticalIssues: string[] = [];
+  const warnings: string[] = [];
+  if (diskStatus === 'critical') criticalIssues.push(`Only ${String(round(freeBytes / GB))} GB of disk left for the project`);
+  if (diskStatus === 'low') warnings.push(`Disk space is low: ${String(round(freeBytes / GB))} GB free`);
+  const replica = await replicaProblem(paths.servingDir);
+  if (replica !== undefined) {
+    criticalIssues.push(`Dashboards cannot read the published copy of the warehouse (${replica}); the next sync or model run publishes a new one`);
+  }
+  if (inputs.watcherFailed) warnings.push('The file watcher keeps failing and is stopped: files are not picked up automatically');
+  const now = inputs.now();
+  const failuresSince = new Date(now.getTime() - FAILURES_WITHIN_DAYS * DAY_MS).toISOString();
+  const syncFailures = store.jobs.recentFailures('sync', failuresSince)
+    .map((job) => ({ source: job.target, timestamp: job.finishedAt ?? job.createdAt, error: job.error ?? 'failed' }));
+  for (const summary of sourceReports.summaries().filter((candidate) => candidate.enabled)) {
+    if (summary.status === 'failed') warnings.push(`The last sync of ${summary.name} failed`);
+    if (summary.freshness.daysOld !== null && summary.freshness.daysOld >= STALE_AFTER_DAYS) {
+      warnings.push(`${summary.name} was last synced ${String(summary.freshness.daysOld)} days ago`);
+    }
+  }
+  return {
+    status: criticalIssues.length > 0 ? 'critical' : warnings.length > 0 ? 'warning' : 'healthy',
+    timestamp: now.toISOString(),
+    database: {
+      sizeMb: round(sizeBytes / MB),
+      tables: layers.raw + layers.staging + layers.marts,
+      status: sizeBytes < GB ? 'small' : sizeBytes < 10 * GB ? 'medium' : 'large',
+      rawTables: layers.raw,
+      stagingTables: layers.staging,
+      martsTables: layers.marts,
+    },
+    disk: { status: diskStatus, freeGb: round(freeBytes / GB), totalGb: round(totalBytes / GB) },
+    syncFailures,
+    transformFailures: store.modelRuns.recentFailures(failuresSince)
+      .map((run) => ({ model: run.model, timestamp: run.finishedAt ?? run.startedAt, error: run.error ?? 'failed' })),
+    totalSources: sources.length,
+    enabledSources: sources.filter((source) => source.enabled).length,
+    criticalIssues,
+    warnings,
+  };
+}
+
+/** The warehouse file's size in bytes, or null before the first load created it. */
+export async function warehouseSize(paths: ProjectPaths): Promise<number | null> {
+  try {
+    return (await stat(paths.warehouseFile)).size;
+  } catch (error) {
+    if (isMissingFile(error)) return null;
+    throw error;
+  }
+}
+
+function round(value: number): number {
+  return Math.round(value * 100) / 100;
+}

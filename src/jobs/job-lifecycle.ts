@@ -1,0 +1,205 @@
+import type { ProjectPaths } from '../config/index.ts';
+import type { EventBus } from '../events/index.ts';
+import type { Logger } from '../logger.ts';
+import type { JobKind as JobKindName, JobRecord, LogLevel, Store } from '../store/index.ts';
+import { countRows } from './count-rows.ts';
+import { finishWithin } from './finish-within.ts';
+import { publishAfterCommit, type JobMessage } from './publish-after-commit.ts';
+import type { WarehouseLock } from './warehouse-lock.ts';
+
+type JobEvent = Parameters<EventBus['publish']>[0];
+
+/** What a job kind's work may use: its signal, its log, the warehouse (under the lock) and the publish rule. */
+export interface JobTools {
+  readonly job: JobRecord;
+  readonly signal: AbortSignal;
+  /** Appends a line to the platform log, under the job. */
+  log(level: LogLevel, message: string): void;
+  /** Row counts keyed `schema.name`, read through the writer's connection; only while the job holds the lock. */
+  countRows(tables: readonly { schema: string; name: string }[]): Promise<Map<string, number>>;
+  /** Refreshes the read-only replica; a failure is a warning, never the job's failure (the data is committed). */
+  publish(): Promise<JobMessage[]>;
+}
+
+/** How a job ended well, as the kind reports it; written in one transaction with the job's own ending. */
+export interface JobSuccess {
+  readonly status: 'success' | 'failed';
+  readonly rows: number | null;
+  readonly error: string | null;
+  /** Log lines, written after the ending is recorded. */
+  readonly lines: readonly { level: LogLevel; message: string }[];
+  /** Published last, once everything is recorded. */
+  readonly events: readonly JobEvent[];
+}
+
+/**
+ * One kind of job (a sync, a model run…): it supplies its work and what its start and ending mean;
+ * the lifecycle does the rest (queue, lock, bookkeeping, failure or interruption, shutdown).
+ */
+export interface JobKind<Outcome> {
+  readonly kind: JobKindName;
+  readonly target: string;
+  readonly fullRefresh: boolean;
+  readonly requestedBy: string | null;
+  /** The `source` of its log lines (null for lines that belong to no source). */
+  readonly logSource: string | null;
+  /** The error for a job of this kind and target that is already queued or running. */
+  busy(): Error;
+  /** Marks the start (events) and says the first log line. */
+  started(job: JobRecord): string;
+  work(tools: JobTools): Promise<Outcome>;
+  /** Records what the work produced (inside the ending's transaction) and says how the job ended. */
+  finished(job: JobRecord, outcome: Outcome, finishedAt: string, startedAt: Date): JobSuccess;
+  /** The one-line error for the history and events; `interrupted` when the service stopped it. */
+  failureMessage(error: unknown, interrupted: boolean): string;
+  /** Whether the failure is one the kind expects (a vendor's error, dbt's): logged as a warning, not an error. */
+  isExpectedFailure(error: unknown): boolean;
+  /** Records what else a failed job leaves (inside the ending's transaction). */
+  recordFailure?(job: JobRecord, message: string, finishedAt: string): void;
+  /** Announces the failure. */
+  failedEvents(job: JobRecord, message: string): readonly JobEvent[];
+}
+
+export interface JobLifecycleOptions {
+  store: Store;
+  paths: ProjectPaths;
+  events: EventBus;
+  log: Logger;
+  now: () => Date;
+  /** The warehouse's one door. */
+  lock: WarehouseLock;
+}
+
+/** A queued or running job, as the lifecycle tracks it. */
+export interface ActiveJob {
+  readonly job: JobRecord;
+  readonly kind: JobKind<unknown>;
+  /** Settles once the job's ending is recorded (it never rejects). */
+  readonly finished: Promise<void>;
+}
+
+/**
+ * The one job lifecycle: enqueue (one active job per kind and target), wait for the warehouse lock,
+ * work, publish, record, emit events only after the record, fail or interrupt, and close with a grace
+ * period. Every job kind runs through it.
+ */
+export class JobLifecycle {
+  readonly #options: JobLifecycleOptions;
+  readonly #active = new Map<number, ActiveJob & { controller: AbortController }>();
+  /** Endings the platform database refused to record (read-only or locked); written with the next job. */
+  readonly #unrecorded: (() => void)[] = [];
+  #closing = false;
+
+  constructor(options: JobLifecycleOptions) {
+    this.#options = options;
+  }
+
+  /** Queued and running jobs. */
+  active(): ActiveJob[] {
+    return [...this.#active.values()];
+  }
+
+  /** Whether close() has begun: no job is accepted any more. */
+  isClosing(): boolean {
+    return this.#closing;
+  }
+
+  /**
+   * Records the job queued and runs it: all of it under the warehouse lock, unless `holdsOwnLock` says the
+   * work takes the lock itself for its writing step. Throws kind.busy() when one is already active.
+   */
+  enqueue<Outcome>(kind: JobKind<Outcome>, options: { holdsOwnLock?: boolean } = {}): ActiveJob {
+    const { store, now, lock } = this.#options;
+    if (this.#closing) throw kind.busy();
+    const job = store.transaction(() => {
+      for (const record of this.#unrecorded) record();
+      return store.jobs.enqueueUnlessActive(
+        { kind: kind.kind, target: kind.target, fullRefresh: kind.fullRefresh, requestedBy: kind.requestedBy }, now().toISOString(),
+      );
+    });
+    this.#unrecorded.length = 0;
+    if (!job) throw kind.busy();
+    const controller = new AbortController();
+    const run = (): Promise<void> => this.#run(job, kind, controller.signal);
+    const finished = (options.holdsOwnLock === true ? run() : lock.hold(run, controller.signal))
+      .catch((error: unknown) => { this.#fail(job, kind, error, controller.signal); })
+      .finally(() => { this.#active.delete(job.id); });
+    const active = { job, kind: kind as JobKind<unknown>, finished, controller };
+    this.#active.set(job.id, active);
+    return active;
+  }
+
+  /** Resolves when no job is queued or running. */
+  async idle(): Promise<void> {
+    while (this.#active.size > 0) await Promise.all([...this.#active.values()].map((active) => active.finished));
+    await this.#options.lock.idle();
+  }
+
+  /** Stops accepting jobs; lets `finished` (running jobs, by default) end within `graceMs`, then interrupts every job. */
+  async close(graceMs: number, finished: Promise<void> = this.idle()): Promise<void> {
+    this.#closing = true;
+    await finishWithin(finished, graceMs, () => { this.interrupt(); });
+  }
+
+  /** Aborts every queued and running job; each records itself interrupted. */
+  interrupt(): void {
+    for (const active of this.#active.values()) active.controller.abort();
+  }
+
+  /** Holds the warehouse lock for `work` on behalf of a running job (a kind whose work takes the lock itself). */
+  holdWarehouse<T>(work: () => Promise<T>, signal: AbortSignal): Promise<T> {
+    return this.#options.lock.hold(work, signal);
+  }
+
+  async #run<Outcome>(job: JobRecord, kind: JobKind<Outcome>, signal: AbortSignal): Promise<void> {
+    const { store, events, now, log, paths } = this.#options;
+    signal.throwIfAborted();
+    const started = now();
+    store.jobs.markRunning(job.id, started.toISOString());
+    const tools: JobTools = {
+      job, signal,
+      log: (level, message) => { this.#logLine(level, kind.logSource, message, job.id); },
+      countRows: (tables) => countRows(paths.warehouseFile, tables, signal),
+      publish: () => publishAfterCommit(paths, log),
+    };
+    tools.log('INFO', kind.started(job));
+    const outcome = await kind.work(tools);
+    const finishedAt = now();
+    const ending = store.transaction(() => {
+      const success = kind.finished(job, outcome, finishedAt.toISOString(), started);
+      store.jobs.finish(job.id, { status: success.status, rows: success.rows, error: success.error }, finishedAt.toISOString());
+      return success;
+    });
+    for (const line of ending.lines) tools.log(line.level, line.message);
+    log.info({ kind: kind.kind, target: kind.target, status: ending.status, rows: ending.rows, durationMs: finishedAt.getTime() - started.getTime() }, 'job finished');
+    for (const event of ending.events) events.publish(event);
+  }
+
+  #fail<Outcome>(job: JobRecord, kind: JobKind<Outcome>, error: unknown, signal: AbortSignal): void {
+    const { store, events, now, log } = this.#options;
+    const interrupted = signal.aborted;
+    const message = kind.failureMessage(error, interrupted);
+    const finishedAt = now().toISOString();
+    const record = (): void => {
+      store.jobs.finish(job.id, { status: interrupted ? 'interrupted' : 'failed', rows: null, error: message }, finishedAt);
+      kind.recordFailure?.(job, message, finishedAt);
+      store.logs.append({ timestamp: finishedAt, level: interrupted ? 'WARNING' : 'ERROR', source: kind.logSource, message, jobId: job.id });
+    };
+    try {
+      store.transaction(record);
+    } catch (storeError) {
+      // Thrown from here, it would be an unhandled rejection that stops the service.
+      this.#unrecorded.push(record);
+      log.error({ err: storeError, kind: kind.kind, target: kind.target, job: job.id }, 'the end of the job could not be recorded in the platform database; it is recorded with the next job');
+    }
+    if (!interrupted) {
+      if (kind.isExpectedFailure(error)) log.warn({ err: error, kind: kind.kind, target: kind.target }, 'job failed');
+      else log.error({ err: error, kind: kind.kind, target: kind.target }, 'job failed unexpectedly');
+    }
+    for (const event of kind.failedEvents(job, message)) events.publish(event);
+  }
+
+  #logLine(level: LogLevel, source: string | null, message: string, jobId: number): void {
+    this.#options.store.logs.append({ timestamp: this.#options.now().toISOString(), level, source, message, jobId });
+  }
+}

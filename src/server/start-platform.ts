@@ -1,0 +1,150 @@
+import { rmSync, writeFileSync } from 'node:fs';
+import type { FastifyInstance } from 'fastify';
+import { closeContext, createContext, type AppContext, type ContextOptions } from '../context.ts';
+import { DashboardService, startDashboard, type SupersetProcess } from '../dashboard/index.ts';
+import { fileSourceLocation } from '../jobs/index.ts';
+import { removeUnfinishedUploads } from '../sources/index.ts';
+import { startDocsServer, type DocsServer } from '../transform/index.ts';
+import type { WatcherProcess } from '../watcher/index.ts';
+import { buildApp } from './build-app.ts';
+import { listeningAddress, webUrl } from './routes/web-url.ts';
+import { startWatcher } from './start-watcher.ts';
+import { WebSocketHub } from './websocket-hub.ts';
+
+export interface PlatformOptions extends ContextOptions {
+  /** Overrides web.host. */
+  host?: string;
+  /** Overrides the configured ports (0: any free port). */
+  ports?: { web?: number; dashboard?: number };
+  /** Runs the file watcher when project.yml enables it (default true). */
+  watcher?: boolean;
+  /** Starts transformations: interrupted runs recorded, the dbt project completed, parse and docs (default true). */
+  transform?: boolean;
+  /** Runs the transformation-docs server (default true). */
+  docsServer?: boolean;
+  /**
+   * The dashboard tool: 'run' (the default) starts Superset when project.yml enables it; 'disabled' turns it
+   * off for this run (`--no-dashboard`), reported disabled; 'not_started' leaves it enabled but not started
+   * in this process (tests, where Superset is slow), reported not running.
+   */
+  dashboard?: 'run' | 'disabled' | 'not_started';
+  /** Listens only once the docs server and Superset answer (tests), instead of serving 502 until they do. */
+  awaitUpstreams?: boolean;
+  /** Runs after the context opens and before anything starts (tests add users here). */
+  beforeStart?: (ctx: AppContext) => void | Promise<void>;
+}
+
+/** The running platform: what startPlatform started, and the one way to stop it. */
+export interface Platform {
+  readonly ctx: AppContext;
+  readonly app: FastifyInstance;
+  /** The port the HTTP app listens on. */
+  readonly port: number;
+  /** The address to show: public_url when set, else the listening host and port. */
+  readonly url: string;
+  readonly watcher: WatcherProcess | undefined;
+  readonly docsServer: DocsServer | undefined;
+  readonly dashboard: SupersetProcess | undefined;
+  /** Stops everything in the reverse order of its start (running jobs get `graceMs` to finish); idempotent. */
+  close(graceMs?: number): Promise<void>;
+}
+
+/**
+ * Builds and starts the whole platform over a project: context, recovery of what a stopped service left,
+ * transformations, watcher, docs server, dashboard tool, WebSocket hub and the HTTP app, listening.
+ * The CLI and the tests both start it here, so a test never runs a platform the CLI would not.
+ */
+export async function startPlatform(options: PlatformOptions): Promise<Platform> {
+  const ctx = createContext(options);
+  const stops = new StopStack(ctx);
+  let graceMs: number | undefined;
+  stops.push('the platform context', () => closeContext(ctx, graceMs));
+  try {
+    await options.beforeStart?.(ctx);
+    await recoverAfterStop(ctx);
+    if (options.transform !== false) ctx.transform.start();
+    const watcher = options.watcher !== false && ctx.config.watcher.enabled ? startWatcher(ctx) : undefined;
+    if (watcher) stops.push('the file watcher', () => watcher.stop());
+    const docsServer = options.docsServer === false ? undefined : startDocsServer({
+      paths: ctx.paths, log: ctx.log.child({ module: 'transform-docs' }), pythonEnvironmentsDir: ctx.env.QUARRY_PYTHON_ENVS_DIR,
+    });
+    if (docsServer) stops.push('the transformation-docs server', () => docsServer.stop());
+    const dashboardEnabled = options.dashboard !== 'disabled' && ctx.config.dashboard.enabled;
+    const superset = dashboardEnabled && options.dashboard !== 'not_started' ? startDashboard({
+      paths: ctx.paths, config: ctx.config, log: ctx.log.child({ module: 'dashboard' }), pythonEnvironmentsDir: ctx.env.QUARRY_PYTHON_ENVS_DIR,
+      baseEnv: ctx.childEnv, port: options.ports?.dashboard,
+    }) : undefined;
+    if (superset) stops.push('the dashboard tool', () => superset.stop());
+    if (options.awaitUpstreams === true) await Promise.all([docsServer?.whenReady(), superset?.whenReady()]);
+    const dashboard = superset === undefined ? undefined : startDashboardService(ctx, superset);
+    if (dashboard) stops.push('the dashboard service', () => dashboard.close());
+    const hub = new WebSocketHub(ctx);
+    stops.push('the WebSocket hub', () => { hub.close(); });
+    const app = await buildApp(ctx, { hub, watcher, docsServer, superset, dashboard, dashboardEnabled });
+    stops.push('the HTTP app', () => app.close());
+    const host = options.host ?? ctx.config.web.host;
+    await app.listen({ host, port: options.ports?.web ?? ctx.config.web.port });
+    const pidFile = ctx.paths.serverPidFile;
+    writeFileSync(pidFile, `${String(process.pid)}\n`);
+    stops.push('the pid file', () => { rmSync(pidFile, { force: true }); });
+    return {
+      ctx, app, port: listeningAddress(ctx, app).port, url: webUrl(ctx, app),
+      watcher, docsServer, dashboard: superset,
+      close: (grace?: number) => {
+        graceMs = grace;
+        return stops.close();
+      },
+    };
+  } catch (error) {
+    await stops.close();
+    throw error;
+  }
+}
+
+/** Marks the jobs a stopped service left running as interrupted and removes the temp files of its unfinished uploads. */
+async function recoverAfterStop(ctx: AppContext): Promise<void> {
+  ctx.jobs.recoverInterrupted();
+  for (const source of ctx.sources) {
+    const location = fileSourceLocation(source, ctx.paths.root);
+    const removed = location === undefined ? 0 : await removeUnfinishedUploads(location.directory);
+    if (removed > 0) ctx.log.warn({ source: source.name, removed }, 'removed the temp files of uploads interrupted when the service stopped');
+  }
+}
+
+/** Keeps Superset in step with the platform (accounts, roles, the warehouse, shipped dashboards). */
+function startDashboardService(ctx: AppContext, superset: SupersetProcess): DashboardService {
+  const service = new DashboardService({
+    superset, store: ctx.store, events: ctx.events, servingDb: ctx.paths.servingCurrentFile, dashboardsDir: ctx.paths.dashboardsDir,
+    secretKey: ctx.secretKey, log: ctx.log.child({ module: 'dashboard' }), now: ctx.now,
+  });
+  service.start();
+  return service;
+}
+
+/** What was started, stopped last-started first; a part that fails to stop is logged and the rest still stop. */
+class StopStack {
+  readonly #ctx: AppContext;
+  readonly #stops: { what: string; stop: () => void | Promise<void> }[] = [];
+  #closed: Promise<void> | undefined;
+
+  constructor(ctx: AppContext) {
+    this.#ctx = ctx;
+  }
+
+  push(what: string, stop: () => void | Promise<void>): void {
+    this.#stops.push({ what, stop });
+  }
+
+  close(): Promise<void> {
+    this.#closed ??= (async () => {
+      for (const { what, stop } of this.#stops.toReversed()) {
+        try {
+          await stop();
+        } catch (error) {
+          this.#ctx.log.error({ err: error, part: what }, 'a part of the platform did not stop cleanly');
+        }
+      }
+    })();
+    return this.#closed;
+  }
+}
