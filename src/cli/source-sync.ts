@@ -7,7 +7,7 @@ import { withProject } from './with-project.ts';
 export async function runSyncHere(ctx: AppContext, name: string, fullRefresh: boolean, print: (line: string) => void): Promise<string> {
   const ended = new Promise<{ ok: boolean; message: string }>((resolve) => {
     const unsubscribe = ctx.events.subscribe((event) => {
-      if (event.type === 'sync_completed' && event.source === name) { unsubscribe(); resolve({ ok: true, message: `Synced ${name}: ${String(event.rows)} rows` }); }
+      if (event.type === 'sync_completed' && event.source === name) { unsubscribe(); resolve({ ok: true, message: `Synced ${name}: ${String(event.rows)} rows${event.files_failed === undefined ? '' : `; WARNING: ${String(event.files_failed)} file(s) could not be read and were skipped (see quarry logs)`}` }); }
       if (event.type === 'sync_failed' && event.source === name) { unsubscribe(); resolve({ ok: false, message: event.error }); }
     });
   });

@@ -14,4 +14,5 @@ export {
   type SourceType, type SourceTypeKey, type ConfigurableSourceTypeKey, type Category,
 } from './source-types.ts';
 export { endpointTableName, type RestApiSection, type RestApiEndpoint } from './source-sections/rest-api.ts';
+export type { CsvReadOptions } from './source-sections/csv-read-options.ts';
 export { closestMatch } from './closest-match.ts';

@@ -3,7 +3,8 @@ import type { Logger } from '../logger.ts';
 /** Every platform event, exactly as the WebSocket sends it (spec section 6). */
 export type QuarryEvent = { timestamp: string } & (
   | { type: 'sync_started'; source: string }
-  | { type: 'sync_completed'; source: string; rows: number }
+  // files_failed: files DuckDB could not read, skipped by a sync that otherwise succeeded; absent when none.
+  | { type: 'sync_completed'; source: string; rows: number; files_failed?: number }
   | { type: 'sync_failed'; source: string; error: string }
   | { type: 'transform_run_started'; model: string }
   | { type: 'transform_run_completed'; model: string }

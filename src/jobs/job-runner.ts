@@ -1,5 +1,5 @@
 import path from 'node:path';
-import type { ProjectPaths, SourceConfig } from '../config/index.ts';
+import type { CsvReadOptions, ProjectPaths, SourceConfig } from '../config/index.ts';
 import type { EventBus } from '../events/index.ts';
 import type { Logger } from '../logger.ts';
 import {
@@ -27,9 +27,11 @@ export interface JobRunnerOptions {
 }
 
 /** Where a file source's files live, or undefined for sources of other kinds. */
-export function fileSourceLocation(source: SourceConfig, projectRoot: string): { directory: string; pattern: string } | undefined {
+export function fileSourceLocation(
+  source: SourceConfig, projectRoot: string,
+): { directory: string; pattern: string; csv?: CsvReadOptions | undefined } | undefined {
   switch (source.type) {
-    case 'local_files': return { directory: path.resolve(projectRoot, source.local_files.directory), pattern: source.local_files.file_pattern };
+    case 'local_files': return { directory: path.resolve(projectRoot, source.local_files.directory), pattern: source.local_files.file_pattern, csv: source.local_files.csv };
     case 'csv': return { directory: path.resolve(projectRoot, source.csv.directory), pattern: source.csv.file_pattern };
     case 'filesystem': {
       const url = source.filesystem.bucket_url;
@@ -46,6 +48,8 @@ interface SyncResult {
   readonly messages: { level: 'INFO' | 'WARNING'; message: string }[];
   readonly ledger?: LedgerEntry[];
   readonly cursors?: ReadonlyMap<string, unknown>;
+  /** Files a file-source sync skipped because DuckDB cannot read them: the sync succeeds with a warning. */
+  readonly filesFailed?: number;
 }
 
 /** Queues sync jobs and records every transition; whatever writes the warehouse does so one holder of the lock at a time. */
@@ -134,7 +138,7 @@ export class JobRunner {
     const outcome = await sync();
     const finishedAt = now();
     store.transaction(() => {
-      store.jobs.finish(job.id, { status: 'success', rows: outcome.rows, error: null }, finishedAt.toISOString());
+      store.jobs.finish(job.id, { status: 'success', rows: outcome.rows, error: null, filesFailed: outcome.filesFailed ?? 0 }, finishedAt.toISOString());
       store.warehouseTables.replaceForSource(source.name, outcome.tables, finishedAt.toISOString());
       if (outcome.ledger !== undefined) store.fileLedger.replace(source.name, outcome.ledger);
       if (outcome.cursors !== undefined) {
@@ -144,9 +148,11 @@ export class JobRunner {
     });
     for (const line of outcome.messages) this.#logLine(line.level, source.name, line.message, job.id);
     const seconds = (finishedAt.getTime() - started.getTime()) / 1000;
-    this.#logLine('SUCCESS', source.name, `Sync finished: ${String(outcome.rows)} rows in ${seconds.toFixed(1)} s`, job.id);
-    log.info({ source: source.name, rows: outcome.rows, durationMs: finishedAt.getTime() - started.getTime() }, 'sync completed');
-    events.publish({ type: 'sync_completed', source: source.name, rows: outcome.rows });
+    const filesFailed = outcome.filesFailed ?? 0;
+    const skipped = filesFailed > 0 ? `; ${String(filesFailed)} file(s) could not be read and were skipped` : '';
+    this.#logLine('SUCCESS', source.name, `Sync finished: ${String(outcome.rows)} rows in ${seconds.toFixed(1)} s${skipped}`, job.id);
+    log.info({ source: source.name, rows: outcome.rows, filesFailed, durationMs: finishedAt.getTime() - started.getTime() }, 'sync completed');
+    events.publish({ type: 'sync_completed', source: source.name, rows: outcome.rows, ...(filesFailed > 0 ? { files_failed: filesFailed } : {}) });
   }
 
   async #syncFiles(job: JobRecord, spec: FileSourceSpec, signal: AbortSignal): Promise<SyncResult> {

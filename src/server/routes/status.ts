@@ -130,6 +130,7 @@ export const statusRoutes: FastifyPluginCallbackZod<StatusParts> = (app, { ctx, 
     for (const source of ctx.sources.filter((candidate) => candidate.enabled)) {
       const summary = summarizeSource(ctx.store, source, now);
       if (summary.status === 'failed') warnings.push(`The last sync of ${source.name} failed`);
+      if (summary.filesFailed > 0) warnings.push(`The last sync of ${source.name} skipped ${String(summary.filesFailed)} file(s) DuckDB cannot read`);
       if (summary.freshness.daysOld !== null && summary.freshness.daysOld >= STALE_AFTER_DAYS) {
         warnings.push(`${source.name} was last synced ${String(summary.freshness.daysOld)} days ago`);
       }
