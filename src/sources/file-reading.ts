@@ -48,7 +48,7 @@ export async function detectFileReading(
   try {
     if (format !== 'csv') {
       const described = await connection.runAndReadAll(`DESCRIBE SELECT * FROM ${readerSql(file, { format, options: {}, columns: [], configured })}`);
-      const columns = described.getRowObjects().map((row): Column => [String(row.column_name), String(row.column_type)]);
+      const columns = described.getRowObjects().map((row): Column => [writableName(String(row.column_name)), writableType(String(row.column_type))]);
       return { format, options: {}, columns, configured };
     }
     const given: [string, OptionValue][] = Object.entries(explicit ?? {});
@@ -60,14 +60,33 @@ export async function detectFileReading(
       delim: text(row.Delimiter), quote: text(row.Quote), escape: text(row.Escape), new_line: text(row.NewLineDelimiter),
       skip: Number(row.SkipRows), comment: text(row.Comment), header: row.HasHeader === true,
     };
-    if (row.DateFormat !== null) options.dateformat = text(row.DateFormat);
-    if (row.TimestampFormat !== null) options.timestampformat = text(row.TimestampFormat);
+    // An ISO format is what DuckDB's own cast reads, and what it uses when the format is not given; given, the
+    // format is applied strictly and refuses values the cast takes (a DATE column holding "INF").
+    if (!isIsoFormat(row.DateFormat)) options.dateformat = text(row.DateFormat);
+    if (!isIsoFormat(row.TimestampFormat)) options.timestampformat = text(row.TimestampFormat);
     for (const [name, value] of given) if (!SHAPING_OPTIONS.has(name)) options[name] = value;
-    const columns = (row.Columns as { name: string; type: string }[]).map((column): Column => [column.name, column.type]);
+    const columns = (row.Columns as { name: string; type: string }[]).map((column): Column => [writableName(column.name), column.type]);
     return { format, options, columns, configured };
   } catch (error) {
     throw new UnreadableFileError(file, error);
   }
+}
+
+/**
+ * DuckDB reads a NUL inside a name (a JSON key "a\u0000b") but no SQL text can carry it, so such a name is
+ * spelt with `_` in the table; files are inserted by position, so the file's own spelling never appears in SQL.
+ */
+function writableName(name: string): string {
+  return name.replaceAll('\u0000', '_');
+}
+
+/** A nested type whose field names hold a NUL cannot be declared: its values are kept as text. */
+function writableType(type: string): string {
+  return type.includes('\u0000') ? 'VARCHAR' : type;
+}
+
+function isIsoFormat(format: unknown): boolean {
+  return typeof format !== 'string' || format.startsWith('%Y-%m-%d');
 }
 
 /** The table function that reads `file` as `reading` says. */

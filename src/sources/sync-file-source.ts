@@ -34,6 +34,8 @@ export function rawSchemaOf(source: string): string {
   return `raw_${source}`;
 }
 
+/** Files up to this size are read whole before the transaction, so one DuckDB cannot read fails alone. */
+const CHECKED_FILE_BYTES = 8 * 1024 * 1024;
 /** A file that could be read alone but not loaded: the transaction is retried without it. */
 class FileLoadError extends Error {
   readonly failure: UnreadableFileError;
@@ -121,6 +123,21 @@ export async function syncFileSource(
       failures.set(file.path, error);
     }
   }
+  // A small file is also read whole here: one that fails past what detection sampled then fails alone,
+  // instead of aborting the transaction and costing a retry of every other file. Large files are read once, below.
+  const counted = new Map<string, number>();
+  for (const file of toLoad) {
+    const reading = readings.get(file.path);
+    if (reading === undefined || file.size > CHECKED_FILE_BYTES) continue;
+    signal.throwIfAborted();
+    try {
+      counted.set(file.path, (await connection.run(`SELECT * FROM ${readerSql(file.path, reading)}`)).rowCount);
+    } catch (error) {
+      if (signal.aborted) throw error;
+      failures.set(file.path, new UnreadableFileError(file.path, error));
+      readings.delete(file.path);
+    }
+  }
 
   // DuckDB's interrupt stops only the statement running at that moment, so each step checks the signal too.
   signal.throwIfAborted();
@@ -132,7 +149,7 @@ export async function syncFileSource(
     for (;;) {
       try {
         return await inTransaction(connection, () => writeFiles(connection, {
-          spec, table, schemaName, files, toLoad, loadable: loadable(), loadedAt, signal,
+          spec, table, schemaName, files, toLoad, loadable: loadable(), checked: new Set(counted.keys()), loadedAt, signal,
         }));
       } catch (error) {
         // Each retry leaves out one more file, so this ends; rows already inserted were rolled back with the rest.
@@ -144,7 +161,7 @@ export async function syncFileSource(
   })();
 
   for (const change of written.changes) messages.push({ level: 'WARNING', message: `Schema change: ${change}` });
-  for (const respelling of written.respellings) messages.push({ level: 'INFO', message: describeRespelling(respelling, ledger) });
+  for (const message of describeRespellings(written.respellings, ledger)) messages.push({ level: 'INFO', message });
   if (written.removed > 0) messages.push({ level: 'INFO', message: `Removed the rows of ${String(written.removed)} deleted file(s)` });
 
   const hashOf = new Map(await Promise.all([...hashes].map(async ([file, hash]) => [file, await hash] as const)));
@@ -169,7 +186,7 @@ export async function syncFileSource(
     }
     const reading = readings.get(file.path);
     return {
-      ...base, rows: written.rowsByFile.get(file.path) ?? 0, loadedAt: now.toISOString(),
+      ...base, rows: counted.get(file.path) ?? written.rowsByFile.get(file.path) ?? 0, loadedAt: now.toISOString(),
       reading: reading === undefined ? null : JSON.stringify(reading), error: null,
     };
   });
@@ -185,6 +202,8 @@ interface WriteInput {
   readonly files: readonly SourceFile[];
   readonly toLoad: readonly SourceFile[];
   readonly loadable: readonly [string, FileReading][];
+  /** The small files, read whole before the transaction. */
+  readonly checked: ReadonlySet<string>;
   readonly loadedAt: string;
   readonly signal: AbortSignal;
 }
@@ -227,19 +246,36 @@ async function writeFiles(connection: DuckDBConnection, input: WriteInput): Prom
 
   const rowsByFile = new Map<string, number>();
   const stamp = `${quoteLiteral(input.loadedAt)}::TIMESTAMP`;
-  for (const [file, reading] of input.loadable) {
-    signal.throwIfAborted();
-    const quarryColumns = reading.columns.filter(([name]) => isQuarryColumn(name)).map(([name]) => quoteIdentifier(name));
-    const all = quarryColumns.length === 0 ? '*' : `* EXCLUDE (${quarryColumns.join(', ')})`;
-    try {
-      const result = await connection.run(
-        `INSERT INTO ${table} BY NAME SELECT ${all}, ${quoteLiteral(file)} AS ${FILE_COLUMN}, ${stamp} AS ${LOADED_AT_COLUMN} FROM ${readerSql(file, reading)}`,
-      );
-      rowsByFile.set(file, result.rowsChanged);
-    } catch (error) {
-      if (signal.aborted) throw error;
-      throw new FileLoadError(new UnreadableFileError(file, error));
+  const typeOf = new Map(plan.columns.map(([name, type]) => [name.toLowerCase(), [name, type] as const]));
+  // By position, cast to the table's type under the table's spelling: a name DuckDB read (a NUL in a JSON key)
+  // never has to be written in SQL.
+  const selectOf = (file: string, reading: FileReading): string => {
+    const columns = reading.columns.flatMap(([name], index) => {
+      const [spelt, type] = typeOf.get(name.toLowerCase()) ?? [name, 'VARCHAR'];
+      return isQuarryColumn(name) ? [] : [`CAST(#${String(index + 1)} AS ${type}) AS ${quoteIdentifier(spelt)}`];
+    });
+    return `SELECT ${[...columns, `${quoteLiteral(file)} AS ${FILE_COLUMN}`, `${stamp} AS ${LOADED_AT_COLUMN}`].join(', ')} FROM ${readerSql(file, reading)}`;
+  };
+  // A small file gains nothing from DuckDB's threads, and each thread appends to every column of a wide table.
+  const threads = await currentThreads(connection);
+  let singleThreaded = false;
+  try {
+    for (const [file, reading] of input.loadable) {
+      signal.throwIfAborted();
+      const small = input.checked.has(file);
+      if (small !== singleThreaded) {
+        await connection.run(small ? 'SET threads = 1' : `SET threads = ${String(threads)}`);
+        singleThreaded = small;
+      }
+      try {
+        rowsByFile.set(file, (await connection.run(`INSERT INTO ${table} BY NAME ${selectOf(file, reading)}`)).rowsChanged);
+      } catch (error) {
+        if (signal.aborted) throw error;
+        throw new FileLoadError(new UnreadableFileError(file, error));
+      }
     }
+  } finally {
+    if (singleThreaded) await connection.run(`SET threads = ${String(threads)}`);
   }
   signal.throwIfAborted();
   return { changes, respellings: plan.respellings, removed, rowsByFile };
@@ -250,13 +286,25 @@ function isQuarryColumn(name: string): boolean {
   return lower === FILE_COLUMN || lower === LOADED_AT_COLUMN;
 }
 
-/** Names the file whose spelling the table keeps: the first in the ledger that was read with exactly that name. */
-function describeRespelling(respelling: Respelling, ledger: ReadonlyMap<string, LedgerEntry>): string {
-  const keptFrom = respelling.keptFrom ?? [...ledger.values()]
-    .sort((a, b) => a.loadedAt.localeCompare(b.loadedAt) || a.path.localeCompare(b.path))
-    .find((entry) => parseReading(entry.reading)?.columns.some(([name]) => name === respelling.kept))?.path;
-  const where = keptFrom === undefined ? 'as the table already has it' : `as in ${keptFrom}`;
-  return `Column ${respelling.spelling} of ${respelling.input} loaded into column ${respelling.kept}, spelt ${where}`;
+/**
+ * One line per column spelt otherwise by some files, naming the file whose spelling the table keeps: the input
+ * that brought the column, or for a column already in the table the first ledger file read with that spelling.
+ */
+function describeRespellings(respellings: readonly Respelling[], ledger: ReadonlyMap<string, LedgerEntry>): string[] {
+  const groups = new Map<string, Respelling[]>();
+  for (const respelling of respellings) {
+    const key = `${respelling.spelling}\u0000${respelling.kept}`;
+    groups.set(key, [...groups.get(key) ?? [], respelling]);
+  }
+  const history = [...ledger.values()].sort((a, b) => a.loadedAt.localeCompare(b.loadedAt) || a.path.localeCompare(b.path));
+  return [...groups.values()].flatMap((group) => {
+    const [first] = group;
+    if (first === undefined) return [];
+    const keptFrom = first.keptFrom ?? history.find((entry) => parseReading(entry.reading)?.columns.some(([name]) => name === first.kept))?.path;
+    const where = keptFrom === undefined ? 'as the table already has it' : `as in ${keptFrom}`;
+    const others = group.length > 1 ? ` and ${String(group.length - 1)} other file(s)` : '';
+    return [`Column ${first.spelling} of ${first.input}${others} loaded into column ${first.kept}, spelt ${where}`];
+  });
 }
 
 function parseReading(text: string | null): FileReading | undefined {
@@ -270,6 +318,11 @@ function parseReading(text: string | null): FileReading | undefined {
 
 async function tableColumns(connection: DuckDBConnection, table: string): Promise<Column[]> {
   return [...await describeColumns(connection, `SELECT * FROM ${table}`)];
+}
+
+async function currentThreads(connection: DuckDBConnection): Promise<number> {
+  const result = await connection.runAndReadAll("SELECT current_setting('threads')::INTEGER AS n");
+  return Number(result.getRowObjects()[0]?.n ?? 1);
 }
 
 async function hasTable(connection: DuckDBConnection, schema: string, name: string): Promise<boolean> {
