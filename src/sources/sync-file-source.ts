@@ -3,7 +3,8 @@ import type { CsvReadOptions } from '../config/index.ts';
 import type { LedgerEntry } from '../store/index.ts';
 import { inTransaction, quoteIdentifier, quoteLiteral, type DuckDBConnection } from '../warehouse/index.ts';
 import { applySchemaChanges, describeChange, describeColumns, planSchema, type Respelling } from './evolve-schema.ts';
-import { configuredKey, detectFileReading, readerSql, UnreadableFileError, type Column, type FileReading } from './file-reading.ts';
+import { configuredKey, readerSql, UnreadableFileError, type Column, type FileReading } from './file-reading.ts';
+import { readFilesAlone } from './read-files-alone.ts';
 import { hashFile, listSourceFiles, type SourceFile } from './list-source-files.ts';
 import { SyncFailedError } from './sync-failed-error.ts';
 
@@ -34,8 +35,7 @@ export function rawSchemaOf(source: string): string {
   return `raw_${source}`;
 }
 
-/** Files up to this size are read whole before the transaction, so one DuckDB cannot read fails alone. */
-const CHECKED_FILE_BYTES = 8 * 1024 * 1024;
+
 /** A file that could be read alone but not loaded: the transaction is retried without it. */
 class FileLoadError extends Error {
   readonly failure: UnreadableFileError;
@@ -104,40 +104,15 @@ export async function syncFileSource(
   // A hash that fails (the file vanished mid-sync) must not become an unhandled rejection before it is awaited.
   for (const hash of hashes.values()) hash.catch(() => undefined);
 
-  // Detected before the transaction, one file at a time: a file DuckDB cannot read alone is set aside here.
-  const readings = new Map<string, FileReading>();
-  const failures = new Map<string, UnreadableFileError>();
-  for (const file of toLoad) {
-    signal.throwIfAborted();
+  // Each file is read alone before the transaction: one DuckDB cannot read is set aside here, and one that
+  // is unchanged keeps the reading the ledger holds, so it is never sniffed again.
+  const kept = new Map(toLoad.flatMap((file) => {
     const known = ledger.get(file.path);
-    const kept = !spec.fullRefresh && known !== undefined && known.size === file.size && known.mtimeMs === file.mtimeMs
+    const reading = !spec.fullRefresh && known !== undefined && known.size === file.size && known.mtimeMs === file.mtimeMs
       ? parseReading(known.reading) : undefined;
-    if (kept?.configured === configured || (kept !== undefined && file.format !== 'csv')) {
-      readings.set(file.path, kept);
-      continue;
-    }
-    try {
-      readings.set(file.path, await detectFileReading(connection, file.path, file.format, spec.csv));
-    } catch (error) {
-      if (signal.aborted || !(error instanceof UnreadableFileError)) throw error;
-      failures.set(file.path, error);
-    }
-  }
-  // A small file is also read whole here: one that fails past what detection sampled then fails alone,
-  // instead of aborting the transaction and costing a retry of every other file. Large files are read once, below.
-  const counted = new Map<string, number>();
-  for (const file of toLoad) {
-    const reading = readings.get(file.path);
-    if (reading === undefined || file.size > CHECKED_FILE_BYTES) continue;
-    signal.throwIfAborted();
-    try {
-      counted.set(file.path, (await connection.run(`SELECT * FROM ${readerSql(file.path, reading)}`)).rowCount);
-    } catch (error) {
-      if (signal.aborted) throw error;
-      failures.set(file.path, new UnreadableFileError(file.path, error));
-      readings.delete(file.path);
-    }
-  }
+    return reading !== undefined && (reading.configured === configured || file.format !== 'csv') ? [[file.path, reading] as const] : [];
+  }));
+  const { readings, counted, failures } = await readFilesAlone(toLoad, spec.csv, kept, signal);
 
   // DuckDB's interrupt stops only the statement running at that moment, so each step checks the signal too.
   signal.throwIfAborted();
