@@ -4,7 +4,7 @@ import type { LedgerEntry } from '../store/index.ts';
 import { inTransaction, quoteIdentifier, quoteLiteral, type DuckDBConnection } from '../warehouse/index.ts';
 import { applySchemaChanges, describeChange, describeColumns, planSchema, type Respelling } from './evolve-schema.ts';
 import { configuredKey, readerSql, UnreadableFileError, type Column, type FileReading } from './file-reading.ts';
-import { readFilesAlone } from './read-files-alone.ts';
+import { readFilesAlone, SMALL_FILE_BYTES } from './read-files-alone.ts';
 import { hashFile, listSourceFiles, type SourceFile } from './list-source-files.ts';
 import { SyncFailedError } from './sync-failed-error.ts';
 
@@ -112,7 +112,7 @@ export async function syncFileSource(
       ? parseReading(known.reading) : undefined;
     return reading !== undefined && (reading.configured === configured || file.format !== 'csv') ? [[file.path, reading] as const] : [];
   }));
-  const { readings, counted, failures } = await readFilesAlone(toLoad, spec.csv, kept, signal);
+  const { readings, counted, failures } = await readFilesAlone(toLoad, spec.csv, kept, false, signal);
 
   // DuckDB's interrupt stops only the statement running at that moment, so each step checks the signal too.
   signal.throwIfAborted();
@@ -120,17 +120,28 @@ export async function syncFileSource(
     const reading = readings.get(file.path);
     return reading === undefined ? [] : [[file.path, reading] as [string, FileReading]];
   });
+  const threads = await currentThreads(connection);
   const written = await (async () => {
     for (;;) {
       try {
         return await inTransaction(connection, () => writeFiles(connection, {
-          spec, table, schemaName, files, toLoad, loadable: loadable(), checked: new Set(counted.keys()), loadedAt, signal,
+          spec, table, schemaName, files, toLoad, loadable: loadable(), small: new Set(toLoad.filter((file) => file.size <= SMALL_FILE_BYTES).map((file) => file.path)), threads, loadedAt, signal,
         }));
       } catch (error) {
-        // Each retry leaves out one more file, so this ends; rows already inserted were rolled back with the rest.
         if (signal.aborted || !(error instanceof FileLoadError)) throw error;
         failures.set(error.failure.file, error.failure);
         readings.delete(error.failure.file);
+        // A file that fails past what detection sampled is rare, so files are read whole only once one has:
+        // then every small file is, so the others that would fail are set aside in one pass, not one retry each.
+        // Each retry leaves out at least one more file, so this ends.
+        if (counted.size === 0) {
+          const whole = await readFilesAlone(toLoad.filter((file) => readings.has(file.path)), spec.csv, readings, true, signal);
+          for (const [file, rows] of whole.counted) counted.set(file, rows);
+          for (const [file, failure] of whole.failures) {
+            failures.set(file, failure);
+            readings.delete(file);
+          }
+        }
       }
     }
   })();
@@ -177,8 +188,10 @@ interface WriteInput {
   readonly files: readonly SourceFile[];
   readonly toLoad: readonly SourceFile[];
   readonly loadable: readonly [string, FileReading][];
-  /** The small files, read whole before the transaction. */
-  readonly checked: ReadonlySet<string>;
+  /** DuckDB's thread count for the others. */
+  readonly threads: number;
+  /** Files small enough that DuckDB's threads only cost time. */
+  readonly small: ReadonlySet<string>;
   readonly loadedAt: string;
   readonly signal: AbortSignal;
 }
@@ -232,12 +245,12 @@ async function writeFiles(connection: DuckDBConnection, input: WriteInput): Prom
     return `SELECT ${[...columns, `${quoteLiteral(file)} AS ${FILE_COLUMN}`, `${stamp} AS ${LOADED_AT_COLUMN}`].join(', ')} FROM ${readerSql(file, reading)}`;
   };
   // A small file gains nothing from DuckDB's threads, and each thread appends to every column of a wide table.
-  const threads = await currentThreads(connection);
-  let singleThreaded = false;
+  const { threads } = input;
+  let singleThreaded: boolean | undefined;
   try {
     for (const [file, reading] of input.loadable) {
       signal.throwIfAborted();
-      const small = input.checked.has(file);
+      const small = input.small.has(file);
       if (small !== singleThreaded) {
         await connection.run(small ? 'SET threads = 1' : `SET threads = ${String(threads)}`);
         singleThreaded = small;
@@ -250,7 +263,8 @@ async function writeFiles(connection: DuckDBConnection, input: WriteInput): Prom
       }
     }
   } finally {
-    if (singleThreaded) await connection.run(`SET threads = ${String(threads)}`);
+    // After a failed INSERT the transaction refuses every statement; the next attempt sets threads again.
+    if (singleThreaded === true) await connection.run(`SET threads = ${String(threads)}`).catch(() => undefined);
   }
   signal.throwIfAborted();
   return { changes, respellings: plan.respellings, removed, rowsByFile };
