@@ -36,7 +36,7 @@ async function loadDetails() {
     ? [emptyRow(5, 'Never synced.')]
     : details.history.map((entry) => el('tr', {},
       el('td', {}, formatTime(entry.timestamp)),
-      el('td', {}, badge(entry.status), entry.files_failed > 0 ? el('span', { className: 'status status-warning' }, `${entry.files_failed} file(s) unreadable`) : undefined),
+      el('td', {}, badge(entry.status), ...(entry.files_failed > 0 ? [' ', el('span', { className: 'status status-warning' }, `${entry.files_failed} file(s) unreadable`)] : [])),
       el('td', { className: 'number' }, formatDuration(entry.duration_seconds)),
       el('td', { className: 'number' }, formatNumber(entry.rows_processed)),
       el('td', { className: 'phone-hide' }, entry.full_refresh ? 'full refresh' : 'incremental')))));
