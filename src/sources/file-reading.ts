@@ -21,7 +21,7 @@ export interface FileReading {
   readonly configured: string;
 }
 
-/** A file DuckDB itself cannot read; `reason` is DuckDB's own account, with the line where it has one. */
+/** A file DuckDB itself cannot read; the message is DuckDB's own account, with the line where it has one. */
 export class UnreadableFileError extends Error {
   readonly file: string;
   constructor(file: string, cause: unknown) {
