@@ -152,33 +152,48 @@ export async function syncFileSource(
 
   const hashOf = new Map(await Promise.all([...hashes].map(async ([file, hash]) => [file, await hash] as const)));
   const rows = await countRows(connection, schemaName, spec.source);
-  const reloaded = new Set(toLoad.map((file) => file.path));
-  let filesFailed = 0;
-  const ledgerEntries = files.map((file): LedgerEntry => {
-    const base = { path: file.path, size: file.size, mtimeMs: file.mtimeMs, sha256: hashOf.get(file.path) ?? '' };
-    const failure = failures.get(file.path);
+  const recorded = recordFiles(files, {
+    ledger, reloaded: new Set(toLoad.map((file) => file.path)), failures, readings, counted, rowsByFile: written.rowsByFile, hashOf, now,
+  });
+  messages.push(...recorded.messages);
+  const { filesFailed } = recorded;
+  messages.push({ level: 'INFO', message: `Loaded ${String(toLoad.length)} of ${String(files.length)} file(s); ${String(files.length - toLoad.length)} unchanged` });
+  if (filesFailed > 0) messages.push({ level: 'WARNING', message: `${String(filesFailed)} file(s) could not be read and were skipped; the other files are loaded` });
+  return { rows, tables: [{ schema: schemaName, name: spec.source, rowCount: rows }], ledger: recorded.entries, messages, filesFailed };
+}
+
+/**
+ * The ledger after a committed sync: loaded files with their rows and reading, unchanged ones as they were,
+ * and files DuckDB cannot read with the reason, each of those named in a WARNING again at every sync.
+ */
+function recordFiles(files: readonly SourceFile[], state: {
+  ledger: ReadonlyMap<string, LedgerEntry>; reloaded: ReadonlySet<string>; failures: ReadonlyMap<string, UnreadableFileError>;
+  readings: ReadonlyMap<string, FileReading>; counted: ReadonlyMap<string, number>; rowsByFile: ReadonlyMap<string, number>;
+  hashOf: ReadonlyMap<string, string>; now: Date;
+}): { entries: LedgerEntry[]; filesFailed: number; messages: SyncOutcome['messages'] } {
+  const messages: SyncOutcome['messages'] = [];
+  const skipped = (file: string, reason: string): void => {
+    messages.push({ level: 'WARNING', message: `Skipped ${file}: DuckDB cannot read it (${reason}); it is tried again when it changes` });
+  };
+  const entries = files.map((file): LedgerEntry => {
+    const base = { path: file.path, size: file.size, mtimeMs: file.mtimeMs, sha256: state.hashOf.get(file.path) ?? '' };
+    const failure = state.failures.get(file.path);
     if (failure !== undefined) {
-      filesFailed++;
-      messages.push({ level: 'WARNING', message: `Skipped ${file.path}: DuckDB cannot read it (${failure.message}); it is tried again when it changes` });
-      return { ...base, rows: 0, loadedAt: now.toISOString(), reading: null, error: failure.message };
+      skipped(file.path, failure.message);
+      return { ...base, rows: 0, loadedAt: state.now.toISOString(), reading: null, error: failure.message };
     }
-    const known = ledger.get(file.path);
-    if (!reloaded.has(file.path) && known !== undefined) {
-      if (known.error !== null) {
-        filesFailed++;
-        messages.push({ level: 'WARNING', message: `Skipped ${file.path}: DuckDB cannot read it (${known.error}); it is tried again when it changes` });
-      }
+    const known = state.ledger.get(file.path);
+    if (!state.reloaded.has(file.path) && known !== undefined) {
+      if (known.error !== null) skipped(file.path, known.error);
       return { ...base, rows: known.rows, loadedAt: known.loadedAt, reading: known.reading, error: known.error };
     }
-    const reading = readings.get(file.path);
+    const reading = state.readings.get(file.path);
     return {
-      ...base, rows: counted.get(file.path) ?? written.rowsByFile.get(file.path) ?? 0, loadedAt: now.toISOString(),
+      ...base, rows: state.counted.get(file.path) ?? state.rowsByFile.get(file.path) ?? 0, loadedAt: state.now.toISOString(),
       reading: reading === undefined ? null : JSON.stringify(reading), error: null,
     };
   });
-  messages.push({ level: 'INFO', message: `Loaded ${String(toLoad.length)} of ${String(files.length)} file(s); ${String(files.length - toLoad.length)} unchanged` });
-  if (filesFailed > 0) messages.push({ level: 'WARNING', message: `${String(filesFailed)} file(s) could not be read and were skipped; the other files are loaded` });
-  return { rows, tables: [{ schema: schemaName, name: spec.source, rowCount: rows }], ledger: ledgerEntries, messages, filesFailed };
+  return { entries, filesFailed: entries.filter((entry) => entry.error !== null).length, messages };
 }
 
 interface WriteInput {
