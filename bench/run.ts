@@ -1,10 +1,13 @@
 // `npm run bench`: every benchmark, each figure beside its baseline from the same run.
+// `npm run bench -- load mixed-dialects`: only the benchmarks named (api, load, mixed-dialects, connectors,
+// transform, websocket, sustained); their results go to results/latest-<names>.json, not latest.json.
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { runApiBenchmark } from './api.ts';
 import { runConnectorBenchmarks } from './connectors.ts';
 import { runLoadBenchmark } from './load.ts';
+import { runMixedDialectBenchmark } from './mixed-dialects.ts';
 import { runSustainedLoadBenchmark } from './sustained.ts';
 import { runTransformBenchmark } from './transform.ts';
 import { runWebSocketBenchmark } from './websocket.ts';
@@ -30,16 +33,32 @@ interface Row {
   ratio: string;
 }
 
-const api = await runApiBenchmark();
-const loads = [...await runLoadBenchmark(), ...await runConnectorBenchmarks(), await runTransformBenchmark()];
-const latencies = [await runWebSocketBenchmark(), await runSustainedLoadBenchmark()];
+const BENCHMARKS = ['api', 'load', 'mixed-dialects', 'connectors', 'transform', 'websocket', 'sustained'] as const;
+const only = process.argv.slice(2);
+const unknown = only.filter((name) => !(BENCHMARKS as readonly string[]).includes(name));
+if (unknown.length > 0) throw new Error(`Unknown benchmark ${unknown.join(', ')}; choose among ${BENCHMARKS.join(', ')}`);
+const wanted = (name: (typeof BENCHMARKS)[number]): boolean => only.length === 0 || only.includes(name);
+
+const api = wanted('api') ? await runApiBenchmark() : undefined;
+const loads = [
+  ...wanted('load') ? await runLoadBenchmark() : [],
+  ...wanted('mixed-dialects') ? [await runMixedDialectBenchmark()] : [],
+  ...wanted('connectors') ? await runConnectorBenchmarks() : [],
+  ...wanted('transform') ? [await runTransformBenchmark()] : [],
+];
+const latencies = [
+  ...wanted('websocket') ? [await runWebSocketBenchmark()] : [],
+  ...wanted('sustained') ? [await runSustainedLoadBenchmark()] : [],
+];
 
 const rows: Row[] = [
-  { benchmark: api.benchmark, name: api.baseline.name, value: `${String(api.baseline.requestsPerSecond)} req/s, p50 ${String(api.baseline.p50Ms)} ms, p99 ${String(api.baseline.p99Ms)} ms`, ratio: '1.00 (baseline)' },
-  ...api.cases.map(({ figure, ratio }) => ({
-    benchmark: api.benchmark, name: figure.name,
-    value: `${String(figure.requestsPerSecond)} req/s, p50 ${String(figure.p50Ms)} ms, p99 ${String(figure.p99Ms)} ms`, ratio: ratio.toFixed(2),
-  })),
+  ...api === undefined ? [] : [
+    { benchmark: api.benchmark, name: api.baseline.name, value: `${String(api.baseline.requestsPerSecond)} req/s, p50 ${String(api.baseline.p50Ms)} ms, p99 ${String(api.baseline.p99Ms)} ms`, ratio: '1.00 (baseline)' },
+    ...api.cases.map(({ figure, ratio }) => ({
+      benchmark: api.benchmark, name: figure.name,
+      value: `${String(figure.requestsPerSecond)} req/s, p50 ${String(figure.p50Ms)} ms, p99 ${String(figure.p99Ms)} ms`, ratio: ratio.toFixed(2),
+    })),
+  ],
   ...loads.flatMap((load) => [
     { benchmark: load.benchmark, name: load.baseline.name, value: `${load.baseline.seconds.toFixed(2)} s`, ratio: '1.00 (baseline)' },
     ...load.cases.map(({ figure, ratio }) => ({ benchmark: load.benchmark, name: figure.name, value: `${figure.seconds.toFixed(2)} s`, ratio: ratio.toFixed(3) })),
@@ -61,7 +80,7 @@ for (const row of rows) console.log(line(row));
 
 const resultsDir = path.join(import.meta.dirname, 'results');
 mkdirSync(resultsDir, { recursive: true });
-writeFileSync(path.join(resultsDir, 'latest.json'), `${JSON.stringify({
+writeFileSync(path.join(resultsDir, only.length === 0 ? 'latest.json' : `latest-${only.join('-')}.json`), `${JSON.stringify({
   machine,
   results: { api, loads, latencies },
 }, null, 2)}\n`);

@@ -6,7 +6,7 @@ import { withProject } from './with-project.ts';
 export async function runSyncHere(ctx: AppContext, name: string, fullRefresh: boolean, print: (line: string) => void): Promise<string> {
   const ended = new Promise<{ ok: boolean; message: string }>((resolve) => {
     const unsubscribe = ctx.events.subscribe((event) => {
-      if (event.type === 'sync_completed' && event.source === name) { unsubscribe(); resolve({ ok: true, message: `Synced ${name}: ${String(event.rows)} rows` }); }
+      if (event.type === 'sync_completed' && event.source === name) { unsubscribe(); resolve({ ok: true, message: `Synced ${name}: ${String(event.rows)} rows${skippedFiles(ctx, name)}` }); }
       if (event.type === 'sync_failed' && event.source === name) { unsubscribe(); resolve({ ok: false, message: event.error }); }
     });
   });
@@ -36,6 +36,12 @@ export async function runSyncHere(ctx: AppContext, name: string, fullRefresh: bo
     process.off('SIGINT', interrupt);
     process.off('SIGTERM', interrupt);
   }
+}
+
+/** The warning a sync that skipped unreadable files ends with; the sync's history entry holds the count. */
+function skippedFiles(ctx: AppContext, name: string): string {
+  const filesFailed = ctx.sourceReports.history(name, 1)[0]?.filesFailed ?? 0;
+  return filesFailed === 0 ? '' : `; WARNING: ${String(filesFailed)} file(s) could not be read and were skipped (see quarry logs)`;
 }
 
 export async function syncSource(project: string, name: string, options: { fullRefresh?: boolean }, env: NodeJS.ProcessEnv): Promise<string> {

@@ -16,4 +16,5 @@ export {
 export { endpointTableName, type RestApiSection, type RestApiEndpoint } from './source-sections/rest-api.ts';
 export { ENV_REFERENCE_PREFIX, isEnvReference } from './source-sections/secret-literal.ts';
 export { shownSourceConfig } from './shown-source-config.ts';
+export type { CsvReadOptions } from './source-sections/csv-read-options.ts';
 export { closestMatch } from './closest-match.ts';

@@ -202,6 +202,25 @@ describe('parseSources on broken files', () => {
     ]);
   });
 
+  it('checks the read_csv options a local_files source fixes, each at its path', () => {
+    expect(problemsOf(`sources:
+  - name: orders
+    type: local_files
+    local_files:
+      directory: data
+      csv: {delim: "", quote: "''", skip: -1, header: "yes", delimiter: ";", types: {id: 5}}
+`)).toEqual([
+      'sources.yml: sources[0].local_files.csv.delim: must not be empty',
+      'sources.yml: sources[0].local_files.csv.quote: must have at most 1 character',
+      'sources.yml: sources[0].local_files.csv.skip: must be at least 0',
+      'sources.yml: sources[0].local_files.csv.header: expected boolean, got string',
+      'sources.yml: sources[0].local_files.csv.types.id: expected string, got number',
+      'sources.yml: sources[0].local_files.csv: unknown field delimiter',
+    ]);
+    const source = onlySource('sources:\n  - name: orders\n    type: local_files\n    local_files: {directory: data, csv: {delim: ";", header: false, nullstr: [NA, "-"]}}\n');
+    expect(source.type === 'local_files' ? source.local_files.csv : undefined).toEqual({ delim: ';', header: false, nullstr: ['NA', '-'] });
+  });
+
   it('reads an empty section as a section without fields', () => {
     expect(problemsOf('sources:\n  - name: orders\n    type: csv\n    csv:\n')).toEqual([
       'sources.yml: sources[0].csv.directory: required',

@@ -62,6 +62,7 @@ export async function checkPlatformHealth(inputs: PlatformHealthInputs): Promise
     .map((job) => ({ source: job.target, timestamp: job.finishedAt ?? job.createdAt, error: job.error ?? 'failed' }));
   for (const summary of sourceReports.summaries().filter((candidate) => candidate.enabled)) {
     if (summary.status === 'failed') warnings.push(`The last sync of ${summary.name} failed`);
+    if (summary.filesFailed > 0) warnings.push(`The last sync of ${summary.name} skipped ${String(summary.filesFailed)} file(s) DuckDB cannot read`);
     if (summary.freshness.daysOld !== null && summary.freshness.daysOld >= STALE_AFTER_DAYS) {
       warnings.push(`${summary.name} was last synced ${String(summary.freshness.daysOld)} days ago`);
     }

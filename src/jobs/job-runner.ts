@@ -108,7 +108,7 @@ export class JobRunner {
     const outcome = await sync();
     const finishedAt = now();
     store.transaction(() => {
-      store.jobs.finish(job.id, { status: 'success', rows: outcome.rows, error: null }, finishedAt.toISOString());
+      store.jobs.finish(job.id, { status: 'success', rows: outcome.rows, error: null, filesFailed: outcome.filesFailed ?? 0 }, finishedAt.toISOString());
       store.warehouseTables.replaceForSource(source.name, outcome.tables, finishedAt.toISOString());
       if (outcome.ledger !== undefined) store.fileLedger.replace(source.name, outcome.ledger);
       if (outcome.cursors !== undefined) {
@@ -118,8 +118,10 @@ export class JobRunner {
     });
     for (const line of outcome.messages) this.#logLine(line.level, source.name, line.message, job.id);
     const seconds = (finishedAt.getTime() - started.getTime()) / 1000;
-    this.#logLine('SUCCESS', source.name, `Sync finished: ${String(outcome.rows)} rows in ${seconds.toFixed(1)} s`, job.id);
-    log.info({ source: source.name, rows: outcome.rows, durationMs: finishedAt.getTime() - started.getTime() }, 'sync completed');
+    const filesFailed = outcome.filesFailed ?? 0;
+    const skipped = filesFailed > 0 ? `; ${String(filesFailed)} file(s) could not be read and were skipped` : '';
+    this.#logLine('SUCCESS', source.name, `Sync finished: ${String(outcome.rows)} rows in ${seconds.toFixed(1)} s${skipped}`, job.id);
+    log.info({ source: source.name, rows: outcome.rows, filesFailed, durationMs: finishedAt.getTime() - started.getTime() }, 'sync completed');
     events.publish({ type: 'sync_completed', source: source.name, rows: outcome.rows });
   }
 

@@ -13,6 +13,8 @@ export interface SourceSummary {
   readonly lastSync: string | null;
   readonly rowCount: number;
   readonly status: SourceStatus;
+  /** Files the last sync, a success, skipped because DuckDB cannot read them. */
+  readonly filesFailed: number;
   readonly freshness: { lastUpdate: string | null; daysOld: number | null };
   readonly tables: { name: string; rowCount: number; schema: string }[];
 }
@@ -23,6 +25,8 @@ export interface SyncHistoryEntry {
   readonly durationSeconds: number;
   readonly rowsProcessed: number;
   readonly fullRefresh: boolean;
+  /** Files the sync skipped because DuckDB cannot read them; a sync with some is a success with a warning. */
+  readonly filesFailed: number;
 }
 
 function statusOf(latest: JobRecord | undefined): SourceStatus {
@@ -50,12 +54,13 @@ export function summarizeSource(store: Store, source: SourceConfig, now: Date): 
       lastSync: lastUpdate,
       rowCount: tables.reduce((sum, table) => sum + table.rowCount, 0),
       status: statusOf(latest),
+      filesFailed: latest?.status === 'success' ? latest.filesFailed : 0,
       freshness: { lastUpdate, daysOld: lastUpdate === null ? null : Math.floor((now.getTime() - Date.parse(lastUpdate)) / 86_400_000) },
       tables: tables.map((table) => ({ name: table.name, rowCount: table.rowCount, schema: table.schema })),
     };
   } catch {
     return {
-      name: source.name, type: source.type, enabled: source.enabled, lastSync: null, rowCount: 0, status: 'unknown',
+      name: source.name, type: source.type, enabled: source.enabled, lastSync: null, rowCount: 0, status: 'unknown', filesFailed: 0,
       freshness: { lastUpdate: null, daysOld: null }, tables: [],
     };
   }
@@ -70,6 +75,7 @@ export function syncHistory(store: Store, source: string, limit: number): SyncHi
       durationSeconds: Math.round((Date.parse(job.finishedAt ?? job.createdAt) - Date.parse(job.startedAt ?? job.createdAt)) / 10) / 100,
       rowsProcessed: job.rows ?? 0,
       fullRefresh: job.fullRefresh,
+      filesFailed: job.filesFailed,
     }));
 }
 

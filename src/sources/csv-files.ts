@@ -41,7 +41,8 @@ export interface CsvFileEntry {
   readonly onDisk: boolean;
   readonly loaded: boolean;
   readonly rowsLoaded: number;
-  readonly status: 'success' | 'pending' | 'deleted';
+  /** `unreadable`: DuckDB cannot read this content of the file; the reason is in the source's log. */
+  readonly status: 'success' | 'pending' | 'deleted' | 'unreadable';
 }
 
 /** `../../etc/x.csv`, `C:\x.csv`, control characters → a plain base name, or an error. */
@@ -104,15 +105,17 @@ export async function listCsvFiles(location: CsvLocation, ledger: ReadonlyMap<st
   const onDisk = await listSourceFiles(location.directory, location.pattern).catch(() => []);
   const entries: CsvFileEntry[] = onDisk.map((file) => {
     const known = ledger.get(file.path);
-    const loaded = known !== undefined && known.size === file.size && known.mtimeMs === file.mtimeMs;
+    const current = known !== undefined && known.size === file.size && known.mtimeMs === file.mtimeMs;
+    const unreadable = current && known.error !== null;
+    const loaded = current && !unreadable;
     return {
       filename: path.basename(file.path), path: file.path, size: file.size, modified: new Date(file.mtimeMs).toISOString(),
-      onDisk: true, loaded, rowsLoaded: loaded ? known.rows : 0, status: loaded ? 'success' : 'pending',
+      onDisk: true, loaded, rowsLoaded: loaded ? known.rows : 0, status: unreadable ? 'unreadable' : loaded ? 'success' : 'pending',
     };
   });
   const present = new Set(onDisk.map((file) => file.path));
   for (const known of ledger.values()) {
-    if (present.has(known.path)) continue;
+    if (present.has(known.path) || known.error !== null) continue;
     entries.push({
       filename: path.basename(known.path), path: known.path, size: known.size, modified: new Date(known.mtimeMs).toISOString(),
       onDisk: false, loaded: true, rowsLoaded: known.rows, status: 'deleted',

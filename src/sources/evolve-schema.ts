@@ -1,13 +1,18 @@
 import type { DuckDBConnection } from '../warehouse/index.ts';
 import { quoteIdentifier } from '../warehouse/index.ts';
+import type { Column } from './file-reading.ts';
 
 const INTEGER_WIDTH = ['TINYINT', 'SMALLINT', 'INTEGER', 'BIGINT', 'HUGEINT'];
 const NUMERIC = [...INTEGER_WIDTH, 'FLOAT', 'DOUBLE'];
 
+function isNumeric(type: string): boolean {
+  return NUMERIC.includes(type) || type.startsWith('DECIMAL(');
+}
+
 /** The narrowest type both columns fit in: wider integers, then DOUBLE, DATE into TIMESTAMP, and VARCHAR for anything else. */
 export function widenType(current: string, incoming: string): string {
   if (current === incoming) return current;
-  if (NUMERIC.includes(current) && NUMERIC.includes(incoming)) {
+  if (isNumeric(current) && isNumeric(incoming)) {
     if (INTEGER_WIDTH.includes(current) && INTEGER_WIDTH.includes(incoming)) {
       return INTEGER_WIDTH[Math.max(INTEGER_WIDTH.indexOf(current), INTEGER_WIDTH.indexOf(incoming))] ?? 'BIGINT';
     }
@@ -23,25 +28,80 @@ export async function describeColumns(connection: DuckDBConnection, sql: string)
   return new Map(result.getRowObjects().map((row) => [String(row.column_name), String(row.column_type)]));
 }
 
+export type SchemaChange =
+  | { readonly kind: 'add'; readonly column: string; readonly type: string }
+  | { readonly kind: 'widen'; readonly column: string; readonly from: string; readonly to: string };
+
+/** A column of an input spelt otherwise than the table's column it is loaded into (DuckDB names ignore case). */
+export interface Respelling {
+  readonly input: string;
+  readonly spelling: string;
+  readonly kept: string;
+  /** The input whose spelling the table keeps; undefined when the table already had the column. */
+  readonly keptFrom: string | undefined;
+}
+
+export interface SchemaPlan {
+  /** The table's columns once the changes are made, in the table's spelling and order. */
+  readonly columns: readonly Column[];
+  readonly changes: readonly SchemaChange[];
+  readonly respellings: readonly Respelling[];
+}
+
 /**
- * Makes `table` able to take every column of `incoming`: new columns are added, conflicting types widened.
- * Never drops a column or narrows a type, so no loaded value is lost. Returns what changed, for the log.
+ * What a table needs to take every column of every input: columns are matched by name case-insensitively,
+ * as DuckDB resolves identifiers, the first spelling kept; new columns are added, conflicting types widened.
+ * Never drops a column or narrows a type, so no loaded value is lost.
+ */
+export function planSchema(existing: readonly Column[], inputs: readonly { name: string; columns: readonly Column[] }[]): SchemaPlan {
+  const columns = new Map<string, { name: string; type: string; from: string | undefined }>();
+  for (const [name, type] of existing) columns.set(name.toLowerCase(), { name, type, from: undefined });
+  const original = new Map([...columns].map(([key, column]) => [key, column.type]));
+  const respellings: Respelling[] = [];
+  for (const input of inputs) {
+    for (const [name, type] of input.columns) {
+      const key = name.toLowerCase();
+      const current = columns.get(key);
+      if (current === undefined) {
+        columns.set(key, { name, type, from: input.name });
+        continue;
+      }
+      if (current.name !== name) respellings.push({ input: input.name, spelling: name, kept: current.name, keptFrom: current.from });
+      columns.set(key, { ...current, type: widenType(current.type, type) });
+    }
+  }
+  const changes: SchemaChange[] = [];
+  for (const [key, column] of columns) {
+    const before = original.get(key);
+    if (before === undefined) changes.push({ kind: 'add', column: column.name, type: column.type });
+    else if (before !== column.type) changes.push({ kind: 'widen', column: column.name, from: before, to: column.type });
+  }
+  return { columns: [...columns.values()].map((column): Column => [column.name, column.type]), changes, respellings };
+}
+
+/** Runs the plan's ALTERs. DuckDB refuses to commit DDL that follows DML on the same table, so call it before any row is written. */
+export async function applySchemaChanges(connection: DuckDBConnection, table: string, changes: readonly SchemaChange[]): Promise<void> {
+  for (const change of changes) {
+    await connection.run(change.kind === 'add'
+      ? `ALTER TABLE ${table} ADD COLUMN ${quoteIdentifier(change.column)} ${change.type}`
+      : `ALTER TABLE ${table} ALTER ${quoteIdentifier(change.column)} TYPE ${change.to}`);
+  }
+}
+
+/** How a change reads in the source's log. */
+export function describeChange(change: SchemaChange): string {
+  return change.kind === 'add'
+    ? `added column ${change.column} (${change.type})`
+    : `widened column ${change.column} from ${change.from} to ${change.to}`;
+}
+
+/**
+ * Makes `table` able to take every column of `incoming`: new columns are added, conflicting types widened,
+ * names matched case-insensitively. Returns what changed, for the log.
  */
 export async function evolveTable(connection: DuckDBConnection, table: string, incoming: Map<string, string>): Promise<string[]> {
   const existing = await describeColumns(connection, `SELECT * FROM ${table}`);
-  const changes: string[] = [];
-  for (const [column, type] of incoming) {
-    const current = existing.get(column);
-    if (current === undefined) {
-      await connection.run(`ALTER TABLE ${table} ADD COLUMN ${quoteIdentifier(column)} ${type}`);
-      changes.push(`added column ${column} (${type})`);
-      continue;
-    }
-    const widened = widenType(current, type);
-    if (widened !== current) {
-      await connection.run(`ALTER TABLE ${table} ALTER ${quoteIdentifier(column)} TYPE ${widened}`);
-      changes.push(`widened column ${column} from ${current} to ${widened}`);
-    }
-  }
-  return changes;
+  const plan = planSchema([...existing], [{ name: table, columns: [...incoming] }]);
+  await applySchemaChanges(connection, table, plan.changes);
+  return plan.changes.map(describeChange);
 }

@@ -1,4 +1,4 @@
-import type { SourceConfig } from '../config/index.ts';
+import type { CsvReadOptions, SourceConfig } from '../config/index.ts';
 import type { LedgerEntry } from '../store/index.ts';
 import type { DuckDBConnection } from '../warehouse/index.ts';
 import type { ConnectorLogLevel } from './connector.ts';
@@ -13,6 +13,8 @@ export interface LoadMessage {
 export interface FileLocation {
   readonly directory: string;
   readonly pattern: string;
+  /** `read_csv` options the source fixes for every CSV file; the rest is detected per file. */
+  readonly csv?: CsvReadOptions | undefined;
 }
 
 /** What reading a source needs from the platform, for a sync and for a connection test alike. */
@@ -55,6 +57,8 @@ export interface LoadOutcome {
   readonly ledger?: LedgerEntry[];
   /** For extracted sources: the cursors to save with the data they describe. */
   readonly cursors?: ReadonlyMap<string, unknown>;
+  /** For file sources: files DuckDB cannot read, skipped (the sync succeeds with a warning). */
+  readonly filesFailed?: number;
 }
 
 /**

@@ -1,10 +1,12 @@
 import { access } from 'node:fs/promises';
+import type { CsvReadOptions } from '../config/index.ts';
 import type { LedgerEntry } from '../store/index.ts';
 import { inTransaction, quoteIdentifier, quoteLiteral, type DuckDBConnection } from '../warehouse/index.ts';
-import { describeColumns, evolveTable } from './evolve-schema.ts';
-import { FILE_FORMATS, hashFile, listSourceFiles, type FileFormat, type SourceFile } from './list-source-files.ts';
+import { applySchemaChanges, describeChange, describeColumns, planSchema, type Respelling } from './evolve-schema.ts';
+import { configuredKey, readerSql, UnreadableFileError, type Column, type FileReading } from './file-reading.ts';
+import { readFilesAlone, SMALL_FILE_BYTES } from './read-files-alone.ts';
+import { hashFile, listSourceFiles, type SourceFile } from './list-source-files.ts';
 import { SyncFailedError } from './sync-failed-error.ts';
-import { describeError } from '../errors.ts';
 
 export const FILE_COLUMN = '_quarry_file';
 export const LOADED_AT_COLUMN = '_quarry_loaded_at';
@@ -15,6 +17,8 @@ export interface FileSourceSpec {
   readonly pattern: string;
   readonly fullRefresh: boolean;
   readonly lookbackDays: number | undefined;
+  /** `read_csv` options the source fixes for every CSV file; the rest is detected per file. */
+  readonly csv?: CsvReadOptions | undefined;
 }
 
 export interface SyncOutcome {
@@ -22,6 +26,8 @@ export interface SyncOutcome {
   readonly tables: { schema: string; name: string; rowCount: number }[];
   readonly ledger: LedgerEntry[];
   readonly messages: { level: 'INFO' | 'WARNING'; message: string }[];
+  /** Files on disk that DuckDB cannot read, skipped by this sync (their reasons are in `messages`). */
+  readonly filesFailed: number;
 }
 
 /** A source's raw-layer schema, as `tables[].schema` reports it. */
@@ -29,67 +35,20 @@ export function rawSchemaOf(source: string): string {
   return `raw_${source}`;
 }
 
-/** How a group of CSV files is read: the dialect sniffed from one, then held to for all (a file that breaks it fails). */
-export interface CsvDialect {
-  readonly delimiter: string;
-  readonly header: boolean;
-}
 
-function readerSql(format: FileFormat, files: readonly string[], dialect?: CsvDialect): string {
-  const list = `[${files.map(quoteLiteral).join(', ')}]`;
-  const options = `union_by_name = true, filename = ${quoteLiteral(FILE_COLUMN)}`;
-  switch (format) {
-    case 'csv': {
-      const fixed = dialect === undefined ? '' : `, delim = ${quoteLiteral(dialect.delimiter)}, header = ${String(dialect.header)}`;
-      return `read_csv(${list}, ${options}${fixed})`;
-    }
-    case 'json': return `read_json_auto(${list}, ${options})`;
-    case 'parquet': return `read_parquet(${list}, ${options})`;
+/** A file that could be read alone but not loaded: the transaction is retried without it. */
+class FileLoadError extends Error {
+  readonly failure: UnreadableFileError;
+  constructor(failure: UnreadableFileError) {
+    super(failure.message);
+    this.failure = failure;
   }
-}
-
-function selectSql(format: FileFormat, files: readonly string[], loadedAt: string, dialect: CsvDialect | undefined): string {
-  return `SELECT *, ${quoteLiteral(loadedAt)}::TIMESTAMP AS ${LOADED_AT_COLUMN} FROM ${readerSql(format, files, dialect)}`;
 }
 
 /**
- * The layout every CSV file of the source is held to: that of a file already loaded when there is one,
- * else the most common among the first few new files, so one malformed file cannot set the layout.
- */
-async function chooseDialect(connection: DuckDBConnection, group: readonly string[], loaded: readonly string[]): Promise<CsvDialect> {
-  const reference = loaded[0];
-  if (reference !== undefined) return sniffDialect(connection, reference);
-  const candidates: (CsvDialect | undefined)[] = [];
-  for (const file of group.slice(0, 3)) candidates.push(await sniffDialect(connection, file).catch(() => undefined));
-  const votes = new Map<string, { dialect: CsvDialect; count: number }>();
-  for (const dialect of candidates) {
-    if (dialect === undefined) continue;
-    const key = `${dialect.delimiter}|${String(dialect.header)}`;
-    votes.set(key, { dialect, count: (votes.get(key)?.count ?? 0) + 1 });
-  }
-  const winner = [...votes.values()].sort((a, b) => b.count - a.count)[0];
-  return winner?.dialect ?? sniffDialect(connection, group[0] ?? '');
-}
-
-async function sniffDialect(connection: DuckDBConnection, file: string): Promise<CsvDialect> {
-  try {
-    const result = await connection.runAndReadAll(`SELECT Delimiter AS delimiter, HasHeader AS header FROM sniff_csv(${quoteLiteral(file)})`);
-    const row = result.getRowObjects()[0];
-    return { delimiter: String(row?.delimiter ?? ','), header: row?.header !== false };
-  } catch (error) {
-    throw new SyncFailedError(`Could not load ${file}: ${briefly(error)}`);
-  }
-}
-
-/** The first line or two of a DuckDB error, which name the problem (and the line) without a wall of hints. */
-function briefly(error: unknown): string {
-  const text = describeError(error);
-  return text.split('\n').filter((line) => line.trim() !== '').slice(0, 2).join(' ').slice(0, 500);
-}
-
-/**
- * Loads a file source into one raw table in a single transaction: new and changed files are (re)loaded,
- * rows of changed and deleted files removed, a full refresh rebuilds. On any failure nothing changes.
+ * Loads a file source into one raw table in a single transaction: every new or changed file is read with the
+ * dialect DuckDB detects for it alone, rows of changed and deleted files are removed, a full refresh rebuilds.
+ * A file DuckDB cannot read is skipped and reported; on any other failure nothing changes.
  */
 export async function syncFileSource(
   connection: DuckDBConnection, spec: FileSourceSpec, ledger: ReadonlyMap<string, LedgerEntry>, now: Date, signal: AbortSignal,
@@ -100,12 +59,13 @@ export async function syncFileSource(
     throw new SyncFailedError(`The directory ${spec.directory} does not exist or cannot be read`);
   }
   const files = await listSourceFiles(spec.directory, spec.pattern);
-  const schema = quoteIdentifier(rawSchemaOf(spec.source));
-  const table = `${schema}.${quoteIdentifier(spec.source)}`;
+  const schemaName = rawSchemaOf(spec.source);
+  const table = `${quoteIdentifier(schemaName)}.${quoteIdentifier(spec.source)}`;
   const messages: SyncOutcome['messages'] = [];
   const loadedAt = now.toISOString().replace('T', ' ').replace('Z', '');
+  const configured = configuredKey(spec.csv);
 
-  const existingRows = await countRows(connection, rawSchemaOf(spec.source), spec.source);
+  const existingRows = await countRows(connection, schemaName, spec.source);
   if (files.length === 0 && existingRows > 0 && !spec.fullRefresh) {
     throw new SyncFailedError(
       `No files match ${spec.pattern} in ${spec.directory}; refusing to replace ${String(existingRows)} loaded rows with nothing. `
@@ -126,7 +86,8 @@ export async function syncFileSource(
   for (const file of files) {
     const known = ledger.get(file.path);
     const withinLookback = file.mtimeMs >= lookbackStart;
-    if (spec.fullRefresh || existingRows === 0 || known === undefined || withinLookback) {
+    const sameOptions = known?.reading == null || file.format !== 'csv' || parseReading(known.reading)?.configured === configured;
+    if (spec.fullRefresh || existingRows === 0 || known === undefined || withinLookback || !sameOptions) {
       // No earlier content to compare with: the hash is only recorded, so it is computed while DuckDB loads.
       hashes.set(file.path, hashInBackground(file.path));
       toLoad.push(file);
@@ -143,83 +104,229 @@ export async function syncFileSource(
   // A hash that fails (the file vanished mid-sync) must not become an unhandled rejection before it is awaited.
   for (const hash of hashes.values()) hash.catch(() => undefined);
 
+  // Each file is read alone before the transaction: one DuckDB cannot read is set aside here, and one that
+  // is unchanged keeps the reading the ledger holds, so it is never sniffed again.
+  const kept = new Map(toLoad.flatMap((file) => {
+    const known = ledger.get(file.path);
+    const reading = !spec.fullRefresh && known !== undefined && known.size === file.size && known.mtimeMs === file.mtimeMs
+      ? parseReading(known.reading) : undefined;
+    return reading !== undefined && (reading.configured === configured || file.format !== 'csv') ? [[file.path, reading] as const] : [];
+  }));
+  const { readings, counted, failures } = await readFilesAlone(toLoad, spec.csv, kept, false, signal);
+
   // DuckDB's interrupt stops only the statement running at that moment, so each step checks the signal too.
   signal.throwIfAborted();
-  await inTransaction(connection, async () => {
-    await connection.run(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
-    let tableExists = await hasTable(connection, rawSchemaOf(spec.source), spec.source);
-    if (spec.fullRefresh && tableExists) {
-      await connection.run(`DROP TABLE ${table}`);
-      tableExists = false;
-    }
-    if (tableExists) {
-      const onDisk = new Set(files.map((file) => file.path));
-      const reloaded = new Set(toLoad.map((file) => file.path));
-      const loaded = await connection.runAndReadAll(`SELECT DISTINCT ${FILE_COLUMN} AS file FROM ${table}`);
-      const stale = loaded.getRowObjects().map((row) => String(row.file)).filter((file) => !onDisk.has(file) || reloaded.has(file));
-      if (stale.length > 0) {
-        await connection.run(`DELETE FROM ${table} WHERE ${FILE_COLUMN} IN (${stale.map(quoteLiteral).join(', ')})`);
-        const removed = stale.filter((file) => !onDisk.has(file));
-        if (removed.length > 0) messages.push({ level: 'INFO', message: `Removed the rows of ${String(removed.length)} deleted file(s)` });
-      }
-    }
-    for (const format of FILE_FORMATS) {
-      const group = toLoad.filter((file) => file.format === format).map((file) => file.path);
-      if (group.length === 0) continue;
-      signal.throwIfAborted();
-      const dialect = format === 'csv' ? await chooseDialect(connection, group, files.filter((file) => file.format === 'csv' && !toLoad.includes(file)).map((file) => file.path)) : undefined;
-      const select = selectSql(format, group, loadedAt, dialect);
-      try {
-        if (!tableExists) {
-          await connection.run(`CREATE TABLE ${table} AS ${select}`);
-          tableExists = true;
-        } else {
-          const changes = await evolveTable(connection, table, await describeColumns(connection, select));
-          for (const change of changes) messages.push({ level: 'WARNING', message: `Schema change: ${change}` });
-          await connection.run(`INSERT INTO ${table} BY NAME ${select}`);
-        }
-      } catch (error) {
-        if (signal.aborted) throw error;
-        throw new SyncFailedError(await explainLoadFailure(connection, format, group, dialect, error));
-      }
-    }
-    if (!tableExists) {
-      await connection.run(`CREATE TABLE ${table} (${FILE_COLUMN} VARCHAR, ${LOADED_AT_COLUMN} TIMESTAMP)`);
-    }
-    signal.throwIfAborted();
+  const loadable = (): [string, FileReading][] => toLoad.flatMap((file) => {
+    const reading = readings.get(file.path);
+    return reading === undefined ? [] : [[file.path, reading] as [string, FileReading]];
   });
+  const threads = await currentThreads(connection);
+  const written = await (async () => {
+    for (;;) {
+      try {
+        return await inTransaction(connection, () => writeFiles(connection, {
+          spec, table, schemaName, files, toLoad, loadable: loadable(), small: new Set(toLoad.filter((file) => file.size <= SMALL_FILE_BYTES).map((file) => file.path)), threads, loadedAt, signal,
+        }));
+      } catch (error) {
+        if (signal.aborted || !(error instanceof FileLoadError)) throw error;
+        failures.set(error.failure.file, error.failure);
+        readings.delete(error.failure.file);
+        // A file that fails past what detection sampled is rare, so files are read whole only once one has:
+        // then every small file is, so the others that would fail are set aside in one pass, not one retry each.
+        // Each retry leaves out at least one more file, so this ends.
+        if (counted.size === 0) {
+          const whole = await readFilesAlone(toLoad.filter((file) => readings.has(file.path)), spec.csv, readings, true, signal);
+          for (const [file, rows] of whole.counted) counted.set(file, rows);
+          for (const [file, failure] of whole.failures) {
+            failures.set(file, failure);
+            readings.delete(file);
+          }
+        }
+      }
+    }
+  })();
+
+  for (const change of written.changes) messages.push({ level: 'WARNING', message: `Schema change: ${change}` });
+  for (const message of describeRespellings(written.respellings, ledger)) messages.push({ level: 'INFO', message });
+  if (written.removed > 0) messages.push({ level: 'INFO', message: `Removed the rows of ${String(written.removed)} deleted file(s)` });
 
   const hashOf = new Map(await Promise.all([...hashes].map(async ([file, hash]) => [file, await hash] as const)));
-  const perFile = await connection.runAndReadAll(`SELECT ${FILE_COLUMN} AS file, count(*)::BIGINT AS n FROM ${table} GROUP BY 1`);
-  const rowsByFile = new Map(perFile.getRowObjects().map((row) => [String(row.file), Number(row.n)]));
-  const rows = [...rowsByFile.values()].reduce((sum, count) => sum + count, 0);
-  const loadedPaths = new Set(toLoad.map((file) => file.path));
-  const ledgerEntries = files.map((file) => ({
-    path: file.path,
-    size: file.size,
-    mtimeMs: file.mtimeMs,
-    sha256: hashOf.get(file.path) ?? '',
-    rows: rowsByFile.get(file.path) ?? 0,
-    loadedAt: loadedPaths.has(file.path) ? now.toISOString() : ledger.get(file.path)?.loadedAt ?? now.toISOString(),
-  }));
+  const rows = await countRows(connection, schemaName, spec.source);
+  const recorded = recordFiles(files, {
+    ledger, reloaded: new Set(toLoad.map((file) => file.path)), failures, readings, counted, rowsByFile: written.rowsByFile, hashOf, now,
+  });
+  messages.push(...recorded.messages);
+  const { filesFailed } = recorded;
   messages.push({ level: 'INFO', message: `Loaded ${String(toLoad.length)} of ${String(files.length)} file(s); ${String(files.length - toLoad.length)} unchanged` });
-  return { rows, tables: [{ schema: rawSchemaOf(spec.source), name: spec.source, rowCount: rows }], ledger: ledgerEntries, messages };
+  if (filesFailed > 0) messages.push({ level: 'WARNING', message: `${String(filesFailed)} file(s) could not be read and were skipped; the other files are loaded` });
+  return { rows, tables: [{ schema: schemaName, name: spec.source, rowCount: rows }], ledger: recorded.entries, messages, filesFailed };
 }
 
-/** Names the first file of a failed group that fails on its own, with DuckDB's account of where. */
-async function explainLoadFailure(
-  connection: DuckDBConnection, format: FileFormat, group: readonly string[], dialect: CsvDialect | undefined, error: unknown,
-): Promise<string> {
-  if (group.length > 1) {
-    for (const file of group) {
+/**
+ * The ledger after a committed sync: loaded files with their rows and reading, unchanged ones as they were,
+ * and files DuckDB cannot read with the reason, each of those named in a WARNING again at every sync.
+ */
+function recordFiles(files: readonly SourceFile[], state: {
+  ledger: ReadonlyMap<string, LedgerEntry>; reloaded: ReadonlySet<string>; failures: ReadonlyMap<string, UnreadableFileError>;
+  readings: ReadonlyMap<string, FileReading>; counted: ReadonlyMap<string, number>; rowsByFile: ReadonlyMap<string, number>;
+  hashOf: ReadonlyMap<string, string>; now: Date;
+}): { entries: LedgerEntry[]; filesFailed: number; messages: SyncOutcome['messages'] } {
+  const messages: SyncOutcome['messages'] = [];
+  const skipped = (file: string, reason: string): void => {
+    messages.push({ level: 'WARNING', message: `Skipped ${file}: DuckDB cannot read it (${reason}); it is tried again when it changes` });
+  };
+  const entries = files.map((file): LedgerEntry => {
+    const base = { path: file.path, size: file.size, mtimeMs: file.mtimeMs, sha256: state.hashOf.get(file.path) ?? '' };
+    const failure = state.failures.get(file.path);
+    if (failure !== undefined) {
+      skipped(file.path, failure.message);
+      return { ...base, rows: 0, loadedAt: state.now.toISOString(), reading: null, error: failure.message };
+    }
+    const known = state.ledger.get(file.path);
+    if (!state.reloaded.has(file.path) && known !== undefined) {
+      if (known.error !== null) skipped(file.path, known.error);
+      return { ...base, rows: known.rows, loadedAt: known.loadedAt, reading: known.reading, error: known.error };
+    }
+    const reading = state.readings.get(file.path);
+    return {
+      ...base, rows: state.counted.get(file.path) ?? state.rowsByFile.get(file.path) ?? 0, loadedAt: state.now.toISOString(),
+      reading: reading === undefined ? null : JSON.stringify(reading), error: null,
+    };
+  });
+  return { entries, filesFailed: entries.filter((entry) => entry.error !== null).length, messages };
+}
+
+interface WriteInput {
+  readonly spec: FileSourceSpec;
+  readonly table: string;
+  readonly schemaName: string;
+  readonly files: readonly SourceFile[];
+  readonly toLoad: readonly SourceFile[];
+  readonly loadable: readonly [string, FileReading][];
+  /** DuckDB's thread count for the others. */
+  readonly threads: number;
+  /** Files small enough that DuckDB's threads only cost time. */
+  readonly small: ReadonlySet<string>;
+  readonly loadedAt: string;
+  readonly signal: AbortSignal;
+}
+
+/**
+ * The whole change, inside the caller's transaction. DuckDB refuses to commit a schema change that follows
+ * row changes to the same table, so every CREATE and ALTER runs first, then the deletes, then the inserts.
+ */
+async function writeFiles(connection: DuckDBConnection, input: WriteInput): Promise<{
+  changes: string[]; respellings: readonly Respelling[]; removed: number; rowsByFile: Map<string, number>;
+}> {
+  const { spec, table, schemaName, signal } = input;
+  await connection.run(`CREATE SCHEMA IF NOT EXISTS ${quoteIdentifier(schemaName)}`);
+  let exists = await hasTable(connection, schemaName, spec.source);
+  if (spec.fullRefresh && exists) {
+    await connection.run(`DROP TABLE ${table}`);
+    exists = false;
+  }
+  const existing = exists ? await tableColumns(connection, table) : [];
+  const inputs = input.loadable.map(([file, reading]) => ({ name: file, columns: reading.columns.filter(([name]) => !isQuarryColumn(name)) }));
+  const plan = planSchema(existing.filter(([name]) => !isQuarryColumn(name)), inputs);
+  let changes: string[] = [];
+  if (exists) {
+    await applySchemaChanges(connection, table, plan.changes);
+    changes = plan.changes.map(describeChange);
+  } else {
+    const columns = [...plan.columns, [FILE_COLUMN, 'VARCHAR'], [LOADED_AT_COLUMN, 'TIMESTAMP']] as const;
+    await connection.run(`CREATE TABLE ${table} (${columns.map(([name, type]) => `${quoteIdentifier(name)} ${type}`).join(', ')})`);
+  }
+
+  let removed = 0;
+  if (exists) {
+    const onDisk = new Set(input.files.map((file) => file.path));
+    const reloaded = new Set(input.toLoad.map((file) => file.path));
+    const loaded = await connection.runAndReadAll(`SELECT DISTINCT ${FILE_COLUMN} AS file FROM ${table}`);
+    const stale = loaded.getRowObjects().map((row) => String(row.file)).filter((file) => !onDisk.has(file) || reloaded.has(file));
+    if (stale.length > 0) await connection.run(`DELETE FROM ${table} WHERE ${FILE_COLUMN} IN (${stale.map(quoteLiteral).join(', ')})`);
+    removed = stale.filter((file) => !onDisk.has(file)).length;
+  }
+
+  const rowsByFile = new Map<string, number>();
+  const stamp = `${quoteLiteral(input.loadedAt)}::TIMESTAMP`;
+  const typeOf = new Map(plan.columns.map(([name, type]) => [name.toLowerCase(), [name, type] as const]));
+  // By position, cast to the table's type under the table's spelling: a name DuckDB read (a NUL in a JSON key)
+  // never has to be written in SQL.
+  const selectOf = (file: string, reading: FileReading): string => {
+    const columns = reading.columns.flatMap(([name], index) => {
+      const [spelt, type] = typeOf.get(name.toLowerCase()) ?? [name, 'VARCHAR'];
+      return isQuarryColumn(name) ? [] : [`CAST(#${String(index + 1)} AS ${type}) AS ${quoteIdentifier(spelt)}`];
+    });
+    return `SELECT ${[...columns, `${quoteLiteral(file)} AS ${FILE_COLUMN}`, `${stamp} AS ${LOADED_AT_COLUMN}`].join(', ')} FROM ${readerSql(file, reading)}`;
+  };
+  // A small file gains nothing from DuckDB's threads, and each thread appends to every column of a wide table.
+  const { threads } = input;
+  let singleThreaded: boolean | undefined;
+  try {
+    for (const [file, reading] of input.loadable) {
+      signal.throwIfAborted();
+      const small = input.small.has(file);
+      if (small !== singleThreaded) {
+        await connection.run(small ? 'SET threads = 1' : `SET threads = ${String(threads)}`);
+        singleThreaded = small;
+      }
       try {
-        await connection.run(`SELECT count(*) FROM ${readerSql(format, [file], dialect)}`);
-      } catch (fileError) {
-        return `Could not load ${file}: ${briefly(fileError)}`;
+        rowsByFile.set(file, (await connection.run(`INSERT INTO ${table} BY NAME ${selectOf(file, reading)}`)).rowsChanged);
+      } catch (error) {
+        if (signal.aborted) throw error;
+        throw new FileLoadError(new UnreadableFileError(file, error));
       }
     }
+  } finally {
+    // After a failed INSERT the transaction refuses every statement; the next attempt sets threads again.
+    if (singleThreaded === true) await connection.run(`SET threads = ${String(threads)}`).catch(() => undefined);
   }
-  return `Could not load ${group.join(', ')}: ${briefly(error)}`;
+  signal.throwIfAborted();
+  return { changes, respellings: plan.respellings, removed, rowsByFile };
+}
+
+function isQuarryColumn(name: string): boolean {
+  const lower = name.toLowerCase();
+  return lower === FILE_COLUMN || lower === LOADED_AT_COLUMN;
+}
+
+/**
+ * One line per column spelt otherwise by some files, naming the file whose spelling the table keeps: the input
+ * that brought the column, or for a column already in the table the first ledger file read with that spelling.
+ */
+function describeRespellings(respellings: readonly Respelling[], ledger: ReadonlyMap<string, LedgerEntry>): string[] {
+  const groups = new Map<string, Respelling[]>();
+  for (const respelling of respellings) {
+    const key = `${respelling.spelling}\u0000${respelling.kept}`;
+    groups.set(key, [...groups.get(key) ?? [], respelling]);
+  }
+  const history = [...ledger.values()].sort((a, b) => a.loadedAt.localeCompare(b.loadedAt) || a.path.localeCompare(b.path));
+  return [...groups.values()].flatMap((group) => {
+    const [first] = group;
+    if (first === undefined) return [];
+    const keptFrom = first.keptFrom ?? history.find((entry) => parseReading(entry.reading)?.columns.some(([name]) => name === first.kept))?.path;
+    const where = keptFrom === undefined ? 'as the table already has it' : `as in ${keptFrom}`;
+    const others = group.length > 1 ? ` and ${String(group.length - 1)} other file(s)` : '';
+    return [`Column ${first.spelling} of ${first.input}${others} loaded into column ${first.kept}, spelt ${where}`];
+  });
+}
+
+function parseReading(text: string | null): FileReading | undefined {
+  if (text === null) return undefined;
+  try {
+    return JSON.parse(text) as FileReading;
+  } catch {
+    return undefined;
+  }
+}
+
+async function tableColumns(connection: DuckDBConnection, table: string): Promise<Column[]> {
+  return [...await describeColumns(connection, `SELECT * FROM ${table}`)];
+}
+
+async function currentThreads(connection: DuckDBConnection): Promise<number> {
+  const result = await connection.runAndReadAll("SELECT current_setting('threads')::INTEGER AS n");
+  return Number(result.getRowObjects()[0]?.n ?? 1);
 }
 
 async function hasTable(connection: DuckDBConnection, schema: string, name: string): Promise<boolean> {

@@ -16,18 +16,20 @@ export interface JobRecord {
   readonly finishedAt: string | null;
   readonly rows: number | null;
   readonly error: string | null;
+  /** Files a successful sync skipped because DuckDB could not read them. */
+  readonly filesFailed: number;
 }
 
 interface JobRow {
   id: number; kind: JobKind; target: string; status: JobStatus; full_refresh: number; requested_by: string | null;
-  created_at: string; started_at: string | null; finished_at: string | null; rows: number | null; error: string | null;
+  created_at: string; started_at: string | null; finished_at: string | null; rows: number | null; error: string | null; files_failed: number;
 }
 
 function toRecord(row: JobRow): JobRecord {
   return Object.freeze({
     id: row.id, kind: row.kind, target: row.target, status: row.status, fullRefresh: row.full_refresh === 1,
     requestedBy: row.requested_by, createdAt: row.created_at, startedAt: row.started_at, finishedAt: row.finished_at,
-    rows: row.rows, error: row.error,
+    rows: row.rows, error: row.error, filesFailed: row.files_failed,
   });
 }
 
@@ -53,9 +55,11 @@ export class JobsRepository {
     this.#database.prepare("UPDATE jobs SET status = 'running', started_at = ? WHERE id = ?").run(now, id);
   }
 
-  finish(id: number, outcome: { status: 'success' | 'failed' | 'interrupted'; rows: number | null; error: string | null }, now: string): void {
-    this.#database.prepare('UPDATE jobs SET status = ?, finished_at = ?, rows = ?, error = ? WHERE id = ?')
-      .run(outcome.status, now, outcome.rows, outcome.error, id);
+  finish(
+    id: number, outcome: { status: 'success' | 'failed' | 'interrupted'; rows: number | null; error: string | null; filesFailed?: number }, now: string,
+  ): void {
+    this.#database.prepare('UPDATE jobs SET status = ?, finished_at = ?, rows = ?, error = ?, files_failed = ? WHERE id = ?')
+      .run(outcome.status, now, outcome.rows, outcome.error, outcome.filesFailed ?? 0, id);
   }
 
   /** Jobs a stopped service left queued or running become interrupted; returns them. */

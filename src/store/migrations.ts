@@ -163,6 +163,14 @@ const MIGRATIONS: readonly string[] = [
     locked_until TEXT
   );
   `,
+  `
+  -- How each file was read (the dialect DuckDB detected, as JSON) and, for a file DuckDB cannot read, why:
+  -- kept with the file's hash, so an unchanged file is never sniffed or retried again.
+  ALTER TABLE file_ledger ADD COLUMN reading TEXT;
+  ALTER TABLE file_ledger ADD COLUMN error TEXT;
+  -- Files a successful sync skipped because DuckDB could not read them.
+  ALTER TABLE jobs ADD COLUMN files_failed INTEGER NOT NULL DEFAULT 0;
+  `,
 ];
 
 /** Brings the schema up to date inside one transaction; a database newer than this code is refused. */

@@ -60,6 +60,7 @@ describe('quarry source add, the wizard', () => {
       ['Name', `orders${ENTER}`],
       ['directory', `data/orders${ENTER}`],
       ['file pattern', ENTER],
+      ['csv as YAML', ENTER], // read_csv options: blank, so each file's dialect is detected
       ['notes', ENTER],
       ['Test the connection now?', ENTER],
       ['Run a first sync now?', `y${ENTER}`],

@@ -79,7 +79,7 @@ describe('sources, sync and logs', () => {
     const details = await quarry.request('GET', '/api/sources/orders/details', { as: 'viewer' });
     expect(details.json.name).toBe('orders');
     expect(details.json.config).toEqual(expect.objectContaining({ name: 'orders', type: 'local_files', enabled: true, local_files: expect.objectContaining({ directory: 'data/orders', file_pattern: '*.csv' }) }));
-    expect(details.json.history).toEqual([{ timestamp: expect.stringMatching(ISO_UTC), status: 'success', duration_seconds: expect.any(Number), rows_processed: 3, full_refresh: false }]);
+    expect(details.json.history).toEqual([{ timestamp: expect.stringMatching(ISO_UTC), status: 'success', duration_seconds: expect.any(Number), rows_processed: 3, full_refresh: false, files_failed: 0 }]);
     expect(details.json.row_count).toBe(3);
 
     const logs = await quarry.request('GET', '/api/sources/orders/logs', { as: 'viewer' });
@@ -129,22 +129,35 @@ describe('sources, sync and logs', () => {
     expect(messages).toContain('Schema change: widened column id from BIGINT to VARCHAR');
   });
 
-  it('fails on a malformed file, names it, and keeps the previous data', async () => {
+  it('skips a file DuckDB cannot read, names it and its line, loads the others, and succeeds with a warning', async () => {
     await sync();
-    writeFileSync(path.join(dataDir, 'broken.csv'), 'id,amount\n7,70\n8,80,extra,columns\n"unterminated\n');
-    const failed = await sync();
-    expect(failed.error).toMatch(new RegExp(`^Could not load ${path.join(dataDir, 'broken.csv').replaceAll('/', '\\/')}`));
-    expect(await quarry.query('SELECT count(*)::INTEGER AS n FROM raw_orders.orders')).toEqual([{ n: 3 }]);
-    const list = await quarry.request('GET', '/api/sources', { as: 'viewer' });
-    expect(list.json[0]).toEqual(expect.objectContaining({ status: 'failed', row_count: 3 }));
-    const logs = await quarry.request('GET', '/api/sources/orders/logs?limit=1', { as: 'viewer' });
-    expect(logs.json).toEqual([{ timestamp: expect.any(String), level: 'ERROR', message: failed.error }]);
+    const broken = path.join(dataDir, 'broken.csv');
+    // Latin-1 bytes where DuckDB expects UTF-8: DuckDB's own read_csv refuses the file.
+    writeFileSync(broken, Buffer.from('id,amount\n7,70\n8,caf\xe9\n', 'latin1'));
+    writeFileSync(path.join(dataDir, 'c.csv'), 'id,amount\n4,40\n');
+    const completed = quarry.nextEvent('sync_completed');
+    expect(await sync()).toEqual(expect.objectContaining({ rows: 4 }));
+    // The event keeps the contract's fields; the count of skipped files is in the history below.
+    expect(await completed).toEqual({ type: 'sync_completed', source: 'orders', rows: 4, timestamp: expect.stringMatching(ISO_UTC) });
+    expect(await quarry.query('SELECT count(*)::INTEGER AS n FROM raw_orders.orders')).toEqual([{ n: 4 }]);
+
+    const messages = (await quarry.request('GET', '/api/sources/orders/logs', { as: 'viewer' })).json
+      .filter((entry: { level: string }) => entry.level === 'WARNING').map((entry: { message: string }) => entry.message);
+    expect(messages).toContainEqual(expect.stringMatching(new RegExp(`^Skipped ${broken.replaceAll('/', '\\/')}: DuckDB cannot read it \\(.*[Ll]ine.*\\); it is tried again when it changes$`)));
+    expect(messages).toContain('1 file(s) could not be read and were skipped; the other files are loaded');
     const history = (await quarry.request('GET', '/api/sources/orders/details', { as: 'viewer' })).json.history;
-    expect(history.map((entry: { status: string }) => entry.status)).toEqual(['failed', 'success']);
+    expect(history.map((entry: { status: string; files_failed: number }) => [entry.status, entry.files_failed])).toEqual([['success', 1], ['success', 0]]);
+    const listing = (await quarry.request('GET', '/api/sources/orders/csv-files', { as: 'viewer' })).json.files;
+    expect(listing.find((file: { filename: string }) => file.filename === 'broken.csv')).toEqual(expect.objectContaining({ loaded: false, rows_loaded: 0, status: 'unreadable' }));
     const health = (await quarry.request('GET', '/api/health/platform', { as: 'viewer' })).json;
-    expect(health.sync_failures).toEqual([{ source: 'orders', timestamp: expect.any(String), error: failed.error }]);
-    expect(health.warnings).toContain('The last sync of orders failed');
-    expect(health.status).toBe('warning');
+    expect(health.warnings).toContain('The last sync of orders skipped 1 file(s) DuckDB cannot read');
+    expect(health.sync_failures).toEqual([]);
+
+    writeFileSync(broken, 'id,amount\n7,70\n');
+    utimesSync(broken, new Date(), new Date(Date.now() + 5000));
+    expect(await sync()).toEqual(expect.objectContaining({ rows: 5 }));
+    const fixed = (await quarry.request('GET', '/api/sources/orders/details', { as: 'viewer' })).json.history[0];
+    expect(fixed).toEqual(expect.objectContaining({ status: 'success', files_failed: 0 }));
   });
 
   it('refuses to replace loaded rows with an empty directory, unless a full refresh asks for it', async () => {

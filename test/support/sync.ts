@@ -19,6 +19,11 @@ export async function syncAndWait(quarry: TestQuarry, source: string, fullRefres
   return end;
 }
 
+/** How many files the source's latest sync skipped because DuckDB cannot read them, from its history. */
+export function filesFailedOfLastSync(quarry: TestQuarry, source: string): number | undefined {
+  return quarry.ctx.sourceReports.history(source, 1)[0]?.filesFailed;
+}
+
 /** The messages of a source's log lines at one level, oldest first. */
 export function logMessages(quarry: TestQuarry, source: string, level: 'INFO' | 'WARNING' | 'ERROR' | 'SUCCESS'): string[] {
   return quarry.ctx.store.logs.latest(1000, source).filter((entry) => entry.level === level).map((entry) => entry.message).reverse();

@@ -1,10 +1,13 @@
 import { z } from 'zod';
+import { CsvReadOptions } from './csv-read-options.ts';
 import { NonEmptyString } from './field-types.ts';
 import { defineSourceType } from '../source-type-definition.ts';
 
 export const LocalFilesSection = z.strictObject({
   directory: NonEmptyString,
   file_pattern: NonEmptyString.default('*'),
+  /** DuckDB read_csv options fixed for every CSV file; anything not set is detected per file. */
+  csv: CsvReadOptions.optional(),
   /** How to regenerate the files. */
   notes: z.string().optional(),
 });

@@ -18,7 +18,7 @@ const UploadReply = z.object({
 
 const FileEntry = z.object({
   filename: z.string(), path: z.string(), size: z.number().int(), modified: z.string().nullable(), on_disk: z.boolean(),
-  loaded: z.boolean(), rows_loaded: z.number().int(), status: z.enum(['success', 'pending', 'deleted']),
+  loaded: z.boolean(), rows_loaded: z.number().int(), status: z.enum(['success', 'pending', 'deleted', 'unreadable']),
 });
 
 const Listing = z.object({

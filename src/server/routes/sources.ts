@@ -27,6 +27,7 @@ const HistoryEntry = z.object({
   duration_seconds: z.number(),
   rows_processed: z.number().int(),
   full_refresh: z.boolean(),
+  files_failed: z.number().int().describe('files DuckDB could not read, skipped by a sync that otherwise succeeded (see the log)'),
 });
 
 const Details = z.object({
@@ -79,6 +80,7 @@ export const sourceRoutes: FastifyPluginCallbackZod<{ ctx: AppContext }> = (app,
         duration_seconds: entry.durationSeconds,
         rows_processed: entry.rowsProcessed,
         full_refresh: entry.fullRefresh,
+        files_failed: entry.filesFailed,
       })),
       row_count: summary.rowCount,
       tables: presentTables(summary),

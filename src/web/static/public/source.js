@@ -36,7 +36,7 @@ async function loadDetails() {
     ? [emptyRow(5, 'Never synced.')]
     : details.history.map((entry) => el('tr', {},
       el('td', {}, formatTime(entry.timestamp)),
-      el('td', {}, badge(entry.status)),
+      el('td', {}, badge(entry.status), ...(entry.files_failed > 0 ? [' ', el('span', { className: 'status status-warning' }, `${entry.files_failed} file(s) unreadable`)] : [])),
       el('td', { className: 'number' }, formatDuration(entry.duration_seconds)),
       el('td', { className: 'number' }, formatNumber(entry.rows_processed)),
       el('td', { className: 'phone-hide' }, entry.full_refresh ? 'full refresh' : 'incremental')))));
@@ -72,7 +72,7 @@ async function loadFiles() {
       el('th', { scope: 'row' }, file.filename),
       el('td', { className: 'number' }, file.on_disk ? formatBytes(file.size) : '—'),
       el('td', { className: 'phone-hide' }, file.on_disk ? formatTime(file.modified) : 'deleted'),
-      el('td', {}, file.loaded ? badge(file.status) : badge('not_loaded')),
+      el('td', {}, file.loaded || file.status === 'unreadable' ? badge(file.status) : badge('not_loaded')),
       el('td', { className: 'number' }, formatNumber(file.rows_loaded)),
       el('td', {}, canUpload && file.on_disk ? deleteButton(file) : undefined)))));
 }
