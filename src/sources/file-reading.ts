@@ -30,6 +30,17 @@ export class UnreadableFileError extends Error {
   }
 }
 
+/**
+ * DuckDB's failures of the database or the machine rather than of a file's content (a full disk, no memory,
+ * an interrupt): they fail the sync, leaving the previous data, instead of setting a good file aside.
+ */
+const WAREHOUSE_FAILURE = /^(IO|Out of Memory|Fatal|Internal|Interrupt|Transaction(Context)?) Error\b/;
+
+/** Whether a failed load says nothing about the file being loaded. */
+export function isWarehouseFailure(error: unknown): boolean {
+  return WAREHOUSE_FAILURE.test(describeError(error));
+}
+
 /** Options that shape the columns: DuckDB applies them while sniffing, and the sniffed columns then carry them. */
 const SHAPING_OPTIONS = new Set(['names', 'types', 'all_varchar', 'sample_size']);
 /** What sniff_csv prints for an unset delimiter, quote, escape or comment. */

@@ -3,7 +3,7 @@ import type { CsvReadOptions } from '../config/index.ts';
 import type { LedgerEntry } from '../store/index.ts';
 import { inTransaction, quoteIdentifier, quoteLiteral, type DuckDBConnection } from '../warehouse/index.ts';
 import { applySchemaChanges, describeChange, describeColumns, planSchema, type Respelling } from './evolve-schema.ts';
-import { configuredKey, readerSql, UnreadableFileError, type Column, type FileReading } from './file-reading.ts';
+import { configuredKey, isWarehouseFailure, readerSql, UnreadableFileError, type Column, type FileReading } from './file-reading.ts';
 import { readFilesAlone, SMALL_FILE_BYTES } from './read-files-alone.ts';
 import { hashFile, listSourceFiles, type SourceFile } from './list-source-files.ts';
 import { SyncFailedError } from './sync-failed-error.ts';
@@ -273,7 +273,7 @@ async function writeFiles(connection: DuckDBConnection, input: WriteInput): Prom
       try {
         rowsByFile.set(file, (await connection.run(`INSERT INTO ${table} BY NAME ${selectOf(file, reading)}`)).rowsChanged);
       } catch (error) {
-        if (signal.aborted) throw error;
+        if (signal.aborted || isWarehouseFailure(error)) throw error;
         throw new FileLoadError(new UnreadableFileError(file, error));
       }
     }
