@@ -2,13 +2,30 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ContractFake, ContractVendor, CredentialedFake } from '../fakes/contract-vendor.ts';
 import { airtableContract } from '../fakes/airtable.ts';
 import { asanaContract } from '../fakes/asana.ts';
+import { chessComContract } from '../fakes/chess-com.ts';
 import { csvHostContract } from '../fakes/csv-host.ts';
+import { freshdeskContract } from '../fakes/freshdesk.ts';
 import { githubContract } from '../fakes/github.ts';
+import { googleAdsContract } from '../fakes/google-ads.ts';
+import { googleAnalyticsContract } from '../fakes/google-analytics.ts';
+import { pubSubContract } from '../fakes/google-pubsub.ts';
+import { googleSheetsContract } from '../fakes/google-sheets.ts';
+import { greenhouseContract } from '../fakes/greenhouse.ts';
 import { hubspotContract } from '../fakes/hubspot.ts';
+import { itemsApiContract } from '../fakes/items-api.ts';
 import { jiraContract } from '../fakes/jira.ts';
+import { matomoContract } from '../fakes/matomo.ts';
+import { metaMarketingContract } from '../fakes/meta-marketing.ts';
+import { notionContract } from '../fakes/notion.ts';
+import { personioContract } from '../fakes/personio.ts';
 import { pipedriveContract } from '../fakes/pipedrive.ts';
+import { salesforceContract } from '../fakes/salesforce.ts';
+import { shopifyContract } from '../fakes/shopify.ts';
+import { slackContract } from '../fakes/slack.ts';
 import { strapiContract } from '../fakes/strapi.ts';
 import { stripeContract } from '../fakes/stripe.ts';
+import { youtubeContract } from '../fakes/youtube.ts';
+import { zendeskContract } from '../fakes/zendesk.ts';
 import type { SeenRequest } from '../support/fake-api.ts';
 import { startQuarry, type TestQuarry } from '../support/quarry.ts';
 import { logMessages, syncAndWait, type SyncEnd } from '../support/sync.ts';
@@ -21,7 +38,9 @@ import { logMessages, syncAndWait, type SyncEnd } from '../support/sync.ts';
  */
 const VENDORS: readonly ContractVendor[] = [
   githubContract, hubspotContract, stripeContract, airtableContract, strapiContract, asanaContract, pipedriveContract, jiraContract,
-  csvHostContract,
+  csvHostContract, chessComContract, pubSubContract, salesforceContract, zendeskContract, freshdeskContract, personioContract, notionContract,
+  greenhouseContract, itemsApiContract, googleAdsContract, matomoContract, metaMarketingContract, googleSheetsContract, shopifyContract,
+  slackContract, youtubeContract, googleAnalyticsContract,
 ];
 
 const fakes = new Map<string, ContractFake>();
