@@ -124,10 +124,13 @@ export const googleAdsContract: ContractVendor = {
       pagedPath: '/v21/customers/1234567890/googleAds:search', table: 'campaign_stats', key: '(campaign.id, segments.date)',
       section: ['search_ads:', '  property_id: 123-456-7890', '  login_customer_id: "9876543210"', '  credentials_env: SEARCH_ADS_CREDENTIALS', '  resources: [campaign_stats]', `  base_url: ${api.url}`],
       revoke() {
-        account.developerToken = 'rotated';
-        return () => { account.developerToken = 'dev-token-contract'; };
+        // The user removed Quarry's access in their Google account: the refresh token and the access tokens it bought
+        // are no longer known (a refused developer token is search-ads.test.ts's).
+        oauth.clients.get('gcloud-client')?.refreshTokens.delete('user-refresh');
+        oauth.tokens.clear();
+        return () => { oauth.clients.get('gcloud-client')?.refreshTokens.add('user-refresh'); };
       },
-      refusal: (url) => `POST ${url}/v21/customers/1234567890/googleAds:search answered 401 Unauthorized: Request is missing required authentication credential.`,
+      refusal: (url) => `POST ${url}/token answered 400 Bad Request: Token has been expired or revoked.`,
     };
   },
 };
