@@ -1,4 +1,5 @@
 import { records, startFakeApi, type FakeApi } from '../support/fake-api.ts';
+import type { ContractVendor } from './contract-vendor.ts';
 
 export interface ChessGame {
   url: string;
@@ -105,3 +106,17 @@ export async function startFakeChessCom(players: Readonly<Record<string, { month
 
   return { api, baseUrl: `${api.url}/pub`, archives, close: () => api.close() };
 }
+
+/** A player's four monthly archives of 30 games, read a month a request; published to anyone, so nothing to refuse. */
+export const chessComContract: ContractVendor = {
+  type: 'chess_games',
+  anonymous: true,
+  async start() {
+    const months = [monthFromNow(-3), monthFromNow(-2), monthFromNow(-1), monthFromNow(0)];
+    const fake = await startFakeChessCom({ hikaru: { months, gamesPerMonth: 30, opponent: 'magnuscarlsen' } });
+    return {
+      api: fake.api, env: {}, pagedPath: '/pub/player/hikaru/games/2', table: 'games', key: 'uuid',
+      section: ['chess_games:', '  players: [hikaru]', '  resources: [games]', `  base_url: "${fake.baseUrl}"`],
+    };
+  },
+};

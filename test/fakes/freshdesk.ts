@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { basicOf, records, startFakeApi, type FakeApi } from '../support/fake-api.ts';
+import type { ContractVendor } from './contract-vendor.ts';
 
 export interface FreshdeskTicket {
   id: number;
@@ -164,3 +165,21 @@ export async function startFakeFreshdesk(options: { apiKey: string; data?: Fresh
     close: () => api.close(),
   };
 }
+
+/** The default helpdesk, its 250 tickets read 100 a page. */
+export const freshdeskContract: ContractVendor = {
+  type: 'helpdesk_b',
+  async start() {
+    const key = 'freshdesk-contract-key';
+    const fake = await startFakeFreshdesk({ apiKey: key });
+    return {
+      api: fake.api, env: { HELPDESK_B_API_KEY: key }, pagedPath: '/api/v2/tickets', table: 'tickets', key: 'id',
+      section: ['generic_config:', '  domain: acme', '  resources: [tickets]', `  base_url: "${fake.baseUrl}"`],
+      revoke() {
+        fake.apiKey = 'regenerated-key';
+        return () => { fake.apiKey = key; };
+      },
+      refusal: () => `GET ${fake.baseUrl}/tickets answered 401 Unauthorized: You have to be logged in to perform this action.`,
+    };
+  },
+};

@@ -1,4 +1,5 @@
 import { startFakeApi, type FakeApi } from '../support/fake-api.ts';
+import type { ContractVendor } from './contract-vendor.ts';
 import { GoogleOAuth } from './google-oauth.ts';
 
 const SCOPE = 'https://www.googleapis.com/auth/adwords';
@@ -103,3 +104,33 @@ export async function startGoogleAdsFake(account: AdsAccount, oauth: GoogleOAuth
   });
   return api;
 }
+
+/** A customer with three campaigns a day for the last four days, read 5 rows a page through a manager account. */
+export const googleAdsContract: ContractVendor = {
+  type: 'search_ads',
+  async start() {
+    const oauth = new GoogleOAuth();
+    oauth.clients.set('gcloud-client', { secret: 'gcloud-secret', refreshTokens: new Set(['user-refresh']) });
+    const day = (daysAgo: number): string => new Date(Date.now() - daysAgo * 86_400_000).toISOString().slice(0, 10);
+    const campaigns = [4, 3, 2, 1].flatMap((daysAgo) => [1, 2, 3].map((id): AdsRow => ({
+      campaign: { resourceName: `customers/1234567890/campaigns/${String(id)}`, id: String(id), name: `Campaign ${String(id)}`, status: 'ENABLED' },
+      segments: { date: day(daysAgo) }, metrics: { impressions: String(100 * id), clicks: String(id), costMicros: String(id * 250_000) },
+    })));
+    const account: AdsAccount = { developerToken: 'dev-token-contract', managedBy: '9876543210', customers: new Map([['1234567890', new Map([['campaign', campaigns]])]]) };
+    const api = await startGoogleAdsFake(account, oauth, 5);
+    const credentials = JSON.stringify({ type: 'authorized_user', client_id: 'gcloud-client', client_secret: 'gcloud-secret', refresh_token: 'user-refresh', token_uri: `${api.url}/token` });
+    return {
+      api, env: { SEARCH_ADS_CREDENTIALS: credentials, SEARCH_ADS_DEVELOPER_TOKEN: 'dev-token-contract' },
+      pagedPath: '/v21/customers/1234567890/googleAds:search', table: 'campaign_stats', key: '(campaign.id, segments.date)',
+      section: ['search_ads:', '  property_id: 123-456-7890', '  login_customer_id: "9876543210"', '  credentials_env: SEARCH_ADS_CREDENTIALS', '  resources: [campaign_stats]', `  base_url: ${api.url}`],
+      revoke() {
+        // The user removed Quarry's access in their Google account: the refresh token and the access tokens it bought
+        // are no longer known (a refused developer token is search-ads.test.ts's).
+        oauth.clients.get('gcloud-client')?.refreshTokens.delete('user-refresh');
+        oauth.tokens.clear();
+        return () => { oauth.clients.get('gcloud-client')?.refreshTokens.add('user-refresh'); };
+      },
+      refusal: (url) => `POST ${url}/token answered 400 Bad Request: Token has been expired or revoked.`,
+    };
+  },
+};

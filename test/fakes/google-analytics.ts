@@ -1,5 +1,6 @@
 import { startFakeApi, type FakeApi } from '../support/fake-api.ts';
-import { GoogleOAuth } from './google-oauth.ts';
+import type { ContractVendor } from './contract-vendor.ts';
+import { GoogleOAuth, makeServiceAccount } from './google-oauth.ts';
 
 const SCOPE = 'https://www.googleapis.com/auth/analytics.readonly';
 const DAY_MS = 86_400_000;
@@ -80,3 +81,30 @@ export async function startGoogleAnalyticsFake(properties: Map<string, Analytics
   });
   return api;
 }
+
+/** A property with ten days of traffic from three sources, read 25 report rows a request, as a service account. */
+export const googleAnalyticsContract: ContractVendor = {
+  type: 'web_analytics',
+  async start() {
+    const oauth = new GoogleOAuth();
+    const today = new Date();
+    const day = (daysAgo: number): string => new Date(today.getTime() - daysAgo * DAY_MS).toISOString().slice(0, 10).replaceAll('-', '');
+    const facts = Array.from({ length: 10 }, (_, index) => ['google', 'newsletter', 'partner'].map((source): AnalyticsFact => ({
+      date: day(index + 1), sessionSource: source, sessionMedium: 'referral', sessionCampaignName: '(not set)', hostName: 'example.com', pagePath: '/',
+      pageTitle: 'Home', country: 'Germany', sessions: 10, engagedSessions: 5, totalUsers: 8, newUsers: 2, screenPageViews: 1, keyEvents: 0, userEngagementDuration: 30,
+    }))).flat();
+    const api = await startGoogleAnalyticsFake(new Map([['312345678', facts]]), oauth, today);
+    const account = makeServiceAccount(`${api.url}/token`);
+    oauth.serviceAccounts.set(account.clientEmail, account);
+    return {
+      api, env: { WEB_ANALYTICS_CREDENTIALS: account.keyFile }, pagedPath: '/v1beta/', table: 'traffic', key: '(date, session_source, session_medium)',
+      section: ['web_analytics:', '  property_id: 312345678', '  credentials_env: WEB_ANALYTICS_CREDENTIALS', '  start_date: 30daysAgo', '  page_size: 25', `  base_url: ${api.url}`],
+      revoke() {
+        // The key was deleted in the Cloud console: Google now knows the account by another key.
+        oauth.serviceAccounts.set(account.clientEmail, makeServiceAccount(`${api.url}/token`));
+        return () => { oauth.serviceAccounts.set(account.clientEmail, account); };
+      },
+      refusal: (url) => `POST ${url}/token answered 400 Bad Request: Invalid JWT Signature.`,
+    };
+  },
+};

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { startFakeApi, type FakeApi } from '../support/fake-api.ts';
-import { GoogleOAuth } from './google-oauth.ts';
+import type { ContractVendor } from './contract-vendor.ts';
+import { GoogleOAuth, makeServiceAccount } from './google-oauth.ts';
 
 const SCOPE = 'https://www.googleapis.com/auth/pubsub';
 
@@ -23,6 +24,12 @@ export class PubSubSubscription {
 
   /** What happens when the ack deadline of every delivered, unacknowledged message passes: they become deliverable again. */
   expireDeadlines(): void {
+    this.#leases.clear();
+  }
+
+  /** Pub/Sub's seek to a time before the first message: every message is unacknowledged and deliverable again. */
+  seekToStart(): void {
+    this.acknowledged.clear();
     this.#leases.clear();
   }
 
@@ -76,3 +83,27 @@ export async function startPubSubFake(project: string, subscriptions: Map<string
   });
   return api;
 }
+
+/** A subscription of 25 messages, pulled 10 at a time as a service account; seeked back before each sync. */
+export const pubSubContract: ContractVendor = {
+  type: 'cloud_stream',
+  async start() {
+    const oauth = new GoogleOAuth();
+    const orders = new PubSubSubscription();
+    for (let n = 1; n <= 25; n += 1) orders.publish(JSON.stringify({ order_id: n, total: n * 2.5 }));
+    const api = await startPubSubFake('quarry-test', new Map([['orders-sub', orders]]), oauth);
+    const account = makeServiceAccount(`${api.url}/token`);
+    oauth.serviceAccounts.set(account.clientEmail, account);
+    return {
+      api, env: { CLOUD_STREAM_CREDENTIALS: account.keyFile }, pagedPath: '/v1/projects/', table: 'messages', key: 'message_id',
+      section: ['generic_config:', '  subscription: orders-sub', '  credentials_env: CLOUD_STREAM_CREDENTIALS', '  batch_size: 10', `  base_url: "${api.url}"`],
+      beforeSync: () => { orders.seekToStart(); },
+      revoke() {
+        // The key was deleted in the Cloud console: Google now knows the account by another key.
+        oauth.serviceAccounts.set(account.clientEmail, makeServiceAccount(`${api.url}/token`));
+        return () => { oauth.serviceAccounts.set(account.clientEmail, account); };
+      },
+      refusal: (url) => `POST ${url}/token answered 400 Bad Request: Invalid JWT Signature.`,
+    };
+  },
+};

@@ -1,4 +1,5 @@
 import { startFakeApi, type FakeApi } from '../support/fake-api.ts';
+import type { ContractVendor } from './contract-vendor.ts';
 import { GoogleOAuth } from './google-oauth.ts';
 
 const SCOPE = 'https://www.googleapis.com/auth/spreadsheets.readonly';
@@ -48,3 +49,31 @@ export async function startGoogleSheetsFake(spreadsheets: Spreadsheets, oauth: G
   });
   return api;
 }
+
+/** A sheet of 40 orders, read in one request with the token `quarry oauth setup google --for sources` stored. */
+export const googleSheetsContract: ContractVendor = {
+  type: 'spreadsheets',
+  async start() {
+    const sheetId = '1BxiMVs0XRA5nFMdKvBdBZjgmUUqptlbs74OgvE2upms';
+    const oauth = new GoogleOAuth();
+    const orders = [['Order ID', 'Total'], ...Array.from({ length: 40 }, (_, index) => [index + 1, 10 + index / 2])];
+    const api = await startGoogleSheetsFake(new Map([[sheetId, new Map([['Orders', orders]])]]), oauth);
+    const scopes = ['https://www.googleapis.com/auth/spreadsheets.readonly'];
+    const accessToken = oauth.grant(scopes);
+    return {
+      api, env: {}, pagedPath: '/v4/spreadsheets/', faultAtRequest: 1, table: 'orders', key: 'order_id',
+      section: ['spreadsheets:', `  spreadsheet_url_or_id: ${sheetId}`, '  range_names: [Orders]', `  base_url: ${api.url}`],
+      attach(quarry) {
+        quarry.ctx.sourceTokens.save('google', {
+          accessToken, expiresAt: Date.now() + 3_600_000, tokenUrl: `${api.url}/token`, clientId: 'sources-client', clientSecretEnv: 'QUARRY_GOOGLE_SOURCES_CLIENT_SECRET',
+        });
+      },
+      revoke() {
+        // The user removed Quarry's access in their Google account: the stored token is no longer known.
+        oauth.tokens.delete(accessToken);
+        return () => { oauth.tokens.set(accessToken, scopes); };
+      },
+      refusal: (url) => `GET ${url}/v4/spreadsheets/${sheetId}/values/Orders answered 401 Unauthorized: Request had invalid authentication credentials. Expected OAuth 2 access token, login cookie or other valid authentication credential.`,
+    };
+  },
+};

@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { basicOf, records, startFakeApi, type FakeApi } from '../support/fake-api.ts';
+import type { ContractVendor } from './contract-vendor.ts';
 
 type Item = Record<string, unknown> & { id: number };
 
@@ -151,3 +152,21 @@ export async function startFakeGreenhouse(options: { apiKey: string }): Promise<
     close: () => api.close(),
   };
 }
+
+/** The default Harvest data, its 1,100 candidates read page by page. */
+export const greenhouseContract: ContractVendor = {
+  type: 'recruiting',
+  async start() {
+    const key = 'harvest-contract-key';
+    const fake = await startFakeGreenhouse({ apiKey: key });
+    return {
+      api: fake.api, env: { RECRUITING_API_KEY: key }, pagedPath: '/v1/candidates', table: 'candidates', key: 'id',
+      section: ['generic_config:', '  resources: [candidates]', `  base_url: "${fake.baseUrl}"`],
+      revoke() {
+        fake.apiKey = 'another-key';
+        return () => { fake.apiKey = key; };
+      },
+      refusal: () => `GET ${fake.baseUrl}/candidates answered 401 Unauthorized: Invalid Basic Auth credentials`,
+    };
+  },
+};

@@ -1,5 +1,6 @@
 import type { FastifyReply } from 'fastify';
 import { records, startFakeApi, type FakeApi } from '../support/fake-api.ts';
+import type { ContractVendor } from './contract-vendor.ts';
 
 export interface MatomoVisit {
   idSite: number;
@@ -123,3 +124,22 @@ export async function startFakeMatomo(options: { tokenAuth: string; siteId: numb
     close: () => api.close(),
   };
 }
+
+/** A site with 250 visits in March 2024, ten a day, read 100 a page. */
+export const matomoContract: ContractVendor = {
+  type: 'self_hosted_analytics',
+  async start() {
+    const token = 'matomo-contract-token';
+    const visits = records(250, (n) => matomoVisit(n, Date.UTC(2024, 2, 1) + Math.floor((n - 1) / 10) * DAY_MS + (n % 10) * 3_600_000));
+    const fake = await startFakeMatomo({ tokenAuth: token, siteId: 3, today: '2024-03-31', visits });
+    return {
+      api: fake.api, env: { SELF_HOSTED_ANALYTICS_TOKEN: token }, pagedPath: '/index.php', table: 'visits', key: 'idVisit',
+      section: ['generic_config:', `  base_url: "${fake.baseUrl}"`, '  site_id: 3', '  start_date: 2024-03-01', '  resources: [visits]'],
+      revoke() {
+        fake.tokenAuth = 'a-new-token';
+        return () => { fake.tokenAuth = token; };
+      },
+      refusal: () => "The Matomo API refused Live.getLastVisitsDetails: You can't access this resource as it requires 'view' access for the website id = 3.",
+    };
+  },
+};

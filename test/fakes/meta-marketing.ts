@@ -1,5 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import { startFakeApi, type FakeApi } from '../support/fake-api.ts';
+import type { ContractVendor } from './contract-vendor.ts';
 
 /** One ad's figures on one day, as Insights reports them (numbers as text). */
 export interface InsightFact {
@@ -110,3 +111,25 @@ export async function startMetaMarketingFake(account: MetaAdAccount): Promise<Fa
   });
   return api;
 }
+
+/** An ad account of 150 campaigns, read 100 a page. */
+export const metaMarketingContract: ContractVendor = {
+  type: 'social_ads',
+  async start() {
+    const time = '2026-01-05T10:00:00+0000';
+    const account: MetaAdAccount = {
+      accessToken: 'EAAB-contract', accountId: 'act_1029384756', adsets: [], ads: [], adcreatives: [], insights: [], leads: new Map(),
+      campaigns: Array.from({ length: 150 }, (_, index) => ({ id: `23850000${String(index + 1)}`, name: `Campaign ${String(index + 1)}`, status: 'ACTIVE', created_time: time, updated_time: time })),
+    };
+    const api = await startMetaMarketingFake(account);
+    return {
+      api, env: { SOCIAL_ADS_ACCESS_TOKEN: 'EAAB-contract' }, pagedPath: '/v23.0/act_1029384756/campaigns', table: 'campaigns', key: 'id',
+      section: ['social_ads:', '  account_id: act_1029384756', '  resources: [campaigns]', `  base_url: ${api.url}`],
+      revoke() {
+        account.accessToken = 'EAAB-expired';
+        return () => { account.accessToken = 'EAAB-contract'; };
+      },
+      refusal: (url) => `GET ${url}/v23.0/act_1029384756/campaigns answered 400 Bad Request: Invalid OAuth access token - Cannot parse access token`,
+    };
+  },
+};

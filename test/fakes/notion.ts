@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { bearerOf, startFakeApi, type FakeApi } from '../support/fake-api.ts';
+import type { ContractVendor } from './contract-vendor.ts';
 
 export interface NotionWorkspace {
   databases: Record<string, unknown>[];
@@ -73,3 +74,28 @@ function list(reply: FastifyReply, objects: readonly unknown[], startCursor: str
   const following = objects[start + pageSize] as { id: string } | undefined;
   return { object: 'list', results: objects.slice(start, start + pageSize), next_cursor: following?.id ?? null, has_more: following !== undefined, type: 'page_or_database', page_or_database: {} };
 }
+
+/** One shared database of 150 rows, queried 100 a page. */
+export const notionContract: ContractVendor = {
+  type: 'notes',
+  async start() {
+    const databaseId = '8e2c4b1a-3333-4aaa-9bbb-000000000003';
+    const edited = new Date(Date.UTC(2026, 0, 1)).toISOString();
+    const rows = Array.from({ length: 150 }, (_, index) => ({
+      object: 'page', id: `5a5a5a5a-0003-4000-8000-${String(index + 1).padStart(12, '0')}`, created_time: edited, last_edited_time: edited,
+      parent: { type: 'database_id', database_id: databaseId }, properties: { Name: { id: 'title', type: 'title', title: [] } },
+    }));
+    const account: NotionAccount = { token: 'secret_NotionContractToken' };
+    const api = await startNotionFake({ databases: [{ object: 'database', id: databaseId, title: [], properties: {} }], pages: rows, users: [] }, account);
+    const compact = databaseId.replaceAll('-', '');
+    return {
+      api, env: { NOTES_API_KEY: account.token }, pagedPath: `/v1/databases/${compact}/query`, table: 'database_rows', key: 'id',
+      section: ['generic_config:', `  base_url: ${api.url}/v1`, `  database_ids: ["${compact}"]`, '  resources: [database_rows]'],
+      revoke() {
+        account.token = 'secret_Revoked';
+        return () => { account.token = 'secret_NotionContractToken'; };
+      },
+      refusal: (url) => `POST ${url}/v1/databases/${compact}/query answered 401 Unauthorized: API token is invalid.`,
+    };
+  },
+};

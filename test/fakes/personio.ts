@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { bearerOf, records, startFakeApi, type FakeApi } from '../support/fake-api.ts';
+import type { ContractVendor } from './contract-vendor.ts';
 
 type Attribute = { label: string; value: unknown; type: string; universal_id: string | null };
 export interface PersonioEmployee { type: 'Employee'; attributes: Record<string, Attribute> }
@@ -149,3 +150,22 @@ export async function startFakePersonio(options: { clientId: string; clientSecre
     close: () => api.close(),
   };
 }
+
+/** The default company, its 450 employees read page by page with a token the client credentials buy. */
+export const personioContract: ContractVendor = {
+  type: 'hr_service',
+  async start() {
+    const secret = 'papi-contract-secret';
+    const fake = await startFakePersonio({ clientId: 'papi-contract-client', clientSecret: secret });
+    return {
+      api: fake.api, env: { HR_SERVICE_CLIENT_ID: 'papi-contract-client', HR_SERVICE_CLIENT_SECRET: secret },
+      pagedPath: '/v1/company/employees', table: 'employees', key: 'id',
+      section: ['generic_config:', '  resources: [employees]', '  start_date: 2024-01-01', `  base_url: "${fake.baseUrl}"`],
+      revoke() {
+        fake.clientSecret = 'rotated-secret';
+        return () => { fake.clientSecret = secret; };
+      },
+      refusal: () => `POST ${fake.baseUrl}/auth answered 401 Unauthorized: Wrong credentials`,
+    };
+  },
+};

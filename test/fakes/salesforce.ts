@@ -1,6 +1,7 @@
 import { generateKeyPairSync, randomUUID, type KeyObject } from 'node:crypto';
 import { jwtVerify } from 'jose';
 import { bearerOf, startFakeApi, type FakeApi } from '../support/fake-api.ts';
+import type { ContractVendor } from './contract-vendor.ts';
 
 /** A connected app with a certificate, and the users pre-authorized for it. */
 export interface ConnectedApp {
@@ -102,3 +103,28 @@ export async function startSalesforceFake(app: ConnectedApp, objects: Map<string
   });
   return api;
 }
+
+/** An org of 25 accounts, queried in batches of 10, signed into through a connected app the user approved. */
+export const salesforceContract: ContractVendor = {
+  type: 'crm_b',
+  async start() {
+    const connectedApp = makeConnectedApp();
+    connectedApp.users.add('integration@acme.example');
+    const stamp = (minute: number): string => new Date(Date.UTC(2026, 0, 5, 10, minute)).toISOString().replace('Z', '+0000');
+    const accounts: SObjectData = {
+      fields: [{ name: 'Id', type: 'id' }, { name: 'Name', type: 'string' }, { name: 'SystemModstamp', type: 'datetime' }],
+      records: Array.from({ length: 25 }, (_, index) => ({ Id: `001${String(index + 1).padStart(12, '0')}`, Name: `Account ${String(index + 1)}`, SystemModstamp: stamp(index + 1) })),
+    };
+    const api = await startSalesforceFake(connectedApp, new Map([['Account', accounts]]), 10);
+    return {
+      api, env: { CRM_B_CREDENTIALS: connectedApp.credentials(api.url, 'integration@acme.example') },
+      pagedPath: '/services/data/v62.0/query/', table: 'account', key: 'Id',
+      section: ['crm_b:', '  credentials_env: CRM_B_CREDENTIALS', '  resources: [account]'],
+      revoke() {
+        connectedApp.users.delete('integration@acme.example');
+        return () => { connectedApp.users.add('integration@acme.example'); };
+      },
+      refusal: (url) => `POST ${url}/services/oauth2/token answered 400 Bad Request: user hasn't approved this consumer`,
+    };
+  },
+};

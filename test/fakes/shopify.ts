@@ -1,5 +1,6 @@
 import type { FastifyReply } from 'fastify';
 import { startFakeApi, type FakeApi } from '../support/fake-api.ts';
+import type { ContractVendor } from './contract-vendor.ts';
 
 export interface ShopifyShop {
   accessToken: string;
@@ -63,3 +64,25 @@ export async function startShopifyFake(shop: ShopifyShop): Promise<FakeApi> {
   });
   return api;
 }
+
+/** A shop of 30 orders, read 10 a page. */
+export const shopifyContract: ContractVendor = {
+  type: 'storefront',
+  async start() {
+    const at = (day: number): string => new Date(Date.UTC(2026, 0, day, 10)).toISOString().replace('.000Z', '+00:00');
+    const shop: ShopifyShop = {
+      accessToken: 'shpat_contract',
+      resources: new Map([['orders', Array.from({ length: 30 }, (_, index) => index + 1).map((n) => ({ id: 5_000_000 + n, name: `#${String(1000 + n)}`, created_at: at(n % 28 + 1), updated_at: at(n % 28 + 1), total_price: `${String(n)}.50` }))]]),
+    };
+    const api = await startShopifyFake(shop);
+    return {
+      api, env: { STOREFRONT_ACCESS_TOKEN: 'shpat_contract' }, pagedPath: '/admin/api/2025-07/orders.json', table: 'orders', key: 'id',
+      section: ['generic_config:', '  shop: acme', `  base_url: "${api.url}"`, '  page_size: 10', '  resources: [orders]'],
+      revoke() {
+        shop.accessToken = 'shpat_rotated';
+        return () => { shop.accessToken = 'shpat_contract'; };
+      },
+      refusal: (url) => `GET ${url}/admin/api/2025-07/orders.json answered 401 Unauthorized: [API] Invalid API key or access token (unrecognized login or wrong password)`,
+    };
+  },
+};

@@ -1,5 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import { bearerOf, startFakeApi, type FakeApi } from '../support/fake-api.ts';
+import type { ContractVendor } from './contract-vendor.ts';
 
 export interface SlackWorkspace {
   channels: Record<string, unknown>[];
@@ -63,3 +64,26 @@ function page<Key extends string>(
   const next = offset + limit < items.length ? Buffer.from(`offset:${String(offset + limit)}`).toString('base64') : '';
   return { [key]: items.slice(offset, offset + limit), response_metadata: { next_cursor: next } } as Record<Key, unknown[]> & { response_metadata: { next_cursor: string } };
 }
+
+/** One channel of 450 messages, its history read 200 a page. */
+export const slackContract: ContractVendor = {
+  type: 'team_chat',
+  async start() {
+    const start = Date.UTC(2026, 0, 1) / 1000;
+    const account: SlackAccount = { token: 'xoxb-contract-token' };
+    const api = await startSlackFake({
+      channels: [{ id: 'C001', name: 'general', is_channel: true, is_private: false, is_archived: false, is_member: true, created: start - 86_400 }],
+      history: { C001: Array.from({ length: 450 }, (_, index) => ({ type: 'message', user: 'U001', text: `message ${String(index + 1)}`, ts: `${String(start + (index + 1) * 60)}.000100` })) },
+      members: [],
+    }, account);
+    return {
+      api, env: { TEAM_CHAT_ACCESS_TOKEN: account.token }, pagedPath: '/api/conversations.history', table: 'messages', key: 'ts',
+      section: ['team_chat:', `  base_url: ${api.url}/api`, '  start_date: 2026-01-01', '  resources: [messages]'],
+      revoke() {
+        account.token = 'xoxb-rotated';
+        return () => { account.token = 'xoxb-contract-token'; };
+      },
+      refusal: () => "Slack's conversations.list answered ok: false, error invalid_auth: the token is wrong",
+    };
+  },
+};

@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { records, startFakeApi, type FakeApi } from '../support/fake-api.ts';
+import type { ContractVendor } from './contract-vendor.ts';
 
 export interface YouTubeVideo {
   id: string;
@@ -133,3 +134,21 @@ export async function startFakeYouTube(options: { apiKey: string; channels: Read
     close: () => api.close(),
   };
 }
+
+/** A channel of 120 uploads, its uploads playlist read 50 a page. */
+export const youtubeContract: ContractVendor = {
+  type: 'video_analytics',
+  async start() {
+    const key = 'youtube-contract-key';
+    const fake = await startFakeYouTube({ apiKey: key, channels: { UCabcdEFGHijklMNOPqrstUV: 120 } });
+    return {
+      api: fake.api, env: { VIDEO_ANALYTICS_API_KEY: key }, pagedPath: '/youtube/v3/playlistItems', table: 'playlist_items', key: 'id',
+      section: ['generic_config:', '  channel_ids: [UCabcdEFGHijklMNOPqrstUV]', `  base_url: "${fake.baseUrl}"`],
+      revoke() {
+        fake.apiKey = 'a-new-key';
+        return () => { fake.apiKey = key; };
+      },
+      refusal: () => `GET ${fake.baseUrl}/channels answered 400 Bad Request: API key not valid. Please pass a valid API key.`,
+    };
+  },
+};

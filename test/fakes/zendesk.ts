@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { basicOf, records, startFakeApi, type FakeApi } from '../support/fake-api.ts';
+import type { ContractVendor } from './contract-vendor.ts';
 
 /** A ticket as the incremental export returns it (a subset of Zendesk's fields, nested ones included). */
 export interface ZendeskTicket {
@@ -48,6 +49,8 @@ export interface FakeZendesk {
   readonly api: FakeApi;
   /** The API root a source's `base_url` points at. */
   readonly baseUrl: string;
+  /** The API token the fake accepts; a test may change it to revoke the one a source holds. */
+  token: string;
   data: ZendeskData;
   close(): Promise<void>;
 }
@@ -106,10 +109,10 @@ const MAX_EXPORT_PAGE = 1000;
  * export, the time-based ticket event and metric event exports, and the cursor-paginated ticket fields.
  */
 export async function startFakeZendesk(options: { email: string; token: string; data?: ZendeskData }): Promise<FakeZendesk> {
-  const state = { data: options.data ?? defaultZendeskData() };
+  const state = { token: options.token, data: options.data ?? defaultZendeskData() };
   const authenticated = (request: FastifyRequest, reply: FastifyReply): boolean => {
     const credentials = basicOf(request);
-    if (credentials?.user === `${options.email}/token` && credentials.password === options.token) return true;
+    if (credentials?.user === `${options.email}/token` && credentials.password === state.token) return true;
     void reply.code(401).send({ error: "Couldn't authenticate you" });
     return false;
   };
@@ -190,8 +193,28 @@ export async function startFakeZendesk(options: { email: string; token: string; 
   return {
     api,
     baseUrl: `${api.url}/api/v2`,
+    get token() { return state.token; },
+    set token(value) { state.token = value; },
     get data() { return state.data; },
     set data(value) { state.data = value; },
     close: () => api.close(),
   };
 }
+
+/** The default account, its 2,300 tickets exported 1,000 a page. */
+export const zendeskContract: ContractVendor = {
+  type: 'helpdesk_a',
+  async start() {
+    const token = 'zendesk-contract-token';
+    const fake = await startFakeZendesk({ email: 'ops@acme.example', token });
+    return {
+      api: fake.api, env: { HELPDESK_A_API_TOKEN: token }, pagedPath: '/api/v2/incremental/tickets', table: 'tickets', key: 'id',
+      section: ['generic_config:', '  subdomain: acme', '  email: ops@acme.example', '  resources: [tickets]', `  base_url: ${fake.baseUrl}`],
+      revoke() {
+        fake.token = 'a-rotated-token';
+        return () => { fake.token = token; };
+      },
+      refusal: () => `GET ${fake.baseUrl}/incremental/tickets/cursor.json answered 401 Unauthorized: Couldn't authenticate you`,
+    };
+  },
+};

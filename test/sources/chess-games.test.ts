@@ -66,18 +66,6 @@ describe('chess_games (Chess.com published data)', () => {
     expect(gameRequests(before)).toEqual([`/pub/player/magnuscarlsen/games/${MONTHS[1]!}`, `/pub/player/magnuscarlsen/games/${MONTHS[2]!}`]);
   });
 
-  it('retries a 429 with Retry-After and a 500 between archives and loads every game once', async () => {
-    chess.api.inject(
-      { status: 429, atRequest: 2, pathPrefix: '/pub/player/hikaru/games/2', retryAfterSeconds: 1 },
-      { status: 500, atRequest: 3, pathPrefix: '/pub/player/hikaru/games/2' },
-    );
-    expect(await syncAndWait(quarry, 'chess', true)).toMatchObject({ type: 'sync_completed' });
-    expect(await quarry.query('SELECT count(*) AS n, count(DISTINCT uuid) AS ids FROM raw_chess.games')).toEqual([{ n: 121, ids: 121 }]);
-    const warnings = logMessages(quarry, 'chess', 'WARNING');
-    expect(warnings.some((line) => line.includes('answered 429') && line.includes('retrying in 1.0 s'))).toBe(true);
-    expect(warnings.some((line) => line.includes('answered 500'))).toBe(true);
-  });
-
   it('fails with one line naming the 404 when a player closed their account, and keeps the games', async () => {
     const games = chess.archives.get('hikaru')!;
     chess.archives.delete('hikaru');

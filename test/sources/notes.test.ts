@@ -3,7 +3,7 @@ import { startNotionFake, type NotionAccount, type NotionWorkspace } from '../fa
 import { configProblemsOf } from '../support/config-problems.ts';
 import { records, type FakeApi } from '../support/fake-api.ts';
 import { startQuarry, type TestQuarry } from '../support/quarry.ts';
-import { logMessages, syncAndWait } from '../support/sync.ts';
+import { syncAndWait } from '../support/sync.ts';
 
 const TOKEN = 'secret_FakeNotionIntegrationToken0000000000';
 const TASKS_DB = '8e2c4b1a-1111-4aaa-9bbb-000000000001';
@@ -106,27 +106,6 @@ describe('notes (Notion) sources', () => {
     ]);
     expect(await quarry.query("SELECT name, person.email AS email FROM raw_notion_docs.users WHERE type = 'person' ORDER BY name"))
       .toEqual([{ name: 'Ann', email: 'ann@example.com' }, { name: 'Bob', email: 'bob@example.com' }]);
-  });
-
-  it('retries a 429 with Retry-After and a 500 mid-pagination and loads each page once', async () => {
-    api.inject(
-      { status: 429, atRequest: 2, pathPrefix: `/v1/databases/${TASKS_DB}/query`, retryAfterSeconds: 1 },
-      { status: 500, atRequest: 3, pathPrefix: '/v1/search' },
-    );
-    expect(await syncAndWait(quarry, 'notion')).toMatchObject({ type: 'sync_completed', rows: 347 });
-    expect(await quarry.query('SELECT count(*) AS n, count(DISTINCT id) AS ids FROM raw_notion.database_rows')).toEqual([{ n: 170, ids: 170 }]);
-    expect(await quarry.query('SELECT count(*) AS n, count(DISTINCT id) AS ids FROM raw_notion.pages')).toEqual([{ n: 175, ids: 175 }]);
-    expect(logMessages(quarry, 'notion', 'WARNING')).toEqual(expect.arrayContaining([
-      expect.stringMatching(/\/query answered 429.*retrying in 1\.0 s/), expect.stringMatching(/\/search answered 500/),
-    ]));
-  });
-
-  it('fails with one line naming the 401 when the token is revoked, and keeps the loaded data', async () => {
-    account.token = 'secret_Revoked';
-    const end = await syncAndWait(quarry, 'notion');
-    expect(end.type === 'sync_failed' ? end.error : '').toBe(`POST ${api.url}/v1/search answered 401 Unauthorized: API token is invalid.`);
-    expect(await quarry.query('SELECT count(*) AS n FROM raw_notion.database_rows')).toEqual([{ n: 170 }]);
-    account.token = TOKEN;
   });
 
   it('refuses database ids that are not Notion ids and resources it cannot load, naming each place', () => {

@@ -3,7 +3,7 @@ import { ConfigError } from '../../src/errors.ts';
 import { parseSources } from '../../src/config/index.ts';
 import { greenhouseCandidate, greenhouseTime, startFakeGreenhouse, type FakeGreenhouse } from '../fakes/greenhouse.ts';
 import { startQuarry, type TestQuarry } from '../support/quarry.ts';
-import { logMessages, syncAndWait } from '../support/sync.ts';
+import { syncAndWait } from '../support/sync.ts';
 
 const API_KEY = 'harvest-api-key';
 
@@ -71,31 +71,6 @@ describe('recruiting (Greenhouse Harvest)', () => {
     expect(await syncAndWait(quarry, 'hiring_february')).toMatchObject({ type: 'sync_completed', rows: 58 });
     const request = requestsTo('candidates', before)[0]!;
     expect([request.query.get('created_after'), request.query.get('created_before')]).toEqual(['2024-02-01T00:00:00Z', '2024-02-29T23:59:59Z']);
-  });
-
-  it('retries a 429 with Retry-After and a 500 mid-pagination and loads every candidate once', async () => {
-    greenhouse.api.inject(
-      { status: 429, atRequest: 2, pathPrefix: '/v1/candidates', retryAfterSeconds: 1 },
-      { status: 500, atRequest: 3, pathPrefix: '/v1/candidates' },
-    );
-    expect(await syncAndWait(quarry, 'hiring', true)).toMatchObject({ type: 'sync_completed' });
-    expect(await quarry.query('SELECT count(*) AS n, count(DISTINCT id) AS ids FROM raw_hiring.candidates')).toEqual([{ n: 1101, ids: 1101 }]);
-    const warnings = logMessages(quarry, 'hiring', 'WARNING');
-    expect(warnings.some((line) => line.includes('answered 429') && line.includes('retrying in 1.0 s'))).toBe(true);
-    expect(warnings.some((line) => line.includes('answered 500'))).toBe(true);
-  });
-
-  it('fails with one line naming the 401 when the key is revoked, and keeps the candidates', async () => {
-    greenhouse.apiKey = 'another-key';
-    try {
-      const end = await syncAndWait(quarry, 'hiring');
-      const line = `GET ${greenhouse.baseUrl}/candidates answered 401 Unauthorized: Invalid Basic Auth credentials`;
-      expect(end).toMatchObject({ type: 'sync_failed', error: line });
-      expect(logMessages(quarry, 'hiring', 'ERROR')).toEqual([line]);
-    } finally {
-      greenhouse.apiKey = API_KEY;
-    }
-    expect(await quarry.query('SELECT count(*) AS n FROM raw_hiring.candidates')).toEqual([{ n: 1101 }]);
   });
 
   it('refuses unknown resources and a backwards range, naming the field', () => {

@@ -4,7 +4,7 @@ import { parseSources } from '../../src/config/index.ts';
 import { matomoVisit, startFakeMatomo, type FakeMatomo } from '../fakes/matomo.ts';
 import { records } from '../support/fake-api.ts';
 import { startQuarry, type TestQuarry } from '../support/quarry.ts';
-import { logMessages, syncAndWait } from '../support/sync.ts';
+import { syncAndWait } from '../support/sync.ts';
 
 const TOKEN = 'matomo-token-auth';
 const MARCH = Date.UTC(2024, 2, 1);
@@ -67,28 +67,6 @@ describe('self_hosted_analytics (Matomo)', () => {
     expect(await quarry.query('SELECT len("actionDetails") AS actions FROM raw_analytics.visits WHERE "idVisit" = 249')).toEqual([{ actions: 5 }]);
     expect(await quarry.query("SELECT count(*) AS days, any_value(nb_visits) FILTER (WHERE date = '2024-03-26') AS last_day FROM raw_analytics.visits_summary"))
       .toEqual([{ days: 25, last_day: 11 }]);
-  });
-
-  it('retries a 429 with Retry-After and a 500 while paging visits and loads every visit once', async () => {
-    matomo.api.inject({ status: 429, atRequest: 3, pathPrefix: '/index.php', retryAfterSeconds: 1 }, { status: 500, atRequest: 4, pathPrefix: '/index.php' });
-    expect(await syncAndWait(quarry, 'analytics', true)).toMatchObject({ type: 'sync_completed' });
-    expect(await quarry.query('SELECT count(*) AS n, count(DISTINCT "idVisit") AS ids FROM raw_analytics.visits')).toEqual([{ n: 251, ids: 251 }]);
-    const warnings = logMessages(quarry, 'analytics', 'WARNING');
-    expect(warnings.some((line) => line.includes('answered 429') && line.includes('retrying in 1.0 s'))).toBe(true);
-    expect(warnings.some((line) => line.includes('answered 500'))).toBe(true);
-  });
-
-  it('fails with the API error line when the token is refused, never showing the token, and keeps the visits', async () => {
-    matomo.tokenAuth = 'a-new-token';
-    try {
-      const end = await syncAndWait(quarry, 'analytics');
-      const line = "The Matomo API refused VisitsSummary.get: You can't access this resource as it requires 'view' access for the website id = 3.";
-      expect(end).toMatchObject({ type: 'sync_failed', error: line });
-      expect(logMessages(quarry, 'analytics', 'ERROR')).toEqual([line]);
-    } finally {
-      matomo.tokenAuth = TOKEN;
-    }
-    expect(await quarry.query('SELECT count(*) AS n FROM raw_analytics.visits')).toEqual([{ n: 251 }]);
   });
 
   it('requires base_url and site_id, naming the field', () => {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { records, type FakeApi } from '../support/fake-api.ts';
 import { startQuarry, type TestQuarry } from '../support/quarry.ts';
-import { logMessages, syncAndWait } from '../support/sync.ts';
+import { syncAndWait } from '../support/sync.ts';
 import { startMetaMarketingFake, type InsightFact, type MetaAdAccount } from '../fakes/meta-marketing.ts';
 
 const ACCOUNT = 'act_1029384756';
@@ -39,9 +39,8 @@ beforeAll(async () => {
     `      resources: ${resources}`, `      base_url: ${api.url}`,
   ].join('\n');
   quarry = await startQuarry({
-    env: { SOCIAL_ADS_ACCESS_TOKEN: 'EAAB-token', STALE_TOKEN: 'EAAB-expired' },
-    sourcesYaml: ['sources:', source('meta', 'SOCIAL_ADS_ACCESS_TOKEN', '[campaigns, ads, ad_sets, ad_creatives, leads, facebook_insights]'),
-      source('meta_stale', 'STALE_TOKEN', '[campaigns]'), ''].join('\n'),
+    env: { SOCIAL_ADS_ACCESS_TOKEN: 'EAAB-token' },
+    sourcesYaml: ['sources:', source('meta', 'SOCIAL_ADS_ACCESS_TOKEN', '[campaigns, ads, ad_sets, ad_creatives, leads, facebook_insights]'), ''].join('\n'),
   });
 });
 
@@ -79,22 +78,5 @@ describe('social_ads (Meta Marketing API)', () => {
     expect(JSON.parse(again.query.get('time_range')!)).toEqual({ since: isoDay(0), until: isoDay(0) });
     expect(await quarry.query(`SELECT count(*) AS n, count(DISTINCT (ad_id, date_start)) AS keys, sum(spend::DOUBLE) FILTER (WHERE date_start = '${isoDay(0)}') AS today FROM raw_meta.facebook_insights`))
       .toEqual([{ n: 186, keys: 186, today: 600 }]);
-  });
-
-  it('retries a 429 with Retry-After and a 500 mid-pagination and loads every row once', async () => {
-    api.inject({ status: 429, atRequest: 2, pathPrefix: `/v23.0/${ACCOUNT}/insights`, retryAfterSeconds: 1 }, { status: 500, atRequest: 2, pathPrefix: `/v23.0/${ACCOUNT}/insights` });
-    expect(await syncAndWait(quarry, 'meta', true)).toMatchObject({ type: 'sync_completed' });
-    expect(await quarry.query('SELECT count(*) AS n, count(DISTINCT (ad_id, date_start)) AS keys FROM raw_meta.facebook_insights')).toEqual([{ n: 186, keys: 186 }]);
-    const warnings = logMessages(quarry, 'meta', 'WARNING');
-    expect(warnings.some((line) => line.includes('answered 429') && line.includes('retrying in 1.0 s'))).toBe(true);
-    expect(warnings.some((line) => line.includes('answered 500'))).toBe(true);
-  });
-
-  it('fails with one line naming Graph\'s 400 for an invalid token, keeping loaded data', async () => {
-    const end = await syncAndWait(quarry, 'meta_stale');
-    const expected = `GET ${api.url}/v23.0/${ACCOUNT}/campaigns answered 400 Bad Request: Invalid OAuth access token - Cannot parse access token`;
-    expect(end).toEqual(expect.objectContaining({ type: 'sync_failed', error: expected }));
-    expect(logMessages(quarry, 'meta_stale', 'ERROR')).toEqual([expected]);
-    expect(await quarry.query('SELECT count(*) AS n FROM raw_meta.campaigns')).toEqual([{ n: 3 }]);
   });
 });

@@ -7,6 +7,10 @@ export interface SeenRequest {
   readonly query: URLSearchParams;
   readonly headers: Readonly<Record<string, string | string[] | undefined>>;
   readonly body: unknown;
+  /** `performance.now()` when the request arrived. */
+  readonly receivedAt: number;
+  /** The status of the injected fault that answered it, if one did. */
+  answeredWithFault?: number;
 }
 
 /** A failure the fake answers with once, instead of the real response, at the nth request to a matching path. */
@@ -44,13 +48,15 @@ export async function startFakeApi(routes: (app: FastifyInstance) => void): Prom
   });
   app.addHook('preHandler', async (request: FastifyRequest, reply: FastifyReply) => {
     const url = new URL(request.url, 'http://fake');
-    requests.push({ method: request.method, path: url.pathname, query: url.searchParams, headers: request.headers, body: request.body });
+    const seenRequest: SeenRequest = { method: request.method, path: url.pathname, query: url.searchParams, headers: request.headers, body: request.body, receivedAt: performance.now() };
+    requests.push(seenRequest);
     for (const fault of pending) {
       if (fault.pathPrefix !== undefined && !url.pathname.startsWith(fault.pathPrefix)) continue;
       const seen = (counts.get(fault) ?? 0) + 1;
       counts.set(fault, seen);
       if (seen !== fault.atRequest) continue;
       pending.splice(pending.indexOf(fault), 1);
+      seenRequest.answeredWithFault = fault.status;
       if (fault.retryAfterSeconds !== undefined) void reply.header('retry-after', String(fault.retryAfterSeconds));
       return reply.code(fault.status).send({ error: { message: `injected ${String(fault.status)}` } });
     }
