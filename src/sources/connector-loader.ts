@@ -1,7 +1,6 @@
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { inTransaction } from '../warehouse/index.ts';
-import type { DateWindow } from './backfill.ts';
 import type { Connector, ConnectorLogLevel, CursorState, RecordSink, TableSpec, TableWriter } from './connector.ts';
 import { loadStagedTables, rawTablesOf } from './load-staged-tables.ts';
 import type { LoadMessage, SourceLoader } from './source-loader.ts';
