@@ -11,7 +11,7 @@ import { addUser, describeAuthStatus, enableAuth, recoverAdmin, unlockUser } fro
 import { describeProjectStatus } from './status.ts';
 import { generateTransformDocs, listModels, runModel } from './transform.ts';
 import { addSource, testSource, type SourceAddOptions } from './source-add.ts';
-import { listSources, syncSource } from './source-sync.ts';
+import { listSources, syncAllSources, syncSource } from './source-sync.ts';
 import { setupSourceOAuth, type SourceOAuthSetupOptions } from './source-oauth-setup.ts';
 
 const REPOSITORY_ROOT = path.resolve(import.meta.dirname, '..', '..');
@@ -87,11 +87,22 @@ export async function runCli(argv: readonly string[], env: NodeJS.ProcessEnv): P
     });
 
   program.command('sync')
-    .description('Sync a source now, in this process (stop a running Quarry first, or use its Sync button)')
-    .argument('<source>')
+    .description('Sync a source (or with --all every enabled source) now, in this process (stop a running Quarry first, or use its Sync button)')
+    .argument('[source]')
     .option('--project <dir>', 'project folder', '.')
+    .option('--all', 'sync every enabled source, one line per source')
     .option('--full-refresh', 'reload everything instead of only what changed')
-    .action(async (source: string, options: { project: string; fullRefresh?: boolean }) => {
+    .option('--since <date>', 'backfill: re-load from this day (YYYY-MM-DD) and merge, leaving other rows as they are')
+    .option('--until <date>', 'backfill: the last day to re-load (default today)')
+    .action(async (source: string | undefined, options: { project: string; all?: boolean; fullRefresh?: boolean; since?: string; until?: string }) => {
+      if (options.all === true) {
+        if (source !== undefined || options.since !== undefined || options.until !== undefined || options.fullRefresh === true) {
+          throw new CliError('--all takes no source name, --since, --until or --full-refresh');
+        }
+        console.log(await syncAllSources(options.project, env, (line) => { console.log(line); }));
+        return;
+      }
+      if (source === undefined) throw new CliError('name a source to sync, or pass --all');
       console.log(await syncSource(options.project, source, options, env));
     });
 

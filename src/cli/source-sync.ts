@@ -1,16 +1,15 @@
 import type { AppContext } from '../context.ts';
+import { startAllSyncs, type BackfillRequest } from '../jobs/index.ts';
+import type { QuarryEvent } from '../events/index.ts';
 import { CliError } from './cli-error.ts';
 import { withProject } from './with-project.ts';
 
 /** Runs one sync in this process, printing the source's log lines as they are written; resolves with the last line. */
-export async function runSyncHere(ctx: AppContext, name: string, fullRefresh: boolean, print: (line: string) => void): Promise<string> {
-  const ended = new Promise<{ ok: boolean; message: string }>((resolve) => {
-    const unsubscribe = ctx.events.subscribe((event) => {
-      if (event.type === 'sync_completed' && event.source === name) { unsubscribe(); resolve({ ok: true, message: `Synced ${name}: ${String(event.rows)} rows${skippedFiles(ctx, name)}` }); }
-      if (event.type === 'sync_failed' && event.source === name) { unsubscribe(); resolve({ ok: false, message: event.error }); }
-    });
-  });
-  const job = ctx.jobs.startSync(name, { fullRefresh, requestedBy: 'cli' });
+export async function runSyncHere(
+  ctx: AppContext, name: string, options: { fullRefresh: boolean; backfill?: BackfillRequest | undefined }, print: (line: string) => void,
+): Promise<string> {
+  const ended = syncEnd(ctx, name);
+  const job = ctx.jobs.startSync(name, { ...options, requestedBy: 'cli' });
   const printed = new Set<string>();
   const printNew = (): void => {
     for (const entry of ctx.sourceReports.logs(name, 50).reverse()) {
@@ -38,14 +37,53 @@ export async function runSyncHere(ctx: AppContext, name: string, fullRefresh: bo
   }
 }
 
+/** How the next sync of `name` ends: its line for the terminal, and whether it succeeded. */
+function syncEnd(ctx: AppContext, name: string): Promise<{ ok: boolean; message: string }> {
+  return new Promise((resolve) => {
+    const unsubscribe = ctx.events.subscribe((event: QuarryEvent) => {
+      if (event.type === 'sync_completed' && event.source === name) { unsubscribe(); resolve({ ok: true, message: `Synced ${name}: ${String(event.rows)} rows${skippedFiles(ctx, name)}` }); }
+      if (event.type === 'sync_failed' && event.source === name) { unsubscribe(); resolve({ ok: false, message: event.error }); }
+    });
+  });
+}
+
 /** The warning a sync that skipped unreadable files ends with; the sync's history entry holds the count. */
 function skippedFiles(ctx: AppContext, name: string): string {
   const filesFailed = ctx.sourceReports.history(name, 1)[0]?.filesFailed ?? 0;
   return filesFailed === 0 ? '' : `; WARNING: ${String(filesFailed)} file(s) could not be read and were skipped (see quarry logs)`;
 }
 
-export async function syncSource(project: string, name: string, options: { fullRefresh?: boolean }, env: NodeJS.ProcessEnv): Promise<string> {
-  return withProject(project, env, (ctx) => runSyncHere(ctx, name, options.fullRefresh === true, (line) => { console.log(line); }));
+export async function syncSource(
+  project: string, name: string, options: { fullRefresh?: boolean; since?: string; until?: string }, env: NodeJS.ProcessEnv,
+): Promise<string> {
+  if (options.until !== undefined && options.since === undefined) throw new CliError('--until needs --since');
+  const backfill = options.since === undefined ? undefined : { since: options.since, until: options.until };
+  return withProject(project, env, (ctx) => runSyncHere(ctx, name, { fullRefresh: options.fullRefresh === true, backfill }, (line) => { console.log(line); }));
+}
+
+/**
+ * Syncs every enabled source in this process, one line per source as each ends (disabled and already running
+ * ones say so); fails, after every line, when a sync could not start or failed.
+ */
+export async function syncAllSources(project: string, env: NodeJS.ProcessEnv, print: (line: string) => void): Promise<string> {
+  return withProject(project, env, async (ctx) => {
+    const ends = new Map(ctx.sources.filter((source) => source.enabled).map((source) => [source.name, syncEnd(ctx, source.name)]));
+    const entries = startAllSyncs(ctx.jobs, ctx.sources, 'cli');
+    let failed = 0;
+    for (const entry of entries) {
+      if (entry.status === 'started') {
+        const end = await ends.get(entry.source);
+        if (end?.ok === false) failed += 1;
+        print(end?.ok === false ? `${entry.source}: failed: ${end.message}` : `${entry.source}: ${end?.message ?? 'synced'}`);
+      } else {
+        if (entry.status === 'failed') failed += 1;
+        print(`${entry.source}: ${entry.status.replace('_', ' ')}: ${entry.detail ?? ''}`);
+      }
+    }
+    await ctx.jobs.idle();
+    if (failed > 0) throw new CliError(`${String(failed)} of ${String(entries.length)} source(s) failed`);
+    return `Synced ${String(entries.filter((entry) => entry.status === 'started').length)} of ${String(entries.length)} source(s)`;
+  });
 }
 
 /** One line per source: name, type, status, rows and when it last synced. */

@@ -1,4 +1,4 @@
-export { JobRunner, type JobRunnerOptions } from './job-runner.ts';
+export { JobRunner, type JobRunnerOptions, type BackfillRequest } from './job-runner.ts';
 // The routes and the CLI ask here; the answer belongs to each type's loader in sources/.
 export { fileSourceLocation } from '../sources/index.ts';
 export { SourceNotFoundError, SourceDisabledError, SyncInProgressError, SourceTypeNotSupportedError } from './errors.ts';
@@ -8,3 +8,4 @@ export { testConnection, type ConnectionTestOptions } from './test-connection.ts
 export { finishWithin } from './finish-within.ts';
 export { JobLifecycle, type JobKind, type JobTools, type JobSuccess, type ActiveJob, type JobLifecycleOptions } from './job-lifecycle.ts';
 export { publishAfterCommit, type JobMessage } from './publish-after-commit.ts';
+export { startAllSyncs, type SyncAllEntry } from './sync-all.ts';

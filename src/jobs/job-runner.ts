@@ -2,7 +2,7 @@ import type { ProjectPaths, SourceConfig } from '../config/index.ts';
 import type { EventBus } from '../events/index.ts';
 import type { Logger } from '../logger.ts';
 import {
-  loaderFor, SyncFailedError, type LoadContext, type LoadMessage, type LoadOutcome, type SourceLoader, type SourceTokens,
+  backfillWindow, loaderFor, SyncFailedError, type DateWindow, type LoadContext, type LoadMessage, type LoadOutcome, type SourceLoader, type SourceTokens,
 } from '../sources/index.ts';
 import { sqliteFailure, type JobRecord, type LogLevel, type Store } from '../store/index.ts';
 import { WarehouseBusyError, withWriteConnection, type DuckDBConnection } from '../warehouse/index.ts';
@@ -51,8 +51,11 @@ export class JobRunner {
     return interrupted;
   }
 
-  /** Queues a sync: file sources load under the lock; other sources extract first, then load under the lock. */
-  startSync(name: string, options: { fullRefresh: boolean; requestedBy: string | null }): JobRecord {
+  /**
+   * Queues a sync: file sources load under the lock; other sources extract first, then load under the lock.
+   * With `backfill`, only that window of days is re-loaded (BackfillNotSupportedError for a type without date ranges).
+   */
+  startSync(name: string, options: { fullRefresh: boolean; requestedBy: string | null; backfill?: BackfillRequest | undefined }): JobRecord {
     const { store, sources, now, paths } = this.#options;
     const source = sources.find((candidate) => candidate.name === name);
     if (!source) throw new SourceNotFoundError(name);
@@ -60,6 +63,7 @@ export class JobRunner {
     const loader = loaderFor(source);
     const unsupported = loader.unsupportedReason(source, paths.root);
     if (unsupported !== undefined) throw new SourceTypeNotSupportedError(name, source.type, unsupported);
+    const window = options.backfill === undefined ? undefined : backfillWindow(source, options.backfill, { now: now(), fullRefresh: options.fullRefresh });
     if (this.#closing) throw new SyncInProgressError(name);
     const job = store.transaction(() => {
       for (const ending of this.#unrecordedEndings) this.#recordEnding(ending);
@@ -72,7 +76,7 @@ export class JobRunner {
     const controller = new AbortController();
     this.#controllers.set(job.id, controller);
     const signal = controller.signal;
-    const run = () => this.#runSync(job, source, signal, () => loader.load(this.#loadContext(job, source, loader, signal)));
+    const run = () => this.#runSync(job, source, signal, () => loader.load(this.#loadContext(job, source, loader, signal, window)));
     const sync = loader.lockScope === 'sync' ? () => this.#lock.hold(run, signal) : run;
     const done = sync()
       .catch((error: unknown) => { this.#finishFailed(job, error, signal); })
@@ -126,14 +130,14 @@ export class JobRunner {
   }
 
   /** What the source's loader needs for this job; its writes hold the lock unless the whole sync already does. */
-  #loadContext(job: JobRecord, source: SourceConfig, loader: SourceLoader, signal: AbortSignal): LoadContext {
+  #loadContext(job: JobRecord, source: SourceConfig, loader: SourceLoader, signal: AbortSignal, window: DateWindow | undefined): LoadContext {
     const { store, paths, now, env } = this.#options;
     const write = async <T>(work: (connection: DuckDBConnection) => Promise<T>): Promise<{ result: T; messages: LoadMessage[] }> => {
       const result = await withWriteConnection(paths.warehouseFile, signal, work);
       return { result, messages: await this.#publish() };
     };
     return {
-      source, env, now, signal, projectDir: paths.root, runDir: paths.runDir, jobId: job.id, fullRefresh: job.fullRefresh,
+      source, env, now, signal, projectDir: paths.root, runDir: paths.runDir, jobId: job.id, fullRefresh: job.fullRefresh, window,
       log: (level, message) => { this.#logLine(level, source.name, message, job.id); },
       oauthAccessToken: (provider) => this.#options.sourceTokens.accessToken(provider, env, signal),
       savedCursors: () => (job.fullRefresh ? new Map<string, unknown>() : store.sourceState.forSource(source.name)),
@@ -177,6 +181,12 @@ export class JobRunner {
   #logLine(level: LogLevel, source: string | null, message: string, jobId: number): void {
     this.#options.store.logs.append({ timestamp: this.#options.now().toISOString(), level, source, message, jobId });
   }
+}
+
+/** The days a backfill asks for, as given (`until` defaults to today); checked by `backfillWindow`. */
+export interface BackfillRequest {
+  readonly since: string;
+  readonly until?: string | undefined;
 }
 
 interface UnrecordedEnding {

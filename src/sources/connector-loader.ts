@@ -1,8 +1,8 @@
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { inTransaction } from '../warehouse/index.ts';
-import type { Connector, CursorState, RecordSink } from './connector.ts';
-import { loadStagedTables } from './load-staged-tables.ts';
+import type { Connector, ConnectorLogLevel, CursorState, RecordSink, TableSpec, TableWriter } from './connector.ts';
+import { loadStagedTables, rawTablesOf } from './load-staged-tables.ts';
 import type { LoadMessage, SourceLoader } from './source-loader.ts';
 import { StagingArea } from './staging-area.ts';
 import { firstLineOf } from '../errors.ts';
@@ -17,7 +17,9 @@ export function extractThenLoad(connector: Connector): SourceLoader {
     fileLocation: () => undefined,
     unsupportedReason: () => undefined,
     async load(context) {
-      const saved = context.savedCursors();
+      const { window } = context;
+      // A backfill starts from its window, not from where the last sync stopped, and leaves the saved cursors as they are.
+      const saved = window === undefined ? context.savedCursors() : new Map<string, unknown>();
       const cursors = new Map<string, unknown>();
       const state: CursorState = {
         get: (resource) => saved.get(resource),
@@ -25,21 +27,26 @@ export function extractThenLoad(connector: Connector): SourceLoader {
       };
       const afterCommit: (() => Promise<void>)[] = [];
       const staging = await StagingArea.create(context.runDir, context.jobId);
+      if (window !== undefined) context.log('INFO', `Backfill of ${window.since} to ${window.until}: rows of those days are re-loaded and merged, the rest stay as they are`);
       try {
         await connector.extract({
-          source: context.source, env: context.env, state, fullRefresh: context.fullRefresh, now: context.now(), signal: context.signal,
+          source: context.source, env: context.env, state, fullRefresh: context.fullRefresh, window, now: context.now(), signal: context.signal,
           workDir: staging.directory, projectDir: context.projectDir, log: context.log, oauthAccessToken: context.oauthAccessToken,
           onCommitted: (work) => { afterCommit.push(work); },
-        }, staging);
+        }, window === undefined ? staging : windowSink(staging, context.log));
         const staged = await staging.finish();
         const { result: loaded, messages } = await context.write((connection) => inTransaction(connection, async () => {
-          const outcome = await loadStagedTables(connection, context.source.name, staged, { fullRefresh: context.fullRefresh, now: context.now() });
+          const outcome = await loadStagedTables(connection, context.source.name, staged, { fullRefresh: context.fullRefresh, now: context.now(), window });
           context.signal.throwIfAborted();
-          return outcome;
+          // A backfill loads some of the source's tables; the source still has all of them.
+          return window === undefined ? outcome : { ...outcome, tables: await rawTablesOf(connection, context.source.name) };
         }));
         // After the write: the data is committed, and a slow vendor must not hold up other loads.
         const committed = await runAfterCommit(afterCommit);
-        return { rows: loaded.rowsLoaded, tables: loaded.tables, messages: [...loaded.messages, ...messages, ...committed], cursors };
+        return {
+          rows: loaded.rowsLoaded, tables: loaded.tables, messages: [...loaded.messages, ...messages, ...committed],
+          ...(window === undefined ? { cursors } : {}),
+        };
       } finally {
         await staging.remove();
       }
@@ -65,6 +72,27 @@ export function extractThenLoad(connector: Connector): SourceLoader {
       }
     },
   } satisfies SourceLoader;
+}
+
+/** Whether a backfill can re-load a window of this table without touching its other rows: merged on a key, or replaced by day. */
+function isWindowable(spec: TableSpec): boolean {
+  return spec.disposition === 'merge' || (spec.disposition === 'replace' && spec.windowColumn !== undefined);
+}
+
+/** The sink of a backfill: tables it cannot re-load by window (replaced whole, appended to) are left as they are. */
+function windowSink(sink: RecordSink, log: (level: ConnectorLogLevel, message: string) => void): RecordSink {
+  const skipped = new Set<string>();
+  const ignored: TableWriter = { write: async () => undefined, addFile: () => undefined };
+  return {
+    table(spec) {
+      if (isWindowable(spec)) return sink.table(spec);
+      if (!skipped.has(spec.name)) {
+        skipped.add(spec.name);
+        log('INFO', `Backfill leaves ${spec.name} as it is: its rows have no key or day to re-load a window by`);
+      }
+      return ignored;
+    },
+  };
 }
 
 /** Runs what connectors asked to do once their data is committed; the data stays loaded whatever happens here. */

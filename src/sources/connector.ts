@@ -1,4 +1,5 @@
 import type { SourceConfig } from '../config/index.ts';
+import type { DateWindow } from './backfill.ts';
 import type { SourceOAuthProviderName } from './source-oauth.ts';
 
 export type WriteDisposition = 'replace' | 'append' | 'merge' | 'history';
@@ -13,6 +14,11 @@ export interface TableSpec {
   readonly disposition: WriteDisposition;
   /** Required for `merge` and `history`: the columns that identify a record (a version, for `history`). */
   readonly primaryKey?: readonly string[];
+  /**
+   * For a `replace` table of dated rows (a report by day): the column, or struct field path, holding each
+   * row's day, so a backfill replaces only the rows of its window.
+   */
+  readonly windowColumn?: string;
 }
 
 /** A file a connector produced whole (a database export, a pipeline's output), loaded by DuckDB's own reader. */
@@ -47,6 +53,11 @@ export interface ExtractContext {
   readonly env: Readonly<Record<string, string | undefined>>;
   readonly state: CursorState;
   readonly fullRefresh: boolean;
+  /**
+   * A backfill's days, which replace the start and end the connector computes from its section; cursors read
+   * as unsaved meanwhile. Only `merge` tables are kept, so a connector should key what the window filters.
+   */
+  readonly window?: DateWindow | undefined;
   readonly now: Date;
   readonly signal: AbortSignal;
   /** The project's folder, where native pipelines find their Python modules. */

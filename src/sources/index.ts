@@ -12,3 +12,4 @@ export { loadStagedTables } from './load-staged-tables.ts';
 export { StagingArea } from './staging-area.ts';
 export type { Connector, CursorState, ExtractContext, RecordSink, TableSpec } from './connector.ts';
 export { SourceTokens, SOURCE_OAUTH_PROVIDERS, isSourceOAuthProvider, type SourceOAuthProviderName, type StoredSourceToken } from './source-oauth.ts';
+export { backfillWindow, BackfillNotSupportedError, BACKFILL_TYPES, type DateWindow } from './backfill.ts';

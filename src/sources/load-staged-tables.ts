@@ -1,5 +1,6 @@
 import { quoteIdentifier, quoteLiteral, type DuckDBConnection } from '../warehouse/index.ts';
-import type { StagedFile } from './connector.ts';
+import type { DateWindow } from './backfill.ts';
+import type { StagedFile, TableSpec } from './connector.ts';
 import { describeColumns, evolveTable } from './evolve-schema.ts';
 import type { StagedTable } from './staging-area.ts';
 import { SyncFailedError } from './sync-failed-error.ts';
@@ -42,10 +43,11 @@ function stagedSelect(files: readonly StagedFile[], loadedAt: string): string {
 /**
  * Loads what a connector staged into the source's raw schema, inside the caller's transaction:
  * `replace` swaps a table whole, `append` adds rows, `merge` replaces rows with the same primary key.
- * New columns are added and conflicting types widened, as for files.
+ * New columns are added and conflicting types widened, as for files. With a backfill's `window`, a
+ * `replace` table with a `windowColumn` has only the rows of the window replaced.
  */
 export async function loadStagedTables(
-  connection: DuckDBConnection, source: string, staged: readonly StagedTable[], options: { fullRefresh: boolean; now: Date },
+  connection: DuckDBConnection, source: string, staged: readonly StagedTable[], options: { fullRefresh: boolean; now: Date; window?: DateWindow | undefined },
 ): Promise<StagedLoadOutcome> {
   const schema = rawSchemaOf(source);
   const messages: StagedLoadOutcome['messages'] = [];
@@ -64,7 +66,15 @@ export async function loadStagedTables(
       continue;
     }
     const disposition = options.fullRefresh ? 'replace' : spec.disposition;
-    if (files.length === 0) {
+    const window = options.window === undefined || spec.windowColumn === undefined || disposition !== 'replace' ? undefined : options.window;
+    if (window !== undefined) {
+      // A window the vendor answers with nothing leaves the table as it is, as an incremental sync that finds nothing does.
+      if (files.length > 0) {
+        const replaced = await replaceWindow(connection, table, { exists, select: stagedSelect(files, loadedAt), spec, window });
+        for (const change of replaced.changes) messages.push({ level: 'WARNING', message: `Schema change in ${spec.name}: ${change}` });
+        rowsLoaded += replaced.rowsWritten;
+      }
+    } else if (files.length === 0) {
       if (disposition === 'replace' && exists) {
         const rows = await countRows(connection, table);
         if (rows > 0 && !options.fullRefresh) {
@@ -140,6 +150,40 @@ async function loadHistory(
   const opened = await connection.run(`INSERT INTO ${table} BY NAME SELECT * FROM (${versions})
     WHERE (${keys}) NOT IN (SELECT (${keys}) FROM ${table} WHERE ${isCurrent})`);
   return { changes, rowsWritten: closed.rowsChanged + opened.rowsChanged };
+}
+
+/** Deletes the table's rows whose day falls within the window, then inserts the window's rows as extracted. */
+async function replaceWindow(
+  connection: DuckDBConnection, table: string, load: { exists: boolean; select: string; spec: TableSpec; window: DateWindow },
+): Promise<{ changes: string[]; rowsWritten: number }> {
+  if (!load.exists) {
+    await connection.run(`CREATE TABLE ${table} AS ${load.select}`);
+    return { changes: [], rowsWritten: await countRows(connection, table) };
+  }
+  const changes = await evolveTable(connection, table, await describeColumns(connection, load.select));
+  const day = `TRY_CAST(${windowColumnSql(load.spec.windowColumn ?? '')} AS DATE)`;
+  await connection.run(`DELETE FROM ${table} WHERE ${day} BETWEEN ${quoteLiteral(load.window.since)}::DATE AND ${quoteLiteral(load.window.until)}::DATE`);
+  const inserted = await connection.run(`INSERT INTO ${table} BY NAME ${load.select}`);
+  return { changes, rowsWritten: inserted.rowsChanged };
+}
+
+/** `segments.date` → "segments"."date": a column, or a field of a STRUCT column. */
+function windowColumnSql(path: string): string {
+  return path.split('.').map(quoteIdentifier).join('.');
+}
+
+/** Every table of the source's raw schema with its row count: what a backfill, which loads only some, reports. */
+export async function rawTablesOf(connection: DuckDBConnection, source: string): Promise<LoadedTable[]> {
+  const schema = rawSchemaOf(source);
+  const result = await connection.runAndReadAll(
+    `SELECT table_name AS name FROM information_schema.tables WHERE table_schema = ${quoteLiteral(schema)} ORDER BY table_name`,
+  );
+  const tables: LoadedTable[] = [];
+  for (const row of result.getRowObjects()) {
+    const name = String(row.name);
+    tables.push({ schema, name, rowCount: await countRows(connection, `${quoteIdentifier(schema)}.${quoteIdentifier(name)}`) });
+  }
+  return tables;
 }
 
 /** The rows of `select`, one per key: of several records with one key, the last extracted. */

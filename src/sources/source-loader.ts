@@ -1,6 +1,7 @@
 import type { CsvReadOptions, SourceConfig } from '../config/index.ts';
 import type { LedgerEntry } from '../store/index.ts';
 import type { DuckDBConnection } from '../warehouse/index.ts';
+import type { DateWindow } from './backfill.ts';
 import type { ConnectorLogLevel } from './connector.ts';
 import type { SourceOAuthProviderName } from './source-oauth.ts';
 
@@ -35,6 +36,8 @@ export interface ReadContext<Source extends SourceConfig = SourceConfig> {
 export interface LoadContext<Source extends SourceConfig = SourceConfig> extends ReadContext<Source> {
   readonly jobId: number;
   readonly fullRefresh: boolean;
+  /** A backfill's days: only they are re-loaded and merged, the rest and the saved cursors stay as they are. */
+  readonly window?: DateWindow | undefined;
   readonly log: (level: ConnectorLogLevel, message: string) => void;
   /** The cursors the last successful sync committed; empty on a full refresh. */
   readonly savedCursors: () => ReadonlyMap<string, unknown>;

@@ -2,7 +2,7 @@ import type { FastifyPluginCallbackZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppContext } from '../../context.ts';
 import { shownSourceConfig } from '../../config/index.ts';
-import type { SourceSummary } from '../../jobs/index.ts';
+import { startAllSyncs, type SourceSummary } from '../../jobs/index.ts';
 import { LOG_LEVELS } from '../../store/index.ts';
 import { requireActor, requireAction } from '../plugins/index.ts';
 
@@ -41,8 +41,24 @@ const Details = z.object({
 const LogEntry = z.object({ timestamp: Timestamp, level: z.enum(LOG_LEVELS), message: z.string() });
 
 const NameParams = z.object({ source_name: z.string().min(1).max(63) });
-const SyncBody = z.object({ full_refresh: z.boolean().default(false) }).strict().nullish();
+const SyncBody = z.object({
+  full_refresh: z.boolean().default(false),
+  since: z.iso.date().optional().describe('backfill: re-load from this day (YYYY-MM-DD) and merge, leaving other rows and the saved cursor as they are'),
+  until: z.iso.date().optional().describe('backfill: the last day to re-load, default today; only with since'),
+}).strict().refine((body) => body.until === undefined || body.since !== undefined, { path: ['until'], message: 'until needs since' }).nullish();
 const SyncReply = z.object({ success: z.boolean(), message: z.string(), source_name: z.string(), started_at: Timestamp });
+const SyncAllEntry = z.object({
+  source_name: z.string(),
+  status: z.enum(['started', 'already_running', 'skipped', 'failed']),
+  started_at: Timestamp.nullable(),
+  detail: z.string().nullable().describe('why the sync was not started'),
+  code: z.string().nullable().describe('the error code a sync of this source alone would answer (sync_in_progress, source_disabled, ...)'),
+});
+const SyncAllReply = z.object({
+  success: z.boolean().describe('false when a sync could not be started for a reason other than already running or disabled'),
+  started: z.number().int(),
+  sources: z.array(SyncAllEntry),
+});
 
 function presentTables(summary: SourceSummary): z.infer<typeof Table>[] {
   return summary.tables.map((table) => ({ name: table.name, row_count: table.rowCount, schema: table.schema }));
@@ -93,8 +109,26 @@ export const sourceRoutes: FastifyPluginCallbackZod<{ ctx: AppContext }> = (app,
   }, async (request) => {
     const { source_name: name } = request.params;
     const fullRefresh = request.body?.full_refresh ?? false;
-    const job = ctx.jobs.startSync(name, { fullRefresh, requestedBy: requireActor(request).email });
-    return { success: true, message: `${fullRefresh ? 'Full refresh' : 'Sync'} of ${name} started`, source_name: name, started_at: job.createdAt };
+    const since = request.body?.since;
+    const backfill = since === undefined ? undefined : { since, until: request.body?.until };
+    const job = ctx.jobs.startSync(name, { fullRefresh, requestedBy: requireActor(request).email, backfill });
+    const what = backfill !== undefined ? `Backfill from ${since ?? ''}` : fullRefresh ? 'Full refresh' : 'Sync';
+    return { success: true, message: `${what} of ${name} started`, source_name: name, started_at: job.createdAt };
+  });
+
+  app.post('/api/sync-all', {
+    preHandler: requireAction('sources.sync'),
+    schema: {
+      tags: ['sources'], summary: 'Start a sync of every enabled source; each source says whether it started or why not',
+      response: { 200: SyncAllReply },
+    },
+  }, async (request) => {
+    const entries = startAllSyncs(ctx.jobs, ctx.sources, requireActor(request).email);
+    return {
+      success: entries.every((entry) => entry.status !== 'failed'),
+      started: entries.filter((entry) => entry.status === 'started').length,
+      sources: entries.map((entry) => ({ source_name: entry.source, status: entry.status, started_at: entry.startedAt, detail: entry.detail, code: entry.code })),
+    };
   });
 
   app.get('/api/sources/:source_name/logs', {

@@ -1,7 +1,8 @@
 import type { SourceConfigOf } from '../../config/index.ts';
+import type { DateWindow } from '../backfill.ts';
 import { SyncFailedError } from '../sync-failed-error.ts';
 import {
-  basicAuth, endOfDay, jsonLink, recordsWithin, requireEnv, restSourceConnector, valueAt, withParam, type Paginator, type RestResource,
+  basicAuth, dateRangeOf, endOfDay, jsonLink, recordsWithin, requireEnv, restSourceConnector, valueAt, withParam, type Paginator, type RestResource,
 } from '../rest/index.ts';
 
 type HelpdeskAConfig = SourceConfigOf<'helpdesk_a'>['generic_config'];
@@ -38,10 +39,11 @@ const pageAfter: Paginator = {
   },
 };
 
-function exportResource(config: HelpdeskAConfig, options: {
+function exportResource(config: HelpdeskAConfig, window: DateWindow | undefined, options: {
   name: HelpdeskAResource; path: string; listKey: string; cursorPath: string; paginator: Paginator;
 }): RestResource {
-  const endAt = config.end_date === undefined ? undefined : endOfDay(config.end_date);
+  const { startDate, endDate } = dateRangeOf(config, window);
+  const endAt = endDate === undefined ? undefined : endOfDay(endDate);
   // Time-based exports start each page at the previous page's last time, so its last records come again.
   const seen = new Set<unknown>();
   const unseen = (list: unknown): unknown[] => (Array.isArray(list) ? list : []).filter((record) => {
@@ -58,18 +60,18 @@ function exportResource(config: HelpdeskAConfig, options: {
     paginator: options.paginator,
     primaryKey: ['id'],
     // start_time is required: a first sync without start_date exports from the beginning.
-    incremental: { cursorPath: options.cursorPath, param: 'start_time', format: 'unix', initialValue: config.start_date ?? 0 },
+    incremental: { cursorPath: options.cursorPath, param: 'start_time', format: 'unix', initialValue: startDate ?? 0 },
   };
 }
 
-const RESOURCES: Readonly<Record<HelpdeskAResource, (config: HelpdeskAConfig) => RestResource>> = {
-  tickets: (config) => exportResource(config, {
+const RESOURCES: Readonly<Record<HelpdeskAResource, (config: HelpdeskAConfig, window: DateWindow | undefined) => RestResource>> = {
+  tickets: (config, window) => exportResource(config, window, {
     name: 'tickets', path: 'incremental/tickets/cursor.json', listKey: 'tickets', cursorPath: 'updated_at', paginator: afterCursor,
   }),
-  ticket_events: (config) => exportResource(config, {
+  ticket_events: (config, window) => exportResource(config, window, {
     name: 'ticket_events', path: 'incremental/ticket_events.json', listKey: 'ticket_events', cursorPath: 'timestamp', paginator: timeBasedNextPage,
   }),
-  ticket_metric_events: (config) => exportResource(config, {
+  ticket_metric_events: (config, window) => exportResource(config, window, {
     name: 'ticket_metric_events', path: 'incremental/ticket_metric_events.json', listKey: 'ticket_metric_events', cursorPath: 'time',
     paginator: timeBasedNextPage,
   }),
@@ -85,5 +87,5 @@ export const helpdeskAConnector = restSourceConnector<HelpdeskAConfig>({
     if (config.email === undefined) throw new SyncFailedError('generic_config.email is not set: the API token is used as {email}/token');
     return basicAuth(`${config.email}/token`, requireEnv(env, config.api_token_env, 'a Zendesk API token'));
   },
-  resources: (config) => config.resources.map((resource) => RESOURCES[resource](config)),
+  resources: (config, { window }) => config.resources.map((resource) => RESOURCES[resource](config, window)),
 });

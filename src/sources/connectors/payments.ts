@@ -1,6 +1,7 @@
 import type { SourceConfigOf } from '../../config/index.ts';
+import type { DateWindow } from '../backfill.ts';
 import {
-  bearerAuth, endOfDay, requireEnv, restSourceConnector, unixSecondsOf, withParam, type Paginator, type QueryValue, type RestResource,
+  bearerAuth, dateRangeOf, endOfDay, requireEnv, restSourceConnector, unixSecondsOf, withParam, type Paginator, type QueryValue, type RestResource,
 } from '../rest/index.ts';
 
 type PaymentsSection = SourceConfigOf<'payments'>['payments'];
@@ -22,9 +23,10 @@ const startingAfterLastId: Paginator = {
   },
 };
 
-function endpointResource(endpoint: Endpoint, section: PaymentsSection): RestResource {
+function endpointResource(endpoint: Endpoint, section: PaymentsSection, window: DateWindow | undefined): RestResource {
+  const { startDate, endDate } = dateRangeOf(section, window);
   const params: Record<string, QueryValue> = { limit: PAGE_SIZE, ...ENDPOINT_PARAMS[endpoint] };
-  if (section.end_date !== undefined) params['created[lte]'] = Math.floor(endOfDay(section.end_date).getTime() / 1000);
+  if (endDate !== undefined) params['created[lte]'] = Math.floor(endOfDay(endDate).getTime() / 1000);
   return {
     name: endpoint,
     path: `/v1/${endpoint}`,
@@ -35,7 +37,7 @@ function endpointResource(endpoint: Endpoint, section: PaymentsSection): RestRes
     // `gte`, not `gt`: objects created in the cursor's second after the last sync are not lost; the merge drops the repeat.
     incremental: {
       cursorPath: 'created', param: 'created[gte]', format: 'unix',
-      initialValue: section.start_date === undefined ? undefined : unixSecondsOf(section.start_date),
+      initialValue: startDate === undefined ? undefined : unixSecondsOf(startDate),
     },
   };
 }
@@ -44,5 +46,5 @@ function endpointResource(endpoint: Endpoint, section: PaymentsSection): RestRes
 export const paymentsConnector = restSourceConnector<PaymentsSection>({
   baseUrl: () => 'https://api.stripe.com',
   auth: (section, env) => bearerAuth(requireEnv(env, section.payments_secret_key_env, 'a Stripe secret or restricted key')),
-  resources: (section) => section.endpoints.map((endpoint) => endpointResource(endpoint, section)),
+  resources: (section, { window }) => section.endpoints.map((endpoint) => endpointResource(endpoint, section, window)),
 });

@@ -1,5 +1,6 @@
 import type { SourceConfigOf } from '../../config/index.ts';
-import { basicAuth, headerLink, requireEnv, restSourceConnector, type QueryValue, type RestResource } from '../rest/index.ts';
+import type { DateWindow } from '../backfill.ts';
+import { basicAuth, dateRangeOf, headerLink, requireEnv, restSourceConnector, type QueryValue, type RestResource } from '../rest/index.ts';
 
 type RecruitingConfig = SourceConfigOf<'recruiting'>['generic_config'];
 type RecruitingResource = RecruitingConfig['resources'][number];
@@ -23,12 +24,13 @@ const CURSORS: Readonly<Partial<Record<RecruitingResource, { path: string; param
   scorecards: UPDATED_AT,
 };
 
-function resourceOf(name: RecruitingResource, config: RecruitingConfig): RestResource {
+function resourceOf(name: RecruitingResource, config: RecruitingConfig, window: DateWindow | undefined): RestResource {
   const cursor = CURSORS[name];
+  const { startDate, endDate } = dateRangeOf(config, window);
   const params: Record<string, QueryValue> = { per_page: PAGE_SIZE };
   if (cursor === undefined) return { name, path: name, params, paginator: headerLink };
-  if (config.start_date !== undefined) params.created_after = `${config.start_date}T00:00:00Z`;
-  if (config.end_date !== undefined) params.created_before = `${config.end_date}T23:59:59Z`;
+  if (startDate !== undefined) params.created_after = `${startDate}T00:00:00Z`;
+  if (endDate !== undefined) params.created_before = `${endDate}T23:59:59Z`;
   return { name, path: name, params, paginator: headerLink, primaryKey: ['id'], incremental: { cursorPath: cursor.path, param: cursor.param } };
 }
 
@@ -36,5 +38,5 @@ function resourceOf(name: RecruitingResource, config: RecruitingConfig): RestRes
 export const recruitingConnector = restSourceConnector<RecruitingConfig>({
   baseUrl: () => 'https://harvest.greenhouse.io/v1',
   auth: (config, env) => basicAuth(requireEnv(env, config.api_key_env, 'a Greenhouse Harvest API key'), ''),
-  resources: (config) => config.resources.map((resource) => resourceOf(resource, config)),
+  resources: (config, { window }) => config.resources.map((resource) => resourceOf(resource, config, window)),
 });

@@ -1,6 +1,7 @@
 import type { SourceConfigOf } from '../../config/index.ts';
+import type { DateWindow } from '../backfill.ts';
 import type { Connector } from '../connector.ts';
-import { bodyCursor, requireEnv, restSourceConnector, type AuthStrategy, type RestResource } from '../rest/index.ts';
+import { bodyCursor, dateRangeOf, requireEnv, restSourceConnector, type AuthStrategy, type RestResource } from '../rest/index.ts';
 import { googleAuth } from './google-credentials.ts';
 import { resolveReportDate } from './report-dates.ts';
 import { snakeCaseKeys } from './snake-case.ts';
@@ -45,10 +46,11 @@ function adsAuth(google: AuthStrategy, developerToken: string, loginCustomerId: 
   };
 }
 
-function queryResource(name: string, query: string, section: SearchAdsSection, now: Date): RestResource {
+function queryResource(name: string, query: string, section: SearchAdsSection, now: Date, window: DateWindow | undefined): RestResource {
+  const range = dateRangeOf(section, window);
   const text = query
-    .replaceAll('{start_date}', resolveReportDate(section.start_date, now))
-    .replaceAll('{end_date}', resolveReportDate(section.end_date, now))
+    .replaceAll('{start_date}', resolveReportDate(range.startDate ?? section.start_date, now))
+    .replaceAll('{end_date}', resolveReportDate(range.endDate ?? section.end_date, now))
     .replace(/\s+/g, ' ').trim();
   return {
     name,
@@ -59,6 +61,8 @@ function queryResource(name: string, query: string, section: SearchAdsSection, n
     paginator: bodyCursor('nextPageToken', 'pageToken'),
     // camelCase JSON (`adGroupCriterion.keyword.matchType`) back to the GAQL names the query used.
     mapRecord: (record) => snakeCaseKeys(record) as Record<string, unknown>,
+    // Rows by day: a backfill replaces its window's days; a query without segments.date has no day to go by.
+    ...(/\bsegments\.date\b/.test(text) ? { windowColumn: 'segments.date' } : {}),
   };
 }
 
@@ -72,9 +76,9 @@ export const searchAdsConnector: Connector = {
         requireEnv(env, section.developer_token_env, 'the Google Ads developer token'),
         section.login_customer_id,
       ),
-      resources: (section, { now }) => [
-        ...section.resources.map((name) => queryResource(name, REPORT_QUERIES[name], section, now)),
-        ...section.queries.map((query) => queryResource(query.name, query.query, section, now)),
+      resources: (section, { now, window }) => [
+        ...section.resources.map((name) => queryResource(name, REPORT_QUERIES[name], section, now, window)),
+        ...section.queries.map((query) => queryResource(query.name, query.query, section, now, window)),
       ],
     }).extract(context, sink);
   },

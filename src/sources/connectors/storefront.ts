@@ -1,5 +1,6 @@
 import type { SourceConfigOf } from '../../config/index.ts';
-import { headerAuth, headerLink, requireEnv, restSourceConnector, type RestResource } from '../rest/index.ts';
+import type { DateWindow } from '../backfill.ts';
+import { dateRangeOf, headerAuth, headerLink, requireEnv, restSourceConnector, type RestResource } from '../rest/index.ts';
 
 type StorefrontConfig = SourceConfigOf<'storefront'>['generic_config'];
 type StorefrontResource = StorefrontConfig['resources'][number];
@@ -21,12 +22,13 @@ function shopRoot(config: StorefrontConfig): string {
   return `https://${shop.endsWith('.myshopify.com') ? shop : `${shop}.myshopify.com`}`;
 }
 
-function endpointResource(config: StorefrontConfig, name: StorefrontResource): RestResource {
+function endpointResource(config: StorefrontConfig, name: StorefrontResource, window: DateWindow | undefined): RestResource {
   const endpoint = ENDPOINTS[name];
+  const { startDate, endDate } = dateRangeOf(config, window);
   const params: Record<string, string | number> = { ...endpoint.params };
   if (name !== 'locations') params.limit = config.page_size;
-  if (endpoint.created && config.start_date !== undefined) params.created_at_min = `${config.start_date}T00:00:00Z`;
-  if (endpoint.created && config.end_date !== undefined) params.created_at_max = `${config.end_date}T23:59:59Z`;
+  if (endpoint.created && startDate !== undefined) params.created_at_min = `${startDate}T00:00:00Z`;
+  if (endpoint.created && endDate !== undefined) params.created_at_max = `${endDate}T23:59:59Z`;
   return {
     name,
     path: `/admin/api/${config.api_version}/${name}.json`,
@@ -42,5 +44,8 @@ function endpointResource(config: StorefrontConfig, name: StorefrontResource): R
 export const storefrontConnector = restSourceConnector<StorefrontConfig>({
   baseUrl: shopRoot,
   auth: (config, env) => headerAuth('X-Shopify-Access-Token', requireEnv(env, config.access_token_env, "a Shopify custom app's Admin API access token")),
-  resources: (config) => config.resources.map((name) => endpointResource(config, name)),
+  // A backfill reads the resources Shopify filters by creation date; the others have no window to re-load.
+  resources: (config, { window }) => config.resources
+    .filter((name) => window === undefined || ENDPOINTS[name].created)
+    .map((name) => endpointResource(config, name, window)),
 });

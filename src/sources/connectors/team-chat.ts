@@ -1,7 +1,8 @@
 import type { SourceConfigOf } from '../../config/index.ts';
+import type { DateWindow } from '../backfill.ts';
 import { SyncFailedError } from '../sync-failed-error.ts';
 import {
-  bearerAuth, cursorParam, requireEnv, restSessionConnector, unixSecondsOf, type RestResource,
+  bearerAuth, cursorParam, dateRangeOf, endOfDay, requireEnv, restSessionConnector, unixSecondsOf, type QueryValue, type RestResource,
 } from '../rest/index.ts';
 
 type TeamChatSection = SourceConfigOf<'team_chat'>['team_chat'];
@@ -50,11 +51,14 @@ const usersResource: RestResource = {
   paginator: nextCursor,
 };
 
-function messagesResource(channel: string, section: TeamChatSection): RestResource {
+function messagesResource(channel: string, section: TeamChatSection, window: DateWindow | undefined): RestResource {
+  const { startDate, endDate } = dateRangeOf(section, window);
+  const params: Record<string, QueryValue> = { channel, limit: PAGE_SIZE, inclusive: true };
+  if (endDate !== undefined) params.latest = `${String(Math.floor(endOfDay(endDate).getTime() / 1000))}.999999`;
   return {
     name: 'messages',
     path: '/conversations.history',
-    params: { channel, limit: PAGE_SIZE, inclusive: true },
+    params,
     dataSelector: okRecords('conversations.history', 'messages'),
     paginator: nextCursor,
     mapRecord: (message) => ({ channel, ...message }),
@@ -63,7 +67,7 @@ function messagesResource(channel: string, section: TeamChatSection): RestResour
     // Slack's ts texts have a fixed width, so they compare in time order.
     incremental: {
       cursorPath: 'ts', param: 'oldest',
-      initialValue: section.start_date === undefined ? undefined : `${String(unixSecondsOf(section.start_date))}.000000`,
+      initialValue: startDate === undefined ? undefined : `${String(unixSecondsOf(startDate))}.000000`,
     },
   };
 }
@@ -78,12 +82,13 @@ function channelsToRead(section: TeamChatSection, channels: readonly Record<stri
 export const teamChatConnector = restSessionConnector<TeamChatSection>({
   baseUrl: () => 'https://slack.com/api',
   auth: (section, env) => bearerAuth(requireEnv(env, section.access_token_env, 'a Slack bot token (xoxb-...)')),
-  async extract(session, section) {
-    const wanted = new Set(section.resources);
+  async extract(session, section, context) {
+    // A backfill re-loads messages by day; channels and users are lists without dates.
+    const wanted = new Set(context.window === undefined ? section.resources : section.resources.filter((resource) => resource === 'messages'));
     const listsChannels = wanted.has('channels') || (wanted.has('messages') && section.selected_channels === undefined);
     const channels = listsChannels ? await session.collect(channelsResource, { stage: wanted.has('channels') }) : [];
     if (wanted.has('messages')) {
-      for (const channel of channelsToRead(section, channels)) await session.extract(messagesResource(channel, section), { cursorScope: channel });
+      for (const channel of channelsToRead(section, channels)) await session.extract(messagesResource(channel, section, context.window), { cursorScope: channel });
     }
     if (wanted.has('users')) await session.extract(usersResource);
   },

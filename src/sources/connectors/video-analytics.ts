@@ -1,6 +1,6 @@
 import type { SourceConfigOf } from '../../config/index.ts';
 import {
-  cursorParam, endOfDay, queryAuth, recordsWithin, requireEnv, restSessionConnector, singlePage, startOfDay, valueAt, type RestResource,
+  cursorParam, dateRangeOf, endOfDay, queryAuth, recordsWithin, requireEnv, restSessionConnector, singlePage, startOfDay, valueAt, type RestResource,
 } from '../rest/index.ts';
 
 type VideoAnalyticsConfig = SourceConfigOf<'video_analytics'>['generic_config'];
@@ -15,9 +15,10 @@ function batches(ids: readonly string[]): string[][] {
   return Array.from({ length: Math.ceil(ids.length / BATCH_SIZE) }, (_, index) => ids.slice(index * BATCH_SIZE, (index + 1) * BATCH_SIZE));
 }
 
-function byIds(name: string, path: string, ids: readonly string[]): RestResource {
+function byIds(name: string, path: string, ids: readonly string[], windowColumn?: string): RestResource {
   return {
     name, path, params: { part: 'snippet,contentDetails,statistics', id: ids.join(','), maxResults: BATCH_SIZE }, dataSelector: items, paginator: singlePage,
+    ...(windowColumn === undefined ? {} : { windowColumn }),
   };
 }
 
@@ -28,16 +29,18 @@ function byIds(name: string, path: string, ids: readonly string[]): RestResource
 export const videoAnalyticsConnector = restSessionConnector<VideoAnalyticsConfig>({
   baseUrl: () => 'https://www.googleapis.com/youtube/v3',
   auth: (config, env) => queryAuth('key', requireEnv(env, config.api_key_env, 'a YouTube Data API key')),
-  async extract(session, config) {
-    const wanted = new Set<string>(config.resources);
+  async extract(session, config, context) {
+    // A backfill re-loads the videos published in its window; channels are not dated.
+    const wanted = new Set<string>(context.window === undefined ? config.resources : config.resources.filter((name) => name !== 'channels'));
     const channels: Record<string, unknown>[] = [];
     for (const ids of batches(config.channel_ids)) channels.push(...await session.collect(byIds('channels', 'channels', ids), { stage: wanted.has('channels') }));
     if (!wanted.has('playlist_items') && !wanted.has('videos')) return;
 
     // The API filters playlist items by no date: the range is applied to what it returns.
+    const { startDate, endDate } = dateRangeOf(config, context.window);
     const range = {
-      from: config.start_date === undefined ? undefined : startOfDay(config.start_date),
-      to: config.end_date === undefined ? undefined : endOfDay(config.end_date),
+      from: startDate === undefined ? undefined : startOfDay(startDate),
+      to: endDate === undefined ? undefined : endOfDay(endDate),
     };
     const videoIds: string[] = [];
     for (const channel of channels) {
@@ -49,6 +52,7 @@ export const videoAnalyticsConnector = restSessionConnector<VideoAnalyticsConfig
         params: { part: 'snippet,contentDetails', playlistId: uploads, maxResults: BATCH_SIZE },
         dataSelector: (body) => recordsWithin(items(body), 'contentDetails.videoPublishedAt', range),
         paginator: cursorParam('nextPageToken', 'pageToken'),
+        windowColumn: 'contentDetails.videoPublishedAt',
       }, { stage: wanted.has('playlist_items') });
       for (const item of uploaded) {
         const id = valueAt(item, 'contentDetails.videoId');
@@ -56,6 +60,6 @@ export const videoAnalyticsConnector = restSessionConnector<VideoAnalyticsConfig
       }
     }
     if (!wanted.has('videos')) return;
-    for (const ids of batches(videoIds)) await session.extract(byIds('videos', 'videos', ids));
+    for (const ids of batches(videoIds)) await session.extract(byIds('videos', 'videos', ids, 'snippet.publishedAt'));
   },
 });

@@ -1,6 +1,7 @@
 import type { SourceConfigOf } from '../../config/index.ts';
+import type { DateWindow } from '../backfill.ts';
 import type { Connector } from '../connector.ts';
-import { restSourceConnector, valueAt, type HttpRequest, type Paginator, type RestResource } from '../rest/index.ts';
+import { dateRangeOf, restSourceConnector, valueAt, type HttpRequest, type Paginator, type RestResource } from '../rest/index.ts';
 import { googleAuth } from './google-credentials.ts';
 import { resolveReportDate } from './report-dates.ts';
 import { snakeCase } from './snake-case.ts';
@@ -75,9 +76,10 @@ function startingFrom(request: HttpRequest, since: string | number): void {
   request.body = { ...body, dateRanges: [{ startDate: String(since), endDate: body.dateRanges[0]?.endDate ?? 'today' }] };
 }
 
-function reportResource(name: string, report: ReportDefinition, section: WebAnalyticsSection, now: Date): RestResource {
-  const startDate = resolveReportDate(section.start_date ?? FIRST_REPORT_DATE, now);
-  const endDate = resolveReportDate(section.end_date ?? 'today', now);
+function reportResource(name: string, report: ReportDefinition, section: WebAnalyticsSection, now: Date, window: DateWindow | undefined): RestResource {
+  const range = dateRangeOf(section, window);
+  const startDate = resolveReportDate(range.startDate ?? FIRST_REPORT_DATE, now);
+  const endDate = resolveReportDate(range.endDate ?? 'today', now);
   const byDate = report.dimensions.includes('date');
   return {
     name,
@@ -107,9 +109,9 @@ export const webAnalyticsConnector: Connector = {
     await restSourceConnector<WebAnalyticsSection>({
       baseUrl: () => ANALYTICS_DATA_API,
       auth: (section, env, http) => googleAuth({ env, credentialsEnv: section.credentials_env, scope: SCOPE, http, oauthAccessToken: context.oauthAccessToken }),
-      resources: (section, { now }) => [
-        ...section.resources.map((name) => reportResource(name, BUILT_IN_REPORTS[name], section, now)),
-        ...section.queries.map((query) => reportResource(query.name, query, section, now)),
+      resources: (section, { now, window }) => [
+        ...section.resources.map((name) => reportResource(name, BUILT_IN_REPORTS[name], section, now, window)),
+        ...section.queries.map((query) => reportResource(query.name, query, section, now, window)),
       ],
     }).extract(context, sink);
   },

@@ -1,4 +1,12 @@
+import type { DateWindow } from '../backfill.ts';
 import { valueAt } from './json-path.ts';
+
+/** The days a sync reads: a backfill's window, else the `start_date`/`end_date` of the source's section. */
+export function dateRangeOf(
+  section: { readonly start_date?: string | undefined; readonly end_date?: string | undefined }, window: DateWindow | undefined,
+): { readonly startDate: string | undefined; readonly endDate: string | undefined } {
+  return window === undefined ? { startDate: section.start_date, endDate: section.end_date } : { startDate: window.since, endDate: window.until };
+}
 
 /** The last millisecond of a `YYYY-MM-DD` day in UTC, as an `end_date` bound includes its whole day. */
 export function endOfDay(date: string): Date {
@@ -24,14 +32,19 @@ function timeAt(record: unknown, path: string): number | undefined {
   return Number.isNaN(time) ? undefined : time;
 }
 
+type TimeRange = { readonly from?: Date | undefined; readonly to?: Date | undefined };
+
+/** Whether a record's time at `path` falls within `range`, bounds included; a record without one counts as 1970. */
+export function isWithin(record: unknown, path: string, range: TimeRange): boolean {
+  const time = timeAt(record, path) ?? 0;
+  return (range.from === undefined || time >= range.from.getTime()) && (range.to === undefined || time <= range.to.getTime());
+}
+
 /**
  * The records of a list whose time at `path` falls within `range` (bounds included), for APIs that
  * take no date filter of their own; with no bounds, the list as it is.
  */
-export function recordsWithin(list: unknown, path: string, range: { readonly from?: Date; readonly to?: Date }): unknown {
+export function recordsWithin(list: unknown, path: string, range: TimeRange): unknown {
   if ((range.from === undefined && range.to === undefined) || !Array.isArray(list)) return list;
-  return list.filter((record) => {
-    const time = timeAt(record, path) ?? 0;
-    return (range.from === undefined || time >= range.from.getTime()) && (range.to === undefined || time <= range.to.getTime());
-  });
+  return list.filter((record) => isWithin(record, path, range));
 }

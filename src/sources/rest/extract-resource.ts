@@ -34,7 +34,11 @@ export interface RestResource {
   readonly dataSelector?: string | ((body: unknown) => unknown);
   readonly paginator?: PaginatorSpec | Paginator;
   readonly primaryKey?: readonly string[];
+  /** For a keyless resource of dated rows: where each row's day is, so a backfill replaces only its window's rows. */
+  readonly windowColumn?: string;
   readonly incremental?: IncrementalSpec;
+  /** Which records to stage, for a bound the API cannot apply itself; pagination still sees every record of a page. */
+  readonly keep?: (record: Record<string, unknown>) => boolean;
   /** Reshapes each record before it is staged (flattening a vendor's envelope, say). */
   readonly mapRecord?: (record: Record<string, unknown>) => Record<string, unknown>;
   readonly maxPages?: number;
@@ -58,7 +62,10 @@ export function tableSpecOf(resource: RestResource): TableSpec {
   if (resource.primaryKey !== undefined && resource.primaryKey.length > 0) {
     return { name: resource.name, disposition: 'merge', primaryKey: resource.primaryKey };
   }
-  return { name: resource.name, disposition: resource.incremental === undefined ? 'replace' : 'append' };
+  if (resource.incremental === undefined) {
+    return { name: resource.name, disposition: 'replace', ...(resource.windowColumn === undefined ? {} : { windowColumn: resource.windowColumn }) };
+  }
+  return { name: resource.name, disposition: 'append' };
 }
 
 /** Fetches every page of a resource into the sink and, when it is incremental, records the highest cursor seen. */
@@ -78,9 +85,10 @@ export async function extractResource(resource: RestResource, context: ResourceC
     const response = await send(request, context);
     const records = selectRecords(response, resource, request);
     const mapped = resource.mapRecord === undefined ? records : records.map(resource.mapRecord);
-    await writer.write(mapped);
-    total += mapped.length;
-    if (resource.incremental !== undefined) highest = highestCursor(highest, mapped, resource.incremental.cursorPath);
+    const kept = resource.keep === undefined ? mapped : mapped.filter(resource.keep);
+    await writer.write(kept);
+    total += kept.length;
+    if (resource.incremental !== undefined) highest = highestCursor(highest, kept, resource.incremental.cursorPath);
     const next = paginator.next(request, response, records);
     if (next === undefined) break;
     if (next.url.origin !== request.url.origin) {

@@ -6,6 +6,6 @@ export { describeUrl, type HttpRequest, type HttpResponse } from './http-client.
 export { cursorParam, headerLink, jsonLink, offsetParam, pageNumber, singlePage, withParam, type Paginator } from './paginators.ts';
 export { bodyCursor } from './body-cursor.ts';
 export { valueAt } from './json-path.ts';
-export { endOfDay, recordsWithin, startOfDay, unixSecondsOf } from './date-range.ts';
+export { dateRangeOf, endOfDay, recordsWithin, startOfDay, unixSecondsOf } from './date-range.ts';
 export { jwtBearerAuth, type JwtBearerGrant, type ServiceAccountAuth } from './service-account.ts';
 export { HttpClient } from './http-client.ts';

@@ -1,6 +1,8 @@
 import { ENV_REFERENCE_PREFIX, endpointTableName, isEnvReference, type RestApiEndpoint, type RestApiSection } from '../../config/index.ts';
 import { basicAuth, bearerAuth, headerAuth, noAuth, oauthTokenAuth, queryAuth, type AuthStrategy } from './auth.ts';
 import { requireEnv } from './credentials.ts';
+import type { DateWindow } from '../backfill.ts';
+import { endOfDay, isWithin, startOfDay, unixSecondsOf } from './date-range.ts';
 import type { RestResource } from './extract-resource.ts';
 import type { HttpClient } from './http-client.ts';
 import { parsePaginatorSpec } from './paginators.ts';
@@ -47,6 +49,19 @@ function credentialAuth(section: RestApiSection, env: Env, http: HttpClient): Au
   }
 }
 
+/**
+ * A backfill reads an incremental endpoint from the window's first moment, as if the cursor were saved there, and
+ * keeps the records whose cursor falls within the window (the API takes no upper bound); the others are not read.
+ */
+function windowed(resource: RestResource, window: DateWindow): RestResource | undefined {
+  const incremental = resource.incremental;
+  if (incremental === undefined) return undefined;
+  const to = endOfDay(window.until);
+  // Written as the configured initial_value is: unix seconds for an API that counts them, else ISO text.
+  const since = typeof incremental.initialValue === 'number' ? unixSecondsOf(window.since) : startOfDay(window.since).toISOString();
+  return { ...resource, incremental: { ...incremental, initialValue: since }, keep: (record) => isWithin(record, incremental.cursorPath, { to }) };
+}
+
 function endpointResource(endpoint: RestApiEndpoint, section: RestApiSection): RestResource {
   const name = endpointTableName(endpoint);
   const incremental = endpoint.incremental;
@@ -69,5 +84,8 @@ function endpointResource(endpoint: RestApiEndpoint, section: RestApiSection): R
 export const restApiConnector = restSourceConnector<RestApiSection>({
   baseUrl: (section) => section.base_url,
   auth: restApiAuth,
-  resources: (section) => section.endpoints.map((endpoint) => endpointResource(endpoint, section)),
+  resources: (section, { window }) => {
+    const resources = section.endpoints.map((endpoint) => endpointResource(endpoint, section));
+    return window === undefined ? resources : resources.flatMap((resource) => windowed(resource, window) ?? []);
+  },
 });

@@ -1,5 +1,6 @@
 import type { SourceConfig } from '../../config/index.ts';
 import { SOURCE_TYPES } from '../../config/index.ts';
+import type { DateWindow } from '../backfill.ts';
 import type { Connector, CursorState, ExtractContext, RecordSink } from '../connector.ts';
 import type { AuthStrategy } from './auth.ts';
 import { HttpClient } from './http-client.ts';
@@ -16,7 +17,9 @@ export interface RestEndpointDefinition<Section> {
 
 /** A source type that reads a vendor's REST API: its root, its credentials and its resources, from the source's section. */
 export interface RestSourceDefinition<Section> extends RestEndpointDefinition<Section> {
-  readonly resources: (section: Section, context: { readonly now: Date; readonly fullRefresh: boolean }) => readonly RestResource[];
+  readonly resources: (
+    section: Section, context: { readonly now: Date; readonly fullRefresh: boolean; readonly window: DateWindow | undefined },
+  ) => readonly RestResource[];
 }
 
 /** A source type whose requests depend on earlier answers (one request per channel a first request found). */
@@ -44,7 +47,7 @@ export function restSourceConnector<Section>(definition: RestSourceDefinition<Se
   return restSessionConnector<Section>({
     ...definition,
     async extract(session, section, context) {
-      for (const resource of definition.resources(section, { now: context.now, fullRefresh: context.fullRefresh })) {
+      for (const resource of definition.resources(section, { now: context.now, fullRefresh: context.fullRefresh, window: context.window })) {
         context.signal.throwIfAborted();
         await session.extract(resource);
       }

@@ -1,0 +1,204 @@
+import { mkdir } from 'node:fs/promises';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startShopifyFake, type ShopifyShop } from '../fakes/shopify.ts';
+import { startStripeFake, type StripeObject } from '../fakes/stripe.ts';
+import { records, startFakeApi, type FakeApi } from '../support/fake-api.ts';
+import { startQuarry, type TestQuarry } from '../support/quarry.ts';
+import { logMessages, syncAndWait } from '../support/sync.ts';
+
+const STRIPE_KEY = 'sk_test_51Fake0000000000000000000000abcd';
+const JANUARY_FIRST_2025 = Date.UTC(2025, 0, 1) / 1000;
+
+/** Customers created one every 6 hours from 2025-01-01: four a day, 40 in all. */
+const customer = (n: number, email = `buyer${String(n)}@example.com`): StripeObject => ({
+  id: `cus_${String(n).padStart(6, '0')}`, object: 'customer', created: JANUARY_FIRST_2025 + (n - 1) * 6 * 3600, livemode: false, metadata: {}, email,
+});
+const stripe: Record<string, StripeObject[]> = { customers: records(40, (n) => customer(n)) };
+
+const shopDay = (day: number, hour = 10) => new Date(Date.UTC(2026, 0, day, hour)).toISOString().replace('.000Z', '+00:00');
+const order = (n: number, note = 'original') => ({ id: 5_000_000 + n, created_at: shopDay(n), updated_at: shopDay(n, 12), note });
+const shop: ShopifyShop = {
+  accessToken: 'shpat_good',
+  resources: new Map<string, Record<string, unknown>[]>([
+    ['orders', records(20, (n) => order(n))],
+    ['locations', [{ id: 1, name: 'Warehouse' }]],
+  ]),
+};
+
+interface Item { id: number; name: string; updated_at: string }
+/** One item an hour from 2026-01-01 01:00. */
+const ITEMS = records(100, (n): Item => ({ id: n, name: `item ${String(n)}`, updated_at: new Date(Date.UTC(2026, 0, 1) + n * 3_600_000).toISOString() }));
+let items = [...ITEMS];
+
+let stripeApi: FakeApi;
+let shopApi: FakeApi;
+let restApi: FakeApi;
+let quarry: TestQuarry;
+
+beforeAll(async () => {
+  stripeApi = await startStripeFake(stripe, { secretKey: STRIPE_KEY });
+  shopApi = await startShopifyFake(shop);
+  restApi = await startFakeApi((app) => {
+    app.get('/v1/items', (request) => {
+      const since = (request.query as { updated_since?: string }).updated_since;
+      return { data: items.filter((item) => since === undefined || item.updated_at >= since) };
+    });
+  });
+  quarry = await startQuarry({
+    env: { PAYMENTS_API_KEY: STRIPE_KEY, STOREFRONT_ACCESS_TOKEN: 'shpat_good' },
+    prepare: async (dir) => { await mkdir(path.join(dir, 'data'), { recursive: true }); },
+    sourcesYaml: [
+      'sources:',
+      `  - {name: stripe, type: payments, payments: {base_url: "${stripeApi.url}", endpoints: [customers], start_date: 2025-01-01}}`,
+      `  - {name: shop, type: storefront, generic_config: {shop: acme, base_url: "${shopApi.url}", resources: [orders, locations], page_size: 50}}`,
+      '  - name: api',
+      '    type: rest_api',
+      '    rest_api:',
+      `      base_url: ${restApi.url}/v1`,
+      '      auth_type: none',
+      '      endpoints:',
+      '        - {path: /items, data_selector: data, primary_key: id, incremental: {cursor_path: updated_at, param: updated_since}}',
+      '  - {name: files, type: local_files, local_files: {directory: data}}',
+      '  - {name: paused, type: local_files, enabled: false, local_files: {directory: data}}',
+      '',
+    ].join('\n'),
+  });
+  for (const name of ['stripe', 'shop', 'api']) expect(await syncAndWait(quarry, name)).toMatchObject({ type: 'sync_completed' });
+});
+
+afterAll(async () => {
+  await quarry.close();
+  await Promise.all([stripeApi.close(), shopApi.close(), restApi.close()]);
+});
+
+/** Starts a backfill through the API and waits for it to end. */
+async function backfill(source: string, body: Record<string, unknown>) {
+  const ended = quarry.nextEvent('sync_completed', (event) => event.source === source);
+  const response = await quarry.request('POST', `/api/sources/${source}/sync`, { as: 'editor', body });
+  expect(response.status).toBe(200);
+  const event = await ended;
+  await quarry.jobsIdle();
+  return { response, event };
+}
+
+describe('backfill through POST /api/sources/{name}/sync', () => {
+  it('payments: re-loads the window and merges it on id, leaving rows outside it and the cursor as they were', async () => {
+    const cursor = quarry.ctx.store.sourceState.forSource('stripe').get('customers');
+    expect(cursor).toBe(customer(40).created);
+    // Upstream, a customer of 2025-01-02 and one of 2025-01-05 changed.
+    stripe.customers = records(40, (n) => customer(n, n === 6 || n === 18 ? `changed${String(n)}@example.com` : undefined));
+    const before = stripeApi.requests.length;
+    const { response, event } = await backfill('stripe', { since: '2025-01-02', until: '2025-01-02' });
+    expect(response.json).toMatchObject({ success: true, message: 'Backfill from 2025-01-02 of stripe started', source_name: 'stripe' });
+    expect(event.rows).toBe(4);
+    const asked = stripeApi.requests.slice(before).filter((request) => request.path === '/v1/customers');
+    expect(asked.map((request) => [request.query.get('created[gte]'), request.query.get('created[lte]')]))
+      .toEqual([[String(Date.UTC(2025, 0, 2) / 1000), String(Date.UTC(2025, 0, 2, 23, 59, 59) / 1000)]]);
+    expect(await quarry.query("SELECT count(*) AS n, count(DISTINCT id) AS ids, string_agg(email, ',' ORDER BY id) FILTER (WHERE email LIKE 'changed%') AS changed FROM raw_stripe.customers"))
+      .toEqual([{ n: 40, ids: 40, changed: 'changed6@example.com' }]);
+    expect(quarry.ctx.store.sourceState.forSource('stripe').get('customers')).toBe(cursor);
+    expect(logMessages(quarry, 'stripe', 'INFO')).toContain('Backfill of 2025-01-02 to 2025-01-02: rows of those days are re-loaded and merged, the rest stay as they are');
+  });
+
+  it('storefront: re-loads the orders created in the window and leaves the unfiltered locations alone', async () => {
+    shop.resources.set('orders', records(20, (n) => order(n, n === 5 || n === 15 ? 'changed' : 'original')));
+    shop.resources.set('locations', [{ id: 2, name: 'Moved' }]);
+    const before = shopApi.requests.length;
+    const { event } = await backfill('shop', { since: '2026-01-04', until: '2026-01-06' });
+    expect(event.rows).toBe(3);
+    const asked = shopApi.requests.slice(before);
+    expect(asked.map((request) => request.path)).toEqual(['/admin/api/2025-07/orders.json']);
+    expect(asked[0]!.query.get('created_at_min')).toBe('2026-01-04T00:00:00Z');
+    expect(asked[0]!.query.get('created_at_max')).toBe('2026-01-06T23:59:59Z');
+    expect(await quarry.query("SELECT count(*) AS n, count(DISTINCT id) AS ids, string_agg((id - 5000000)::VARCHAR, ',' ORDER BY id) FILTER (WHERE note = 'changed') AS changed FROM raw_shop.orders"))
+      .toEqual([{ n: 20, ids: 20, changed: '5' }]);
+    expect(await quarry.query('SELECT id, name FROM raw_shop.locations')).toEqual([{ id: 1, name: 'Warehouse' }]);
+    // The source still lists both its tables.
+    expect(quarry.ctx.sourceReports.summary('shop').tables.map((table) => table.name).sort()).toEqual(['locations', 'orders']);
+  });
+
+  it('rest_api: reads from the window start through the cursor parameter and keeps only records up to its end', async () => {
+    const cursor = quarry.ctx.store.sourceState.forSource('api').get('items');
+    items = ITEMS.map((item) => (item.id === 30 || item.id === 80 ? { ...item, name: 'renamed' } : item));
+    const before = restApi.requests.length;
+    // 2026-01-02 00:00 to 2026-01-02 23:59:59.999: items 24 to 47.
+    const { event } = await backfill('api', { since: '2026-01-02', until: '2026-01-02' });
+    expect(event.rows).toBe(24);
+    expect(restApi.requests.slice(before).map((request) => request.query.get('updated_since'))).toEqual(['2026-01-02T00:00:00.000Z']);
+    expect(await quarry.query("SELECT count(*) AS n, count(DISTINCT id) AS ids, string_agg(id::VARCHAR, ',' ORDER BY id) FILTER (WHERE name = 'renamed') AS renamed FROM raw_api.items"))
+      .toEqual([{ n: 100, ids: 100, renamed: '30' }]);
+    expect(quarry.ctx.store.sourceState.forSource('api').get('items')).toBe(cursor);
+  });
+
+  it('answers 400 backfill_not_supported naming the types that have date ranges', async () => {
+    const response = await quarry.request('POST', '/api/sources/files/sync', { as: 'editor', body: { since: '2025-01-01' } });
+    expect(response.status).toBe(400);
+    expect(response.json).toEqual({
+      detail: 'The source "files" has type local_files, which cannot re-load a window of dates; backfill works for '
+        + 'payments, storefront, web_analytics, search_ads, helpdesk_a, recruiting, team_chat, video_analytics, rest_api',
+      code: 'backfill_not_supported',
+    });
+  });
+
+  it('answers 400 invalid_request for since after until, a future until, a bad date or until alone', async () => {
+    const tomorrow = new Date(quarry.clock.now().getTime() + 86_400_000).toISOString().slice(0, 10);
+    const cases: [Record<string, unknown>, string][] = [
+      [{ since: '2025-02-01', until: '2025-01-01' }, 'since (2025-02-01) is after until (2025-01-01)'],
+      [{ since: '2025-02-01', until: tomorrow }, `until (${tomorrow}) is in the future`],
+      [{ since: '2025-02-01', full_refresh: true }, 'it cannot be a full refresh too'],
+    ];
+    for (const [body, detail] of cases) {
+      const response = await quarry.request('POST', '/api/sources/stripe/sync', { as: 'editor', body });
+      expect(response.status).toBe(400);
+      expect(response.json).toEqual({ detail: expect.stringContaining(detail), code: 'invalid_request' });
+    }
+    for (const body of [{ since: '2025-02-30' }, { since: 'yesterday' }, { until: '2025-01-01' }]) {
+      const response = await quarry.request('POST', '/api/sources/stripe/sync', { as: 'editor', body });
+      expect(response.status).toBe(400);
+      expect(response.json).toMatchObject({ code: 'invalid_request' });
+    }
+    await quarry.jobsIdle();
+  });
+
+  it('is refused to a viewer (403) and to a cookie request without the CSRF header', async () => {
+    const viewer = await quarry.request('POST', '/api/sources/stripe/sync', { as: 'viewer', body: { since: '2025-01-02' } });
+    expect(viewer.status).toBe(403);
+    expect(viewer.json).toMatchObject({ code: 'forbidden' });
+    const cookie = await quarry.login('editor');
+    const bare = await quarry.request('POST', '/api/sources/stripe/sync', { cookie, body: { since: '2025-01-02' } });
+    expect(bare.status).toBe(403);
+    expect(bare.json).toMatchObject({ code: 'csrf_failed' });
+  });
+});
+
+describe('POST /api/sync-all', () => {
+  it('starts every enabled source, reports one already running, and skips the disabled one', async () => {
+    const running = quarry.ctx.jobs.startSync('stripe', { fullRefresh: false, requestedBy: 'test' });
+    const response = await quarry.request('POST', '/api/sync-all', { as: 'editor' });
+    expect(response.status).toBe(200);
+    expect(response.json).toEqual({
+      success: true,
+      started: 3,
+      sources: [
+        { source_name: 'stripe', status: 'already_running', started_at: null, detail: 'A sync of "stripe" is already queued or running', code: 'sync_in_progress' },
+        ...['shop', 'api', 'files'].map((name) => ({ source_name: name, status: 'started', started_at: expect.any(String), detail: null, code: null })),
+        { source_name: 'paused', status: 'skipped', started_at: null, detail: 'The source "paused" is disabled', code: 'source_disabled' },
+      ],
+    });
+    await quarry.jobsIdle();
+    const requested = quarry.ctx.sourceReports.history('shop', 1)[0];
+    expect(requested?.status).toBe('success');
+    expect(running.target).toBe('stripe');
+  });
+
+  it('is refused to a viewer and to a cookie request without the CSRF header', async () => {
+    const viewer = await quarry.request('POST', '/api/sync-all', { as: 'viewer' });
+    expect(viewer.status).toBe(403);
+    expect(viewer.json).toMatchObject({ code: 'forbidden' });
+    const bare = await quarry.request('POST', '/api/sync-all', { cookie: await quarry.login('editor') });
+    expect(bare.status).toBe(403);
+    expect(bare.json).toMatchObject({ code: 'csrf_failed' });
+    await quarry.jobsIdle();
+  });
+});
