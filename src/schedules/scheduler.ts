@@ -104,15 +104,15 @@ export class Scheduler {
   }
 
   /** Starts a run now (`quarry schedule run`, Run now); throws ScheduleNotFoundError, or ScheduleInProgressError while one goes. */
-  runNow(name: string): ScheduleRunRecord {
+  runNow(name: string, requestedBy: string): ScheduleRunRecord {
     const entry = this.#entry(name);
     if (entry.running !== undefined || this.#closed) throw new ScheduleInProgressError(name);
-    return this.#fire(entry, 'manual');
+    return this.#fire(entry, 'manual', requestedBy);
   }
 
   /** Runs the schedule now and resolves with its record once it has finished (for the CLI). */
-  async runAndWait(name: string): Promise<ScheduleRunRecord> {
-    const record = this.runNow(name);
+  async runAndWait(name: string, requestedBy: string): Promise<ScheduleRunRecord> {
+    const record = this.runNow(name, requestedBy);
     await this.#entry(name).running;
     return this.#options.store.schedules.latestRun(name) ?? record;
   }
@@ -177,13 +177,14 @@ export class Scheduler {
     this.#arm(entry);
   }
 
-  #fire(entry: Entry, trigger: ScheduleTrigger): ScheduleRunRecord {
+  #fire(entry: Entry, trigger: ScheduleTrigger, requestedBy?: string): ScheduleRunRecord {
     const { store, events, now } = this.#options;
     const name = entry.schedule.name;
     if (entry.running !== undefined) return this.#skip(entry, trigger);
     const record = store.schedules.startRun(name, trigger, now().toISOString());
     events.publish({ type: 'schedule_started', schedule: name });
-    this.#logLine('INFO', `Schedule ${name} started${trigger === 'catch_up' ? ' (it missed its slot while the service was stopped)' : trigger === 'manual' ? ' (run now)' : ''}`);
+    const why = trigger === 'catch_up' ? ' (it missed its slot while the service was stopped)' : trigger === 'manual' ? ` (run now by ${requestedBy ?? 'someone'})` : '';
+    this.#logLine('INFO', `Schedule ${name} started${why}`);
     entry.running = this.#run(entry, record).finally(() => { entry.running = undefined; });
     return record;
   }

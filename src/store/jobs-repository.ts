@@ -72,11 +72,6 @@ export class JobsRepository {
     return row ? toRecord(row) : undefined;
   }
 
-  /** The jobs a requester asked for (a schedule: `schedule:nightly`), oldest first. */
-  requestedBy(kind: JobKind, requestedBy: string, limit: number): JobRecord[] {
-    return (this.#database.prepare('SELECT * FROM (SELECT * FROM jobs WHERE kind = ? AND requested_by = ? ORDER BY id DESC LIMIT ?) ORDER BY id')
-      .all(kind, requestedBy, limit) as unknown as JobRow[]).map(toRecord);
-  }
 
   /** Jobs a stopped service left queued or running become interrupted; returns them. */
   interruptActive(now: string): JobRecord[] {

@@ -111,7 +111,7 @@ export class TransformRunner {
    */
   async runDownstreamOf(sources: readonly string[], requestedBy: string): Promise<JobRecord | undefined> {
     pythonExecutable('dbt', this.#options.pythonEnvironmentsDir);
-    await Promise.all(sources.map((source) => this.#stagingRefreshes.get(source)));
+    await Promise.all(sources.map((source) => this.#stagingRefreshes.get(source) ?? Promise.resolve()));
     // Outside the serving process a staging refresh does not parse (see #onEvent): the new staging models must be in the graph.
     if (!this.#started) await this.#parse();
     else if (!this.#graph) await this.#loadedGraph();
