@@ -1,4 +1,6 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
+import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { JobRecord } from '../../src/store/index.ts';
 import { records, startFakeApi, type FakeApi } from '../support/fake-api.ts';
@@ -188,5 +190,34 @@ describe('schedules', () => {
     expect(crossSite.status).toBe(403);
     expect(crossSite.json).toMatchObject({ code: 'csrf_failed' });
     expect(quarry.ctx.store.schedules.latestRun('nightly')).toBeUndefined();
+  });
+});
+
+describe('a schedule with transform: true', () => {
+  let quarry: TestQuarry;
+  beforeAll(async () => {
+    quarry = await startQuarry({
+      sourcesYaml: 'sources:\n  - name: shop\n    type: local_files\n    local_files: { directory: data/shop }\n',
+      projectConfig: { schedules: [{ name: 'nightly', cron: '0 3 * * *', timezone: 'UTC', sync: 'all', transform: true }] },
+      transform: true, clock: new TestClock(Date.UTC(2026, 5, 1, 2, 59, 30)),
+      prepare: (dir) => {
+        mkdirSync(path.join(dir, 'data', 'shop'), { recursive: true });
+        writeFileSync(path.join(dir, 'data', 'shop', 'jan.csv'), 'id,amount\n1,10\n2,20\n');
+      },
+    });
+  });
+  afterAll(async () => {
+    await quarry.close();
+  });
+
+  it('runs the models downstream of what synced, as a run job requested by the schedule', async () => {
+    const completed = quarry.nextEvent('schedule_completed');
+    const modelRun = quarry.nextEvent('transform_run_completed', (event) => event.model === 'stg_shop__shop');
+    quarry.clock.advance(MINUTE);
+    expect(await completed).toMatchObject({ schedule: 'nightly', outcome: 'success' });
+    await modelRun;
+    expect(quarry.ctx.store.jobs.latest('run', 'downstream of shop')).toMatchObject({ status: 'success', requestedBy: 'schedule:nightly' });
+    await quarry.ctx.transform.idle();
+    expect(await quarry.query('SELECT count(*) AS n FROM staging.stg_shop__shop')).toEqual([{ n: 2 }]);
   });
 });
