@@ -1,5 +1,6 @@
 import type { AppContext } from '../context.ts';
 import { CliError } from './cli-error.ts';
+import { textTable } from './text-table.ts';
 import { withProject } from './with-project.ts';
 
 /** One line per schedule: name, cron and zone, whether enabled, next run, last run and its outcome. */
@@ -11,9 +12,7 @@ export async function listSchedules(project: string, env: NodeJS.ProcessEnv): Pr
       schedule.name, `${schedule.cron} (${schedule.timezone})`, schedule.enabled ? 'enabled' : 'disabled', schedule.nextRun ?? '—',
       schedule.lastRun === null ? 'never' : `${schedule.lastRun.startedAt} ${schedule.lastRun.outcome}`,
     ]);
-    const header = ['NAME', 'CRON', 'STATE', 'NEXT RUN', 'LAST RUN'];
-    const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => row[column]?.length ?? 0)));
-    return [header, ...rows].map((row) => row.map((cell, column) => cell.padEnd(widths[column] ?? 0)).join('  ').trimEnd()).join('\n');
+    return textTable(['NAME', 'CRON', 'STATE', 'NEXT RUN', 'LAST RUN'], rows);
   });
 }
 

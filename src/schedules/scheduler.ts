@@ -185,7 +185,10 @@ export class Scheduler {
     events.publish({ type: 'schedule_started', schedule: name });
     const why = trigger === 'catch_up' ? ' (it missed its slot while the service was stopped)' : trigger === 'manual' ? ` (run now by ${requestedBy ?? 'someone'})` : '';
     this.#logLine('INFO', `Schedule ${name} started${why}`);
-    entry.running = this.#run(entry, record).finally(() => { entry.running = undefined; });
+    entry.running = this.#run(entry, record)
+      // Thrown from here (the platform database refusing the record, say), it would be an unhandled rejection that stops the service.
+      .catch((error: unknown) => { this.#options.log.error({ err: error, schedule: name }, 'the end of a scheduled run could not be recorded'); })
+      .finally(() => { entry.running = undefined; });
     return record;
   }
 
