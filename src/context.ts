@@ -1,13 +1,14 @@
 import { mkdirSync } from 'node:fs';
 import { createAuth, OAuthLogin, type Auth } from './auth/index.ts';
 import {
-  loadEnvironment, loadProjectConfig, loadSecretKey, loadSources, projectPaths,
+  assertScheduledSourcesExist, loadEnvironment, loadProjectConfig, loadSecretKey, loadSources, projectPaths,
   type ProjectConfig, type ProjectPaths, type SourceConfig,
 } from './config/index.ts';
 import { EventBus } from './events/index.ts';
 import { JobLifecycle, JobRunner, SourceReports, WarehouseLock } from './jobs/index.ts';
 import { createLogger, type Logger } from './logger.ts';
 import { SourceTokens } from './sources/index.ts';
+import { Scheduler, type ScheduleIncidents, type Timer } from './schedules/index.ts';
 import { openStore, type Store } from './store/index.ts';
 import { TransformRunner } from './transform/index.ts';
 import packageJson from '../package.json' with { type: 'json' };
@@ -35,6 +36,8 @@ export interface AppContext {
   readonly warehouseLock: WarehouseLock;
   /** dbt models: listing, runs with cascade, staging models kept in step with syncs, the docs site's files. */
   readonly transform: TransformRunner;
+  /** The project's schedules: listed and run by hand everywhere, run by their cron only once started (startPlatform). */
+  readonly schedules: Scheduler;
   readonly now: () => Date;
   readonly startedAt: Date;
 }
@@ -45,6 +48,10 @@ export interface ContextOptions {
   now?: () => Date;
   /** The process environment; tests pass their own instead of touching process.env. */
   env?: NodeJS.ProcessEnv;
+  /** The timers schedules wait on; tests pass one their clock drives. */
+  timer?: Timer;
+  /** Where schedules report a run they could not do (the alerts module). */
+  scheduleIncidents?: ScheduleIncidents;
 }
 
 export const SERVICE_VERSION: string = packageJson.version;
@@ -54,6 +61,7 @@ export function createContext(options: ContextOptions): AppContext {
   const paths = projectPaths(options.projectDir);
   const config = loadProjectConfig(paths);
   const sources = loadSources(paths);
+  assertScheduledSourcesExist(paths, config.schedules, sources);
   const env = loadEnvironment(paths, options.env ?? process.env);
   const secretKey = loadSecretKey(paths);
   const now = options.now ?? (() => new Date());
@@ -64,6 +72,13 @@ export function createContext(options: ContextOptions): AppContext {
   const warehouseLock = new WarehouseLock();
   const sourceTokens = new SourceTokens({ store, secretKey, now });
   const childEnv = Object.freeze({ PATH: env.PATH ?? '/usr/local/bin:/usr/bin:/bin', HOME: env.HOME ?? paths.runDir });
+  const jobs = new JobRunner({ store, paths, sources, events, log: log.child({ module: 'jobs' }), now, env, lock: warehouseLock, sourceTokens });
+  const transform = new TransformRunner({
+    store, paths, config, events, log: log.child({ module: 'transform' }), now, lock: warehouseLock,
+    jobs: new JobLifecycle({ store, paths, events, log: log.child({ module: 'jobs' }), now, lock: warehouseLock }),
+    pythonEnvironmentsDir: env.QUARRY_PYTHON_ENVS_DIR,
+    baseEnv: childEnv,
+  });
   return Object.freeze({
     version: SERVICE_VERSION,
     paths,
@@ -77,15 +92,14 @@ export function createContext(options: ContextOptions): AppContext {
     oauth: new OAuthLogin({ config: config.oauth, env, secretKey, now }),
     log,
     events,
-    jobs: new JobRunner({ store, paths, sources, events, log: log.child({ module: 'jobs' }), now, env, lock: warehouseLock, sourceTokens }),
+    jobs,
     warehouseLock,
     sourceTokens,
     sourceReports: new SourceReports({ store, sources, now }),
-    transform: new TransformRunner({
-      store, paths, config, events, log: log.child({ module: 'transform' }), now, lock: warehouseLock,
-      jobs: new JobLifecycle({ store, paths, events, log: log.child({ module: 'jobs' }), now, lock: warehouseLock }),
-      pythonEnvironmentsDir: env.QUARRY_PYTHON_ENVS_DIR,
-      baseEnv: childEnv,
+    transform,
+    schedules: new Scheduler({
+      schedules: config.schedules, sources, store, events, jobs, transform, log: log.child({ module: 'schedules' }), now,
+      timer: options.timer, incidents: options.scheduleIncidents,
     }),
     now,
     startedAt: now(),
@@ -97,6 +111,7 @@ const SHUTDOWN_GRACE_MS = 20_000;
 
 /** Closes what createContext opened, in reverse order: running jobs and model runs finish (or are interrupted), then the store. */
 export async function closeContext(context: AppContext, graceMs = SHUTDOWN_GRACE_MS): Promise<void> {
+  await context.schedules.close();
   await Promise.all([context.transform.close(graceMs), context.jobs.close(graceMs)]);
   context.store.close();
 }

@@ -11,6 +11,7 @@ import { addUser, describeAuthStatus, enableAuth, recoverAdmin, unlockUser } fro
 import { describeProjectStatus } from './status.ts';
 import { generateTransformDocs, listModels, runModel } from './transform.ts';
 import { addSource, testSource, type SourceAddOptions } from './source-add.ts';
+import { listSchedules, runSchedule } from './schedules.ts';
 import { listSources, syncAllSources, syncSource } from './source-sync.ts';
 import { setupSourceOAuth, type SourceOAuthSetupOptions } from './source-oauth-setup.ts';
 
@@ -132,6 +133,21 @@ export async function runCli(argv: readonly string[], env: NodeJS.ProcessEnv): P
     .option('--project <dir>', 'project folder', '.')
     .action(async (name: string, options: { project: string }) => {
       console.log(await testSource(options.project, name, env));
+    });
+
+  const schedule = program.command('schedule').description('The project\'s schedules (schedules: in .quarry/project.yml)');
+  schedule.command('list')
+    .description('List the schedules with their next and last runs')
+    .option('--project <dir>', 'project folder', '.')
+    .action(async (options: { project: string }) => {
+      console.log(await listSchedules(options.project, env));
+    });
+  schedule.command('run')
+    .description('Run a schedule now, in this process (stop a running Quarry first, or use its Run now button)')
+    .argument('<name>')
+    .option('--project <dir>', 'project folder', '.')
+    .action(async (name: string, options: { project: string }) => {
+      console.log(await runSchedule(options.project, name, env));
     });
 
   program.command('run')

@@ -2,6 +2,7 @@ import type { AppContext } from '../context.ts';
 import { startAllSyncs, type BackfillRequest } from '../jobs/index.ts';
 import type { QuarryEvent } from '../events/index.ts';
 import { CliError } from './cli-error.ts';
+import { textTable } from './text-table.ts';
 import { withProject } from './with-project.ts';
 
 /** Runs one sync in this process, printing the source's log lines as they are written; resolves with the last line. */
@@ -92,8 +93,6 @@ export async function listSources(project: string, env: NodeJS.ProcessEnv): Prom
     if (ctx.sources.length === 0) return 'No sources yet: add one with `quarry source add`.';
     const rows = ctx.sourceReports.summaries().map((summary) =>
       [summary.name, summary.type, summary.enabled ? summary.status : 'disabled', String(summary.rowCount), summary.lastSync ?? 'never']);
-    const header = ['NAME', 'TYPE', 'STATUS', 'ROWS', 'LAST SYNC'];
-    const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => row[column]?.length ?? 0)));
-    return [header, ...rows].map((row) => row.map((cell, column) => cell.padEnd(widths[column] ?? 0)).join('  ').trimEnd()).join('\n');
+    return textTable(['NAME', 'TYPE', 'STATUS', 'ROWS', 'LAST SYNC'], rows);
   });
 }

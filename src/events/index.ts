@@ -10,12 +10,15 @@ export type QuarryEvent = { timestamp: string } & (
   | { type: 'transform_run_failed'; model: string; error: string }
   | { type: 'csv_uploaded'; source: string; file: string }
   | { type: 'csv_deleted'; source: string; file: string }
+  // Beyond the spec's eight (issue 21): a schedule's run starting, and how it ended (`skipped` while its previous run still went).
+  | { type: 'schedule_started'; schedule: string }
+  | { type: 'schedule_completed'; schedule: string; outcome: 'success' | 'failed' | 'skipped' }
 );
 
 export type QuarryEventType = QuarryEvent['type'];
 export const EVENT_TYPES: readonly QuarryEventType[] = [
   'sync_started', 'sync_completed', 'sync_failed', 'transform_run_started', 'transform_run_completed', 'transform_run_failed',
-  'csv_uploaded', 'csv_deleted',
+  'csv_uploaded', 'csv_deleted', 'schedule_started', 'schedule_completed',
 ];
 
 type Listener = (event: QuarryEvent) => void;

@@ -10,7 +10,7 @@ import { SourceDisabledError, SourceNotFoundError, SourceTypeNotSupportedError, 
 import { finishWithin } from './finish-within.ts';
 import { publishAfterCommit, type JobMessage } from './publish-after-commit.ts';
 import type { WarehouseLock } from './warehouse-lock.ts';
-import { firstLineOf } from '../errors.ts';
+import { firstLineOf, TransientError } from '../errors.ts';
 
 export interface JobRunnerOptions {
   store: Store;
@@ -159,6 +159,7 @@ export class JobRunner {
       : error instanceof SyncFailedError || error instanceof WarehouseBusyError ? error.message : `The sync failed: ${failureReason(error)}`;
     const ending: UnrecordedEnding = {
       jobId: job.id, source: job.target, status: interrupted ? 'interrupted' : 'failed', error: message, finishedAt: now().toISOString(),
+      transient: !interrupted && isTransient(error),
     };
     try {
       store.transaction(() => { this.#recordEnding(ending); });
@@ -172,7 +173,7 @@ export class JobRunner {
   }
 
   #recordEnding(ending: UnrecordedEnding): void {
-    this.#options.store.jobs.finish(ending.jobId, { status: ending.status, rows: null, error: ending.error }, ending.finishedAt);
+    this.#options.store.jobs.finish(ending.jobId, { status: ending.status, rows: null, error: ending.error, transient: ending.transient }, ending.finishedAt);
     this.#options.store.logs.append({
       timestamp: ending.finishedAt, level: ending.status === 'interrupted' ? 'WARNING' : 'ERROR', source: ending.source, message: ending.error, jobId: ending.jobId,
     });
@@ -195,6 +196,12 @@ interface UnrecordedEnding {
   readonly status: 'failed' | 'interrupted';
   readonly error: string;
   readonly finishedAt: string;
+  readonly transient: boolean;
+}
+
+/** Whether trying the sync again later may succeed: recorded with the job, so schedules retry only those. */
+function isTransient(error: unknown): boolean {
+  return error instanceof TransientError || (error instanceof SyncFailedError && error.transient) || error instanceof WarehouseBusyError;
 }
 
 /** The first line of what went wrong, in words for the sync history. */

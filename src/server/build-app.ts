@@ -22,6 +22,7 @@ import { dashboardConfigRoutes } from './routes/dashboard-config.ts';
 import { oauthRoutes } from './routes/oauth.ts';
 import { pageRoutes } from './routes/pages.ts';
 import { csvFileRoutes } from './routes/csv-files.ts';
+import { scheduleRoutes } from './routes/schedules.ts';
 import { sourceRoutes } from './routes/sources.ts';
 import { statusRoutes } from './routes/status.ts';
 import { installTransformDocsProxy } from './routes/transform-docs.ts';
@@ -101,6 +102,7 @@ export async function buildApp(ctx: AppContext, parts: AppParts): Promise<Fastif
   await app.register(sourceRoutes, { ctx });
   await app.register(csvFileRoutes, { ctx });
   await app.register(transformRoutes, { ctx });
+  await app.register(scheduleRoutes, { ctx });
   await installTransformDocsProxy(app, parts.docsServer, ctx.paths);
   await installDashboardProxy(app, ctx, parts.superset, dashboard);
   await app.register(dashboardConfigRoutes, { ctx, superset: parts.superset, dashboard, enabled: dashboardEnabled });

@@ -75,6 +75,8 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
       baseEnv: ctx.childEnv, port: options.ports?.dashboard,
     }) : undefined;
     if (superset) stops.push('the dashboard tool', () => superset.stop());
+    ctx.schedules.start();
+    stops.push('the schedules', () => ctx.schedules.close());
     if (options.awaitUpstreams === true) await Promise.all([docsServer?.whenReady(), superset?.whenReady()]);
     const dashboard = superset === undefined ? undefined : startDashboardService(ctx, superset);
     if (dashboard) stops.push('the dashboard service', () => dashboard.close());

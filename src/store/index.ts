@@ -9,6 +9,7 @@ import { LogsRepository } from './logs-repository.ts';
 import { LoginFailuresRepository } from './login-failures-repository.ts';
 import { migrate } from './migrations.ts';
 import { ModelRunsRepository } from './model-runs-repository.ts';
+import { SchedulesRepository } from './schedules-repository.ts';
 import { SessionsRepository } from './sessions-repository.ts';
 import { SourceOAuthTokensRepository } from './source-oauth-tokens-repository.ts';
 import { DashboardAccountsRepository } from './dashboard-accounts-repository.ts';
@@ -28,6 +29,7 @@ export type { LedgerEntry } from './file-ledger-repository.ts';
 export { LAYERS, type Layer } from './warehouse-tables-repository.ts';
 export { MODEL_RUN_STATUSES, type ModelRunStatus, type ModelRunRecord } from './model-runs-repository.ts';
 export { sqliteFailure } from './sqlite-failure.ts';
+export { SCHEDULE_OUTCOMES, SCHEDULE_TRIGGERS, type ScheduleOutcome, type ScheduleTrigger, type ScheduleRunRecord } from './schedules-repository.ts';
 
 export interface Store {
   readonly users: UsersRepository;
@@ -44,6 +46,7 @@ export interface Store {
   readonly sourceState: SourceStateRepository;
   readonly sourceOAuthTokens: SourceOAuthTokensRepository;
   readonly dashboardAccounts: DashboardAccountsRepository;
+  readonly schedules: SchedulesRepository;
   /** Runs `work` in one immediate transaction; `work` must not await. */
   transaction<T>(work: () => T): T;
   close(): void;
@@ -72,6 +75,7 @@ export function openStore(file: string): Store {
     sourceState: new SourceStateRepository(database),
     sourceOAuthTokens: new SourceOAuthTokensRepository(database),
     dashboardAccounts: new DashboardAccountsRepository(database),
+    schedules: new SchedulesRepository(database),
     transaction<T>(work: () => T): T {
       database.exec('BEGIN IMMEDIATE');
       try {

@@ -18,18 +18,21 @@ export interface JobRecord {
   readonly error: string | null;
   /** Files a successful sync skipped because DuckDB could not read them. */
   readonly filesFailed: number;
+  /** A failure that may pass if tried again (network, 5xx, 429 after the connector's own retries). */
+  readonly transient: boolean;
 }
 
 interface JobRow {
   id: number; kind: JobKind; target: string; status: JobStatus; full_refresh: number; requested_by: string | null;
   created_at: string; started_at: string | null; finished_at: string | null; rows: number | null; error: string | null; files_failed: number;
+  transient: number;
 }
 
 function toRecord(row: JobRow): JobRecord {
   return Object.freeze({
     id: row.id, kind: row.kind, target: row.target, status: row.status, fullRefresh: row.full_refresh === 1,
     requestedBy: row.requested_by, createdAt: row.created_at, startedAt: row.started_at, finishedAt: row.finished_at,
-    rows: row.rows, error: row.error, filesFailed: row.files_failed,
+    rows: row.rows, error: row.error, filesFailed: row.files_failed, transient: row.transient === 1,
   });
 }
 
@@ -56,11 +59,19 @@ export class JobsRepository {
   }
 
   finish(
-    id: number, outcome: { status: 'success' | 'failed' | 'interrupted'; rows: number | null; error: string | null; filesFailed?: number }, now: string,
+    id: number,
+    outcome: { status: 'success' | 'failed' | 'interrupted'; rows: number | null; error: string | null; filesFailed?: number; transient?: boolean },
+    now: string,
   ): void {
-    this.#database.prepare('UPDATE jobs SET status = ?, finished_at = ?, rows = ?, error = ?, files_failed = ? WHERE id = ?')
-      .run(outcome.status, now, outcome.rows, outcome.error, outcome.filesFailed ?? 0, id);
+    this.#database.prepare('UPDATE jobs SET status = ?, finished_at = ?, rows = ?, error = ?, files_failed = ?, transient = ? WHERE id = ?')
+      .run(outcome.status, now, outcome.rows, outcome.error, outcome.filesFailed ?? 0, outcome.transient === true ? 1 : 0, id);
   }
+
+  get(id: number): JobRecord | undefined {
+    const row = this.#database.prepare('SELECT * FROM jobs WHERE id = ?').get(id) as JobRow | undefined;
+    return row ? toRecord(row) : undefined;
+  }
+
 
   /** Jobs a stopped service left queued or running become interrupted; returns them. */
   interruptActive(now: string): JobRecord[] {

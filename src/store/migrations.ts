@@ -171,6 +171,27 @@ const MIGRATIONS: readonly string[] = [
   -- Files a successful sync skipped because DuckDB could not read them.
   ALTER TABLE jobs ADD COLUMN files_failed INTEGER NOT NULL DEFAULT 0;
   `,
+  `
+  -- Whether a failed job failed on an error that may pass if tried again (network, 5xx, 429): schedules retry those.
+  ALTER TABLE jobs ADD COLUMN transient INTEGER NOT NULL DEFAULT 0;
+  -- Each schedule's latest cron slot the scheduler has dealt with (run, skipped, or the first time it saw the
+  -- schedule): a slot after it that is already past when the service starts was missed while it was down.
+  CREATE TABLE schedule_slots (
+    schedule TEXT PRIMARY KEY,
+    last_slot_at TEXT NOT NULL
+  );
+  -- Every run of a schedule (by cron, catching up after downtime, or started by hand) and how it ended.
+  CREATE TABLE schedule_runs (
+    id INTEGER PRIMARY KEY,
+    schedule TEXT NOT NULL,
+    trigger TEXT NOT NULL CHECK (trigger IN ('cron', 'catch_up', 'manual')),
+    started_at TEXT NOT NULL,
+    finished_at TEXT,
+    outcome TEXT NOT NULL CHECK (outcome IN ('running', 'success', 'failed', 'skipped', 'interrupted')),
+    detail TEXT
+  );
+  CREATE INDEX schedule_runs_by_schedule ON schedule_runs(schedule, id);
+  `,
 ];
 
 /** Brings the schema up to date inside one transaction; a database newer than this code is refused. */

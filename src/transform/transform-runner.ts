@@ -43,6 +43,8 @@ export interface ModelSummary extends ModelNode {
 export class TransformRunner {
   readonly #options: TransformRunnerOptions;
   readonly #background = new Set<Promise<unknown>>();
+  /** The staging refresh after each source's latest sync, while it runs: a run downstream of the source waits for it. */
+  readonly #stagingRefreshes = new Map<string, Promise<void>>();
   readonly #unsubscribe: () => void;
   #graph: ModelGraph | undefined;
   #graphLoaded: Promise<ModelGraph> | undefined;
@@ -99,7 +101,26 @@ export class TransformRunner {
     }
     if (!graph.models.has(model)) throw new ModelNotFoundError(model);
     const models = options.cascade ? graph.withDownstream(model) : new Set([model]);
-    return this.#enqueue(model, [options.cascade ? `${model}+` : model], models, options.requestedBy);
+    return this.#enqueue(model, [options.cascade ? `${model}+` : model], models, options.requestedBy).job;
+  }
+
+  /**
+   * Runs every model downstream of the sources' raw tables (as auto_transform does after one sync), once the
+   * staging refresh after their syncs is done; resolves with the run's job once it has finished, or undefined
+   * when no model reads those sources.
+   */
+  async runDownstreamOf(sources: readonly string[], requestedBy: string): Promise<JobRecord | undefined> {
+    pythonExecutable('dbt', this.#options.pythonEnvironmentsDir);
+    await Promise.all(sources.map((source) => this.#stagingRefreshes.get(source) ?? Promise.resolve()));
+    // Outside the serving process a staging refresh does not parse (see #onEvent): the new staging models must be in the graph.
+    if (!this.#started) await this.#parse();
+    else if (!this.#graph) await this.#loadedGraph();
+    const runs = sources.map((source) => this.#downstreamOfSource(source)).filter((run) => run !== undefined);
+    if (runs.length === 0) return undefined;
+    const models = new Set(runs.flatMap((run) => [...run.models]));
+    const active = await this.#enqueueWhenFree(`downstream of ${sources.join(', ')}`, runs.flatMap((run) => run.selector), models, requestedBy);
+    await active.finished;
+    return this.#options.store.jobs.get(active.job.id) ?? active.job;
   }
 
   /** Starts a run and resolves with the job once it has finished (for the CLI). */
@@ -147,7 +168,7 @@ export class TransformRunner {
     await this.#worker?.close();
   }
 
-  #enqueue(target: string, selector: readonly string[], models: ReadonlySet<string>, requestedBy: string | null): JobRecord {
+  #enqueue(target: string, selector: readonly string[], models: ReadonlySet<string>, requestedBy: string | null): ActiveJob {
     const { store, events, now, jobs } = this.#options;
     const run = new ModelRun({
       target, selector, models, requestedBy, store, events, now,
@@ -155,13 +176,13 @@ export class TransformRunner {
       invoke: (args, signal, onProgress) => this.#invoke(args, signal, onProgress),
     });
     if (this.#overlapping(models).length > 0) throw run.busy();
-    const { job, finished } = jobs.enqueue(run);
+    const active = jobs.enqueue(run);
     void this.#inBackground('model run', async () => {
-      await finished;
+      await active.finished;
       await this.#reloadGraph();
       this.#queueDocs();
     });
-    return job;
+    return active;
   }
 
   /** The queued and running model runs covering any of `models`. */
@@ -172,7 +193,7 @@ export class TransformRunner {
   #onEvent(event: QuarryEvent): void {
     if (event.type !== 'sync_completed' || this.#closing) return;
     const source = event.source;
-    void this.#inBackground('staging refresh', async () => {
+    const refresh = this.#inBackground('staging refresh', async () => {
       const changed = await this.refreshStaging(source);
       const autoTransform = this.#options.config.watcher.auto_transform;
       if (!this.#started && !autoTransform) return;
@@ -181,6 +202,8 @@ export class TransformRunner {
       if (run) await this.#enqueueWhenFree(run.target, run.selector, run.models, autoTransform ? 'auto_transform' : 'staging_refresh');
       else if (changed) this.#queueDocs();
     });
+    this.#stagingRefreshes.set(source, refresh);
+    void refresh.finally(() => { if (this.#stagingRefreshes.get(source) === refresh) this.#stagingRefreshes.delete(source); });
   }
 
   /** With auto_transform: every model downstream of the source's raw tables. */
@@ -200,11 +223,10 @@ export class TransformRunner {
   }
 
   /** Starts a run now, or once the runs it overlaps have finished. */
-  async #enqueueWhenFree(target: string, selector: readonly string[], models: ReadonlySet<string>, requestedBy: string): Promise<void> {
+  async #enqueueWhenFree(target: string, selector: readonly string[], models: ReadonlySet<string>, requestedBy: string): Promise<ActiveJob> {
     for (let attempt = 1; ; attempt++) {
       try {
-        this.#enqueue(target, selector, models, requestedBy);
-        return;
+        return this.#enqueue(target, selector, models, requestedBy);
       } catch (error) {
         if (!(error instanceof RunInProgressError) || attempt >= 3 || this.#closing) throw error;
         await Promise.all(this.#overlapping(models).map((run) => run.finished));

@@ -45,12 +45,12 @@ export function renderLoginPage(options: { next: string; error: string | undefin
   });
 }
 
-export function renderHomePage(options: { user: PageUser; projectName: string; version: string; canSync: boolean }): string {
+export function renderHomePage(options: { user: PageUser; projectName: string; version: string; canSync: boolean; canRunSchedules: boolean }): string {
   return layout({
     title: options.projectName,
     user: options.user,
     current: '/',
-    scripts: ['/static/public/home.js'],
+    scripts: ['/static/public/home.js', '/static/public/schedules.js'],
     body: html`<div class="page-head">
       <h1>${options.projectName}</h1>
       <p class="muted">Signed in as <strong id="whoami">${options.user.email}</strong> with the <strong>${options.user.role}</strong> role · Quarry ${options.version}</p>
@@ -65,6 +65,13 @@ export function renderHomePage(options: { user: PageUser; projectName: string; v
       <p id="sources-message" class="notice" role="status" hidden></p>
       <div class="scroll"><table id="sources" data-can-sync="${options.canSync ? 'yes' : 'no'}"><caption class="visually-hidden">Sources and their state</caption>
         <thead><tr><th scope="col">Name</th><th scope="col">Type</th><th scope="col">Status</th><th scope="col" class="number">Rows</th><th scope="col">Fresh</th><th scope="col">Last sync</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
+        <tbody></tbody></table></div>
+    </section>
+    <section class="card" aria-labelledby="schedules-title">
+      <h2 id="schedules-title">Schedules</h2>
+      <p id="schedules-message" class="notice" role="status" hidden></p>
+      <div class="scroll"><table id="schedules" data-can-run="${options.canRunSchedules ? 'yes' : 'no'}"><caption class="visually-hidden">Schedules with their next and last runs</caption>
+        <thead><tr><th scope="col">Name</th><th scope="col">When</th><th scope="col">Next run</th><th scope="col">Last run</th><th scope="col">Outcome</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
         <tbody></tbody></table></div>
     </section>
     <div class="columns">

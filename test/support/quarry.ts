@@ -15,6 +15,7 @@ import type { WatcherProcess } from '../../src/watcher/index.ts';
 import type { DocsServer } from '../../src/transform/index.ts';
 import { DuckDBInstance } from '@duckdb/node-api';
 import type { SupersetProcess } from '../../src/dashboard/index.ts';
+import type { ScheduleIncidents } from '../../src/schedules/index.ts';
 
 export const PASSWORDS: Record<Role, string> = {
   admin: 'admin-password-123',
@@ -62,6 +63,8 @@ export interface TestQuarry {
   /** Runs a query on the published read-only replica, as a dashboard would. */
   query(sql: string): Promise<Record<string, unknown>[]>;
   close(): Promise<void>;
+  /** Stops the platform and leaves the project in place, for a test that starts it again (`projectDir`). */
+  stop(): Promise<void>;
 }
 
 export interface StartOptions {
@@ -85,13 +88,20 @@ export interface StartOptions {
   prepare?: (dir: string) => void | Promise<void>;
   /** The service's logger, for tests that check what it logs; silent otherwise. */
   log?: Logger;
+  /** Start over this existing project (a restart) instead of a fresh one; close() then leaves it in place. */
+  projectDir?: string;
+  /** The clock (and timers) the platform runs on; a fresh one at the current time otherwise. */
+  clock?: TestClock;
+  /** Where schedules report runs they could not do. */
+  scheduleIncidents?: ScheduleIncidents;
 }
 
 /** A real Quarry over a fresh temp project, listening on a random loopback port. */
 export async function startQuarry(options: StartOptions = {}): Promise<TestQuarry> {
-  const dir = await mkdtemp(path.join(tmpdir(), 'quarry-test-'));
+  const restart = options.projectDir !== undefined;
+  const dir = options.projectDir ?? await mkdtemp(path.join(tmpdir(), 'quarry-test-'));
   const env = { QUARRY_ADMIN_PASSWORD: PASSWORDS.admin, ...options.env };
-  await initProject(dir, { name: 'Test project', organization: 'Test Org', adminEmail: EMAILS.admin, nonInteractive: true, demo: options.demo }, env);
+  if (!restart) await initProject(dir, { name: 'Test project', organization: 'Test Org', adminEmail: EMAILS.admin, nonInteractive: true, demo: options.demo }, env);
   const projectFile = path.join(dir, '.quarry', 'project.yml');
   if (options.projectConfig) {
     const current = parse(readFileSync(projectFile, 'utf8')) as Record<string, unknown>;
@@ -99,13 +109,14 @@ export async function startQuarry(options: StartOptions = {}): Promise<TestQuarr
   }
   if (options.sourcesYaml !== undefined) await writeFile(path.join(dir, '.quarry', 'sources.yml'), options.sourcesYaml);
   await options.prepare?.(dir);
-  const clock = new TestClock();
+  const clock = options.clock ?? new TestClock();
   const platform = await startPlatform({
-    projectDir: dir, env, now: clock.now, log: options.log ?? createLogger({ level: 'silent' }),
+    projectDir: dir, env, now: clock.now, timer: clock, scheduleIncidents: options.scheduleIncidents, log: options.log ?? createLogger({ level: 'silent' }),
     host: '127.0.0.1', ports: { web: 0, dashboard: 0 },
     watcher: options.watcher === true, transform: options.transform === true,
     docsServer: options.docsServer === true, dashboard: options.dashboard === true ? 'run' : 'not_started', awaitUpstreams: true,
     beforeStart: async (ctx) => {
+      if (restart) return;
       for (const role of options.users ?? ['editor', 'viewer'] as const) {
         if (role !== 'admin') await ctx.auth.addUser({ email: EMAILS[role], name: `Test ${role}`, role, password: PASSWORDS[role] });
       }
@@ -197,8 +208,9 @@ export async function startQuarry(options: StartOptions = {}): Promise<TestQuarr
     jobsIdle: () => ctx.jobs.idle(),
     async close() {
       await platform.close();
-      await rm(dir, { recursive: true, force: true });
+      if (!restart) await rm(dir, { recursive: true, force: true });
     },
+    stop: () => platform.close(),
   };
 }
 

@@ -30,7 +30,8 @@ export const pageRoutes: FastifyPluginCallbackZod<{ ctx: AppContext; oauthButton
 
   app.get('/', { schema: hidden }, async (request, reply) => {
     const actor = requireActor(request);
-    return reply.type(asHtml).send(renderHomePage({ user: actor, projectName: ctx.config.name, version: ctx.version, canSync: can(actor, 'sources.sync') }));
+    return reply.type(asHtml).send(renderHomePage({ user: actor, projectName: ctx.config.name, version: ctx.version, canSync: can(actor, 'sources.sync'), canRunSchedules: can(actor, 'schedules.run'),
+    }));
   });
 
   app.get('/sources/:source_name', { schema: { ...hidden, params: SourceParams } }, async (request, reply) => {

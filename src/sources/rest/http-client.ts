@@ -44,7 +44,9 @@ export function describeUrl(url: URL): string {
 export class HttpStatusError extends SyncFailedError {
   readonly status: number;
   constructor(request: HttpRequest, status: number, statusText: string, detail: string) {
-    super(`${request.method} ${describeUrl(request.url)} answered ${String(status)} ${statusText}${detail === '' ? '' : `: ${detail}`}`);
+    super(`${request.method} ${describeUrl(request.url)} answered ${String(status)} ${statusText}${detail === '' ? '' : `: ${detail}`}`, {
+      transient: RETRIED_STATUSES.has(status),
+    });
     this.status = status;
   }
 }
@@ -81,7 +83,7 @@ export class HttpClient {
         return await this.#attempt(request, read, attempt < maxAttempts);
       } catch (error) {
         if (!(error instanceof TransientError) || signal.aborted) throw error;
-        if (attempt >= maxAttempts) throw new SyncFailedError(error.message);
+        if (attempt >= maxAttempts) throw new SyncFailedError(error.message, { transient: true });
         await this.#wait(attempt, error.retryAfterMs, error.message);
       }
     }

@@ -1,0 +1,5 @@
+/** Schedules (issue 21): cron-driven runs of ordinary sync jobs and the models downstream, with retries of transient failures. */
+export { Scheduler, type SchedulerOptions, type ScheduleIncidents, type ScheduleStatus } from './scheduler.ts';
+export { ScheduleNotFoundError, ScheduleInProgressError } from './errors.ts';
+export { systemTimer, type Timer } from './timer.ts';
+export { requesterOf } from './schedule-run.ts';

@@ -1,0 +1,152 @@
+import type { ScheduleConfig, SourceConfig } from '../config/index.ts';
+import { firstLineOf } from '../errors.ts';
+import type { EventBus } from '../events/index.ts';
+import { SyncInProgressError, type JobRunner } from '../jobs/index.ts';
+import type { JobStatus, LogLevel, Store } from '../store/index.ts';
+import type { TransformRunner } from '../transform/index.ts';
+import { delay, type Timer } from './timer.ts';
+
+/** What a scheduled run uses: the job runner's and the transformations' public ways in, and the history. */
+export interface ScheduleRunDependencies {
+  readonly sources: readonly SourceConfig[];
+  readonly store: Store;
+  readonly events: EventBus;
+  readonly jobs: Pick<JobRunner, 'startSync'>;
+  readonly transform: Pick<TransformRunner, 'runDownstreamOf'>;
+  readonly timer: Timer;
+  /** Appends a platform log line (no source: the line belongs to the schedule). */
+  readonly log: (level: LogLevel, message: string) => void;
+  /** How long to wait before try `attempt + 1` of a sync that failed on a transient error. */
+  readonly retryDelayMs: (attempt: number) => number;
+}
+
+export interface ScheduleRunResult {
+  readonly outcome: 'success' | 'failed';
+  /** What failed, one clause per source or the models; null on success. */
+  readonly detail: string | null;
+}
+
+/** Who asked, as the jobs' history records it. */
+export function requesterOf(schedule: string): string {
+  return `schedule:${schedule}`;
+}
+
+/**
+ * One run of a schedule: a sync job per source (ordinary jobs: the queue orders them), each retried with backoff
+ * while it fails on a transient error, then, with `transform: true`, the models downstream of what synced.
+ */
+export async function runSchedule(schedule: ScheduleConfig, deps: ScheduleRunDependencies, signal: AbortSignal): Promise<ScheduleRunResult> {
+  const { synced: names, disabled } = sourcesOf(schedule, deps.sources);
+  for (const name of disabled) deps.log('WARNING', `Schedule ${schedule.name}: ${name} is disabled in sources.yml, so it was not synced`);
+  const results = await Promise.all(names.map((name) => syncWithRetries(schedule, name, deps, signal)));
+  const problems = results.filter((result) => !result.ok).map((result) => `${result.source}: ${result.error}`);
+  const synced = results.filter((result) => result.ok).map((result) => result.source);
+  if (schedule.transform && synced.length > 0) {
+    try {
+      const run = await untilAborted(deps.transform.runDownstreamOf(synced, requesterOf(schedule.name)), signal);
+      if (run !== undefined && run.status !== 'success') problems.push(`models: ${run.error ?? run.status}`);
+    } catch (error) {
+      if (signal.aborted) throw error;
+      problems.push(`models: ${firstLineOf(error)}`);
+    }
+  }
+  return problems.length === 0 ? { outcome: 'success', detail: null } : { outcome: 'failed', detail: problems.join('; ') };
+}
+
+/** The enabled sources the schedule names (every one for `all`), and the disabled ones it names explicitly. */
+function sourcesOf(schedule: ScheduleConfig, sources: readonly SourceConfig[]): { synced: string[]; disabled: string[] } {
+  const sync = schedule.sync;
+  const named = sync === 'all' ? sources.filter((source) => source.enabled)
+    : Array.isArray(sync) ? sources.filter((source) => sync.includes(source.name))
+    : sources.filter((source) => source.enabled && source.tags.some((tag) => sync.tags.includes(tag)));
+  return {
+    synced: named.filter((source) => source.enabled).map((source) => source.name),
+    disabled: named.filter((source) => !source.enabled).map((source) => source.name),
+  };
+}
+
+interface SyncResult {
+  readonly source: string;
+  readonly ok: boolean;
+  readonly error: string | null;
+}
+
+async function syncWithRetries(schedule: ScheduleConfig, source: string, deps: ScheduleRunDependencies, signal: AbortSignal): Promise<SyncResult> {
+  const tries = schedule.retries + 1;
+  for (let attempt = 1; ; attempt++) {
+    const ending = await syncOnce(source, requesterOf(schedule.name), deps, signal);
+    if (ending.status === 'success') return { source, ok: true, error: null };
+    if (!ending.transient || attempt >= tries) {
+      const after = attempt > 1 ? ` (after ${String(attempt)} tries)` : '';
+      return { source, ok: false, error: `${ending.error ?? ending.status}${after}` };
+    }
+    const waitMs = deps.retryDelayMs(attempt);
+    deps.log('WARNING', `Schedule ${schedule.name}: the sync of ${source} failed on a transient error (${ending.error ?? ending.status}); `
+      + `try ${String(attempt + 1)} of ${String(tries)} in ${String(Math.round(waitMs / 1000))} s`);
+    await delay(deps.timer, waitMs, signal);
+  }
+}
+
+interface SyncEnding {
+  readonly status: JobStatus;
+  readonly error: string | null;
+  readonly transient: boolean;
+}
+
+/** Starts one sync job and resolves with how it ended, as its history records it. */
+async function syncOnce(source: string, requestedBy: string, deps: ScheduleRunDependencies, signal: AbortSignal): Promise<SyncEnding> {
+  const ended = nextSyncEnd(deps.events, source, signal);
+  try {
+    let jobId: number | undefined;
+    try {
+      jobId = deps.jobs.startSync(source, { fullRefresh: false, requestedBy }).id;
+    } catch (error) {
+      // Someone (a person, the watcher) is syncing the source already: that sync's outcome stands for this run.
+      if (!(error instanceof SyncInProgressError)) return { status: 'failed', error: firstLineOf(error), transient: false };
+    }
+    const event = await ended.promise;
+    const record = jobId === undefined ? deps.store.jobs.latest('sync', source) : deps.store.jobs.get(jobId);
+    if (record !== undefined && record.finishedAt !== null) return { status: record.status, error: record.error, transient: record.transient };
+    return event.type === 'sync_completed' ? { status: 'success', error: null, transient: false } : { status: 'failed', error: event.error, transient: false };
+  } finally {
+    ended.cancel();
+  }
+}
+
+type SyncEndEvent = { type: 'sync_completed' } | { type: 'sync_failed'; error: string };
+
+/** The next end (completed or failed) of a sync of `source`; subscribe before starting the sync so it cannot slip past. */
+function nextSyncEnd(events: EventBus, source: string, signal: AbortSignal): { promise: Promise<SyncEndEvent>; cancel: () => void } {
+  let cancel = (): void => undefined;
+  const promise = new Promise<SyncEndEvent>((resolve, reject) => {
+    const onAbort = (): void => {
+      cancel();
+      reject(signal.reason as Error);
+    };
+    const unsubscribe = events.subscribe((event) => {
+      if ((event.type === 'sync_completed' || event.type === 'sync_failed') && event.source === source) {
+        cancel();
+        resolve(event);
+      }
+    });
+    cancel = () => {
+      unsubscribe();
+      signal.removeEventListener('abort', onAbort);
+    };
+    if (signal.aborted) onAbort();
+    else signal.addEventListener('abort', onAbort, { once: true });
+  });
+  // Awaited only once the sync started; on the other paths its rejection must not go unhandled.
+  promise.catch(() => undefined);
+  return { promise, cancel: () => { cancel(); } };
+}
+
+/** `promise`, or the signal's reason once it aborts: a stopping scheduler leaves jobs to the job runner's own shutdown. */
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason as Error);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = (): void => { reject(signal.reason as Error); };
+    signal.addEventListener('abort', onAbort, { once: true });
+    void promise.then(resolve, reject).finally(() => { signal.removeEventListener('abort', onAbort); });
+  });
+}
