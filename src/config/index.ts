@@ -18,3 +18,4 @@ export { ENV_REFERENCE_PREFIX, isEnvReference } from './source-sections/secret-l
 export { shownSourceConfig } from './shown-source-config.ts';
 export type { CsvReadOptions } from './source-sections/csv-read-options.ts';
 export { closestMatch } from './closest-match.ts';
+export { INCIDENT_KINDS, type IncidentKind, type AlertConfig, type EmailAlertConfig } from './alerts-config.ts';

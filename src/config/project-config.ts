@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { Alerts } from './alerts-config.ts';
 
 const HostName = z.string().min(1).regex(/^[A-Za-z0-9.:[\]-]+$/, 'expected a host name or IP address');
 const Port = z.number().int().min(1).max(65535);
@@ -92,6 +93,8 @@ export const ProjectConfigSchema = z.strictObject({
   transform_docs: TransformDocs.prefault({}),
   /** OAuth login providers (existing users only); `quarry oauth setup <provider>` writes this section. */
   oauth: OAuthLogin.prefault({}),
+  /** Where failures, stale sources and missed schedules are reported (`quarry alert test NAME` tries one). */
+  alerts: Alerts,
 });
 
 export type ProjectConfig = z.infer<typeof ProjectConfigSchema>;

@@ -1,6 +1,9 @@
 import type { Logger } from '../logger.ts';
 
-/** Every platform event, exactly as the WebSocket sends it (spec section 6). */
+/**
+ * Every platform event, exactly as the WebSocket sends it: the spec's eight (section 6) and issue 21's alert
+ * deliveries, where `event` names the message (`sync_failed`, `sync_failed_resolved`, `alert_test`...).
+ */
 export type QuarryEvent = { timestamp: string } & (
   | { type: 'sync_started'; source: string }
   | { type: 'sync_completed'; source: string; rows: number }
@@ -10,12 +13,14 @@ export type QuarryEvent = { timestamp: string } & (
   | { type: 'transform_run_failed'; model: string; error: string }
   | { type: 'csv_uploaded'; source: string; file: string }
   | { type: 'csv_deleted'; source: string; file: string }
+  | { type: 'alert_sent'; alert: string; event: string }
+  | { type: 'alert_failed'; alert: string; event: string; error: string }
 );
 
 export type QuarryEventType = QuarryEvent['type'];
 export const EVENT_TYPES: readonly QuarryEventType[] = [
   'sync_started', 'sync_completed', 'sync_failed', 'transform_run_started', 'transform_run_completed', 'transform_run_failed',
-  'csv_uploaded', 'csv_deleted',
+  'csv_uploaded', 'csv_deleted', 'alert_sent', 'alert_failed',
 ];
 
 type Listener = (event: QuarryEvent) => void;

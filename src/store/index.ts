@@ -1,6 +1,7 @@
 import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
 import path from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
+import { AlertsRepository } from './alerts-repository.ts';
 import { ApiKeysRepository } from './api-keys-repository.ts';
 import { AuditRepository } from './audit-repository.ts';
 import { FileLedgerRepository } from './file-ledger-repository.ts';
@@ -21,6 +22,7 @@ export type { DashboardAccount } from './dashboard-accounts-repository.ts';
 export { ROLES, type Role, type UserRecord, type NewUser } from './users-repository.ts';
 export { SESSION_STAGES, type SessionStage, type SessionRecord } from './sessions-repository.ts';
 export type { ApiKeyRecord } from './api-keys-repository.ts';
+export { OUTBOX_STATUSES, type OutboxStatus, type OutboxEntry } from './alerts-repository.ts';
 export type { AuditEvent } from './audit-repository.ts';
 export { JOB_STATUSES, type JobStatus, type JobKind, type JobRecord } from './jobs-repository.ts';
 export { LOG_LEVELS, type LogLevel, type LogEntry } from './logs-repository.ts';
@@ -44,6 +46,8 @@ export interface Store {
   readonly sourceState: SourceStateRepository;
   readonly sourceOAuthTokens: SourceOAuthTokensRepository;
   readonly dashboardAccounts: DashboardAccountsRepository;
+  /** Open incidents and the outbox of alert messages. */
+  readonly alerts: AlertsRepository;
   /** Runs `work` in one immediate transaction; `work` must not await. */
   transaction<T>(work: () => T): T;
   close(): void;
@@ -72,6 +76,7 @@ export function openStore(file: string): Store {
     sourceState: new SourceStateRepository(database),
     sourceOAuthTokens: new SourceOAuthTokensRepository(database),
     dashboardAccounts: new DashboardAccountsRepository(database),
+    alerts: new AlertsRepository(database),
     transaction<T>(work: () => T): T {
       database.exec('BEGIN IMMEDIATE');
       try {
