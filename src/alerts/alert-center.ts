@@ -204,11 +204,17 @@ export class AlertCenter {
       store.alerts.markAttemptFailed(entry.id, reason, attemptedAt.toISOString(), nextAttemptAt);
       log.warn({ alert: entry.alert, event: entry.event, attempts: entry.attempts + 1, error: reason, nextAttemptAt: nextAttemptAt ?? null },
         nextAttemptAt === undefined ? 'alert not delivered; given up' : 'alert not delivered; it will be retried');
+      store.logs.append({
+        timestamp: attemptedAt.toISOString(), level: 'WARNING', source: null,
+        message: `Alert ${entry.alert} not delivered (${entry.event} of ${message.subject}): ${reason}; ${nextAttemptAt === undefined ? 'given up' : 'retrying'}`,
+      });
       events.publish({ type: 'alert_failed', alert: entry.alert, event: entry.event, error: reason });
       return;
     }
-    store.alerts.markSent(entry.id, now().toISOString());
+    const sentAt = now().toISOString();
+    store.alerts.markSent(entry.id, sentAt);
     log.info({ alert: entry.alert, event: entry.event }, 'alert sent');
+    store.logs.append({ timestamp: sentAt, level: 'INFO', source: null, message: `Alert ${entry.alert} sent: ${entry.event} of ${message.subject}` });
     events.publish({ type: 'alert_sent', alert: entry.alert, event: entry.event });
   }
 

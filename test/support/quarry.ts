@@ -15,6 +15,7 @@ import type { WatcherProcess } from '../../src/watcher/index.ts';
 import type { DocsServer } from '../../src/transform/index.ts';
 import { DuckDBInstance } from '@duckdb/node-api';
 import type { SupersetProcess } from '../../src/dashboard/index.ts';
+import type { AlertCenter, FreshnessMonitor } from '../../src/alerts/index.ts';
 
 export const PASSWORDS: Record<Role, string> = {
   admin: 'admin-password-123',
@@ -53,6 +54,8 @@ export interface TestQuarry {
   readonly watcher: WatcherProcess | undefined;
   readonly docsServer: DocsServer | undefined;
   readonly dashboard: SupersetProcess | undefined;
+  readonly alerts: AlertCenter;
+  readonly freshness: FreshnessMonitor;
   request(method: string, urlPath: string, options?: RequestOptions): Promise<TestResponse>;
   login(role: Role): Promise<string>;
   /** Resolves with the next event of that type; call it before the action that causes it. */
@@ -62,6 +65,8 @@ export interface TestQuarry {
   /** Runs a query on the published read-only replica, as a dashboard would. */
   query(sql: string): Promise<Record<string, unknown>[]>;
   close(): Promise<void>;
+  /** Stops the platform and starts it again over the same project, as a restart of the service does. */
+  restart(): Promise<TestQuarry>;
 }
 
 export interface StartOptions {
@@ -99,6 +104,11 @@ export async function startQuarry(options: StartOptions = {}): Promise<TestQuarr
   }
   if (options.sourcesYaml !== undefined) await writeFile(path.join(dir, '.quarry', 'sources.yml'), options.sourcesYaml);
   await options.prepare?.(dir);
+  return launchQuarry(dir, env, options, true);
+}
+
+/** Starts the platform over a project made by startQuarry (adding the test users the first time). */
+async function launchQuarry(dir: string, env: Record<string, string>, options: StartOptions, addUsers: boolean): Promise<TestQuarry> {
   const clock = new TestClock();
   const platform = await startPlatform({
     projectDir: dir, env, now: clock.now, log: options.log ?? createLogger({ level: 'silent' }),
@@ -106,12 +116,12 @@ export async function startQuarry(options: StartOptions = {}): Promise<TestQuarr
     watcher: options.watcher === true, transform: options.transform === true,
     docsServer: options.docsServer === true, dashboard: options.dashboard === true ? 'run' : 'not_started', awaitUpstreams: true,
     beforeStart: async (ctx) => {
-      for (const role of options.users ?? ['editor', 'viewer'] as const) {
+      for (const role of addUsers ? options.users ?? ['editor', 'viewer'] as const : []) {
         if (role !== 'admin') await ctx.auth.addUser({ email: EMAILS[role], name: `Test ${role}`, role, password: PASSWORDS[role] });
       }
     },
   });
-  const { ctx, app, watcher, docsServer, dashboard } = platform;
+  const { ctx, app, watcher, docsServer, dashboard, alerts, freshness } = platform;
   const url = `http://127.0.0.1:${String(platform.port)}`;
   const cookies = new Map<Role, string>();
 
@@ -193,11 +203,15 @@ export async function startQuarry(options: StartOptions = {}): Promise<TestQuarr
   };
 
   return {
-    dir, url, ctx, app, clock, watcher, docsServer, dashboard, request, login, nextEvent, query,
+    dir, url, ctx, app, clock, watcher, docsServer, dashboard, alerts, freshness, request, login, nextEvent, query,
     jobsIdle: () => ctx.jobs.idle(),
     async close() {
       await platform.close();
       await rm(dir, { recursive: true, force: true });
+    },
+    async restart() {
+      await platform.close();
+      return launchQuarry(dir, env, options, false);
     },
   };
 }
