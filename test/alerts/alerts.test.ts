@@ -1,6 +1,9 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
+import { once } from 'node:events';
+import { createServer, type Socket } from 'node:net';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
 import { captureLog, type CapturedLog } from '../support/captured-log.ts';
 import { startMailReceiver, startWebhookReceiver, type MailReceiver, type WebhookReceiver } from '../support/alert-receivers.ts';
 import { startQuarry, type TestQuarry } from '../support/quarry.ts';
@@ -146,6 +149,34 @@ describe('alerts', () => {
     expect(quarry.ctx.store.alerts.latest(5)).toEqual([expect.objectContaining({ status: 'sent', attempts: 2, event: 'sync_failed' })]);
   });
 
+  it('never makes a job wait for a webhook that does not answer, and leaves its message pending when the service stops', async () => {
+    const connections: Socket[] = [];
+    const silent = createServer((socket) => { connections.push(socket); });
+    silent.listen(0, '127.0.0.1');
+    await once(silent, 'listening');
+    const address = silent.address();
+    if (address === null || typeof address === 'string') throw new Error('no TCP address');
+    try {
+      quarry = await startQuarry({
+        sourcesYaml: SOURCES,
+        projectConfig: { alerts: [WEBHOOK_ALERT] },
+        env: { ALERT_WEBHOOK_URL: `http://127.0.0.1:${String(address.port)}/services/T0KEN` },
+      });
+      expect((await syncOrders(quarry)).type).toBe('sync_failed');
+      await expect.poll(() => connections.length, { timeout: 5_000 }).toBe(1);
+      // The delivery hangs; the next sync runs and ends all the same.
+      expect((await syncOrders(quarry)).type).toBe('sync_failed');
+      quarry = await quarry.restart();
+      expect(quarry.ctx.store.alerts.latest(5)).toEqual([expect.objectContaining({ status: 'pending', attempts: 0, event: 'sync_failed' })]);
+      await expect.poll(() => connections.length, { timeout: 5_000 }).toBe(2);
+    } finally {
+      await quarry?.close();
+      quarry = undefined;
+      for (const socket of connections) socket.destroy();
+      silent.close();
+    }
+  });
+
   it('opens an incident once however often it is reported, and reports a recovery once', async () => {
     const { quarry, receiver } = await startWithWebhook();
     const incident = { kind: 'schedule_missed', subject: 'nightly', error: 'the service was down at 03:00' } as const;
@@ -156,6 +187,28 @@ describe('alerts', () => {
     await expect.poll(() => receiver.accepted.map((body) => [body.event, body.schedule]), { timeout: 5_000 })
       .toEqual([['schedule_missed', 'nightly'], ['schedule_missed_resolved', 'nightly']]);
     expect(receiver.accepted[0]?.text).toBe(`[Test project] Schedule nightly missed a run: the service was down at 03:00\n${PUBLIC_URL}/`);
+  });
+
+  it('announces deliveries on the WebSocket with exactly their fields, to clients that subscribe to them', async () => {
+    const { quarry, receiver } = await startWithWebhook();
+    receiver.failNext(500);
+    const socket = new WebSocket(`${quarry.url.replace('http', 'ws')}/ws`, { headers: { cookie: await quarry.login('viewer') } });
+    const messages: Record<string, unknown>[] = [];
+    socket.on('message', (data: Buffer) => { messages.push(JSON.parse(data.toString()) as Record<string, unknown>); });
+    await new Promise((resolve, reject) => { socket.once('open', resolve); socket.once('error', reject); });
+    socket.send(JSON.stringify({ action: 'subscribe', types: ['alert_sent', 'alert_failed'] }));
+    const sent = quarry.nextEvent('alert_sent');
+    quarry.alerts.incident({ kind: 'transform_run_failed', subject: 'orders_daily', error: 'boom' });
+    await quarry.nextEvent('alert_failed');
+    quarry.clock.advance(5_000);
+    await quarry.alerts.deliverDue();
+    await sent;
+    await expect.poll(() => messages.length, { timeout: 5_000 }).toBe(2);
+    expect(messages).toEqual([
+      { type: 'alert_failed', timestamp: expect.stringMatching(ISO_UTC), alert: 'team', event: 'transform_run_failed', error: 'the webhook answered HTTP 500' },
+      { type: 'alert_sent', timestamp: expect.stringMatching(ISO_UTC), alert: 'team', event: 'transform_run_failed' },
+    ]);
+    socket.close();
   });
 
   it('sends an email through SMTP with the credentials from .env, and never logs the password', async () => {
