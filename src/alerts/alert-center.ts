@@ -26,6 +26,7 @@ export interface Incident {
   readonly error: string;
 }
 
+/** What an AlertCenter needs: the store for incidents and the outbox, the bus, the alerts and where their credentials are. */
 export interface AlertCenterOptions {
   readonly store: Store;
   readonly events: EventBus;

@@ -1,5 +1,6 @@
 import { NotFoundError, QuarryError } from '../errors.ts';
 
+/** `quarry alert test NAME` (or an outbox message) names an alert project.yml does not have. */
 export class AlertNotFoundError extends NotFoundError {
   override readonly code = 'alert_not_found';
   constructor(name: string, known: readonly string[]) {

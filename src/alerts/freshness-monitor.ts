@@ -8,6 +8,7 @@ import type { AlertCenter } from './alert-center.ts';
 /** How often every source's freshness is checked; a sync that completes checks its source at once. */
 const CHECK_INTERVAL_MS = 5 * 60_000;
 
+/** The sources, their sync history, the bus and where stale sources are reported. */
 export interface FreshnessMonitorOptions {
   readonly sources: readonly SourceConfig[];
   readonly sourceReports: SourceReports;

@@ -2,7 +2,7 @@ import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ConfigError } from '../errors.ts';
+import { configProblemsFrom, configProblemsOf } from '../../test/support/config-problems.ts';
 import { loadProjectConfig, parseSources, projectPaths } from './index.ts';
 
 const directories: string[] = [];
@@ -16,16 +16,6 @@ function loadProject(yamlText: string): ReturnType<typeof loadProjectConfig> {
   mkdirSync(path.join(dir, '.quarry'));
   writeFileSync(path.join(dir, '.quarry', 'project.yml'), yamlText);
   return loadProjectConfig(projectPaths(dir));
-}
-
-function problemsOf(load: () => unknown): readonly string[] {
-  try {
-    load();
-  } catch (error) {
-    expect(error).toBeInstanceOf(ConfigError);
-    return (error as ConfigError).problems;
-  }
-  throw new Error('expected a ConfigError');
 }
 
 describe('alerts in project.yml', () => {
@@ -53,7 +43,7 @@ alerts:
   });
 
   it('reports each mistake with its location, every one at once', () => {
-    expect(problemsOf(() => loadProject(`name: Ops
+    expect(configProblemsFrom(() => loadProject(`name: Ops
 alerts:
   - name: team
     webhook_url_env: alert-webhook
@@ -81,7 +71,7 @@ alerts:
   });
 
   it('refuses an alert with both or neither destination, credentials by halves and duplicate names', () => {
-    expect(problemsOf(() => loadProject(`name: Ops
+    expect(configProblemsFrom(() => loadProject(`name: Ops
 alerts:
   - {name: team, webhook_url_env: HOOK, email: {host: smtp.example.com, from: q@example.com, to: [a@example.com]}, on: [sync_failed]}
   - {name: neither, on: [sync_failed]}
@@ -91,7 +81,7 @@ alerts:
       '.quarry/project.yml: alerts[1]: an alert needs exactly one of webhook_url_env or email',
       '.quarry/project.yml: alerts[2].email.password_env: user_env and password_env go together',
     ]);
-    expect(problemsOf(() => loadProject(`name: Ops
+    expect(configProblemsFrom(() => loadProject(`name: Ops
 alerts:
   - {name: team, webhook_url_env: HOOK, on: [sync_failed]}
   - {name: team, webhook_url_env: OTHER_HOOK, on: [source_stale]}
@@ -113,12 +103,12 @@ describe('freshness in sources.yml', () => {
   });
 
   it('reports limits that are missing, not positive, out of order or unknown', () => {
-    expect(problemsOf(() => parseSources(source('{}')))).toEqual(['sources.yml: sources[0].freshness: set warn_after_hours, error_after_hours or both']);
-    expect(problemsOf(() => parseSources(source('{warn_after_hours: 0}')))).toEqual(['sources.yml: sources[0].freshness.warn_after_hours: must be greater than 0']);
-    expect(problemsOf(() => parseSources(source('{warn_after_hours: 48, error_after_hours: 24}')))).toEqual([
+    expect(configProblemsOf(source('{}'))).toEqual(['sources.yml: sources[0].freshness: set warn_after_hours, error_after_hours or both']);
+    expect(configProblemsOf(source('{warn_after_hours: 0}'))).toEqual(['sources.yml: sources[0].freshness.warn_after_hours: must be greater than 0']);
+    expect(configProblemsOf(source('{warn_after_hours: 48, error_after_hours: 24}'))).toEqual([
       'sources.yml: sources[0].freshness.error_after_hours: error_after_hours must not be less than warn_after_hours',
     ]);
-    expect(problemsOf(() => parseSources(source('{warn_after_days: 2}')))).toEqual([
+    expect(configProblemsOf(source('{warn_after_days: 2}'))).toEqual([
       'sources.yml: sources[0].freshness: unknown field warn_after_days',
       'sources.yml: sources[0].freshness: set warn_after_hours, error_after_hours or both',
     ]);

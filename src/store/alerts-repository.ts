@@ -1,7 +1,7 @@
 import type { DatabaseSync } from 'node:sqlite';
 
-export const OUTBOX_STATUSES = ['pending', 'sent', 'failed'] as const;
-export type OutboxStatus = (typeof OUTBOX_STATUSES)[number];
+/** `pending` until sent, or given up on (`failed`). */
+export type OutboxStatus = 'pending' | 'sent' | 'failed';
 
 export interface OutboxEntry {
   readonly id: number;
@@ -36,10 +36,6 @@ export class AlertsRepository {
   /** Ends the open incident of that kind and subject; true when there was one. */
   closeIncident(kind: string, subject: string): boolean {
     return this.#database.prepare('DELETE FROM alert_incidents WHERE kind = ? AND subject = ?').run(kind, subject).changes === 1;
-  }
-
-  isIncidentOpen(kind: string, subject: string): boolean {
-    return this.#database.prepare('SELECT 1 FROM alert_incidents WHERE kind = ? AND subject = ?').get(kind, subject) !== undefined;
   }
 
   enqueue(entry: { alert: string; event: string; message: string; createdAt: string }): number {

@@ -22,7 +22,7 @@ export type { DashboardAccount } from './dashboard-accounts-repository.ts';
 export { ROLES, type Role, type UserRecord, type NewUser } from './users-repository.ts';
 export { SESSION_STAGES, type SessionStage, type SessionRecord } from './sessions-repository.ts';
 export type { ApiKeyRecord } from './api-keys-repository.ts';
-export { OUTBOX_STATUSES, type OutboxStatus, type OutboxEntry } from './alerts-repository.ts';
+export type { OutboxStatus, OutboxEntry } from './alerts-repository.ts';
 export type { AuditEvent } from './audit-repository.ts';
 export { JOB_STATUSES, type JobStatus, type JobKind, type JobRecord } from './jobs-repository.ts';
 export { LOG_LEVELS, type LogLevel, type LogEntry } from './logs-repository.ts';
