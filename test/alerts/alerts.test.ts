@@ -197,9 +197,10 @@ describe('alerts', () => {
     socket.on('message', (data: Buffer) => { messages.push(JSON.parse(data.toString()) as Record<string, unknown>); });
     await new Promise((resolve, reject) => { socket.once('open', resolve); socket.once('error', reject); });
     socket.send(JSON.stringify({ action: 'subscribe', types: ['alert_sent', 'alert_failed'] }));
+    const failed = quarry.nextEvent('alert_failed');
     const sent = quarry.nextEvent('alert_sent');
     quarry.alerts.incident({ kind: 'transform_run_failed', subject: 'orders_daily', error: 'boom' });
-    await quarry.nextEvent('alert_failed');
+    await failed;
     quarry.clock.advance(5_000);
     await quarry.alerts.deliverDue();
     await sent;
