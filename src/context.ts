@@ -8,7 +8,7 @@ import { EventBus } from './events/index.ts';
 import { JobLifecycle, JobRunner, SourceReports, WarehouseLock } from './jobs/index.ts';
 import { createLogger, type Logger } from './logger.ts';
 import { SourceTokens } from './sources/index.ts';
-import { Scheduler, type ScheduleIncidents, type Timer } from './schedules/index.ts';
+import { Scheduler, type Timer } from './schedules/index.ts';
 import { openStore, type Store } from './store/index.ts';
 import { TransformRunner } from './transform/index.ts';
 import packageJson from '../package.json' with { type: 'json' };
@@ -50,8 +50,6 @@ export interface ContextOptions {
   env?: NodeJS.ProcessEnv;
   /** The timers schedules wait on; tests pass one their clock drives. */
   timer?: Timer;
-  /** Where schedules report a run they could not do (the alerts module). */
-  scheduleIncidents?: ScheduleIncidents;
 }
 
 export const SERVICE_VERSION: string = packageJson.version;
@@ -99,7 +97,7 @@ export function createContext(options: ContextOptions): AppContext {
     transform,
     schedules: new Scheduler({
       schedules: config.schedules, sources, store, events, jobs, transform, log: log.child({ module: 'schedules' }), now,
-      timer: options.timer, incidents: options.scheduleIncidents,
+      timer: options.timer,
     }),
     now,
     startedAt: now(),

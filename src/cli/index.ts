@@ -2,6 +2,7 @@ import path from 'node:path';
 import { Command, InvalidArgumentError } from 'commander';
 import { ConfigError, describeError, QuarryError } from '../errors.ts';
 import { SERVICE_VERSION } from '../context.ts';
+import { testAlert } from './alert.ts';
 import { CliError } from './cli-error.ts';
 import { ensureDemoProject, loadDemoDataOnFirstStart } from './demo.ts';
 import { initProject } from './init.ts';
@@ -215,6 +216,16 @@ export async function runCli(argv: readonly string[], env: NodeJS.ProcessEnv): P
     .option('--non-interactive', 'never prompt')
     .action(async (options: { project: string; email?: string; password?: string; nonInteractive?: boolean }) => {
       console.log(await enableAuth(options, env));
+    });
+
+  program.command('alert')
+    .description('Alerts of project.yml')
+    .command('test')
+    .description('Send a test message to an alert of project.yml (webhook or email)')
+    .argument('<name>')
+    .option('--project <dir>', 'project folder', '.')
+    .action(async (name: string, options: { project: string }) => {
+      console.log(await testAlert(options.project, name, env));
     });
 
   program.command('oauth')

@@ -57,6 +57,7 @@ function describeIssue(issue: z.core.$ZodRawIssue): string | undefined {
       return `unknown field${issue.keys.length > 1 ? 's' : ''} ${issue.keys.join(', ')}`;
     case 'invalid_format':
       if (issue.format === 'url') return `expected a URL, got ${describeValue(issue.input)}`;
+      if (issue.format === 'email') return `expected an email address, got ${describeValue(issue.input)}`;
       if (issue.format === 'date') return `expected a date YYYY-MM-DD, got ${describeValue(issue.input)}`;
       return `${describeValue(issue.input)} does not match ${issue.pattern ?? issue.format}`;
     default:

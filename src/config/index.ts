@@ -19,3 +19,4 @@ export { shownSourceConfig } from './shown-source-config.ts';
 export type { CsvReadOptions } from './source-sections/csv-read-options.ts';
 export { closestMatch } from './closest-match.ts';
 export { assertScheduledSourcesExist, scheduleSourceProblems, hostTimeZone, type ScheduleConfig, type ScheduleSyncConfig } from './schedules-config.ts';
+export { INCIDENT_KINDS, type IncidentKind, type AlertConfig, type EmailAlertConfig } from './alerts-config.ts';

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { SchedulesSchema } from './schedules-config.ts';
+import { Alerts } from './alerts-config.ts';
 
 const HostName = z.string().min(1).regex(/^[A-Za-z0-9.:[\]-]+$/, 'expected a host name or IP address');
 const Port = z.number().int().min(1).max(65535);
@@ -95,6 +96,8 @@ export const ProjectConfigSchema = z.strictObject({
   oauth: OAuthLogin.prefault({}),
   /** Unattended runs: syncs (and optionally the models downstream) on a cron schedule. */
   schedules: SchedulesSchema,
+  /** Where failures, stale sources and missed schedules are reported (`quarry alert test NAME` tries one). */
+  alerts: Alerts,
 });
 
 export type ProjectConfig = z.infer<typeof ProjectConfigSchema>;

@@ -10,6 +10,16 @@ import {
 } from './source-types.ts';
 import { describeKind, isMapping } from './yaml-value.ts';
 
+/** How long after its last successful sync a source is stale: a warning, then a critical issue (and a source_stale alert). */
+const Freshness = z.strictObject({
+  warn_after_hours: z.number().positive().optional(),
+  error_after_hours: z.number().positive().optional(),
+}).refine((freshness) => freshness.warn_after_hours !== undefined || freshness.error_after_hours !== undefined, {
+  message: 'set warn_after_hours, error_after_hours or both',
+}).refine((freshness) => (freshness.warn_after_hours ?? 0) <= (freshness.error_after_hours ?? Infinity), {
+  message: 'error_after_hours must not be less than warn_after_hours', path: ['error_after_hours'],
+});
+
 const CommonFields = z.strictObject({
   name: SourceName,
   enabled: z.boolean().default(true),
@@ -17,6 +27,7 @@ const CommonFields = z.strictObject({
   tags: z.array(NonEmptyString).default(() => []),
   /** Days re-loaded on an incremental sync; a full refresh ignores it. */
   lookback_days: z.int().min(0).optional(),
+  freshness: Freshness.optional(),
 });
 type CommonFields = z.output<typeof CommonFields>;
 

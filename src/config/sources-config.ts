@@ -13,6 +13,7 @@ const HEADER = `# Sources Quarry loads into its warehouse, one list item each:
 #   type           required; a source type key such as local_files, rest_api or native_pipeline
 #   enabled        whether syncs include the source (default true)
 #   description, tags, lookback_days   optional
+#   freshness      optional {warn_after_hours, error_after_hours}: stale after that long without a successful sync
 # plus one section with the type's fields, named after the type (local_files:, rest_api:, ...),
 # or generic_config: for types without fields of their own. Credentials never go in this file:
 # *_env fields name an environment variable, whose value belongs in .env.
@@ -83,6 +84,7 @@ function orderFields(source: SourceConfig): Record<string, unknown> {
     ...(source.description === undefined ? {} : { description: source.description }),
     tags: source.tags,
     ...(source.lookback_days === undefined ? {} : { lookback_days: source.lookback_days }),
+    ...(source.freshness === undefined ? {} : { freshness: source.freshness }),
     [section]: fields[section],
   };
 }

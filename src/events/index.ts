@@ -1,6 +1,9 @@
 import type { Logger } from '../logger.ts';
 
-/** Every platform event, exactly as the WebSocket sends it (spec section 6). */
+/**
+ * Every platform event, exactly as the WebSocket sends it: the spec's eight (section 6) and issue 21's alert
+ * deliveries, where `event` names the message (`sync_failed`, `sync_failed_resolved`, `alert_test`...).
+ */
 export type QuarryEvent = { timestamp: string } & (
   | { type: 'sync_started'; source: string }
   | { type: 'sync_completed'; source: string; rows: number }
@@ -13,12 +16,14 @@ export type QuarryEvent = { timestamp: string } & (
   // Beyond the spec's eight (issue 21): a schedule's run starting, and how it ended (`skipped` while its previous run still went).
   | { type: 'schedule_started'; schedule: string }
   | { type: 'schedule_completed'; schedule: string; outcome: 'success' | 'failed' | 'skipped' }
+  | { type: 'alert_sent'; alert: string; event: string }
+  | { type: 'alert_failed'; alert: string; event: string; error: string }
 );
 
 export type QuarryEventType = QuarryEvent['type'];
 export const EVENT_TYPES: readonly QuarryEventType[] = [
   'sync_started', 'sync_completed', 'sync_failed', 'transform_run_started', 'transform_run_completed', 'transform_run_failed',
-  'csv_uploaded', 'csv_deleted', 'schedule_started', 'schedule_completed',
+  'csv_uploaded', 'csv_deleted', 'schedule_started', 'schedule_completed', 'alert_sent', 'alert_failed',
 ];
 
 type Listener = (event: QuarryEvent) => void;

@@ -1,14 +1,15 @@
 import { statfs, stat } from 'node:fs/promises';
-import type { ProjectPaths, SourceConfig } from '../config/index.ts';
+import type { ProjectPaths, ScheduleConfig, SourceConfig } from '../config/index.ts';
 import { isMissingFile } from '../config/index.ts';
 import type { SourceReports } from '../jobs/index.ts';
 import type { Store } from '../store/index.ts';
 import { replicaProblem } from '../warehouse/index.ts';
+import { freshnessLimitsOf, stalenessOf } from './freshness.ts';
 
 const GB = 1024 ** 3;
 const MB = 1024 ** 2;
 const DAY_MS = 86_400_000;
-/** A source not synced for this long is reported as stale. */
+/** A source without freshness limits of its own not synced for this long is reported as stale. */
 const STALE_AFTER_DAYS = 7;
 /** How far back failed syncs and model runs are listed. */
 const FAILURES_WITHIN_DAYS = 7;
@@ -32,6 +33,7 @@ export interface PlatformHealthInputs {
   readonly paths: ProjectPaths;
   readonly store: Store;
   readonly sources: readonly SourceConfig[];
+  readonly schedules: readonly ScheduleConfig[];
   readonly sourceReports: SourceReports;
   readonly now: () => Date;
   /** Whether the file watcher gave up restarting. */
@@ -60,10 +62,17 @@ export async function checkPlatformHealth(inputs: PlatformHealthInputs): Promise
   const failuresSince = new Date(now.getTime() - FAILURES_WITHIN_DAYS * DAY_MS).toISOString();
   const syncFailures = store.jobs.recentFailures('sync', failuresSince)
     .map((job) => ({ source: job.target, timestamp: job.finishedAt ?? job.createdAt, error: job.error ?? 'failed' }));
+  const sourcesByName = new Map(sources.map((source) => [source.name, source]));
   for (const summary of sourceReports.summaries().filter((candidate) => candidate.enabled)) {
     if (summary.status === 'failed') warnings.push(`The last sync of ${summary.name} failed`);
     if (summary.filesFailed > 0) warnings.push(`The last sync of ${summary.name} skipped ${String(summary.filesFailed)} file(s) DuckDB cannot read`);
-    if (summary.freshness.daysOld !== null && summary.freshness.daysOld >= STALE_AFTER_DAYS) {
+    const source = sourcesByName.get(summary.name);
+    const limits = source === undefined ? undefined : freshnessLimitsOf(source, inputs.schedules, now);
+    if (limits !== undefined) {
+      const staleness = stalenessOf(summary.name, limits, summary.freshness.lastUpdate, now);
+      if (staleness?.level === 'error') criticalIssues.push(staleness.message);
+      if (staleness?.level === 'warn') warnings.push(staleness.message);
+    } else if (summary.freshness.daysOld !== null && summary.freshness.daysOld >= STALE_AFTER_DAYS) {
       warnings.push(`${summary.name} was last synced ${String(summary.freshness.daysOld)} days ago`);
     }
   }

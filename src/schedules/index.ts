@@ -3,3 +3,4 @@ export { Scheduler, type SchedulerOptions, type ScheduleIncidents, type Schedule
 export { ScheduleNotFoundError, ScheduleInProgressError } from './errors.ts';
 export { systemTimer, type Timer } from './timer.ts';
 export { requesterOf } from './schedule-run.ts';
+export { syncIntervalHours } from './sync-interval.ts';

@@ -54,7 +54,7 @@ export async function runSchedule(schedule: ScheduleConfig, deps: ScheduleRunDep
 }
 
 /** The enabled sources the schedule names (every one for `all`), and the disabled ones it names explicitly. */
-function sourcesOf(schedule: ScheduleConfig, sources: readonly SourceConfig[]): { synced: string[]; disabled: string[] } {
+export function sourcesOf(schedule: ScheduleConfig, sources: readonly SourceConfig[]): { synced: string[]; disabled: string[] } {
   const sync = schedule.sync;
   const named = sync === 'all' ? sources.filter((source) => source.enabled)
     : Array.isArray(sync) ? sources.filter((source) => sync.includes(source.name))

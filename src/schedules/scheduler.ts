@@ -21,7 +21,6 @@ export interface SchedulerOptions extends Omit<ScheduleRunDependencies, 'log' | 
   readonly now: () => Date;
   /** The system's timers unless a test moves a clock by hand. */
   readonly timer?: Timer;
-  readonly incidents?: ScheduleIncidents;
   /** Wait before try `attempt + 1` of a sync that failed on a transient error (default: 1 min, doubling, at most 30 min). */
   readonly retryDelayMs?: (attempt: number) => number;
 }
@@ -65,6 +64,7 @@ export class Scheduler {
   readonly #entries = new Map<string, Entry>();
   readonly #controller = new AbortController();
   #started = false;
+  #incidents: ScheduleIncidents | undefined;
   #closed = false;
 
   constructor(options: SchedulerOptions) {
@@ -75,11 +75,15 @@ export class Scheduler {
     }
   }
 
-  /** For the serving process: records runs a stopped service left as interrupted, catches up missed slots, arms the timers. */
-  start(): void {
+  /**
+   * For the serving process: records runs a stopped service left as interrupted, catches up missed slots, arms
+   * the timers; a run that could not be done is reported to `incidents` (the alerts).
+   */
+  start(incidents?: ScheduleIncidents): void {
     const { store, now } = this.#options;
     if (this.#started || this.#closed) return;
     this.#started = true;
+    this.#incidents = incidents;
     const interrupted = store.schedules.interruptRunning(now().toISOString());
     if (interrupted > 0) this.#logLine('WARNING', `${String(interrupted)} scheduled run(s) were interrupted when the service stopped`);
     for (const entry of this.#entries.values()) {
@@ -235,7 +239,7 @@ export class Scheduler {
 
   #incident(name: string, reason: string): void {
     try {
-      this.#options.incidents?.missed(name, reason);
+      this.#incidents?.missed(name, reason);
     } catch (error) {
       this.#options.log.error({ err: error, schedule: name }, 'reporting a missed schedule failed');
     }

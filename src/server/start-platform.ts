@@ -1,10 +1,12 @@
 import { rmSync, writeFileSync } from 'node:fs';
 import type { FastifyInstance } from 'fastify';
+import { AlertCenter, FreshnessMonitor } from '../alerts/index.ts';
 import { closeContext, createContext, type AppContext, type ContextOptions } from '../context.ts';
 import { DashboardService, startDashboard, type SupersetProcess } from '../dashboard/index.ts';
 import { fileSourceLocation } from '../jobs/index.ts';
 import { removeUnfinishedUploads } from '../sources/index.ts';
 import { startDocsServer, type DocsServer } from '../transform/index.ts';
+import type { ScheduleIncidents } from '../schedules/index.ts';
 import type { WatcherProcess } from '../watcher/index.ts';
 import { buildApp } from './build-app.ts';
 import { listeningAddress, webUrl } from './routes/web-url.ts';
@@ -30,6 +32,8 @@ export interface PlatformOptions extends ContextOptions {
   dashboard?: 'run' | 'disabled' | 'not_started';
   /** Listens only once the docs server and Superset answer (tests), instead of serving 502 until they do. */
   awaitUpstreams?: boolean;
+  /** Where schedules report runs they could not do: the alerts unless a test listens itself. */
+  scheduleIncidents?: ScheduleIncidents;
   /** Runs after the context opens and before anything starts (tests add users here). */
   beforeStart?: (ctx: AppContext) => void | Promise<void>;
 }
@@ -45,13 +49,17 @@ export interface Platform {
   readonly watcher: WatcherProcess | undefined;
   readonly docsServer: DocsServer | undefined;
   readonly dashboard: SupersetProcess | undefined;
+  /** Alerts: incidents (the scheduler reports missed runs here), the outbox and its delivery. */
+  readonly alerts: AlertCenter;
+  /** Source freshness: `source_stale` incidents opened and closed as sources age and sync. */
+  readonly freshness: FreshnessMonitor;
   /** Stops everything in the reverse order of its start (running jobs get `graceMs` to finish); idempotent. */
   close(graceMs?: number): Promise<void>;
 }
 
 /**
  * Builds and starts the whole platform over a project: context, recovery of what a stopped service left,
- * transformations, watcher, docs server, dashboard tool, WebSocket hub and the HTTP app, listening.
+ * alerts and the freshness check, transformations, watcher, docs server, dashboard tool, WebSocket hub and the HTTP app, listening.
  * The CLI and the tests both start it here, so a test never runs a platform the CLI would not.
  */
 export async function startPlatform(options: PlatformOptions): Promise<Platform> {
@@ -62,6 +70,17 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
   try {
     await options.beforeStart?.(ctx);
     await recoverAfterStop(ctx);
+    const alerts = new AlertCenter({
+      store: ctx.store, events: ctx.events, alerts: ctx.config.alerts, project: ctx.config.name, env: ctx.env,
+      log: ctx.log.child({ module: 'alerts' }), now: ctx.now,
+    });
+    alerts.start();
+    stops.push('alerts', () => alerts.close());
+    const freshness = new FreshnessMonitor({
+      sources: ctx.sources, schedules: ctx.config.schedules, sourceReports: ctx.sourceReports, events: ctx.events, alerts, log: ctx.log.child({ module: 'freshness' }), now: ctx.now,
+    });
+    freshness.start();
+    stops.push('the freshness check', () => { freshness.stop(); });
     if (options.transform !== false) ctx.transform.start();
     const watcher = options.watcher !== false && ctx.config.watcher.enabled ? startWatcher(ctx) : undefined;
     if (watcher) stops.push('the file watcher', () => watcher.stop());
@@ -75,7 +94,7 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
       baseEnv: ctx.childEnv, port: options.ports?.dashboard,
     }) : undefined;
     if (superset) stops.push('the dashboard tool', () => superset.stop());
-    ctx.schedules.start();
+    ctx.schedules.start(options.scheduleIncidents ?? alerts);
     stops.push('the schedules', () => ctx.schedules.close());
     if (options.awaitUpstreams === true) await Promise.all([docsServer?.whenReady(), superset?.whenReady()]);
     const dashboard = superset === undefined ? undefined : startDashboardService(ctx, superset);
@@ -89,9 +108,11 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
     const pidFile = ctx.paths.serverPidFile;
     writeFileSync(pidFile, `${String(process.pid)}\n`);
     stops.push('the pid file', () => { rmSync(pidFile, { force: true }); });
+    const url = webUrl(ctx, app);
+    alerts.startDelivery(url);
     return {
-      ctx, app, port: listeningAddress(ctx, app).port, url: webUrl(ctx, app),
-      watcher, docsServer, dashboard: superset,
+      ctx, app, port: listeningAddress(ctx, app).port, url,
+      watcher, docsServer, dashboard: superset, alerts, freshness,
       close: (grace?: number) => {
         graceMs = grace;
         return stops.close();

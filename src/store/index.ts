@@ -1,6 +1,7 @@
 import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
 import path from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
+import { AlertsRepository } from './alerts-repository.ts';
 import { ApiKeysRepository } from './api-keys-repository.ts';
 import { AuditRepository } from './audit-repository.ts';
 import { FileLedgerRepository } from './file-ledger-repository.ts';
@@ -22,6 +23,7 @@ export type { DashboardAccount } from './dashboard-accounts-repository.ts';
 export { ROLES, type Role, type UserRecord, type NewUser } from './users-repository.ts';
 export { SESSION_STAGES, type SessionStage, type SessionRecord } from './sessions-repository.ts';
 export type { ApiKeyRecord } from './api-keys-repository.ts';
+export type { OutboxStatus, OutboxEntry } from './alerts-repository.ts';
 export type { AuditEvent } from './audit-repository.ts';
 export { JOB_STATUSES, type JobStatus, type JobKind, type JobRecord } from './jobs-repository.ts';
 export { LOG_LEVELS, type LogLevel, type LogEntry } from './logs-repository.ts';
@@ -47,6 +49,8 @@ export interface Store {
   readonly sourceOAuthTokens: SourceOAuthTokensRepository;
   readonly dashboardAccounts: DashboardAccountsRepository;
   readonly schedules: SchedulesRepository;
+  /** Open incidents and the outbox of alert messages. */
+  readonly alerts: AlertsRepository;
   /** Runs `work` in one immediate transaction; `work` must not await. */
   transaction<T>(work: () => T): T;
   close(): void;
@@ -76,6 +80,7 @@ export function openStore(file: string): Store {
     sourceOAuthTokens: new SourceOAuthTokensRepository(database),
     dashboardAccounts: new DashboardAccountsRepository(database),
     schedules: new SchedulesRepository(database),
+    alerts: new AlertsRepository(database),
     transaction<T>(work: () => T): T {
       database.exec('BEGIN IMMEDIATE');
       try {

@@ -192,6 +192,32 @@ const MIGRATIONS: readonly string[] = [
   );
   CREATE INDEX schedule_runs_by_schedule ON schedule_runs(schedule, id);
   `,
+  `
+  -- Open incidents (a failing source or model, a stale source, a missed schedule): one row while it lasts, so that it
+  -- is announced once and its recovery once, across retries and restarts.
+  CREATE TABLE alert_incidents (
+    kind TEXT NOT NULL,
+    subject TEXT NOT NULL,
+    error TEXT NOT NULL,
+    opened_at TEXT NOT NULL,
+    PRIMARY KEY (kind, subject)
+  );
+  -- Alert messages to deliver, written with the incident that caused them and kept until sent or given up on.
+  -- The message holds facts only: destinations and their credentials are read from the configuration at send time.
+  CREATE TABLE alert_outbox (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    alert TEXT NOT NULL,
+    event TEXT NOT NULL,
+    message TEXT NOT NULL,
+    status TEXT NOT NULL CHECK (status IN ('pending', 'sent', 'failed')),
+    created_at TEXT NOT NULL,
+    attempts INTEGER NOT NULL DEFAULT 0,
+    next_attempt_at TEXT NOT NULL,
+    last_error TEXT,
+    finished_at TEXT
+  );
+  CREATE INDEX alert_outbox_pending ON alert_outbox (next_attempt_at) WHERE status = 'pending';
+  `,
 ];
 
 /** Brings the schema up to date inside one transaction; a database newer than this code is refused. */

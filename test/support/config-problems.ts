@@ -4,9 +4,14 @@ import { ConfigError } from '../../src/errors.ts';
 
 /** The located problems loading this sources.yml text reports; the test fails when it loads without any. */
 export function configProblemsOf(yamlText: string): readonly string[] {
+  return configProblemsFrom(() => parseSources(yamlText));
+}
+
+/** The located problems `load` (a project.yml or sources.yml loader) reports; the test fails when it loads without any. */
+export function configProblemsFrom(load: () => unknown): readonly string[] {
   let caught: unknown;
   try {
-    parseSources(yamlText);
+    load();
   } catch (error) {
     caught = error;
   }

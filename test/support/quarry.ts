@@ -16,6 +16,7 @@ import type { DocsServer } from '../../src/transform/index.ts';
 import { DuckDBInstance } from '@duckdb/node-api';
 import type { SupersetProcess } from '../../src/dashboard/index.ts';
 import type { ScheduleIncidents } from '../../src/schedules/index.ts';
+import type { AlertCenter, FreshnessMonitor } from '../../src/alerts/index.ts';
 
 export const PASSWORDS: Record<Role, string> = {
   admin: 'admin-password-123',
@@ -54,6 +55,8 @@ export interface TestQuarry {
   readonly watcher: WatcherProcess | undefined;
   readonly docsServer: DocsServer | undefined;
   readonly dashboard: SupersetProcess | undefined;
+  readonly alerts: AlertCenter;
+  readonly freshness: FreshnessMonitor;
   request(method: string, urlPath: string, options?: RequestOptions): Promise<TestResponse>;
   login(role: Role): Promise<string>;
   /** Resolves with the next event of that type; call it before the action that causes it. */
@@ -65,6 +68,8 @@ export interface TestQuarry {
   close(): Promise<void>;
   /** Stops the platform and leaves the project in place, for a test that starts it again (`projectDir`). */
   stop(): Promise<void>;
+  /** Stops the platform and starts it again over the same project, as a restart of the service does. */
+  restart(): Promise<TestQuarry>;
 }
 
 export interface StartOptions {
@@ -122,7 +127,7 @@ export async function startQuarry(options: StartOptions = {}): Promise<TestQuarr
       }
     },
   });
-  const { ctx, app, watcher, docsServer, dashboard } = platform;
+  const { ctx, app, watcher, docsServer, dashboard, alerts, freshness } = platform;
   const url = `http://127.0.0.1:${String(platform.port)}`;
   const cookies = new Map<Role, string>();
 
@@ -204,13 +209,19 @@ export async function startQuarry(options: StartOptions = {}): Promise<TestQuarr
   };
 
   return {
-    dir, url, ctx, app, clock, watcher, docsServer, dashboard, request, login, nextEvent, query,
+    dir, url, ctx, app, clock, watcher, docsServer, dashboard, alerts, freshness, request, login, nextEvent, query,
     jobsIdle: () => ctx.jobs.idle(),
     async close() {
       await platform.close();
       if (!restart) await rm(dir, { recursive: true, force: true });
     },
     stop: () => platform.close(),
+    async restart() {
+      await platform.close();
+      const again = await startQuarry({ ...options, projectDir: dir, sourcesYaml: undefined, projectConfig: undefined, prepare: undefined, clock: undefined });
+      // The project was made for this Quarry: whoever restarts it leaves it to be removed with the last one.
+      return restart ? again : { ...again, close: async () => { await again.close(); await rm(dir, { recursive: true, force: true }); } };
+    },
   };
 }
 

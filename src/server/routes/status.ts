@@ -107,7 +107,7 @@ export const statusRoutes: FastifyPluginCallbackZod<StatusParts> = (app, { ctx, 
     ...readAccess,
     schema: { tags: ['platform'], summary: 'Platform health', response: { 200: PlatformHealth } },
   }, async () => {
-    const health = await checkPlatformHealth({ ...ctx, watcherFailed: watcherProcess?.status().state === 'failed' });
+    const health = await checkPlatformHealth({ ...ctx, schedules: ctx.config.schedules, watcherFailed: watcherProcess?.status().state === 'failed' });
     return {
       status: health.status,
       timestamp: health.timestamp,
