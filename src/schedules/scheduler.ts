@@ -227,6 +227,8 @@ export class Scheduler {
       result = signal.aborted ? { outcome: 'interrupted', detail: 'The service stopped before the run finished' } : { outcome: 'failed', detail: firstLineOf(error) };
     }
     store.schedules.finishRun(record.id, result.outcome, result.detail, now().toISOString());
+    // Over before anyone hears of it: a slot or a "run now" that follows the completion event must not be skipped.
+    entry.running = undefined;
     if (result.outcome === 'interrupted') {
       this.#logLine('WARNING', `Schedule ${name} was interrupted: the service is stopping`);
       return;

@@ -1,4 +1,4 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/alert-receivers.ts';
@@ -92,5 +92,66 @@ describe('source freshness', () => {
     expect(await health()).toMatchObject({ status: 'warning', warnings: ['returns was last synced 8 days ago'], critical_issues: [] });
     await quarry.alerts.deliverDue();
     expect(receiver.api.requests).toHaveLength(0);
+  });
+});
+
+describe('a source its schedule syncs, without limits of its own', () => {
+  let quarry: TestQuarry;
+  let receiver: WebhookReceiver;
+
+  beforeEach(async () => {
+    receiver = await startWebhookReceiver();
+    quarry = await startQuarry({
+      sourcesYaml: 'sources:\n  - name: orders\n    type: local_files\n    local_files:\n      directory: data/orders\n',
+      projectConfig: {
+        schedules: [{ name: 'hourly', cron: '0 * * * *', sync: ['orders'], retries: 0 }],
+        alerts: [{ name: 'team', webhook_url_env: 'HOOK_URL', on: ['source_stale', 'schedule_missed'] }],
+      },
+      env: { HOOK_URL: receiver.url },
+      prepare: (dir) => {
+        mkdirSync(path.join(dir, 'data', 'orders'), { recursive: true });
+        writeFileSync(path.join(dir, 'data', 'orders', 'a.csv'), 'id,amount\n1,10\n');
+      },
+    });
+  });
+  afterEach(async () => {
+    await quarry.close();
+    await receiver.close();
+  });
+
+  /** Moves the clock to the schedule's next slot and resolves with how its run ended. */
+  async function nextScheduledRun(): Promise<string> {
+    const completed = quarry.nextEvent('schedule_completed');
+    quarry.clock.advanceToNextTimer();
+    return (await completed).outcome;
+  }
+
+  it('is stale after two of the schedule\'s intervals and critical after four; a run the schedule misses alerts once, and both recover', async () => {
+    expect(await nextScheduledRun()).toBe('success');
+    const folder = path.join(quarry.dir, 'data', 'orders');
+    const moved = `${folder}.away`;
+    renameSync(folder, moved);
+
+    const missed = quarry.nextEvent('alert_sent', (event) => event.event === 'schedule_missed');
+    expect(await nextScheduledRun()).toBe('failed');
+    await missed;
+    expect(await nextScheduledRun()).toBe('failed');
+    quarry.freshness.check();
+    const health = async () => (await quarry.request('GET', '/api/health/platform', { as: 'viewer' })).json as { warnings: string[]; critical_issues: string[] };
+    expect((await health()).warnings).toContain('orders was last synced 2 hours ago (stale after 2 hours)');
+    expect(await nextScheduledRun()).toBe('failed');
+    expect(await nextScheduledRun()).toBe('failed');
+    expect((await health()).critical_issues).toContain('orders was last synced 4 hours ago (critical after 4 hours)');
+    await quarry.alerts.deliverDue();
+    expect(receiver.accepted.map((message) => [message.event, message.status])).toEqual([['schedule_missed', 'firing'], ['source_stale', 'firing']]);
+
+    renameSync(moved, folder);
+    expect(await nextScheduledRun()).toBe('success');
+    await quarry.jobsIdle();
+    await expect.poll(async () => {
+      await quarry.alerts.deliverDue();
+      return receiver.accepted.slice(2).map((message) => [message.event, message.status]).sort();
+    }).toEqual([['schedule_missed_resolved', 'resolved'], ['source_stale_resolved', 'resolved']]);
+    expect(await health()).toMatchObject({ warnings: [], critical_issues: [] });
   });
 });
