@@ -160,11 +160,14 @@ export class TransformRunner {
     if (this.#background.size > 0) await this.idle();
   }
 
-  /** Lets a running run finish within `graceMs`, then interrupts it; stops the worker. Idempotent. */
-  async close(graceMs: number): Promise<void> {
+  /**
+   * Stops following syncs and queuing work; resolves once the queued runs, parses and docs generation have
+   * ended (closing the job lifecycle interrupts runs past its grace period) and the worker has stopped. Idempotent.
+   */
+  async close(): Promise<void> {
     this.#closing = true;
     this.#unsubscribe();
-    await this.#options.jobs.close(graceMs, this.idle());
+    await this.idle();
     await this.#worker?.close();
   }
 
