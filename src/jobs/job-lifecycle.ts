@@ -149,12 +149,17 @@ export class JobLifecycle {
     this.#unrecorded.length = 0;
     if (!job) throw kind.busy();
     const controller = new AbortController();
-    const run = (): Promise<void> => this.#run(job, kind, controller.signal);
-    const finished = (kind.lockScope === 'write' ? run() : lock.hold(run, controller.signal))
-      .catch((error: unknown) => { this.#fail(job, kind, error, controller.signal); })
-      .finally(() => { this.#active.delete(job.id); });
+    const { promise: finished, resolve } = Promise.withResolvers<undefined>();
     const active = { job, kind: kind as JobKind<unknown>, finished, controller };
+    // Tracked before it runs: a job whose lock scope is `write` starts (and announces itself) at once.
     this.#active.set(job.id, active);
+    const run = (): Promise<void> => this.#run(job, kind, controller.signal);
+    void (kind.lockScope === 'write' ? run() : lock.hold(run, controller.signal))
+      .catch((error: unknown) => { this.#fail(job, kind, error, controller.signal); })
+      .finally(() => {
+        this.#active.delete(job.id);
+        resolve(undefined);
+      });
     return active;
   }
 

@@ -1,26 +1,21 @@
-import type { ProjectPaths, SourceConfig } from '../config/index.ts';
 import { firstLineOf, TransientError } from '../errors.ts';
 import type { EventBus } from '../events/index.ts';
-import { SyncFailedError, type DateWindow, type LoadContext, type LoadOutcome, type SourceLoader, type SourceTokens } from '../sources/index.ts';
+import { SyncFailedError, type DateWindow, type LoadContext, type LoadOutcome, type SourceLoader } from '../sources/index.ts';
 import { sqliteFailure, type JobRecord, type Store } from '../store/index.ts';
 import { WarehouseBusyError } from '../warehouse/index.ts';
 import { SyncInProgressError } from './errors.ts';
 import type { JobKind, JobSuccess, JobTools } from './job-lifecycle.ts';
+import { readContextOf, type ReadContextOptions } from './read-context.ts';
 
-export interface SyncJobOptions {
-  readonly source: SourceConfig;
+/** The source and the platform parts its reading draws on (the job brings the signal), and the job's own. */
+export interface SyncJobOptions extends Omit<ReadContextOptions, 'signal'> {
   readonly loader: SourceLoader;
   readonly fullRefresh: boolean;
   readonly requestedBy: string | null;
   /** A backfill's days, or undefined for a sync from the saved cursors. */
   readonly window: DateWindow | undefined;
   readonly store: Store;
-  readonly paths: ProjectPaths;
   readonly events: EventBus;
-  readonly now: () => Date;
-  /** The project's environment, where connectors read credentials by name. */
-  readonly env: Readonly<Record<string, string | undefined>>;
-  readonly sourceTokens: SourceTokens;
 }
 
 /**
@@ -106,12 +101,11 @@ export class SyncJob implements JobKind<LoadOutcome> {
 
   /** What the source's loader needs for this job. */
   #loadContext(tools: JobTools): LoadContext {
-    const { source, store, paths, now, env, sourceTokens, window } = this.#options;
+    const { source, store, window } = this.#options;
     const { job, signal } = tools;
     return {
-      source, env, now, signal, projectDir: paths.root, runDir: paths.runDir, jobId: job.id, fullRefresh: job.fullRefresh, window,
+      ...readContextOf({ ...this.#options, signal }), jobId: job.id, fullRefresh: job.fullRefresh, window,
       log: (level, message) => { tools.log(level, message); },
-      oauthAccessToken: (provider) => sourceTokens.accessToken(provider, env, signal),
       savedCursors: () => (job.fullRefresh ? new Map<string, unknown>() : store.sourceState.forSource(source.name)),
       ledger: () => store.fileLedger.forSource(source.name),
       write: (work) => tools.write(work),
