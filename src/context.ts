@@ -5,7 +5,7 @@ import {
   type ProjectConfig, type ProjectPaths, type SourceConfig,
 } from './config/index.ts';
 import { EventBus } from './events/index.ts';
-import { JobLifecycle, JobRunner, SourceReports, WarehouseLock } from './jobs/index.ts';
+import { JobRunner, SourceReports, WarehouseLock } from './jobs/index.ts';
 import { createLogger, type Logger } from './logger.ts';
 import { SourceTokens } from './sources/index.ts';
 import { Scheduler, type Timer } from './schedules/index.ts';
@@ -73,7 +73,7 @@ export function createContext(options: ContextOptions): AppContext {
   const jobs = new JobRunner({ store, paths, sources, events, log: log.child({ module: 'jobs' }), now, env, lock: warehouseLock, sourceTokens });
   const transform = new TransformRunner({
     store, paths, config, events, log: log.child({ module: 'transform' }), now, lock: warehouseLock,
-    jobs: new JobLifecycle({ store, paths, events, log: log.child({ module: 'jobs' }), now, lock: warehouseLock }),
+    jobs: jobs.lifecycle,
     pythonEnvironmentsDir: env.QUARRY_PYTHON_ENVS_DIR,
     baseEnv: childEnv,
   });
@@ -107,9 +107,13 @@ export function createContext(options: ContextOptions): AppContext {
 /** How long a running job may take to finish when the service stops before it is interrupted. */
 const SHUTDOWN_GRACE_MS = 20_000;
 
-/** Closes what createContext opened, in reverse order: running jobs and model runs finish (or are interrupted), then the store. */
+/**
+ * Closes what createContext opened, in reverse order: the schedules, then the transform runner stops queuing
+ * work and the one job lifecycle closes (syncs and model runs finish within the grace period or are
+ * interrupted), then the store.
+ */
 export async function closeContext(context: AppContext, graceMs = SHUTDOWN_GRACE_MS): Promise<void> {
   await context.schedules.close();
-  await Promise.all([context.transform.close(graceMs), context.jobs.close(graceMs)]);
+  await context.jobs.close(graceMs, context.transform.close());
   context.store.close();
 }

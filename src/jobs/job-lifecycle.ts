@@ -2,6 +2,7 @@ import type { ProjectPaths } from '../config/index.ts';
 import type { EventBus } from '../events/index.ts';
 import type { Logger } from '../logger.ts';
 import type { JobKind as JobKindName, JobRecord, LogLevel, Store } from '../store/index.ts';
+import { withWriteConnection, type DuckDBConnection } from '../warehouse/index.ts';
 import { countRows } from './count-rows.ts';
 import { finishWithin } from './finish-within.ts';
 import { publishAfterCommit, type JobMessage } from './publish-after-commit.ts';
@@ -19,6 +20,11 @@ export interface JobTools {
   countRows(tables: readonly { schema: string; name: string }[]): Promise<Map<string, number>>;
   /** Refreshes the read-only replica; a failure is a warning, never the job's failure (the data is committed). */
   publish(): Promise<JobMessage[]>;
+  /**
+   * Runs `work` with the warehouse's one write connection, then publishes; `messages` holds the publish's
+   * warnings. Holds the warehouse lock for it when the kind's `lockScope` is `write` (else the job holds it).
+   */
+  write<T>(work: (connection: DuckDBConnection) => Promise<T>): Promise<{ result: T; messages: JobMessage[] }>;
 }
 
 /** How a job ended well, as the kind reports it; written in one transaction with the job's own ending. */
@@ -26,6 +32,10 @@ export interface JobSuccess {
   readonly status: 'success' | 'failed';
   readonly rows: number | null;
   readonly error: string | null;
+  /** Files the job could not read and skipped (the history's `files_failed`); 0 when absent. */
+  readonly filesFailed?: number;
+  /** Fields of the service log's record of the ending, beside the kind's own and the duration. */
+  readonly logFields: Readonly<Record<string, unknown>>;
   /** Log lines, written after the ending is recorded. */
   readonly lines: readonly { level: LogLevel; message: string }[];
   /** Published last, once everything is recorded. */
@@ -43,6 +53,20 @@ export interface JobKind<Outcome> {
   readonly requestedBy: string | null;
   /** The `source` of its log lines (null for lines that belong to no source). */
   readonly logSource: string | null;
+  /**
+   * What holds the warehouse lock: the whole job (`job`: dbt, DuckDB reading a folder), or only its
+   * `tools.write` (`write`: a connector extracts beside other jobs and holds the lock only to load).
+   */
+  readonly lockScope: 'job' | 'write';
+  /** How the service log (pino) names the kind and its job. */
+  readonly serviceLog: {
+    /** 'sync', 'model run': its failures are "<noun> failed". */
+    readonly noun: string;
+    /** The message of a job's ending: 'sync completed', 'model run finished'. */
+    readonly finished: string;
+    /** The fields of every record about the job: `{ source }`, `{ target }`. */
+    readonly fields: Readonly<Record<string, unknown>>;
+  };
   /** The error for a job of this kind and target that is already queued or running. */
   busy(): Error;
   /** Marks the start (events) and says the first log line. */
@@ -52,8 +76,13 @@ export interface JobKind<Outcome> {
   finished(job: JobRecord, outcome: Outcome, finishedAt: string, startedAt: Date): JobSuccess;
   /** The one-line error for the history and events; `interrupted` when the service stopped it. */
   failureMessage(error: unknown, interrupted: boolean): string;
-  /** Whether the failure is one the kind expects (a vendor's error, dbt's): logged as a warning, not an error. */
-  isExpectedFailure(error: unknown): boolean;
+  /**
+   * How the service log reports a failure (an interruption is not one): `warn` for one the kind expects,
+   * `error` for one that needs someone to act, undefined when the job's history says all there is.
+   */
+  failureLogLevel(error: unknown): 'warn' | 'error' | undefined;
+  /** Whether trying again later may succeed (recorded with the failure, so schedules retry only those); false when absent. */
+  isTransient?(error: unknown): boolean;
   /** Records what else a failed job leaves (inside the ending's transaction). */
   recordFailure?(job: JobRecord, message: string, finishedAt: string): void;
   /** Announces the failure. */
@@ -105,10 +134,10 @@ export class JobLifecycle {
   }
 
   /**
-   * Records the job queued and runs it: all of it under the warehouse lock, unless `holdsOwnLock` says the
-   * work takes the lock itself for its writing step. Throws kind.busy() when one is already active.
+   * Records the job queued and runs it, under the warehouse lock as the kind's `lockScope` says. Throws
+   * kind.busy() when one of its kind and target is already active, or while the lifecycle closes.
    */
-  enqueue<Outcome>(kind: JobKind<Outcome>, options: { holdsOwnLock?: boolean } = {}): ActiveJob {
+  enqueue<Outcome>(kind: JobKind<Outcome>): ActiveJob {
     const { store, now, lock } = this.#options;
     if (this.#closing) throw kind.busy();
     const job = store.transaction(() => {
@@ -120,18 +149,24 @@ export class JobLifecycle {
     this.#unrecorded.length = 0;
     if (!job) throw kind.busy();
     const controller = new AbortController();
-    const run = (): Promise<void> => this.#run(job, kind, controller.signal);
-    const finished = (options.holdsOwnLock === true ? run() : lock.hold(run, controller.signal))
-      .catch((error: unknown) => { this.#fail(job, kind, error, controller.signal); })
-      .finally(() => { this.#active.delete(job.id); });
+    const { promise: finished, resolve } = Promise.withResolvers<undefined>();
     const active = { job, kind: kind as JobKind<unknown>, finished, controller };
+    // Tracked before it runs: a job whose lock scope is `write` starts (and announces itself) at once.
     this.#active.set(job.id, active);
+    const run = (): Promise<void> => this.#run(job, kind, controller.signal);
+    void (kind.lockScope === 'write' ? run() : lock.hold(run, controller.signal))
+      .catch((error: unknown) => { this.#fail(job, kind, error, controller.signal); })
+      .finally(() => {
+        this.#active.delete(job.id);
+        resolve(undefined);
+      });
     return active;
   }
 
-  /** Resolves when no job is queued or running. */
-  async idle(): Promise<void> {
-    while (this.#active.size > 0) await Promise.all([...this.#active.values()].map((active) => active.finished));
+  /** Resolves when no job (of `kind`, when given) is queued or running and every holder of the warehouse lock so far has finished. */
+  async idle(kind?: JobKindName): Promise<void> {
+    const waitedFor = (): ActiveJob[] => this.active().filter((active) => kind === undefined || active.kind.kind === kind);
+    for (let active = waitedFor(); active.length > 0; active = waitedFor()) await Promise.all(active.map((job) => job.finished));
     await this.#options.lock.idle();
   }
 
@@ -146,32 +181,34 @@ export class JobLifecycle {
     for (const active of this.#active.values()) active.controller.abort();
   }
 
-  /** Holds the warehouse lock for `work` on behalf of a running job (a kind whose work takes the lock itself). */
-  holdWarehouse<T>(work: () => Promise<T>, signal: AbortSignal): Promise<T> {
-    return this.#options.lock.hold(work, signal);
-  }
-
   async #run<Outcome>(job: JobRecord, kind: JobKind<Outcome>, signal: AbortSignal): Promise<void> {
     const { store, events, now, log, paths } = this.#options;
     signal.throwIfAborted();
     const started = now();
     store.jobs.markRunning(job.id, started.toISOString());
+    const publish = (): Promise<JobMessage[]> => publishAfterCommit(paths, log);
+    const writeAndPublish = async <T>(work: (connection: DuckDBConnection) => Promise<T>): Promise<{ result: T; messages: JobMessage[] }> => {
+      const result = await withWriteConnection(paths.warehouseFile, signal, work);
+      return { result, messages: await publish() };
+    };
     const tools: JobTools = {
-      job, signal,
+      job, signal, publish,
       log: (level, message) => { this.#logLine(level, kind.logSource, message, job.id); },
       countRows: (tables) => countRows(paths.warehouseFile, tables, signal),
-      publish: () => publishAfterCommit(paths, log),
+      write: (work) => (kind.lockScope === 'job' ? writeAndPublish(work) : this.#options.lock.hold(() => writeAndPublish(work), signal)),
     };
     tools.log('INFO', kind.started(job));
     const outcome = await kind.work(tools);
     const finishedAt = now();
     const ending = store.transaction(() => {
       const success = kind.finished(job, outcome, finishedAt.toISOString(), started);
-      store.jobs.finish(job.id, { status: success.status, rows: success.rows, error: success.error }, finishedAt.toISOString());
+      store.jobs.finish(job.id, {
+        status: success.status, rows: success.rows, error: success.error, filesFailed: success.filesFailed ?? 0,
+      }, finishedAt.toISOString());
       return success;
     });
     for (const line of ending.lines) tools.log(line.level, line.message);
-    log.info({ kind: kind.kind, target: kind.target, status: ending.status, rows: ending.rows, durationMs: finishedAt.getTime() - started.getTime() }, 'job finished');
+    log.info({ ...kind.serviceLog.fields, ...ending.logFields, durationMs: finishedAt.getTime() - started.getTime() }, kind.serviceLog.finished);
     for (const event of ending.events) events.publish(event);
   }
 
@@ -181,7 +218,9 @@ export class JobLifecycle {
     const message = kind.failureMessage(error, interrupted);
     const finishedAt = now().toISOString();
     const record = (): void => {
-      store.jobs.finish(job.id, { status: interrupted ? 'interrupted' : 'failed', rows: null, error: message }, finishedAt);
+      store.jobs.finish(job.id, {
+        status: interrupted ? 'interrupted' : 'failed', rows: null, error: message, transient: !interrupted && kind.isTransient?.(error) === true,
+      }, finishedAt);
       kind.recordFailure?.(job, message, finishedAt);
       store.logs.append({ timestamp: finishedAt, level: interrupted ? 'WARNING' : 'ERROR', source: kind.logSource, message, jobId: job.id });
     };
@@ -190,12 +229,12 @@ export class JobLifecycle {
     } catch (storeError) {
       // Thrown from here, it would be an unhandled rejection that stops the service.
       this.#unrecorded.push(record);
-      log.error({ err: storeError, kind: kind.kind, target: kind.target, job: job.id }, 'the end of the job could not be recorded in the platform database; it is recorded with the next job');
+      const { noun, fields } = kind.serviceLog;
+      log.error({ err: storeError, ...fields, job: job.id }, `the end of the ${noun} could not be recorded in the platform database; it is recorded with the next ${noun}`);
     }
-    if (!interrupted) {
-      if (kind.isExpectedFailure(error)) log.warn({ err: error, kind: kind.kind, target: kind.target }, 'job failed');
-      else log.error({ err: error, kind: kind.kind, target: kind.target }, 'job failed unexpectedly');
-    }
+    const level = interrupted ? undefined : kind.failureLogLevel(error);
+    if (level === 'warn') log.warn({ err: error, ...kind.serviceLog.fields }, `${kind.serviceLog.noun} failed`);
+    if (level === 'error') log.error({ err: error, ...kind.serviceLog.fields }, `${kind.serviceLog.noun} failed unexpectedly`);
     for (const event of kind.failedEvents(job, message)) events.publish(event);
   }
 

@@ -37,7 +37,9 @@ export class ModelRun implements JobKind<RunOutcome> {
   readonly kind = 'run';
   readonly fullRefresh = false;
   readonly logSource = null;
+  readonly lockScope = 'job';
   readonly target: string;
+  readonly serviceLog: JobKind<RunOutcome>['serviceLog'];
   readonly requestedBy: string | null;
   readonly models: ReadonlySet<string>;
   readonly #options: ModelRunOptions;
@@ -47,6 +49,7 @@ export class ModelRun implements JobKind<RunOutcome> {
     this.target = options.target;
     this.requestedBy = options.requestedBy;
     this.models = options.models;
+    this.serviceLog = { noun: 'model run', finished: 'model run finished', fields: { target: options.target } };
   }
 
   /** Whether this run covers any of `models`. */
@@ -87,7 +90,7 @@ export class ModelRun implements JobKind<RunOutcome> {
     const built = dbt.results.filter((result) => result.status === 'success').length;
     const seconds = (Date.parse(finishedAt) - startedAt.getTime()) / 1000;
     return {
-      status, rows: null, error: status === 'success' ? null : summary || 'dbt reported a failure',
+      status, rows: null, error: status === 'success' ? null : summary || 'dbt reported a failure', logFields: { status },
       lines: [
         ...outcome.messages,
         status === 'success'
@@ -102,8 +105,8 @@ export class ModelRun implements JobKind<RunOutcome> {
     return interrupted ? 'The run was interrupted because the service is stopping' : `The run failed: ${firstLineOf(error)}`;
   }
 
-  isExpectedFailure(): boolean {
-    return true;
+  failureLogLevel(): 'warn' {
+    return 'warn';
   }
 
   recordFailure(job: JobRecord, message: string, finishedAt: string): void {

@@ -132,9 +132,8 @@ export class TransformRunner {
 
   /** Regenerates the docs site (manifest, catalog, index.html) now. */
   async generateDocs(signal: AbortSignal = new AbortController().signal): Promise<void> {
-    const outcome = await this.#options.lock.hold(() => this.#invoke(['docs', 'generate'], signal), signal);
+    const outcome = await this.#generateDocsSite(signal);
     if (!outcome.success) throw new DocsGenerationError(dbtErrorLine(outcome.error));
-    await publishDocsSite(this.#options.paths);
     await this.#reloadGraph();
   }
 
@@ -160,11 +159,14 @@ export class TransformRunner {
     if (this.#background.size > 0) await this.idle();
   }
 
-  /** Lets a running run finish within `graceMs`, then interrupts it; stops the worker. Idempotent. */
-  async close(graceMs: number): Promise<void> {
+  /**
+   * Stops following syncs and queuing work; resolves once the queued runs, parses and docs generation have
+   * ended (closing the job lifecycle interrupts runs past its grace period) and the worker has stopped. Idempotent.
+   */
+  async close(): Promise<void> {
     this.#closing = true;
     this.#unsubscribe();
-    await this.#options.jobs.close(graceMs, this.idle());
+    await this.idle();
     await this.#worker?.close();
   }
 
@@ -239,14 +241,21 @@ export class TransformRunner {
     this.#docsQueued = true;
     const signal = new AbortController().signal;
     void this.#inBackground('docs generation', async () => {
-      const outcome = await this.#options.lock.hold(async () => {
-        this.#docsQueued = false;
-        return this.#invoke(['docs', 'generate'], signal);
-      }, signal);
-      if (outcome.success) await publishDocsSite(this.#options.paths);
-      else this.#options.log.warn({ error: dbtErrorLine(outcome.error) }, 'dbt docs generate failed');
+      // Once its turn comes, a change made meanwhile needs another generation.
+      const outcome = await this.#generateDocsSite(signal, () => { this.#docsQueued = false; });
+      if (!outcome.success) this.#options.log.warn({ error: dbtErrorLine(outcome.error) }, 'dbt docs generate failed');
       await this.#reloadGraph();
     });
+  }
+
+  /** dbt docs generate under the warehouse lock (`onTurn` runs once it is held); the site is published when it succeeds. */
+  async #generateDocsSite(signal: AbortSignal, onTurn: () => void = () => undefined): Promise<DbtOutcome> {
+    const outcome = await this.#options.lock.hold(() => {
+      onTurn();
+      return this.#invoke(['docs', 'generate'], signal);
+    }, signal);
+    if (outcome.success) await publishDocsSite(this.#options.paths);
+    return outcome;
   }
 
   async #parse(): Promise<void> {

@@ -1,0 +1,22 @@
+import type { ProjectPaths, SourceConfig } from '../config/index.ts';
+import type { ReadContext, SourceTokens } from '../sources/index.ts';
+
+/** The platform parts reading a source draws on. */
+export interface ReadContextOptions {
+  readonly source: SourceConfig;
+  readonly paths: ProjectPaths;
+  /** The project's environment, where connectors read credentials by name. */
+  readonly env: Readonly<Record<string, string | undefined>>;
+  readonly sourceTokens: SourceTokens;
+  readonly now: () => Date;
+  readonly signal: AbortSignal;
+}
+
+/** What reading `source` needs from the platform, for a sync and a connection test alike. */
+export function readContextOf(options: ReadContextOptions): ReadContext {
+  const { source, paths, env, now, signal, sourceTokens } = options;
+  return {
+    source, env, now, signal, projectDir: paths.root, runDir: paths.runDir,
+    oauthAccessToken: (provider) => sourceTokens.accessToken(provider, env, signal),
+  };
+}
