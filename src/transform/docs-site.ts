@@ -23,33 +23,15 @@ export async function publishDocsSite(paths: ProjectPaths): Promise<void> {
   await mkdir(site, { recursive: true });
   const page = prepareDocsPage(await readFile(path.join(dbtTargetDir(paths), 'index.html'), 'utf8'));
   // For the instant between the two renames either page may be served: the policy allows both until the new one is in place.
-  const previousHashes = readScriptHashes(site);
+  const previousHashes = docsSiteScriptHashes(site);
   await replaceFile(site, SCRIPT_HASHES_FILE, (file) => writeFile(file, JSON.stringify([...new Set([...previousHashes, ...page.scriptHashes])])));
   await replaceFile(site, 'index.html', (file) => writeFile(file, page.html));
   await replaceFile(site, SCRIPT_HASHES_FILE, (file) => writeFile(file, JSON.stringify(page.scriptHashes)));
   for (const name of DATA_FILES) await replaceFile(site, name, (file) => copyFile(path.join(dbtTargetDir(paths), name), file));
 }
 
-/**
- * The policy the docs site is served with: the application's own policy, plus exactly the published
- * page's inline scripts and the fonts it embeds as data URLs.
- */
-export function docsSiteContentSecurityPolicy(site: string): string {
-  return [
-    "default-src 'self'",
-    ['script-src', "'self'", ...readScriptHashes(site)].join(' '),
-    "style-src 'self' 'unsafe-inline'",
-    "img-src 'self' data:",
-    "font-src 'self' data:",
-    "connect-src 'self'",
-    "frame-ancestors 'none'",
-    "base-uri 'self'",
-    "form-action 'self'",
-    "object-src 'none'",
-  ].join('; ');
-}
-
-function readScriptHashes(site: string): string[] {
+/** The CSP source expressions allowing exactly the published page's inline scripts; none before a page is published. */
+export function docsSiteScriptHashes(site: string): string[] {
   try {
     const hashes: unknown = JSON.parse(readFileSync(path.join(site, SCRIPT_HASHES_FILE), 'utf8'));
     return Array.isArray(hashes) ? hashes.filter((hash): hash is string => typeof hash === 'string' && /^'sha256-[A-Za-z0-9+/=]+'$/.test(hash)) : [];

@@ -3,4 +3,4 @@ export { ModelNotFoundError, RunInProgressError, DocsGenerationError } from './e
 export { ensureDbtProject, DBT_PROJECT_NAME } from './dbt-project.ts';
 export { writeStagingModels, stagingModelName, type RawTable } from './staging-models.ts';
 export { DocsServer, startDocsServer, type DocsServerStatus } from './docs-server.ts';
-export { docsSiteDir, docsSiteContentSecurityPolicy } from './docs-site.ts';
+export { docsSiteDir, docsSiteScriptHashes } from './docs-site.ts';

@@ -1,18 +1,27 @@
 import type { FastifyInstance } from 'fastify';
 
-const CONTENT_SECURITY_POLICY = [
-  "default-src 'self'",
-  "script-src 'self'",
-  // Swagger UI and Redoc set element styles at run time.
-  "style-src 'self' 'unsafe-inline'",
-  "img-src 'self' data:",
-  "worker-src 'self' blob:",
-  "connect-src 'self'",
-  "frame-ancestors 'none'",
-  "base-uri 'self'",
-  "form-action 'self'",
-  "object-src 'none'",
-].join('; ');
+/**
+ * The application's content security policy: its own origin only, no inline script. A page that needs more
+ * (dbt's docs site) adds exactly its own inline scripts' hashes and font sources.
+ */
+export function contentSecurityPolicy(extra: { scriptSources?: readonly string[]; fontSources?: readonly string[] } = {}): string {
+  return [
+    "default-src 'self'",
+    ['script-src', "'self'", ...extra.scriptSources ?? []].join(' '),
+    // Swagger UI and Redoc set element styles at run time.
+    "style-src 'self' 'unsafe-inline'",
+    "img-src 'self' data:",
+    ...extra.fontSources === undefined ? [] : [['font-src', "'self'", ...extra.fontSources].join(' ')],
+    "worker-src 'self' blob:",
+    "connect-src 'self'",
+    "frame-ancestors 'none'",
+    "base-uri 'self'",
+    "form-action 'self'",
+    "object-src 'none'",
+  ].join('; ');
+}
+
+const CONTENT_SECURITY_POLICY = contentSecurityPolicy();
 
 /** Security headers on every response we produce ourselves; a proxied upstream keeps its own policy. */
 export function installSecurityHeaders(app: FastifyInstance): void {

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { ProjectPaths } from '../../config/index.ts';
-import { docsSiteContentSecurityPolicy, docsSiteDir, type DocsServer } from '../../transform/index.ts';
+import { docsSiteDir, docsSiteScriptHashes, type DocsServer } from '../../transform/index.ts';
+import { contentSecurityPolicy } from '../plugins/index.ts';
 import { installUpstreamProxy } from '../upstream-proxy.ts';
 
 /** `/transform-docs/*`, `/manifest.json` and `/catalog.json` → the docs server (dbt's target/ folder). */
@@ -13,6 +14,8 @@ export async function installTransformDocsProxy(app: FastifyInstance, docsServer
     socketPath: docsServer?.socketPath,
     upstreamPath: (url) => (url.startsWith('/transform-docs/') ? url.slice('/transform-docs'.length) : url),
     // dbt's docs page is one inline application: allowed by its published hashes, on these paths only.
-    responseHeaders: () => ({ 'content-security-policy': docsSiteContentSecurityPolicy(docsSiteDir(paths)) }),
+    responseHeaders: () => ({
+      'content-security-policy': contentSecurityPolicy({ scriptSources: docsSiteScriptHashes(docsSiteDir(paths)), fontSources: ['data:'] }),
+    }),
   });
 }
