@@ -1,8 +1,11 @@
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startGoogleAdsFake, type AdsAccount, type AdsRow } from '../fakes/google-ads.ts';
+import { GoogleOAuth } from '../fakes/google-oauth.ts';
 import { startShopifyFake, type ShopifyShop } from '../fakes/shopify.ts';
 import { startStripeFake, type StripeObject } from '../fakes/stripe.ts';
+import { startFakeYouTube, type FakeYouTube } from '../fakes/youtube.ts';
 import { records, startFakeApi, type FakeApi } from '../support/fake-api.ts';
 import { startQuarry, type TestQuarry } from '../support/quarry.ts';
 import { logMessages, syncAndWait } from '../support/sync.ts';
@@ -200,5 +203,88 @@ describe('POST /api/sync-all', () => {
     expect(bare.status).toBe(403);
     expect(bare.json).toMatchObject({ code: 'csrf_failed' });
     await quarry.jobsIdle();
+  });
+});
+
+/** A second project for the vendor types whose fakes need their own settings. */
+describe('backfill of the other date-range types', () => {
+  const DAY_MS = 86_400_000;
+  const isoDay = (daysAgo: number) => new Date(Date.now() - daysAgo * DAY_MS).toISOString().slice(0, 10);
+  const CUSTOMER = '1234567890';
+  const campaignRow = (id: number, daysAgo: number, clicks = id): AdsRow => ({
+    campaign: { resourceName: `customers/${CUSTOMER}/campaigns/${String(id)}`, id: String(id), name: `Campaign ${String(id)}`, status: 'ENABLED', advertisingChannelType: 'SEARCH' },
+    segments: { date: isoDay(daysAgo) }, metrics: { impressions: String(100 * id), clicks: String(clicks) },
+  });
+  /** Three campaigns a day for the last four days. */
+  const campaigns = (clicksOf: (id: number, daysAgo: number) => number = (id) => id, days = [4, 3, 2, 1]) =>
+    days.flatMap((daysAgo) => [1, 2, 3].map((id) => campaignRow(id, daysAgo, clicksOf(id, daysAgo))));
+  const ads: AdsAccount = { developerToken: 'dev-token-1', customers: new Map([[CUSTOMER, new Map([['campaign', campaigns()]])]]) };
+  const oauth = new GoogleOAuth();
+  const YOUTUBE_KEY = 'youtube-api-key';
+  const CHANNEL = 'UCabcdEFGHijklMNOPqrstUV';
+
+  let adsApi: FakeApi;
+  let youtube: FakeYouTube;
+  let other: TestQuarry;
+
+  async function backfillOf(source: string, body: Record<string, unknown>) {
+    const ended = other.nextEvent('sync_completed', (event) => event.source === source);
+    const response = await other.request('POST', `/api/sources/${source}/sync`, { as: 'editor', body });
+    expect(response.status).toBe(200);
+    const event = await ended;
+    await other.jobsIdle();
+    return event;
+  }
+
+  beforeAll(async () => {
+    oauth.clients.set('gcloud-client', { secret: 'gcloud-secret', refreshTokens: new Set(['user-refresh']) });
+    adsApi = await startGoogleAdsFake(ads, oauth, 5);
+    youtube = await startFakeYouTube({ apiKey: YOUTUBE_KEY, channels: { [CHANNEL]: 30 } });
+    const googleCredentials = (url: string) => JSON.stringify({
+      type: 'authorized_user', client_id: 'gcloud-client', client_secret: 'gcloud-secret', refresh_token: 'user-refresh', token_uri: `${url}/token`,
+    });
+    other = await startQuarry({
+      env: { ADS_CREDENTIALS: googleCredentials(adsApi.url), SEARCH_ADS_DEVELOPER_TOKEN: 'dev-token-1', VIDEO_ANALYTICS_API_KEY: YOUTUBE_KEY },
+      sourcesYaml: [
+        'sources:',
+        '  - name: ads',
+        '    type: search_ads',
+        '    search_ads:',
+        '      property_id: 123-456-7890',
+        '      credentials_env: ADS_CREDENTIALS',
+        '      resources: [campaign_stats]',
+        `      base_url: ${adsApi.url}`,
+        '  - name: videos',
+        '    type: video_analytics',
+        `    generic_config: {channel_ids: [${CHANNEL}], base_url: "${youtube.baseUrl}"}`,
+        '',
+      ].join('\n'),
+    });
+    for (const name of ['ads', 'videos']) expect(await syncAndWait(other, name)).toMatchObject({ type: 'sync_completed' });
+  });
+
+  afterAll(async () => {
+    await other.close();
+    await Promise.all([adsApi.close(), youtube.close()]);
+  });
+
+  it('search_ads: replaces the rows of the window\'s days by segments.date and leaves the other days as they were', async () => {
+    expect(await other.query('SELECT count(*) AS n FROM raw_ads.campaign_stats')).toEqual([{ n: 12 }]);
+    // Upstream, every day's clicks changed, and campaign 3 has no row two days ago any more.
+    ads.customers.get(CUSTOMER)!.set('campaign', campaigns((id) => 10 * id).filter((row) => !(row.segments.date === isoDay(2) && row.campaign!.id === '3')));
+    const before = adsApi.requests.length;
+    const event = await backfillOf('ads', { since: isoDay(3), until: isoDay(2) });
+    expect(event.rows).toBe(5);
+    const queries = adsApi.requests.slice(before).filter((request) => request.path.endsWith(':search')).map((request) => (request.body as { query: string }).query);
+    expect(queries).toHaveLength(1);
+    expect(queries[0]).toContain(`segments.date BETWEEN '${isoDay(3)}' AND '${isoDay(2)}'`);
+    const byDay = await other.query(`SELECT segments.date::VARCHAR AS day, count(*) AS n, string_agg(metrics.clicks, ',' ORDER BY campaign.id) AS clicks
+      FROM raw_ads.campaign_stats GROUP BY 1 ORDER BY 1`);
+    expect(byDay).toEqual([
+      { day: isoDay(4), n: 3, clicks: '1,2,3' },
+      { day: isoDay(3), n: 3, clicks: '10,20,30' },
+      { day: isoDay(2), n: 2, clicks: '10,20' },
+      { day: isoDay(1), n: 3, clicks: '1,2,3' },
+    ]);
   });
 });
