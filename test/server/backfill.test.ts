@@ -287,4 +287,24 @@ describe('backfill of the other date-range types', () => {
       { day: isoDay(1), n: 3, clicks: '1,2,3' },
     ]);
   });
+
+  it('video_analytics: replaces the playlist items and videos published in the window and leaves the channels and the other videos alone', async () => {
+    const channel = youtube.channels.get(CHANNEL)!;
+    expect(await other.query(`SELECT (SELECT count(*) FROM raw_videos.playlist_items) AS items, (SELECT count(*) FROM raw_videos.videos) AS videos,
+      (SELECT count(*) FROM raw_videos.channels) AS channels`)).toEqual([{ items: 30, videos: 30, channels: 1 }]);
+    // Video n is published n days after 2024-01-01: videos 9 to 11 fall within 2024-01-10..2024-01-12.
+    channel.title = 'Renamed channel';
+    for (const video of channel.videos) if (video.id.endsWith('0010') || video.id.endsWith('0020')) video.title = 'Renamed';
+    const before = youtube.api.requests.length;
+    const event = await backfillOf('videos', { since: '2024-01-10', until: '2024-01-12' });
+    expect(event.rows).toBe(3 + 3);
+    const videoRequests = youtube.api.requests.slice(before).filter((request) => request.path === '/youtube/v3/videos');
+    expect(videoRequests.map((request) => request.query.get('id')!.split(',').sort())).toEqual([['abcdvid0009', 'abcdvid0010', 'abcdvid0011']]);
+    expect(await other.query(`SELECT count(*) AS n, count(DISTINCT id) AS ids, string_agg(id, ',' ORDER BY id) FILTER (WHERE snippet.title = 'Renamed') AS renamed
+      FROM raw_videos.videos`)).toEqual([{ n: 30, ids: 30, renamed: 'abcdvid0010' }]);
+    expect(await other.query(`SELECT count(*) AS n, count(DISTINCT contentDetails.videoId) AS ids,
+      string_agg(contentDetails.videoId, ',' ORDER BY contentDetails.videoId) FILTER (WHERE snippet.title = 'Renamed') AS renamed FROM raw_videos.playlist_items`))
+      .toEqual([{ n: 30, ids: 30, renamed: 'abcdvid0010' }]);
+    expect(await other.query('SELECT snippet.title AS title FROM raw_videos.channels')).toEqual([{ title: 'Channel abcd' }]);
+  });
 });
