@@ -2,10 +2,14 @@ import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startGoogleAdsFake, type AdsAccount, type AdsRow } from '../fakes/google-ads.ts';
+import { startGoogleAnalyticsFake, type AnalyticsFact } from '../fakes/google-analytics.ts';
 import { GoogleOAuth } from '../fakes/google-oauth.ts';
+import { greenhouseCandidate, startFakeGreenhouse, type FakeGreenhouse } from '../fakes/greenhouse.ts';
 import { startShopifyFake, type ShopifyShop } from '../fakes/shopify.ts';
+import { startSlackFake, type SlackWorkspace } from '../fakes/slack.ts';
 import { startStripeFake, type StripeObject } from '../fakes/stripe.ts';
 import { startFakeYouTube, type FakeYouTube } from '../fakes/youtube.ts';
+import { startFakeZendesk, zendeskTicket, type FakeZendesk } from '../fakes/zendesk.ts';
 import { records, startFakeApi, type FakeApi } from '../support/fake-api.ts';
 import { startQuarry, type TestQuarry } from '../support/quarry.ts';
 import { logMessages, syncAndWait } from '../support/sync.ts';
@@ -221,10 +225,29 @@ describe('backfill of the other date-range types', () => {
   const ads: AdsAccount = { developerToken: 'dev-token-1', customers: new Map([[CUSTOMER, new Map([['campaign', campaigns()]])]]) };
   const oauth = new GoogleOAuth();
   const YOUTUBE_KEY = 'youtube-api-key';
+  const PROPERTY = '312345678';
+  /** Five days of traffic from three sources; `date` as the API writes it. */
+  const traffic = (sessions: number): AnalyticsFact[] => [5, 4, 3, 2, 1].flatMap((daysAgo) => ['google', 'newsletter', 'bing'].map((source) => ({
+    date: isoDay(daysAgo).replaceAll('-', ''), sessionSource: source, sessionMedium: 'organic', sessionCampaignName: '(not set)',
+    sessions, engagedSessions: 1, totalUsers: 1, newUsers: 1, screenPageViews: 1, keyEvents: 0,
+  })));
+  const properties = new Map<string, AnalyticsFact[]>([[PROPERTY, traffic(1)]]);
+  const ZENDESK_EMAIL = 'ops@acme.example';
+  const ZENDESK_TOKEN = 'zendesk-api-token';
+  const GREENHOUSE_KEY = 'harvest-api-key';
+  const SLACK_TOKEN = 'xoxb-1111-2222-fakebottoken';
+  /** Slack messages one an hour from 2026-01-01 01:00. */
+  const SLACK_START = Date.UTC(2026, 0, 1) / 1000;
+  const slackMessage = (n: number, text = `message ${String(n)}`) => ({ type: 'message', user: 'U001', text, ts: `${String(SLACK_START + n * 3600)}.000100` });
+  const slack: SlackWorkspace = { channels: [], history: { C001: records(48, (n) => slackMessage(n)) }, members: [] };
   const CHANNEL = 'UCabcdEFGHijklMNOPqrstUV';
 
   let adsApi: FakeApi;
   let youtube: FakeYouTube;
+  let analyticsApi: FakeApi;
+  let zendesk: FakeZendesk;
+  let greenhouse: FakeGreenhouse;
+  let slackApi: FakeApi;
   let other: TestQuarry;
 
   async function backfillOf(source: string, body: Record<string, unknown>) {
@@ -240,11 +263,22 @@ describe('backfill of the other date-range types', () => {
     oauth.clients.set('gcloud-client', { secret: 'gcloud-secret', refreshTokens: new Set(['user-refresh']) });
     adsApi = await startGoogleAdsFake(ads, oauth, 5);
     youtube = await startFakeYouTube({ apiKey: YOUTUBE_KEY, channels: { [CHANNEL]: 30 } });
+    analyticsApi = await startGoogleAnalyticsFake(properties, oauth);
+    // Tickets updated one an hour from 2024-01-01 01:00.
+    zendesk = await startFakeZendesk({ email: ZENDESK_EMAIL, token: ZENDESK_TOKEN, data: { tickets: records(48, (n) => zendeskTicket(n)), ticketFields: [], ticketEvents: [], ticketMetricEvents: [] } });
+    greenhouse = await startFakeGreenhouse({ apiKey: GREENHOUSE_KEY });
+    // Candidates created one every 12 hours from 2024-01-01 12:00.
+    greenhouse.data = { ...greenhouse.data, candidates: records(20, (n) => greenhouseCandidate(n)) };
+    slackApi = await startSlackFake(slack, { token: SLACK_TOKEN });
     const googleCredentials = (url: string) => JSON.stringify({
       type: 'authorized_user', client_id: 'gcloud-client', client_secret: 'gcloud-secret', refresh_token: 'user-refresh', token_uri: `${url}/token`,
     });
     other = await startQuarry({
-      env: { ADS_CREDENTIALS: googleCredentials(adsApi.url), SEARCH_ADS_DEVELOPER_TOKEN: 'dev-token-1', VIDEO_ANALYTICS_API_KEY: YOUTUBE_KEY },
+      env: {
+        ADS_CREDENTIALS: googleCredentials(adsApi.url), SEARCH_ADS_DEVELOPER_TOKEN: 'dev-token-1', VIDEO_ANALYTICS_API_KEY: YOUTUBE_KEY,
+        ANALYTICS_CREDENTIALS: googleCredentials(analyticsApi.url), HELPDESK_A_API_TOKEN: ZENDESK_TOKEN, RECRUITING_API_KEY: GREENHOUSE_KEY,
+        TEAM_CHAT_ACCESS_TOKEN: SLACK_TOKEN,
+      },
       sourcesYaml: [
         'sources:',
         '  - name: ads',
@@ -257,15 +291,27 @@ describe('backfill of the other date-range types', () => {
         '  - name: videos',
         '    type: video_analytics',
         `    generic_config: {channel_ids: [${CHANNEL}], base_url: "${youtube.baseUrl}"}`,
+        '  - name: site',
+        '    type: web_analytics',
+        `    web_analytics: {property_id: ${PROPERTY}, credentials_env: ANALYTICS_CREDENTIALS, start_date: 30daysAgo, resources: [traffic], base_url: ${analyticsApi.url}}`,
+        '  - name: support',
+        '    type: helpdesk_a',
+        `    generic_config: {subdomain: acme, email: ${ZENDESK_EMAIL}, base_url: ${zendesk.baseUrl}, resources: [tickets]}`,
+        '  - name: hiring',
+        '    type: recruiting',
+        `    generic_config: {base_url: "${greenhouse.baseUrl}", resources: [candidates]}`,
+        '  - name: chat',
+        '    type: team_chat',
+        `    team_chat: {base_url: "${slackApi.url}/api", selected_channels: [C001], resources: [messages]}`,
         '',
       ].join('\n'),
     });
-    for (const name of ['ads', 'videos']) expect(await syncAndWait(other, name)).toMatchObject({ type: 'sync_completed' });
+    for (const name of ['ads', 'videos', 'site', 'support', 'hiring', 'chat']) expect(await syncAndWait(other, name)).toMatchObject({ type: 'sync_completed' });
   });
 
   afterAll(async () => {
     await other.close();
-    await Promise.all([adsApi.close(), youtube.close()]);
+    await Promise.all([adsApi.close(), youtube.close(), analyticsApi.close(), zendesk.close(), greenhouse.close(), slackApi.close()]);
   });
 
   it('search_ads: replaces the rows of the window\'s days by segments.date and leaves the other days as they were', async () => {
@@ -306,5 +352,19 @@ describe('backfill of the other date-range types', () => {
       string_agg(contentDetails.videoId, ',' ORDER BY contentDetails.videoId) FILTER (WHERE snippet.title = 'Renamed') AS renamed FROM raw_videos.playlist_items`))
       .toEqual([{ n: 30, ids: 30, renamed: 'abcdvid0010' }]);
     expect(await other.query('SELECT snippet.title AS title FROM raw_videos.channels')).toEqual([{ title: 'Channel abcd' }]);
+  });
+
+  it('web_analytics: re-reads the window\'s days of a report and merges them on its dimensions, leaving the other days as they were', async () => {
+    const cursor = other.ctx.store.sourceState.forSource('site').get('traffic');
+    // Upstream, every day's figures changed.
+    properties.set(PROPERTY, traffic(7));
+    const before = analyticsApi.requests.length;
+    const event = await backfillOf('site', { since: isoDay(3), until: isoDay(3) });
+    expect(event.rows).toBe(3);
+    const asked = analyticsApi.requests.slice(before).filter((request) => request.path.endsWith(':runReport'));
+    expect(asked.map((request) => (request.body as { dateRanges: unknown }).dateRanges)).toEqual([[{ startDate: isoDay(3), endDate: isoDay(3) }]]);
+    expect(await other.query(`SELECT date::VARCHAR AS day, count(*) AS n, count(DISTINCT session_source) AS sources, sum(sessions) AS sessions
+      FROM raw_site.traffic GROUP BY 1 ORDER BY 1`)).toEqual([5, 4, 3, 2, 1].map((daysAgo) => ({ day: isoDay(daysAgo), n: 3, sources: 3, sessions: daysAgo === 3 ? 21 : 3 })));
+    expect(other.ctx.store.sourceState.forSource('site').get('traffic')).toBe(cursor);
   });
 });
