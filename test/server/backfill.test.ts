@@ -367,4 +367,17 @@ describe('backfill of the other date-range types', () => {
       FROM raw_site.traffic GROUP BY 1 ORDER BY 1`)).toEqual([5, 4, 3, 2, 1].map((daysAgo) => ({ day: isoDay(daysAgo), n: 3, sources: 3, sessions: daysAgo === 3 ? 21 : 3 })));
     expect(other.ctx.store.sourceState.forSource('site').get('traffic')).toBe(cursor);
   });
+
+  it('helpdesk_a: exports the tickets updated in the window and merges them on id, leaving the others as they were', async () => {
+    expect(await other.query('SELECT count(*) AS n FROM raw_support.tickets')).toEqual([{ n: 48 }]);
+    zendesk.data.tickets = records(48, (n) => ({ ...zendeskTicket(n), subject: n === 10 || n === 30 ? 'Changed' : `Ticket ${String(n)}` }));
+    const before = zendesk.api.requests.length;
+    // 2024-01-02 00:00 to 23:59:59: tickets 24 to 47.
+    const event = await backfillOf('support', { since: '2024-01-02', until: '2024-01-02' });
+    expect(event.rows).toBe(24);
+    const asked = zendesk.api.requests.slice(before).filter((request) => request.path === '/api/v2/incremental/tickets/cursor.json');
+    expect(asked[0]?.query.get('start_time')).toBe(String(Date.UTC(2024, 0, 2) / 1000));
+    expect(await other.query("SELECT count(*) AS n, count(DISTINCT id) AS ids, string_agg(id::VARCHAR, ',' ORDER BY id) FILTER (WHERE subject = 'Changed') AS changed FROM raw_support.tickets"))
+      .toEqual([{ n: 48, ids: 48, changed: '30' }]);
+  });
 });
