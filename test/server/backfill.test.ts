@@ -380,4 +380,20 @@ describe('backfill of the other date-range types', () => {
     expect(await other.query("SELECT count(*) AS n, count(DISTINCT id) AS ids, string_agg(id::VARCHAR, ',' ORDER BY id) FILTER (WHERE subject = 'Changed') AS changed FROM raw_support.tickets"))
       .toEqual([{ n: 48, ids: 48, changed: '30' }]);
   });
+
+  it('recruiting: reads the candidates created in the window and merges them on id, leaving the others as they were', async () => {
+    const cursor = other.ctx.store.sourceState.forSource('hiring').get('candidates');
+    expect(await other.query('SELECT count(*) AS n FROM raw_hiring.candidates')).toEqual([{ n: 20 }]);
+    greenhouse.data = { ...greenhouse.data, candidates: records(20, (n) => ({ ...greenhouseCandidate(n), title: n === 3 || n === 9 ? 'Changed' : 'Engineer' })) };
+    const before = greenhouse.api.requests.length;
+    // 2024-01-02: candidates 2 (00:00) and 3 (12:00).
+    const event = await backfillOf('hiring', { since: '2024-01-02', until: '2024-01-02' });
+    expect(event.rows).toBe(2);
+    const asked = greenhouse.api.requests.slice(before).filter((request) => request.path === '/v1/candidates');
+    expect(asked.map((request) => [request.query.get('created_after'), request.query.get('created_before'), request.query.get('updated_after')]))
+      .toEqual([['2024-01-02T00:00:00Z', '2024-01-02T23:59:59Z', null]]);
+    expect(await other.query("SELECT count(*) AS n, count(DISTINCT id) AS ids, string_agg(id::VARCHAR, ',' ORDER BY id) FILTER (WHERE title = 'Changed') AS changed FROM raw_hiring.candidates"))
+      .toEqual([{ n: 20, ids: 20, changed: '4003' }]);
+    expect(other.ctx.store.sourceState.forSource('hiring').get('candidates')).toBe(cursor);
+  });
 });
