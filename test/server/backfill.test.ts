@@ -396,4 +396,18 @@ describe('backfill of the other date-range types', () => {
       .toEqual([{ n: 20, ids: 20, changed: '4003' }]);
     expect(other.ctx.store.sourceState.forSource('hiring').get('candidates')).toBe(cursor);
   });
+
+  it('team_chat: reads the window\'s messages of each channel and merges them on channel and ts, leaving the others as they were', async () => {
+    expect(await other.query('SELECT count(*) AS n FROM raw_chat.messages')).toEqual([{ n: 48 }]);
+    slack.history.C001 = records(48, (n) => slackMessage(n, n === 10 || n === 30 ? 'edited' : `message ${String(n)}`));
+    const before = slackApi.requests.length;
+    // 2026-01-02 00:00 to 23:59:59: messages 24 to 47.
+    const event = await backfillOf('chat', { since: '2026-01-02', until: '2026-01-02' });
+    expect(event.rows).toBe(24);
+    const asked = slackApi.requests.slice(before).filter((request) => request.path === '/api/conversations.history');
+    expect(asked.map((request) => [request.query.get('oldest'), request.query.get('latest')]))
+      .toEqual([[`${String(Date.UTC(2026, 0, 2) / 1000)}.000000`, `${String(Date.UTC(2026, 0, 2, 23, 59, 59) / 1000)}.999999`]]);
+    expect(await other.query("SELECT count(*) AS n, count(DISTINCT ts) AS ids, string_agg(text, ',' ORDER BY ts) FILTER (WHERE text = 'edited') AS edited, min(channel) AS channel FROM raw_chat.messages"))
+      .toEqual([{ n: 48, ids: 48, edited: 'edited', channel: 'C001' }]);
+  });
 });
