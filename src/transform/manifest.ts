@@ -67,7 +67,7 @@ interface ManifestJson {
   child_map?: Record<string, string[]>;
 }
 
-/** Reads target/manifest.json; undefined when dbt has not written one yet. */
+/** Reads target/manifest.json; undefined when dbt has not written one yet, or is writing it this moment. */
 export async function readModelGraph(targetDir: string): Promise<ModelGraph | undefined> {
   let text: string;
   try {
@@ -76,7 +76,14 @@ export async function readModelGraph(targetDir: string): Promise<ModelGraph | un
     if (isMissingFile(error)) return undefined;
     throw error;
   }
-  const manifest = JSON.parse(text) as ManifestJson;
+  let manifest: ManifestJson;
+  try {
+    manifest = JSON.parse(text) as ManifestJson;
+  } catch {
+    // dbt writes manifest.json in place: a read during a parse or run may see half of it. The graph read before
+    // stays; the one after dbt finishes is whole.
+    return undefined;
+  }
   const nodes = Object.entries(manifest.nodes ?? {}).filter(([, node]) => node.resource_type === 'model');
   const isModel = new Set(nodes.map(([id]) => id));
   const models = nodes.map(([id, node]): ModelNode => ({

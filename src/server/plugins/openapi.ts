@@ -84,11 +84,17 @@ function uploadBody(upload: NonNullable<FastifySchema['upload']>): Pick<FastifyS
   };
 }
 
-/** Moves each multipart body's encoding from its schema to its media type object, where OpenAPI has it. */
+/**
+ * Moves each multipart body's encoding from its schema to its media type object, where OpenAPI has it, and
+ * leaves redirects without a body (a route schema can only give every response one).
+ */
 const transformObject: SwaggerTransformObject = (document) => {
   if (!('openapiObject' in document)) return document.swaggerObject;
   for (const operations of Object.values(document.openapiObject.paths ?? {})) {
-    for (const operation of Object.values(operations ?? {}) as { requestBody?: { content?: Record<string, MediaType> } }[]) {
+    for (const operation of Object.values(operations ?? {}) as Operation[]) {
+      for (const [status, response] of Object.entries(operation.responses ?? {})) {
+        if (status.startsWith('3')) delete response.content;
+      }
       for (const media of Object.values(operation.requestBody?.content ?? {})) {
         const encoding = media.schema?.[ENCODING_KEY];
         if (encoding === undefined) continue;
@@ -99,6 +105,11 @@ const transformObject: SwaggerTransformObject = (document) => {
   }
   return document.openapiObject;
 };
+
+interface Operation {
+  requestBody?: { content?: Record<string, MediaType> };
+  responses?: Record<string, { content?: unknown }>;
+}
 
 interface MediaType {
   schema?: Record<string, unknown>;

@@ -53,7 +53,10 @@ export const authRoutes: FastifyPluginCallbackZod<{ ctx: AppContext; dashboard?:
       security: [],
       consumes: ['application/json', 'application/x-www-form-urlencoded'],
       body: Credentials,
-      response: { 200: LoginReply },
+      response: {
+        200: LoginReply,
+        303: z.null().describe('A form post: on to the page the login leads to, or back to /login with the error (in Location)'),
+      },
     },
   }, async (request, reply) => {
     const isFormPost = (request.headers['content-type'] ?? '').startsWith('application/x-www-form-urlencoded');
