@@ -40,6 +40,8 @@ describe('a newcomer in Chromium, with the browser alone', () => {
 
     await page.goto(`${quarry.url}/`);
     await page.waitForURL(/\/login\?next=%2F$/);
+    // The email field takes the focus by itself (autofocus); typing before it has, on a busy machine, types into nothing.
+    await expect.poll(() => page.evaluate('document.activeElement?.id')).toBe('email');
     await page.keyboard.type(EMAILS.admin);
     await page.keyboard.press('Tab');
     await page.keyboard.type(PASSWORDS.admin);
