@@ -2,9 +2,9 @@ import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { DuckDBInstance } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startStripeFake, type StripeObject } from '../fakes/stripe.ts';
+import { queryDuckDb } from '../support/duckdb-query.ts';
 import { records, type FakeApi } from '../support/fake-api.ts';
 import { QUARRY_BIN } from '../support/quarry-process.ts';
 
@@ -29,18 +29,9 @@ function quarry(args: string[], project: string[] = ['--project', dir]): Promise
   return new Promise((resolve) => { child.on('close', (code) => { resolve({ code, stdout, stderr }); }); });
 }
 
-async function query(sql: string): Promise<Record<string, unknown>[]> {
-  const instance = await DuckDBInstance.create(path.join(dir, 'warehouse', 'warehouse.duckdb'), { access_mode: 'READ_ONLY' });
-  try {
-    const connection = await instance.connect();
-    try {
-      return (await connection.runAndReadAll(sql)).getRowObjectsJson();
-    } finally {
-      connection.closeSync();
-    }
-  } finally {
-    instance.closeSync();
-  }
+/** The warehouse as a reader sees it, opened read-only while no Quarry runs. */
+function query(sql: string): Promise<Record<string, unknown>[]> {
+  return queryDuckDb(path.join(dir, 'warehouse', 'warehouse.duckdb'), sql, { access_mode: 'READ_ONLY' });
 }
 
 beforeAll(async () => {

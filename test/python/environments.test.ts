@@ -4,26 +4,13 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { DuckDBInstance } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pythonExecutable } from '../../src/python/index.ts';
+import { queryDuckDb } from '../support/duckdb-query.ts';
 import { startQuarry } from '../support/quarry.ts';
 
 const run = promisify(execFile);
 
-async function nodeQuery(file: string, sql: string): Promise<Record<string, unknown>[]> {
-  const instance = await DuckDBInstance.create(file);
-  try {
-    const connection = await instance.connect();
-    try {
-      return (await connection.runAndReadAll(sql)).getRowObjectsJson();
-    } finally {
-      connection.closeSync();
-    }
-  } finally {
-    instance.closeSync();
-  }
-}
 
 async function pythonQuery(file: string, sql: string): Promise<unknown> {
   const script = 'import duckdb, json, sys\nc = duckdb.connect(sys.argv[1])\nprint(json.dumps(c.execute(sys.argv[2]).fetchall(), default=str))\nc.close()';
@@ -37,18 +24,18 @@ describe('the dbt Python environment', () => {
   afterAll(async () => { await rm(dir, { recursive: true, force: true }); });
 
   it('runs the same DuckDB version as @duckdb/node-api', async () => {
-    const [node] = await nodeQuery(':memory:', 'SELECT version() AS v');
+    const [node] = await queryDuckDb(':memory:', 'SELECT version() AS v');
     expect(await pythonQuery(':memory:', 'SELECT version()')).toEqual([[node?.v]]);
   });
 
   it('opens a warehouse written by Node, and Node opens one written by Python', async () => {
     const fromNode = path.join(dir, 'from-node.duckdb');
-    await nodeQuery(fromNode, "CREATE TABLE t AS SELECT i AS id, 'n' || i AS name, DATE '2026-01-01' + i::INTEGER AS day, [i, i + 1] AS pair FROM range(1000) r(i)");
+    await queryDuckDb(fromNode, "CREATE TABLE t AS SELECT i AS id, 'n' || i AS name, DATE '2026-01-01' + i::INTEGER AS day, [i, i + 1] AS pair FROM range(1000) r(i)");
     expect(await pythonQuery(fromNode, 'SELECT count(*), max(name), max(day), max(pair[2]) FROM t')).toEqual([[1000, 'n999', '2028-09-26', 1000]]);
 
     const fromPython = path.join(dir, 'from-python.duckdb');
     await pythonQuery(fromPython, "CREATE TABLE t AS SELECT i AS id, {'a': i} AS s, TIMESTAMP '2026-01-01' + to_seconds(i) AS ts FROM range(500) r(i)");
-    expect(await nodeQuery(fromPython, 'SELECT count(*)::INTEGER AS n, max(s.a)::INTEGER AS a, max(ts)::VARCHAR AS ts FROM t'))
+    expect(await queryDuckDb(fromPython, 'SELECT count(*)::INTEGER AS n, max(s.a)::INTEGER AS a, max(ts)::VARCHAR AS ts FROM t'))
       .toEqual([{ n: 500, a: 499, ts: '2026-01-01 00:08:19' }]);
   });
 });
