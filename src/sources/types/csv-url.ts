@@ -2,8 +2,9 @@ import path from 'node:path';
 import { z } from 'zod';
 import type { SourceConfigOf } from '../../config/index.ts';
 import type { Connector } from '../connector.ts';
-import { bearerAuth, describeUrl, HttpClient, noAuth, requireEnv, type HttpRequest } from '../rest/index.ts';
+import { describeUrl } from '../rest/index.ts';
 import { defineSourceType, EnvVarName, HttpUrl } from '../type-definition/index.ts';
+import { publishedFileRequest } from './published-file.ts';
 
 export const CsvUrlSection = z.strictObject({
   /** Where the CSV file is published (an export link, a data portal's download URL). */
@@ -23,10 +24,7 @@ type CsvUrlSource = SourceConfigOf<'csv_url'>;
 const csvUrlConnector: Connector = {
   async extract(context, sink) {
     const { csv_url: section, name } = context.source as CsvUrlSource;
-    const auth = section.token_env === undefined ? noAuth : bearerAuth(requireEnv(context.env, section.token_env, 'a bearer token for the file'));
-    const http = new HttpClient({ signal: context.signal, onRetry: (message) => { context.log('WARNING', message); } });
-    const request: HttpRequest = { url: new URL(section.url), method: 'GET', headers: { accept: 'text/csv, */*' } };
-    await auth.apply(request);
+    const { http, request } = await publishedFileRequest(context, section, 'text/csv, */*');
     const file = path.join(context.workDir, `${name}.csv`);
     await http.download(request, file);
     context.log('INFO', `Downloaded ${describeUrl(request.url)}`);
