@@ -15,6 +15,7 @@ import { helpdeskBType } from './helpdesk-b.ts';
 import { hrServiceType } from './hr-service.ts';
 import { inboxType } from './inbox.ts';
 import { issueTrackerType } from './issue-tracker.ts';
+import { jsonUrlType } from './json-url.ts';
 import { localFilesType } from './local-files.ts';
 import { nativePipelineType } from './native-pipeline.ts';
 import { notesType } from './notes.ts';
@@ -51,7 +52,7 @@ export const SOURCE_TYPE_DEFINITIONS = [
   teamChatType,
   eventStreamType, cloudStreamType,
   chessGamesType, headlessCmsType, hrServiceType, webScraperType,
-  csvUrlType,
+  csvUrlType, jsonUrlType,
 ] as const satisfies readonly SourceTypeDefinition[];
 
 export type { NativePipelineSection } from './native-pipeline.ts';
