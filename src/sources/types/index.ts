@@ -39,7 +39,8 @@ import type { SourceTypeDefinition } from '../type-definition/index.ts';
 /**
  * Every source type of the spec, in the spec's order, then the types added since: the one list config's registry
  * (`SOURCE_TYPES`, section parsing) and the loaders are derived from. A type is one module of this folder,
- * declaring its facts, its section's schema and its connector or loader (`defineSourceType`).
+ * declaring its facts, its section's schema and its connector or loader (`defineSourceType`); the folder's other
+ * modules are helpers several types share. Adding a type is adding its module and its entry here.
  */
 export const SOURCE_TYPE_DEFINITIONS = [
   localFilesType, restApiType, nativePipelineType, csvType, filesystemType,
