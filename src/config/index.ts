@@ -13,10 +13,10 @@ export {
   SOURCE_TYPES, SOURCE_TYPE_KEYS, CATEGORIES, isSourceTypeKey,
   type SourceType, type SourceTypeKey, type ConfigurableSourceTypeKey, type Category,
 } from './source-types.ts';
-export { endpointTableName, type RestApiSection, type RestApiEndpoint } from './source-sections/rest-api.ts';
-export { ENV_REFERENCE_PREFIX, isEnvReference } from './source-sections/secret-literal.ts';
+export {
+  endpointTableName, ENV_REFERENCE_PREFIX, isEnvReference, type RestApiSection, type RestApiEndpoint, type CsvReadOptions,
+} from '../sources/type-definition/index.ts';
 export { shownSourceConfig } from './shown-source-config.ts';
-export type { CsvReadOptions } from './source-sections/csv-read-options.ts';
 export { closestMatch } from './closest-match.ts';
 export { assertScheduledSourcesExist, scheduleSourceProblems, hostTimeZone, type ScheduleConfig, type ScheduleSyncConfig } from './schedules-config.ts';
 export { INCIDENT_KINDS, type IncidentKind, type AlertConfig, type EmailAlertConfig } from './alerts-config.ts';

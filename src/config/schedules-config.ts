@@ -5,7 +5,7 @@ import { ConfigError } from '../errors.ts';
 import { closestMatch } from './closest-match.ts';
 import { formatProblem } from './format-issues.ts';
 import type { ProjectPaths } from './project-paths.ts';
-import { NonEmptyString } from './source-sections/field-types.ts';
+import { NonEmptyString } from '../sources/type-definition/index.ts';
 
 /** Schedule names appear in URLs (`/api/schedules/{name}/run`) and in `requested_by` (`schedule:nightly`). */
 const ScheduleName = z.string().regex(/^[a-z0-9][a-z0-9_-]*$/, {

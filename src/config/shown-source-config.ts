@@ -1,4 +1,4 @@
-import { isEnvReference } from './source-sections/secret-literal.ts';
+import { isEnvReference } from '../sources/type-definition/index.ts';
 import type { SourceConfig } from './sources-config.ts';
 
 const MASK = '***';

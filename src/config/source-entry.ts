@@ -2,8 +2,8 @@ import { z } from 'zod';
 import { closestMatch } from './closest-match.ts';
 import { deepFreeze } from './deep-freeze.ts';
 import { formatProblem, validate, type Validation } from './format-issues.ts';
-import { NonEmptyString, SourceName } from './source-sections/field-types.ts';
-import { NativePipelineSection } from './source-sections/native-pipeline.ts';
+import { NonEmptyString, SourceName } from '../sources/type-definition/index.ts';
+import type { NativePipelineSection } from '../sources/types/index.ts';
 import {
   SECTION_NAMES, SOURCE_TYPE_KEYS, SOURCE_TYPES, definitionOf, isRefusedSourceType, isSourceTypeKey,
   type ConfigurableSourceTypeKey, type DefinitionOf, type GenericSourceTypeKey, type TypedSourceTypeKey,

@@ -1,63 +1,12 @@
 import { deepFreeze } from './deep-freeze.ts';
-import { chessGamesType } from './source-sections/chess-games.ts';
-import { cloudStreamType } from './source-sections/cloud-stream-config.ts';
-import { codeHostType } from './source-sections/code-host.ts';
-import { crmAType } from './source-sections/crm-a.ts';
-import { crmBType } from './source-sections/crm-b.ts';
-import { crmCType } from './source-sections/crm-c-config.ts';
-import { csvUrlType } from './source-sections/csv-url.ts';
-import { csvType } from './source-sections/csv.ts';
-import { documentDbType } from './source-sections/document-db-config.ts';
-import { eventStreamType } from './source-sections/event-stream-config.ts';
-import { filesystemType } from './source-sections/filesystem.ts';
-import { headlessCmsType } from './source-sections/headless-cms-config.ts';
-import { helpdeskAType } from './source-sections/helpdesk-a-config.ts';
-import { helpdeskBType } from './source-sections/helpdesk-b-config.ts';
-import { hrServiceType } from './source-sections/hr-service-config.ts';
-import { inboxType } from './source-sections/inbox-config.ts';
-import { issueTrackerType } from './source-sections/issue-tracker-config.ts';
-import { localFilesType } from './source-sections/local-files.ts';
-import { nativePipelineType } from './source-sections/native-pipeline.ts';
-import { notesType } from './source-sections/notes-config.ts';
-import { paymentsType } from './source-sections/payments.ts';
-import { recruitingType } from './source-sections/recruiting-config.ts';
-import { sqlDatabaseType, webScraperType } from './source-sections/refused-types.ts';
-import { relationalDbType } from './source-sections/relational-db-config.ts';
-import { restApiType } from './source-sections/rest-api.ts';
-import { searchAdsType } from './source-sections/search-ads.ts';
-import { selfHostedAnalyticsType } from './source-sections/self-hosted-analytics-config.ts';
-import { socialAdsType } from './source-sections/social-ads.ts';
-import { spreadsheetsType } from './source-sections/spreadsheets.ts';
-import { storefrontType } from './source-sections/storefront-config.ts';
-import { tableDbType } from './source-sections/table-db-config.ts';
-import { taskTrackerType } from './source-sections/task-tracker-config.ts';
-import { teamChatType } from './source-sections/team-chat.ts';
-import { videoAnalyticsType } from './source-sections/video-analytics-config.ts';
-import { webAnalyticsType } from './source-sections/web-analytics.ts';
 import {
-  GENERIC_CONFIG_SECTION, type AuthType, type Category, type ResourceLists, type SourceTypeDefinition,
-} from './source-type-definition.ts';
+  GENERIC_CONFIG_SECTION, type AuthType, type Category, type ResourceLists,
+} from '../sources/type-definition/index.ts';
+import { SOURCE_TYPE_DEFINITIONS } from '../sources/types/index.ts';
 
-export { AUTH_TYPES, CATEGORIES, GENERIC_CONFIG_SECTION, type AuthType, type Category, type ResourceLists } from './source-type-definition.ts';
+export { AUTH_TYPES, CATEGORIES, GENERIC_CONFIG_SECTION, type AuthType, type Category, type ResourceLists } from '../sources/type-definition/index.ts';
 
-/**
- * Every source type of the spec, in the spec's order: the one list the registries below are derived from.
- * A type is declared once, in the module of its section schema (`defineSourceType`).
- */
-export const SOURCE_TYPE_DEFINITIONS = [
-  localFilesType, restApiType, nativePipelineType, csvType, filesystemType,
-  spreadsheetsType, socialAdsType, webAnalyticsType, searchAdsType, videoAnalyticsType, tableDbType, selfHostedAnalyticsType,
-  crmAType, crmBType, helpdeskAType, crmCType, helpdeskBType, recruitingType, issueTrackerType, taskTrackerType,
-  paymentsType, storefrontType,
-  notesType, inboxType,
-  documentDbType, relationalDbType, sqlDatabaseType,
-  codeHostType,
-  teamChatType,
-  eventStreamType, cloudStreamType,
-  chessGamesType, headlessCmsType, hrServiceType, webScraperType,
-  csvUrlType,
-] as const satisfies readonly SourceTypeDefinition[];
-
+/** Every source type, declared once each in `sources/types/`: the registries below are derived from their list. */
 type Definition = (typeof SOURCE_TYPE_DEFINITIONS)[number];
 export type SourceTypeKey = Definition['key'];
 /** The declaration of the type `Key`, its schema's own type included. */

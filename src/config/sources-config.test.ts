@@ -771,9 +771,10 @@ describe('the source type registry', () => {
   const types = SOURCE_TYPE_KEYS.map((key) => SOURCE_TYPES[key]);
   const disabled = types.filter((type) => !type.wizard);
 
-  it('holds the 35 types of the spec and csv_url in 10 categories', () => {
-    expect(SOURCE_TYPE_KEYS).toHaveLength(36);
-    expect(new Set(SOURCE_TYPE_KEYS).size).toBe(36);
+  it('holds the 35 types of the spec, then csv_url and json_url, in 10 categories', () => {
+    expect(SOURCE_TYPE_KEYS).toHaveLength(37);
+    expect(SOURCE_TYPE_KEYS.slice(35)).toEqual(['csv_url', 'json_url']);
+    expect(new Set(SOURCE_TYPE_KEYS).size).toBe(37);
     expect(Object.keys(SOURCE_TYPES).sort()).toEqual([...SOURCE_TYPE_KEYS].sort());
     expect(types.every((type) => SOURCE_TYPES[type.key] === type)).toBe(true);
     expect(CATEGORIES).toHaveLength(10);
@@ -782,7 +783,7 @@ describe('the source type registry', () => {
 
   it('uses the 5 auth types among registry-backed types, and none for the two without an entry', () => {
     const backed = types.filter((type) => type.hasRegistryEntry);
-    expect(backed).toHaveLength(34);
+    expect(backed).toHaveLength(35);
     expect(new Set(backed.map((type) => type.authType))).toEqual(new Set(AUTH_TYPES));
     expect(types.filter((type) => !type.hasRegistryEntry).map((type) => [type.key, type.authType])).toEqual([
       ['sql_database', null],
@@ -790,8 +791,8 @@ describe('the source type registry', () => {
     ]);
   });
 
-  it('enables the wizard for 26 types and gives each of the 10 others a reason', () => {
-    expect(types.filter((type) => type.wizard)).toHaveLength(26);
+  it('enables the wizard for 27 types and gives each of the 10 others a reason', () => {
+    expect(types.filter((type) => type.wizard)).toHaveLength(27);
     expect(disabled.map((type) => type.key)).toEqual([
       'csv', 'filesystem', 'self_hosted_analytics', 'issue_tracker', 'task_tracker', 'storefront',
       'sql_database', 'headless_cms', 'hr_service', 'web_scraper',
@@ -810,10 +811,10 @@ describe('the source type registry', () => {
     expect(SOURCE_TYPES.cloud_stream).toMatchObject({ category: 'Streaming', authType: 'Service Account' });
   });
 
-  it('names a section for every type: 16 of their own, generic_config for the rest', () => {
+  it('names a section for every type: 17 of their own, generic_config for the rest', () => {
     const own = types.filter((type) => type.section === type.key).map((type) => type.key);
     expect(own.sort()).toEqual([
-      'chess_games', 'code_host', 'crm_a', 'crm_b', 'csv', 'csv_url', 'filesystem', 'local_files', 'native_pipeline',
+      'chess_games', 'code_host', 'crm_a', 'crm_b', 'csv', 'csv_url', 'filesystem', 'json_url', 'local_files', 'native_pipeline',
       'payments', 'rest_api', 'search_ads', 'social_ads', 'spreadsheets', 'team_chat', 'web_analytics',
     ]);
     expect(types.filter((type) => type.section === 'generic_config')).toHaveLength(20);

@@ -12,8 +12,10 @@ export type LocateFiles<Source extends SourceConfig> = (source: Source, projectD
  * The loader of a type whose files DuckDB reads itself: the whole sync holds the warehouse lock, and the
  * file ledger decides which files are (re)loaded.
  */
-export function readFiles<Source extends SourceConfig>(locate: LocateFiles<Source>): SourceLoader<Source> {
-  const fileLocation = (source: Source, projectDir: string): FileLocation | undefined => {
+export function readFiles<Source extends SourceConfig>(locateOwn: LocateFiles<Source>): SourceLoader {
+  // A type's loader is handed only its own type's sources (`loaderFor`).
+  const locate = (source: SourceConfig, projectDir: string) => locateOwn(source as Source, projectDir);
+  const fileLocation = (source: SourceConfig, projectDir: string): FileLocation | undefined => {
     const location = locate(source, projectDir);
     return 'unsupported' in location ? undefined : location;
   };

@@ -19,8 +19,8 @@ export interface FileLocation {
 }
 
 /** What reading a source needs from the platform, for a sync and for a connection test alike. */
-export interface ReadContext<Source extends SourceConfig = SourceConfig> {
-  readonly source: Source;
+export interface ReadContext {
+  readonly source: SourceConfig;
   /** The project's environment (.env over the process's), where credentials are read by name. */
   readonly env: Readonly<Record<string, string | undefined>>;
   readonly now: () => Date;
@@ -33,7 +33,7 @@ export interface ReadContext<Source extends SourceConfig = SourceConfig> {
 }
 
 /** A sync of one source, as the job runner hands it to the type's loader. */
-export interface LoadContext<Source extends SourceConfig = SourceConfig> extends ReadContext<Source> {
+export interface LoadContext extends ReadContext {
   readonly jobId: number;
   readonly fullRefresh: boolean;
   /** A backfill's days: only they are re-loaded and merged, the rest and the saved cursors stay as they are. */
@@ -65,17 +65,17 @@ export interface LoadOutcome {
 }
 
 /**
- * How one source type's data reaches the warehouse; `source-loaders.ts` holds one per type. File sources
+ * How one source type's data reaches the warehouse; each type declares one (`sources/types/`). File sources
  * are read by DuckDB itself, so their whole sync holds the warehouse lock (`lockScope: 'sync'`); the others
  * extract first, beside other jobs, and hold the lock only to load (`'load'`).
  */
-export interface SourceLoader<Source extends SourceConfig = SourceConfig> {
+export interface SourceLoader {
   readonly lockScope: 'sync' | 'load';
   /** The local folder a file source reads; undefined for every other source (and for files in object storage). */
-  fileLocation(source: Source, projectDir: string): FileLocation | undefined;
+  fileLocation(source: SourceConfig, projectDir: string): FileLocation | undefined;
   /** Why this source cannot be synced on this machine, or undefined when it can; checked before a job is queued. */
-  unsupportedReason(source: Source, projectDir: string): string | undefined;
-  load(context: LoadContext<Source>): Promise<LoadOutcome>;
+  unsupportedReason(source: SourceConfig, projectDir: string): string | undefined;
+  load(context: LoadContext): Promise<LoadOutcome>;
   /** Proves the source can be read without loading anything; returns a one-line account, throws SyncFailedError with the cause. */
-  probe(context: ReadContext<Source>): Promise<string>;
+  probe(context: ReadContext): Promise<string>;
 }

@@ -14,6 +14,7 @@ import { greenhouseContract } from '../fakes/greenhouse.ts';
 import { hubspotContract } from '../fakes/hubspot.ts';
 import { itemsApiContract } from '../fakes/items-api.ts';
 import { jiraContract } from '../fakes/jira.ts';
+import { jsonHostContract } from '../fakes/json-host.ts';
 import { matomoContract } from '../fakes/matomo.ts';
 import { metaMarketingContract } from '../fakes/meta-marketing.ts';
 import { notionContract } from '../fakes/notion.ts';
@@ -38,7 +39,7 @@ import { logMessages, syncAndWait, type SyncEnd } from '../support/sync.ts';
  */
 const VENDORS: readonly ContractVendor[] = [
   githubContract, hubspotContract, stripeContract, airtableContract, strapiContract, asanaContract, pipedriveContract, jiraContract,
-  csvHostContract, chessComContract, pubSubContract, salesforceContract, zendeskContract, freshdeskContract, personioContract, notionContract,
+  csvHostContract, jsonHostContract, chessComContract, pubSubContract, salesforceContract, zendeskContract, freshdeskContract, personioContract, notionContract,
   greenhouseContract, itemsApiContract, googleAdsContract, matomoContract, metaMarketingContract, googleSheetsContract, shopifyContract,
   slackContract, youtubeContract, googleAnalyticsContract,
 ];

@@ -1,4 +1,4 @@
-import { ENV_REFERENCE_PREFIX, endpointTableName, isEnvReference, type RestApiEndpoint, type RestApiSection } from '../../config/index.ts';
+import { ENV_REFERENCE_PREFIX, endpointTableName, isEnvReference, type RestApiEndpoint, type RestApiSection } from '../type-definition/index.ts';
 import { basicAuth, bearerAuth, headerAuth, noAuth, oauthTokenAuth, queryAuth, type AuthStrategy } from './auth.ts';
 import { requireEnv } from './credentials.ts';
 import type { DateWindow } from '../backfill.ts';

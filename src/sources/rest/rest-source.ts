@@ -1,5 +1,5 @@
 import type { SourceConfig } from '../../config/index.ts';
-import { SOURCE_TYPES } from '../../config/index.ts';
+import { GENERIC_CONFIG_SECTION } from '../type-definition/index.ts';
 import type { DateWindow } from '../backfill.ts';
 import type { Connector, CursorState, ExtractContext, RecordSink } from '../connector.ts';
 import type { AuthStrategy } from './auth.ts';
@@ -38,9 +38,13 @@ export interface RestSession {
   collect(resource: RestResource, options?: { readonly stage?: boolean }): Promise<Record<string, unknown>[]>;
 }
 
-/** The section holding a source's own fields (`payments:`, `generic_config:`, ...). */
+/**
+ * The section holding a source's own fields (`payments:`, `generic_config:`, ...): named after its type, or the
+ * shared one. Read from the source rather than the type registry, which lists this engine's types in turn.
+ */
 export function sectionOf(source: SourceConfig): Readonly<Record<string, unknown>> {
-  return (source as unknown as Record<string, Readonly<Record<string, unknown>>>)[SOURCE_TYPES[source.type].section] ?? {};
+  const sections = source as unknown as Record<string, Readonly<Record<string, unknown>> | undefined>;
+  return sections[source.type] ?? sections[GENERIC_CONFIG_SECTION] ?? {};
 }
 
 export function restSourceConnector<Section>(definition: RestSourceDefinition<Section>): Connector {

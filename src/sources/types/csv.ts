@@ -1,0 +1,24 @@
+import path from 'node:path';
+import { z } from 'zod';
+import type { SourceConfigOf } from '../../config/index.ts';
+import { readFiles } from '../file-loader.ts';
+import type { SourceLoader } from '../source-loader.ts';
+import { NonEmptyString, defineSourceType } from '../type-definition/index.ts';
+
+export const CsvSection = z.strictObject({
+  directory: NonEmptyString,
+  file_pattern: NonEmptyString.default('*.csv'),
+  notes: z.string().optional(),
+});
+export type CsvSection = z.output<typeof CsvSection>;
+
+/** `csv`: the folder that uploads through the API land in. */
+const csvLoader: SourceLoader = readFiles<SourceConfigOf<'csv'>>((source, projectDir) => ({
+  directory: path.resolve(projectDir, source.csv.directory), pattern: source.csv.file_pattern,
+}));
+
+export const csvType = defineSourceType({
+  key: 'csv', category: 'Local & Custom', authType: 'None', wizard: false, wizardDisabledReason: 'hidden; use local_files, or filesystem by hand for cloud object storage', incremental: true,
+  section: 'own', schema: CsvSection,
+  loader: csvLoader,
+});

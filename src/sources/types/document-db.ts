@@ -1,0 +1,147 @@
+import { MongoClient, type Db, type Document, type Filter, type Sort } from 'mongodb';
+import { z } from 'zod';
+import type { SourceConfigOf } from '../../config/index.ts';
+import { firstLineOf } from '../../errors.ts';
+import type { Connector, ExtractContext, RecordSink } from '../connector.ts';
+import { plainValue, restoreCursor, saveCursor } from '../documents/index.ts';
+import { requireEnv, valueAt } from '../rest/index.ts';
+import { SyncFailedError } from '../sync-failed-error.ts';
+import { EnvVarName, NonEmptyString, StringList, genericConfig, defineSourceType } from '../type-definition/index.ts';
+
+export const DocumentDbConfig = genericConfig({
+  /** Names the variable holding a `mongodb://` or `mongodb+srv://` connection URL. */
+  credentials_env: EnvVarName.default('DOCUMENT_DB_URL'),
+  /** The URL's database when absent. */
+  database: NonEmptyString.optional(),
+  /** Absent means every collection of the database. */
+  collections: StringList.optional(),
+  /** Collection → cursor field (a date, number, string or ObjectId; dotted paths reach into documents), for merge loads on `_id`. */
+  incremental: z.record(NonEmptyString, NonEmptyString).optional(),
+  /** Documents per cursor batch from the server, and per write to the staging area. */
+  batch_size: z.int().positive().max(100_000).default(1_000),
+}).superRefine((config, context) => {
+  if (config.collections === undefined || config.incremental === undefined) return;
+  for (const name of Object.keys(config.incremental)) {
+    if (!config.collections.includes(name)) {
+      context.addIssue({ code: 'custom', path: ['incremental', name], input: name, message: `${name} is not one of the collections listed (${config.collections.join(', ')})` });
+    }
+  }
+});
+export type DocumentDbConfig = z.output<typeof DocumentDbConfig>;
+
+/** A server that is down should fail a sync in seconds, not after the driver's 30 s default; a URL may set its own. */
+const SERVER_SELECTION_TIMEOUT_MS = 10_000;
+const URL_PATTERN = /^mongodb(?:\+srv)?:\/\/(?:(?<userInfo>[^@/]*)@)?(?<hosts>[^/?]+)(?:\/(?<database>[^?]*))?/i;
+
+/**
+ * `document_db`: the collections of a MongoDB database, one table each. Documents stream through a
+ * cursor into the staging area as plain JSON (nested documents become STRUCT, arrays LIST); a
+ * collection with a cursor field in `incremental` loads only documents past the last cursor value,
+ * merged on `_id`; the others are replaced whole.
+ */
+const documentDbConnector: Connector = {
+  async extract(context, sink) {
+    const config = (context.source as SourceConfigOf<'document_db'>).generic_config;
+    const url = requireEnv(context.env, config.credentials_env, 'the MongoDB connection URL (mongodb://user:password@host:27017/database)');
+    const parts = URL_PATTERN.exec(url)?.groups;
+    if (parts?.hosts === undefined) throw new SyncFailedError(`The environment variable ${config.credentials_env} does not hold a mongodb:// or mongodb+srv:// URL`);
+    const where = parts.hosts;
+    const password = decodeURIComponent(parts.userInfo?.split(':').slice(1).join(':') ?? '');
+    const database = config.database ?? decodeURIComponent(parts.database ?? '');
+    if (database === '') throw new SyncFailedError(`Name the database: set generic_config.database, or end the URL in ${config.credentials_env} with /<database>`);
+    const client = new MongoClient(url, {
+      appName: 'quarry',
+      ...(/[?&]serverSelectionTimeoutMS=/i.test(url) ? {} : { serverSelectionTimeoutMS: SERVER_SELECTION_TIMEOUT_MS }),
+    });
+    const cause = (error: unknown): string => mongoCause(error, password);
+    try {
+      await client.connect().catch((error: unknown) => {
+        throw new SyncFailedError(`Could not connect to MongoDB at ${where}: ${cause(error)}`);
+      });
+      await exportCollections(client.db(database), config, context, sink, (error) => `${where}/${database}: ${cause(error)}`);
+    } finally {
+      await client.close().catch(() => undefined);
+    }
+  },
+};
+
+async function exportCollections(
+  db: Db, config: SourceConfigOf<'document_db'>['generic_config'], context: ExtractContext, sink: RecordSink, describe: (error: unknown) => string,
+): Promise<void> {
+  const available = await db.listCollections({}, { nameOnly: true }).toArray().then(
+    (collections) => collections.map((collection) => collection.name).filter((name) => !name.startsWith('system.')).sort(),
+    (error: unknown) => { throw new SyncFailedError(`Could not list the collections of ${describe(error)}`); },
+  );
+  const wanted = config.collections ?? available;
+  const missing = wanted.filter((name) => !available.includes(name));
+  if (missing.length > 0) {
+    throw new SyncFailedError(`No collection ${missing.join(', ')} in the database ${db.databaseName} (it has ${available.length === 0 ? 'no collections' : available.join(', ')})`);
+  }
+  for (const name of wanted) {
+    context.signal.throwIfAborted();
+    const cursorField = config.incremental?.[name];
+    const after = cursorField === undefined || context.fullRefresh ? undefined : restoreCursor(context.state.get(name));
+    const read = await exportCollection(db, name, { cursorField, after, batchSize: config.batch_size, sink, signal: context.signal }).catch((error: unknown) => {
+      if (error instanceof SyncFailedError) throw error;
+      throw new SyncFailedError(`Could not read the collection ${name} of ${describe(error)}`);
+    });
+    if (read.cursor !== undefined) context.state.set(name, read.cursor);
+    context.log('INFO', after === undefined
+      ? `Exported ${String(read.documents)} documents of ${name}`
+      : `Exported ${String(read.documents)} documents of ${name} with ${cursorField ?? ''} after ${String(plainValue(after))}`);
+  }
+}
+
+async function exportCollection(
+  db: Db, name: string,
+  options: { cursorField: string | undefined; after: unknown; batchSize: number; sink: RecordSink; signal: AbortSignal },
+): Promise<{ documents: number; cursor: unknown }> {
+  const { cursorField, after, batchSize } = options;
+  const writer = options.sink.table(cursorField === undefined ? { name, disposition: 'replace' } : { name, disposition: 'merge', primaryKey: ['_id'] });
+  const filter: Filter<Document> = cursorField !== undefined && after !== undefined ? { [cursorField]: { $gt: after } } : {};
+  const sort: Sort | undefined = cursorField === undefined ? undefined : { [cursorField]: 1 };
+  const cursor = db.collection(name).find(filter, { sort, batchSize });
+  const batch: Record<string, unknown>[] = [];
+  let documents = 0;
+  let highest: unknown;
+  try {
+    for await (const document of cursor) {
+      options.signal.throwIfAborted();
+      batch.push(plainValue(document) as Record<string, unknown>);
+      documents += 1;
+      if (cursorField !== undefined) highest = valueAt(document, cursorField) ?? highest;
+      if (batch.length >= batchSize) await writer.write(batch.splice(0));
+    }
+    await writer.write(batch.splice(0));
+  } finally {
+    await cursor.close();
+  }
+  if (cursorField === undefined || highest === undefined) return { documents, cursor: undefined };
+  const saved = saveCursor(highest);
+  if (saved === undefined) {
+    throw new SyncFailedError(`The cursor field ${cursorField} of ${name} holds ${describeKind(highest)}; use a date, number, string or ObjectId field`);
+  }
+  return { documents, cursor: saved };
+}
+
+function describeKind(value: unknown): string {
+  if (Array.isArray(value)) return 'a list';
+  return value !== null && typeof value === 'object' ? `a ${value.constructor.name}` : `a ${typeof value}`;
+}
+
+/** The driver's error in one line, with the password masked should it have been echoed. */
+function mongoCause(error: unknown, password: string): string {
+  const message = firstLineOf(error);
+  const codeName = (error as { codeName?: unknown }).codeName;
+  let cause = message;
+  if (codeName === 'AuthenticationFailed' || /authentication failed/i.test(message)) cause = 'the server refused the credentials (authentication failed)';
+  else if (message.includes('ECONNREFUSED')) cause = 'connection refused';
+  else if (message.includes('ENOTFOUND') || message.includes('EAI_AGAIN')) cause = 'the host name does not resolve';
+  return password === '' ? cause : cause.replaceAll(password, '***');
+}
+
+export const documentDbType = defineSourceType({
+  key: 'document_db', category: 'Databases', authType: 'Basic', wizard: true, incremental: true,
+  section: 'generic', schema: DocumentDbConfig,
+  connector: documentDbConnector,
+});

@@ -1,0 +1,27 @@
+import path from 'node:path';
+import { z } from 'zod';
+import type { SourceConfigOf } from '../../config/index.ts';
+import { readFiles } from '../file-loader.ts';
+import type { SourceLoader } from '../source-loader.ts';
+import { CsvReadOptions, NonEmptyString, defineSourceType } from '../type-definition/index.ts';
+
+export const LocalFilesSection = z.strictObject({
+  directory: NonEmptyString,
+  file_pattern: NonEmptyString.default('*'),
+  /** DuckDB read_csv options fixed for every CSV file; anything not set is detected per file. */
+  csv: CsvReadOptions.optional(),
+  /** How to regenerate the files. */
+  notes: z.string().optional(),
+});
+export type LocalFilesSection = z.output<typeof LocalFilesSection>;
+
+/** `local_files`: CSV, JSON and Parquet files in a folder of the project (or anywhere on this machine). */
+const localFilesLoader: SourceLoader = readFiles<SourceConfigOf<'local_files'>>((source, projectDir) => ({
+  directory: path.resolve(projectDir, source.local_files.directory), pattern: source.local_files.file_pattern, csv: source.local_files.csv,
+}));
+
+export const localFilesType = defineSourceType({
+  key: 'local_files', category: 'Local & Custom', authType: 'None', wizard: true, incremental: true,
+  section: 'own', schema: LocalFilesSection,
+  loader: localFilesLoader,
+});
