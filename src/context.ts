@@ -1,5 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { createAuth, OAuthLogin, type Auth } from './auth/index.ts';
+import { QueryService } from './catalog/index.ts';
 import {
   assertScheduledSourcesExist, loadEnvironment, loadProjectConfig, loadSecretKey, loadSources, projectPaths,
   type ProjectConfig, type ProjectPaths, type SourceConfig,
@@ -38,6 +39,8 @@ export interface AppContext {
   readonly transform: TransformRunner;
   /** The project's schedules: listed and run by hand everywhere, run by their cron only once started (startPlatform). */
   readonly schedules: Scheduler;
+  /** Users' read-only SQL on the warehouse, within the project's limits, audited. */
+  readonly queries: QueryService;
   readonly now: () => Date;
   readonly startedAt: Date;
 }
@@ -99,6 +102,7 @@ export function createContext(options: ContextOptions): AppContext {
       schedules: config.schedules, sources, store, events, jobs, transform, log: log.child({ module: 'schedules' }), now,
       timer: options.timer,
     }),
+    queries: new QueryService({ paths, config, store, now }),
     now,
     startedAt: now(),
   });

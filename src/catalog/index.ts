@@ -1,0 +1,1 @@
+export { QueryService, type QueryServiceOptions, type QueryCaller, type QueryRequest } from './query-service.ts';
