@@ -1,6 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { createAuth, OAuthLogin, type Auth } from './auth/index.ts';
-import { QueryService } from './catalog/index.ts';
+import { Catalog, QueryService, TableProfiler } from './catalog/index.ts';
 import {
   assertScheduledSourcesExist, loadEnvironment, loadProjectConfig, loadSecretKey, loadSources, projectPaths,
   type ProjectConfig, type ProjectPaths, type SourceConfig,
@@ -41,6 +41,10 @@ export interface AppContext {
   readonly schedules: Scheduler;
   /** Users' read-only SQL on the warehouse, within the project's limits, audited. */
   readonly queries: QueryService;
+  /** The warehouse's tables, columns, profiles, samples and lineage. */
+  readonly catalog: Catalog;
+  /** Profiles the tables a job changed (after each job); startPlatform catches up once at start. */
+  readonly profiler: TableProfiler;
   readonly now: () => Date;
   readonly startedAt: Date;
 }
@@ -73,7 +77,10 @@ export function createContext(options: ContextOptions): AppContext {
   const warehouseLock = new WarehouseLock();
   const sourceTokens = new SourceTokens({ store, secretKey, now });
   const childEnv = Object.freeze({ PATH: env.PATH ?? '/usr/local/bin:/usr/bin:/bin', HOME: env.HOME ?? paths.runDir });
-  const jobs = new JobRunner({ store, paths, sources, events, log: log.child({ module: 'jobs' }), now, env, lock: warehouseLock, sourceTokens });
+  const profiler = new TableProfiler({ paths, store, log: log.child({ module: 'catalog' }), now });
+  const jobs = new JobRunner({
+    store, paths, sources, events, log: log.child({ module: 'jobs' }), now, env, lock: warehouseLock, sourceTokens, afterCommit: () => profiler.refresh(),
+  });
   const transform = new TransformRunner({
     store, paths, config, events, log: log.child({ module: 'transform' }), now, lock: warehouseLock,
     jobs: jobs.lifecycle,
@@ -103,6 +110,8 @@ export function createContext(options: ContextOptions): AppContext {
       timer: options.timer,
     }),
     queries: new QueryService({ paths, config, store, now }),
+    catalog: new Catalog({ paths, store, models: () => transform.listModels() }),
+    profiler,
     now,
     startedAt: now(),
   });
@@ -119,5 +128,6 @@ const SHUTDOWN_GRACE_MS = 20_000;
 export async function closeContext(context: AppContext, graceMs = SHUTDOWN_GRACE_MS): Promise<void> {
   await context.schedules.close();
   await context.jobs.close(graceMs, context.transform.close());
+  await context.profiler.idle();
   context.store.close();
 }
