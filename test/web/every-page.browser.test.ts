@@ -75,6 +75,8 @@ describe('every page in Chromium, as a person sees it', () => {
     ['/', text('orders'), 'page-overview'],
     ['/sources/orders', text('raw_orders.orders'), 'page-source'],
     ['/models', text('revenue_by_month'), 'page-models'],
+    ['/data', text('marts.revenue_by_month'), 'page-data'],
+    ['/data/marts/revenue_by_month', text('Built by model '), 'page-data-table'],
     ['/logs', heading('Logs'), 'page-logs'],
     ['/health', heading('Health'), 'page-health'],
     ['/settings/account', heading('Your account'), 'page-account'],
