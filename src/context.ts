@@ -12,6 +12,7 @@ import { SourceTokens } from './sources/index.ts';
 import { Scheduler, type Timer } from './schedules/index.ts';
 import { openStore, type Store } from './store/index.ts';
 import { TransformRunner } from './transform/index.ts';
+import { WarehouseReaders } from './warehouse/index.ts';
 import packageJson from '../package.json' with { type: 'json' };
 
 /** Everything a request handler, job or command may use, built once and passed down. */
@@ -39,6 +40,8 @@ export interface AppContext {
   readonly transform: TransformRunner;
   /** The project's schedules: listed and run by hand everywhere, run by their cron only once started (startPlatform). */
   readonly schedules: Scheduler;
+  /** Sandboxed read-only connections of the current warehouse snapshot: the one way SQL reads it. */
+  readonly readers: WarehouseReaders;
   /** Users' read-only SQL on the warehouse, within the project's limits, audited. */
   readonly queries: QueryService;
   /** The warehouse's tables, columns, profiles, samples and lineage. */
@@ -77,7 +80,8 @@ export function createContext(options: ContextOptions): AppContext {
   const warehouseLock = new WarehouseLock();
   const sourceTokens = new SourceTokens({ store, secretKey, now });
   const childEnv = Object.freeze({ PATH: env.PATH ?? '/usr/local/bin:/usr/bin:/bin', HOME: env.HOME ?? paths.runDir });
-  const profiler = new TableProfiler({ paths, store, log: log.child({ module: 'catalog' }), now });
+  const readers = new WarehouseReaders(paths);
+  const profiler = new TableProfiler({ readers, store, log: log.child({ module: 'catalog' }), now });
   const jobs = new JobRunner({
     store, paths, sources, events, log: log.child({ module: 'jobs' }), now, env, lock: warehouseLock, sourceTokens, afterCommit: () => profiler.refresh(),
   });
@@ -109,8 +113,9 @@ export function createContext(options: ContextOptions): AppContext {
       schedules: config.schedules, sources, store, events, jobs, transform, log: log.child({ module: 'schedules' }), now,
       timer: options.timer,
     }),
-    queries: new QueryService({ paths, config, store, now }),
-    catalog: new Catalog({ paths, store, models: () => transform.listModels() }),
+    readers,
+    queries: new QueryService({ readers, config, store, now }),
+    catalog: new Catalog({ readers, store, models: () => transform.listModels() }),
     profiler,
     now,
     startedAt: now(),
@@ -129,5 +134,6 @@ export async function closeContext(context: AppContext, graceMs = SHUTDOWN_GRACE
   await context.schedules.close();
   await context.jobs.close(graceMs, context.transform.close());
   await context.profiler.idle();
+  context.readers.close();
   context.store.close();
 }

@@ -1,8 +1,7 @@
-import type { ProjectPaths } from '../config/index.ts';
 import { NotFoundError } from '../errors.ts';
 import type { CatalogTable, ColumnProfile, Layer, Store } from '../store/index.ts';
 import type { ModelSummary } from '../transform/index.ts';
-import { quoteIdentifier, runReadQuery, type QueryAnswer } from '../warehouse/index.ts';
+import { quoteIdentifier, type QueryAnswer, type WarehouseReaders } from '../warehouse/index.ts';
 
 export class TableNotFoundError extends NotFoundError {
   override readonly code = 'table_not_found';
@@ -12,7 +11,7 @@ export class TableNotFoundError extends NotFoundError {
 }
 
 export interface CatalogOptions {
-  readonly paths: ProjectPaths;
+  readonly readers: WarehouseReaders;
   readonly store: Store;
   /** The models as last parsed (names, descriptions, dependencies). */
   readonly models: () => readonly ModelSummary[];
@@ -75,7 +74,7 @@ export class Catalog {
     if (!table) throw new TableNotFoundError(schema, name);
     const models = this.#modelsByName();
     const summary = this.#summary(table, models);
-    const sample = await runReadQuery(this.#options.paths, `SELECT * FROM ${quoteIdentifier(schema)}.${quoteIdentifier(name)}`, SAMPLE_LIMITS);
+    const sample = await this.#options.readers.run(`SELECT * FROM ${quoteIdentifier(schema)}.${quoteIdentifier(name)}`, SAMPLE_LIMITS);
     const builtBy = summary.model === null ? undefined : models.get(summary.model);
     const readsThis = (model: ModelSummary): boolean =>
       (summary.model !== null && model.dependsOn.includes(summary.model)) || model.sourceTables.some((source) => source.schema === schema && source.name === name);

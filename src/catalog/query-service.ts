@@ -1,10 +1,10 @@
-import type { ProjectConfig, ProjectPaths } from '../config/index.ts';
+import type { ProjectConfig } from '../config/index.ts';
 import { describeError } from '../errors.ts';
 import type { Store } from '../store/index.ts';
-import { runReadQuery, withReadQuery, type QueryAnswer, type ReadQueryLimits, type ReadQueryResult } from '../warehouse/index.ts';
+import type { QueryAnswer, ReadQueryLimits, ReadQueryResult, WarehouseReaders } from '../warehouse/index.ts';
 
 export interface QueryServiceOptions {
-  readonly paths: ProjectPaths;
+  readonly readers: WarehouseReaders;
   readonly config: ProjectConfig;
   readonly store: Store;
   readonly now: () => Date;
@@ -46,12 +46,12 @@ export class QueryService {
 
   /** Runs the query and collects its rows. */
   run(request: QueryRequest): Promise<QueryAnswer> {
-    return this.#audited(request, () => runReadQuery(this.#options.paths, request.sql, this.#limits(request)));
+    return this.#audited(request, () => this.#options.readers.run(request.sql, this.#limits(request)));
   }
 
   /** Runs the query and lets `work` read its rows in batches (a download). */
   stream<T>(request: QueryRequest, work: (result: ReadQueryResult) => Promise<T>): Promise<T> {
-    return this.#audited(request, () => withReadQuery(this.#options.paths, request.sql, this.#limits(request), work));
+    return this.#audited(request, () => this.#options.readers.withQuery(request.sql, this.#limits(request), work));
   }
 
   #limits(request: QueryRequest): ReadQueryLimits {

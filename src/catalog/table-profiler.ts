@@ -1,10 +1,9 @@
-import type { ProjectPaths } from '../config/index.ts';
 import type { Logger } from '../logger.ts';
 import type { ColumnProfile, Store, TableProfile } from '../store/index.ts';
-import { quoteIdentifier, quoteLiteral, runReadQuery, type QueryAnswer } from '../warehouse/index.ts';
+import { quoteIdentifier, quoteLiteral, type QueryAnswer, type WarehouseReaders } from '../warehouse/index.ts';
 
 export interface TableProfilerOptions {
-  readonly paths: ProjectPaths;
+  readonly readers: WarehouseReaders;
   readonly store: Store;
   readonly log: Logger;
   readonly now: () => Date;
@@ -81,6 +80,6 @@ export class TableProfiler {
   }
 
   #read(sql: string): Promise<QueryAnswer> {
-    return runReadQuery(this.#options.paths, sql, PROFILE_LIMITS);
+    return this.#options.readers.run(sql, PROFILE_LIMITS);
   }
 }

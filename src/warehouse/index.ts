@@ -6,6 +6,6 @@ export { inTransaction } from './transaction.ts';
 export { withSandboxedReader, openSandboxedReader, READER_SANDBOX_PYTHON_PATH, type ReaderLimits, type SandboxedReader } from './sandboxed-reader.ts';
 export { assertReadsOnly, QueryNotAllowedError } from './reader-sql.ts';
 export {
-  withReadQuery, runReadQuery, QueryTimeoutError, QueryFailedError,
+  WarehouseReaders, QueryTimeoutError, QueryFailedError,
   type ReadQueryLimits, type ReadQueryResult, type QueryAnswer, type QueryColumn,
 } from './read-query.ts';

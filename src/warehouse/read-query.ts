@@ -3,7 +3,8 @@ import { JsonDuckDBValueConverter, type DuckDBResult, type Json } from '@duckdb/
 import type { ProjectPaths } from '../config/index.ts';
 import { describeError, firstLineOf, InvalidRequestError, QuarryError } from '../errors.ts';
 import { assertReadsOnly, QueryNotAllowedError } from './reader-sql.ts';
-import { DEFAULT_READER_LIMITS, openSandboxedReader, type SandboxedReader } from './sandboxed-reader.ts';
+import { ReaderPool } from './reader-pool.ts';
+import { DEFAULT_READER_LIMITS } from './sandboxed-reader.ts';
 
 /** The query ran past `limits.query_seconds` and was interrupted. */
 export class QueryTimeoutError extends InvalidRequestError {
@@ -19,8 +20,6 @@ export interface ReadQueryLimits {
   /** At most this many rows are read; one more tells that the result was cut. */
   readonly maxRows: number;
   readonly timeoutMs: number;
-  /** DuckDB's notation, '1GB'; the reader's default when absent. */
-  readonly memoryLimit?: string | undefined;
   /** Interrupts the query early (the client went away). */
   readonly signal?: AbortSignal | undefined;
 }
@@ -47,46 +46,61 @@ export interface QueryAnswer {
   readonly elapsedMs: number;
 }
 
+/** How many queries run at once; more wait for a reader. Each has one thread; all share one memory limit. */
+const CONCURRENT_QUERIES = 4;
+
 /**
- * Runs one read-only query, checked by assertReadsOnly, on a sandboxed reader of the current warehouse
- * (never the writer), interrupted at the time limit; `work` reads the result while the reader is open.
+ * The one way to run SQL on the warehouse for reading: each query is checked by assertReadsOnly, then runs on a
+ * sandboxed read-only connection of the current snapshot (never the writer), interrupted at its time limit.
  */
-export async function withReadQuery<T>(paths: ProjectPaths, sql: string, limits: ReadQueryLimits, work: (result: ReadQueryResult) => Promise<T>): Promise<T> {
-  const reader = await openCurrentWarehouse(paths, limits);
-  let timedOut = false;
-  const interrupt = (): void => { reader.connection.interrupt(); };
-  const timer = setTimeout(() => {
-    timedOut = true;
-    interrupt();
-  }, limits.timeoutMs);
-  limits.signal?.addEventListener('abort', interrupt);
-  try {
-    const result = await (async () => {
-      await assertReadsOnly(reader.connection, sql);
-      return reader.connection.stream(sql);
-    })().catch((error: unknown) => { throw queryError(error, timedOut, limits); });
-    return await work(readInBatches(result, limits.maxRows, () => timedOut, limits));
-  } finally {
-    clearTimeout(timer);
-    limits.signal?.removeEventListener('abort', interrupt);
-    reader.close();
+export class WarehouseReaders {
+  readonly #warehouseFile: string;
+  readonly #pool: ReaderPool;
+
+  constructor(paths: ProjectPaths) {
+    // The one place that knows which files are the current warehouse: the lake changes these lines only.
+    this.#warehouseFile = paths.servingFile;
+    this.#pool = new ReaderPool(this.#warehouseFile, { size: CONCURRENT_QUERIES, limits: DEFAULT_READER_LIMITS });
   }
-}
 
-/** Runs one read-only query and collects its rows (up to the cap). */
-export async function runReadQuery(paths: ProjectPaths, sql: string, limits: ReadQueryLimits): Promise<QueryAnswer> {
-  const started = performance.now();
-  return withReadQuery(paths, sql, limits, async (result) => {
-    const rows: Json[][] = [];
-    for await (const batch of result.batches()) rows.push(...batch);
-    return { columns: result.columns, rows, truncated: result.truncated(), elapsedMs: Math.round(performance.now() - started) };
-  });
-}
+  /** Runs the query; `work` reads the result while the reader is lent. */
+  async withQuery<T>(sql: string, limits: ReadQueryLimits, work: (result: ReadQueryResult) => Promise<T>): Promise<T> {
+    if (!existsSync(this.#warehouseFile)) throw new QueryFailedError('Nothing has been loaded into the warehouse yet: sync a source first');
+    return this.#pool.lend(async (connection) => {
+      let timedOut = false;
+      const interrupt = (): void => { connection.interrupt(); };
+      const timer = setTimeout(() => {
+        timedOut = true;
+        interrupt();
+      }, limits.timeoutMs);
+      limits.signal?.addEventListener('abort', interrupt);
+      try {
+        const result = await (async () => {
+          await assertReadsOnly(connection, sql);
+          return connection.stream(sql);
+        })().catch((error: unknown) => { throw queryError(error, timedOut, limits); });
+        return await work(readInBatches(result, limits.maxRows, () => timedOut, limits));
+      } finally {
+        clearTimeout(timer);
+        limits.signal?.removeEventListener('abort', interrupt);
+      }
+    });
+  }
 
-// The one place that knows which files are the current warehouse: the lake changes this function only.
-function openCurrentWarehouse(paths: ProjectPaths, limits: ReadQueryLimits): Promise<SandboxedReader> {
-  if (!existsSync(paths.servingFile)) throw new QueryFailedError('Nothing has been loaded into the warehouse yet: sync a source first');
-  return openSandboxedReader(paths.servingFile, { ...DEFAULT_READER_LIMITS, ...(limits.memoryLimit === undefined ? {} : { memoryLimit: limits.memoryLimit }) });
+  /** Runs the query and collects its rows (up to the cap). */
+  async run(sql: string, limits: ReadQueryLimits): Promise<QueryAnswer> {
+    const started = performance.now();
+    return this.withQuery(sql, limits, async (result) => {
+      const rows: Json[][] = [];
+      for await (const batch of result.batches()) rows.push(...batch);
+      return { columns: result.columns, rows, truncated: result.truncated(), elapsedMs: Math.round(performance.now() - started) };
+    });
+  }
+
+  /** Closes every reader once its query ends. */
+  close(): void {
+    this.#pool.close();
+  }
 }
 
 function readInBatches(result: DuckDBResult, maxRows: number, timedOut: () => boolean, limits: ReadQueryLimits): ReadQueryResult {

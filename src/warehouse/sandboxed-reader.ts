@@ -53,6 +53,35 @@ export async function openSandboxedReader(databaseFile: string, limits: ReaderLi
   }
 }
 
+/**
+ * The same sandbox with `count` connections on one instance (one memory limit for all), each using the warehouse
+ * as its default database; the configuration is locked once they all exist. The caller closes them and the instance.
+ */
+export async function openSandboxedReaders(databaseFile: string, count: number, limits: ReaderLimits): Promise<{ instance: DuckDBInstance; connections: DuckDBConnection[] }> {
+  const instance = await DuckDBInstance.create(':memory:', {
+    threads: String(limits.threads),
+    memory_limit: limits.memoryLimit,
+    autoinstall_known_extensions: 'false',
+    autoload_known_extensions: 'false',
+  });
+  const connections: DuckDBConnection[] = [];
+  try {
+    for (let index = 0; index < count; index++) connections.push(await instance.connect());
+    const [first] = connections;
+    if (first === undefined) throw new Error('a pool of no readers');
+    await first.run(`ATTACH ${quoteLiteral(databaseFile)} AS warehouse (READ_ONLY)`);
+    for (const connection of connections) await connection.run('USE warehouse');
+    await first.run('SET enable_external_access = false');
+    await first.run("SET disabled_filesystems = 'LocalFileSystem'");
+    await first.run('SET lock_configuration = true');
+    return { instance, connections };
+  } catch (error) {
+    for (const connection of connections) connection.closeSync();
+    instance.closeSync();
+    throw error;
+  }
+}
+
 /** Opens a sandboxed reader, runs `work` on it, then closes it. */
 export async function withSandboxedReader<T>(databaseFile: string, work: (connection: DuckDBConnection) => Promise<T>): Promise<T> {
   const reader = await openSandboxedReader(databaseFile);
