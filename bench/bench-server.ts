@@ -20,11 +20,13 @@ export interface BenchServer {
   close(): Promise<void>;
 }
 
-export async function startBenchServer(): Promise<BenchServer> {
+/** `prepare` runs on the new project before the platform starts (to add sources and their files). */
+export async function startBenchServer(prepare?: (dir: string) => Promise<void>): Promise<BenchServer> {
   const dir = await mkdtemp(path.join(tmpdir(), 'quarry-bench-'));
   const password = 'bench-password-1';
   const env = { QUARRY_ADMIN_PASSWORD: password };
   await initProject(dir, { name: 'bench', adminEmail: 'bench@example.com', nonInteractive: true }, env);
+  await prepare?.(dir);
   const platform = await startPlatform({
     projectDir: dir, env, log: createLogger({ level: 'silent' }),
     host: '127.0.0.1', ports: { web: 0 }, watcher: false, transform: false, docsServer: false, dashboard: 'not_started',

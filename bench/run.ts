@@ -1,6 +1,6 @@
 // `npm run bench`: every benchmark, each figure beside its baseline from the same run.
 // `npm run bench -- load mixed-dialects`: only the benchmarks named (api, load, mixed-dialects, connectors,
-// transform, websocket, sustained); their results go to results/latest-<names>.json, not latest.json.
+// transform, websocket, sustained, query); their results go to results/latest-<names>.json, not latest.json.
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -8,6 +8,7 @@ import { runApiBenchmark } from './api.ts';
 import { runConnectorBenchmarks } from './connectors.ts';
 import { runLoadBenchmark } from './load.ts';
 import { runMixedDialectBenchmark } from './mixed-dialects.ts';
+import { runQueryBenchmark } from './query.ts';
 import { runSustainedLoadBenchmark } from './sustained.ts';
 import { runTransformBenchmark } from './transform.ts';
 import { runWebSocketBenchmark } from './websocket.ts';
@@ -33,7 +34,7 @@ interface Row {
   ratio: string;
 }
 
-const BENCHMARKS = ['api', 'load', 'mixed-dialects', 'connectors', 'transform', 'websocket', 'sustained'] as const;
+const BENCHMARKS = ['api', 'load', 'mixed-dialects', 'connectors', 'transform', 'websocket', 'sustained', 'query'] as const;
 const only = process.argv.slice(2);
 const unknown = only.filter((name) => !(BENCHMARKS as readonly string[]).includes(name));
 if (unknown.length > 0) throw new Error(`Unknown benchmark ${unknown.join(', ')}; choose among ${BENCHMARKS.join(', ')}`);
@@ -51,6 +52,8 @@ const latencies = [
   ...wanted('sustained') ? [await runSustainedLoadBenchmark()] : [],
 ];
 
+const query = wanted('query') ? await runQueryBenchmark() : undefined;
+
 const rows: Row[] = [
   ...api === undefined ? [] : [
     { benchmark: api.benchmark, name: api.baseline.name, value: `${String(api.baseline.requestsPerSecond)} req/s, p50 ${String(api.baseline.p50Ms)} ms, p99 ${String(api.baseline.p99Ms)} ms`, ratio: '1.00 (baseline)' },
@@ -67,6 +70,7 @@ const rows: Row[] = [
     { benchmark: latency.benchmark, name: latency.baseline.name, value: latency.baseline.detail, ratio: '1.00 (baseline)' },
     ...latency.cases.map(({ figure, ratio }) => ({ benchmark: latency.benchmark, name: figure.name, value: figure.detail, ratio: `${ratio.toFixed(2)} (p99)` })),
   ]),
+  ...query === undefined ? [] : query.rows.map((row) => ({ benchmark: query.benchmark, ...row })),
 ];
 
 const header: Row = { benchmark: 'benchmark', name: 'case', value: 'measured', ratio: 'ratio to baseline' };
@@ -82,5 +86,5 @@ const resultsDir = path.join(import.meta.dirname, 'results');
 mkdirSync(resultsDir, { recursive: true });
 writeFileSync(path.join(resultsDir, only.length === 0 ? 'latest.json' : `latest-${only.join('-')}.json`), `${JSON.stringify({
   machine,
-  results: { api, loads, latencies },
+  results: { api, loads, latencies, query },
 }, null, 2)}\n`);

@@ -1,5 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { createAuth, OAuthLogin, type Auth } from './auth/index.ts';
+import { Catalog, QueryService, TableProfiler } from './catalog/index.ts';
 import {
   assertScheduledSourcesExist, loadEnvironment, loadProjectConfig, loadSecretKey, loadSources, projectPaths,
   type ProjectConfig, type ProjectPaths, type SourceConfig,
@@ -11,6 +12,7 @@ import { SourceTokens } from './sources/index.ts';
 import { Scheduler, type Timer } from './schedules/index.ts';
 import { openStore, type Store } from './store/index.ts';
 import { TransformRunner } from './transform/index.ts';
+import { WarehouseReaders } from './warehouse/index.ts';
 import packageJson from '../package.json' with { type: 'json' };
 
 /** Everything a request handler, job or command may use, built once and passed down. */
@@ -38,6 +40,14 @@ export interface AppContext {
   readonly transform: TransformRunner;
   /** The project's schedules: listed and run by hand everywhere, run by their cron only once started (startPlatform). */
   readonly schedules: Scheduler;
+  /** Sandboxed read-only connections of the current warehouse snapshot: the one way SQL reads it. */
+  readonly readers: WarehouseReaders;
+  /** Users' read-only SQL on the warehouse, within the project's limits, audited. */
+  readonly queries: QueryService;
+  /** The warehouse's tables, columns, profiles, samples and lineage. */
+  readonly catalog: Catalog;
+  /** Profiles the tables a job changed (after each job); startPlatform catches up once at start. */
+  readonly profiler: TableProfiler;
   readonly now: () => Date;
   readonly startedAt: Date;
 }
@@ -70,7 +80,11 @@ export function createContext(options: ContextOptions): AppContext {
   const warehouseLock = new WarehouseLock();
   const sourceTokens = new SourceTokens({ store, secretKey, now });
   const childEnv = Object.freeze({ PATH: env.PATH ?? '/usr/local/bin:/usr/bin:/bin', HOME: env.HOME ?? paths.runDir });
-  const jobs = new JobRunner({ store, paths, sources, events, log: log.child({ module: 'jobs' }), now, env, lock: warehouseLock, sourceTokens });
+  const readers = new WarehouseReaders(paths);
+  const profiler = new TableProfiler({ readers, store, log: log.child({ module: 'catalog' }), now });
+  const jobs = new JobRunner({
+    store, paths, sources, events, log: log.child({ module: 'jobs' }), now, env, lock: warehouseLock, sourceTokens, afterCommit: () => profiler.refresh(),
+  });
   const transform = new TransformRunner({
     store, paths, config, events, log: log.child({ module: 'transform' }), now, lock: warehouseLock,
     jobs: jobs.lifecycle,
@@ -99,6 +113,10 @@ export function createContext(options: ContextOptions): AppContext {
       schedules: config.schedules, sources, store, events, jobs, transform, log: log.child({ module: 'schedules' }), now,
       timer: options.timer,
     }),
+    readers,
+    queries: new QueryService({ readers, config, store, now }),
+    catalog: new Catalog({ readers, store, models: () => transform.listModels() }),
+    profiler,
     now,
     startedAt: now(),
   });
@@ -115,5 +133,7 @@ const SHUTDOWN_GRACE_MS = 20_000;
 export async function closeContext(context: AppContext, graceMs = SHUTDOWN_GRACE_MS): Promise<void> {
   await context.schedules.close();
   await context.jobs.close(graceMs, context.transform.close());
+  await context.profiler.idle();
+  context.readers.close();
   context.store.close();
 }

@@ -10,6 +10,7 @@ import { setupOAuthProvider, type OAuthSetupOptions } from './oauth-setup.ts';
 import { servePlatform } from './start.ts';
 import { addUser, describeAuthStatus, enableAuth, recoverAdmin, unlockUser } from './users.ts';
 import { describeProjectStatus } from './status.ts';
+import { QUERY_FORMATS, runQuery, type QueryFormat } from './query.ts';
 import { generateTransformDocs, listModels, runModel } from './transform.ts';
 import { addSource, testSource, type SourceAddOptions } from './source-add.ts';
 import { listSchedules, runSchedule } from './schedules.ts';
@@ -26,6 +27,12 @@ function parsePort(value: string): number {
   const port = Number(value);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new InvalidArgumentError('expected a port number 0-65535 (0 picks a free one)');
   return port;
+}
+
+function parsePositiveInteger(value: string): number {
+  const number = Number(value);
+  if (!Number.isInteger(number) || number <= 0) throw new InvalidArgumentError('expected a positive whole number');
+  return number;
 }
 
 /** Runs one command line; resolves to the process exit code. */
@@ -149,6 +156,17 @@ export async function runCli(argv: readonly string[], env: NodeJS.ProcessEnv): P
     .option('--project <dir>', 'project folder', '.')
     .action(async (name: string, options: { project: string }) => {
       console.log(await runSchedule(options.project, name, env));
+    });
+
+  program.command('query')
+    .description('Run one read-only SQL query (SELECT, WITH, SHOW, DESCRIBE, EXPLAIN) on the warehouse and print the result')
+    .argument('<sql>')
+    .option('--project <dir>', 'project folder', '.')
+    .option('--format <format>', 'table, csv or json', 'table')
+    .option('--limit <rows>', 'at most this many rows (never more than limits.query_rows)', parsePositiveInteger)
+    .action(async (sql: string, options: { project: string; format: string; limit?: number }) => {
+      if (!(QUERY_FORMATS as readonly string[]).includes(options.format)) throw new CliError(`--format must be one of ${QUERY_FORMATS.join(', ')}`);
+      console.log(await runQuery(sql, { project: options.project, format: options.format as QueryFormat, limit: options.limit }, env));
     });
 
   program.command('run')

@@ -1,25 +1,14 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { runningServerPid } from './running-server.ts';
 import { withProject } from './with-project.ts';
 
 export async function describeProjectStatus(project: string, env: NodeJS.ProcessEnv): Promise<string> {
   return withProject(project, env, (ctx) => {
-    const pidFile = ctx.paths.serverPidFile;
-    const pid = existsSync(pidFile) ? Number(readFileSync(pidFile, 'utf8').trim()) : null;
-    const running = pid !== null && isAlive(pid);
+    const pid = runningServerPid(ctx.paths);
     return [
       `Project: ${ctx.config.name} (${ctx.paths.root})`,
-      `Server: ${running ? `running (pid ${String(pid)}) at http://${ctx.config.web.host}:${String(ctx.config.web.port)}` : 'not running'}`,
+      `Server: ${pid !== undefined ? `running (pid ${String(pid)}) at http://${ctx.config.web.host}:${String(ctx.config.web.port)}` : 'not running'}`,
       `Sources: ${ctx.sources.length} (${ctx.sources.filter((source) => source.enabled).length} enabled)`,
       `Users: ${ctx.store.users.count()}`,
     ].join('\n');
   });
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
 }

@@ -34,6 +34,10 @@ const Limits = z.strictObject({
   max_upload_mb: z.number().positive().default(100),
   login_requests_per_minute: z.number().int().positive().default(10),
   api_requests_per_minute: z.number().int().positive().default(200),
+  /** A query of /api/query or `quarry query` is interrupted after this long. */
+  query_seconds: z.number().positive().max(3600).default(30),
+  /** At most this many rows of a query's result are returned (a request may ask for fewer). */
+  query_rows: z.number().int().positive().max(1_000_000).default(10_000),
 });
 
 const Watcher = z.strictObject({

@@ -97,6 +97,11 @@ export interface JobLifecycleOptions {
   now: () => Date;
   /** The warehouse's one door. */
   lock: WarehouseLock;
+  /**
+   * Runs after each job that ended well, once it is recorded and the lock is released (the catalog profiles
+   * the tables it changed); the job waits for it, so `idle()` covers it. It must not throw.
+   */
+  afterCommit?: (() => Promise<void>) | undefined;
 }
 
 /** A queued or running job, as the lifecycle tracks it. */
@@ -155,7 +160,7 @@ export class JobLifecycle {
     this.#active.set(job.id, active);
     const run = (): Promise<void> => this.#run(job, kind, controller.signal);
     void (kind.lockScope === 'write' ? run() : lock.hold(run, controller.signal))
-      .catch((error: unknown) => { this.#fail(job, kind, error, controller.signal); })
+      .then(() => this.#options.afterCommit?.(), (error: unknown) => { this.#fail(job, kind, error, controller.signal); })
       .finally(() => {
         this.#active.delete(job.id);
         resolve(undefined);

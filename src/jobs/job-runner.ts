@@ -20,6 +20,8 @@ export interface JobRunnerOptions {
   /** The warehouse's one door, shared with every other writer (model runs, docs generation). */
   lock: WarehouseLock;
   sourceTokens: SourceTokens;
+  /** Runs after each job that ended well, outside the lock (the catalog's profiles). */
+  afterCommit?: (() => Promise<void>) | undefined;
 }
 
 /**
@@ -32,8 +34,8 @@ export class JobRunner {
 
   constructor(options: JobRunnerOptions) {
     this.#options = options;
-    const { store, paths, events, log, now, lock } = options;
-    this.lifecycle = new JobLifecycle({ store, paths, events, log, now, lock });
+    const { store, paths, events, log, now, lock, afterCommit } = options;
+    this.lifecycle = new JobLifecycle({ store, paths, events, log, now, lock, afterCommit });
   }
 
   /** Marks jobs a stopped service left behind as interrupted; call once at start. */

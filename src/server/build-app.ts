@@ -20,7 +20,9 @@ import { authRoutes } from './routes/auth.ts';
 import { installDashboardProxy } from './routes/dashboard.ts';
 import { dashboardConfigRoutes } from './routes/dashboard-config.ts';
 import { oauthRoutes } from './routes/oauth.ts';
+import { catalogRoutes } from './routes/catalog.ts';
 import { pageRoutes } from './routes/pages.ts';
+import { queryRoutes } from './routes/query.ts';
 import { csvFileRoutes } from './routes/csv-files.ts';
 import { scheduleRoutes } from './routes/schedules.ts';
 import { sourceRoutes } from './routes/sources.ts';
@@ -103,6 +105,8 @@ export async function buildApp(ctx: AppContext, parts: AppParts): Promise<Fastif
   await app.register(csvFileRoutes, { ctx });
   await app.register(transformRoutes, { ctx });
   await app.register(scheduleRoutes, { ctx });
+  await app.register(queryRoutes, { ctx });
+  await app.register(catalogRoutes, { ctx });
   await installTransformDocsProxy(app, parts.docsServer, ctx.paths);
   await installDashboardProxy(app, ctx, parts.superset, dashboard);
   await app.register(dashboardConfigRoutes, { ctx, superset: parts.superset, dashboard, enabled: dashboardEnabled });

@@ -132,6 +132,8 @@ async function recoverAfterStop(ctx: AppContext): Promise<void> {
     const removed = location === undefined ? 0 : await removeUnfinishedUploads(location.directory);
     if (removed > 0) ctx.log.warn({ source: source.name, removed }, 'removed the temp files of uploads interrupted when the service stopped');
   }
+  // Tables changed by a Quarry that stopped before profiling them (or predates profiles), in the background.
+  void ctx.profiler.refresh();
 }
 
 /** Keeps Superset in step with the platform (accounts, roles, the warehouse, shipped dashboards). */

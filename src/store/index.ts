@@ -18,6 +18,7 @@ import { SourceStateRepository } from './source-state-repository.ts';
 import { TotpFailuresRepository } from './totp-failures-repository.ts';
 import { UsersRepository } from './users-repository.ts';
 import { WarehouseTablesRepository } from './warehouse-tables-repository.ts';
+import { TableProfilesRepository } from './table-profiles-repository.ts';
 
 export type { DashboardAccount } from './dashboard-accounts-repository.ts';
 export { ROLES, type Role, type UserRecord, type NewUser } from './users-repository.ts';
@@ -29,6 +30,7 @@ export { JOB_STATUSES, type JobStatus, type JobKind, type JobRecord } from './jo
 export { LOG_LEVELS, type LogLevel, type LogEntry } from './logs-repository.ts';
 export type { LedgerEntry } from './file-ledger-repository.ts';
 export { LAYERS, type Layer } from './warehouse-tables-repository.ts';
+export type { ColumnProfile, TableProfile, CatalogTable } from './table-profiles-repository.ts';
 export { MODEL_RUN_STATUSES, type ModelRunStatus, type ModelRunRecord } from './model-runs-repository.ts';
 export { sqliteFailure } from './sqlite-failure.ts';
 export { SCHEDULE_OUTCOMES, SCHEDULE_TRIGGERS, type ScheduleOutcome, type ScheduleTrigger, type ScheduleRunRecord } from './schedules-repository.ts';
@@ -44,6 +46,7 @@ export interface Store {
   readonly logs: LogsRepository;
   readonly fileLedger: FileLedgerRepository;
   readonly warehouseTables: WarehouseTablesRepository;
+  readonly tableProfiles: TableProfilesRepository;
   readonly modelRuns: ModelRunsRepository;
   readonly sourceState: SourceStateRepository;
   readonly sourceOAuthTokens: SourceOAuthTokensRepository;
@@ -75,6 +78,7 @@ export function openStore(file: string): Store {
     logs: new LogsRepository(database),
     fileLedger: new FileLedgerRepository(database),
     warehouseTables: new WarehouseTablesRepository(database),
+    tableProfiles: new TableProfilesRepository(database),
     modelRuns: new ModelRunsRepository(database),
     sourceState: new SourceStateRepository(database),
     sourceOAuthTokens: new SourceOAuthTokensRepository(database),

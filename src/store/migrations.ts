@@ -218,6 +218,39 @@ const MIGRATIONS: readonly string[] = [
   );
   CREATE INDEX alert_outbox_pending ON alert_outbox (next_attempt_at) WHERE status = 'pending';
   `,
+  `
+  -- What the catalog shows of each warehouse table beyond its row count: its kind and its columns with their
+  -- profiles (nulls, distinct values, min, max, top values), computed after the job that changed the table.
+  CREATE TABLE table_profiles (
+    schema_name TEXT NOT NULL,
+    table_name TEXT NOT NULL,
+    kind TEXT NOT NULL CHECK (kind IN ('table', 'view')),
+    columns TEXT NOT NULL,
+    profiled_generation INTEGER NOT NULL,
+    profiled_at TEXT NOT NULL,
+    PRIMARY KEY (schema_name, table_name)
+  );
+  -- Counts every change the jobs record of a table, so a profile knows it is stale even when two changes share a
+  -- timestamp or one lands while the profile is being computed. The triggers are what no writer can forget (not
+  -- INSERT OR IGNORE: an upsert on warehouse_tables would impose its own conflict handling on it).
+  CREATE TABLE table_changes (
+    schema_name TEXT NOT NULL,
+    table_name TEXT NOT NULL,
+    generation INTEGER NOT NULL,
+    PRIMARY KEY (schema_name, table_name)
+  );
+  INSERT INTO table_changes SELECT schema_name, table_name, 1 FROM warehouse_tables;
+  CREATE TRIGGER warehouse_table_inserted AFTER INSERT ON warehouse_tables BEGIN
+    INSERT INTO table_changes SELECT NEW.schema_name, NEW.table_name, 0
+      WHERE NOT EXISTS (SELECT 1 FROM table_changes WHERE schema_name = NEW.schema_name AND table_name = NEW.table_name);
+    UPDATE table_changes SET generation = generation + 1 WHERE schema_name = NEW.schema_name AND table_name = NEW.table_name;
+  END;
+  CREATE TRIGGER warehouse_table_updated AFTER UPDATE ON warehouse_tables BEGIN
+    INSERT INTO table_changes SELECT NEW.schema_name, NEW.table_name, 0
+      WHERE NOT EXISTS (SELECT 1 FROM table_changes WHERE schema_name = NEW.schema_name AND table_name = NEW.table_name);
+    UPDATE table_changes SET generation = generation + 1 WHERE schema_name = NEW.schema_name AND table_name = NEW.table_name;
+  END;
+  `,
 ];
 
 /** Brings the schema up to date inside one transaction; a database newer than this code is refused. */

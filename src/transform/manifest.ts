@@ -11,6 +11,8 @@ export interface ModelNode {
   readonly materialization: string;
   /** Names of the upstream models (sources and other resources left out). */
   readonly dependsOn: readonly string[];
+  /** The raw tables it reads as dbt sources. */
+  readonly sourceTables: readonly { readonly schema: string; readonly name: string }[];
 }
 
 /** The models of a dbt manifest and how they depend on one another. */
@@ -64,6 +66,7 @@ interface ManifestJson {
     resource_type?: string; name?: string; description?: string; database?: string | null; schema?: string;
     config?: { materialized?: string }; depends_on?: { nodes?: string[] };
   }>;
+  sources?: Record<string, { schema?: string; name?: string; identifier?: string }>;
   child_map?: Record<string, string[]>;
 }
 
@@ -95,6 +98,11 @@ export async function readModelGraph(targetDir: string): Promise<ModelGraph | un
     materialization: node.config?.materialized ?? 'view',
     dependsOn: (node.depends_on?.nodes ?? []).filter((dependency) => isModel.has(dependency))
       .map((dependency) => manifest.nodes?.[dependency]?.name ?? dependency),
+    sourceTables: (node.depends_on?.nodes ?? []).flatMap((dependency) => {
+      const source = manifest.sources?.[dependency];
+      const name = source?.identifier ?? source?.name;
+      return source?.schema === undefined || name === undefined ? [] : [{ schema: source.schema, name }];
+    }),
   }));
   return new ModelGraph(models, new Map(Object.entries(manifest.child_map ?? {})));
 }

@@ -12,3 +12,4 @@ export { renderNotFoundPage, renderErrorPage } from './error-pages.ts';
 
 /** Assets anyone may load (the login page needs them before there is a session). */
 export const publicStaticRoot = path.join(import.meta.dirname, 'static', 'public');
+export { renderDataPage, renderTablePage } from './data-page.ts';

@@ -8,6 +8,7 @@ export interface PageUser {
 
 const NAV: readonly { href: string; label: string }[] = [
   { href: '/', label: 'Overview' },
+  { href: '/data', label: 'Data' },
   { href: '/models', label: 'Models' },
   { href: '/logs', label: 'Logs' },
   { href: '/health', label: 'Health' },

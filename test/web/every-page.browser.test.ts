@@ -75,6 +75,10 @@ describe('every page in Chromium, as a person sees it', () => {
     ['/', text('orders'), 'page-overview'],
     ['/sources/orders', text('raw_orders.orders'), 'page-source'],
     ['/models', text('revenue_by_month'), 'page-models'],
+    ['/data', text('marts.revenue_by_month'), 'page-data'],
+    ['/data/marts/revenue_by_month', async (shown) => {
+      await expect.poll(() => shown.locator('#table-lineage').textContent(), { timeout: 30_000 }).toContain('Built by model revenue_by_month');
+    }, 'page-data-table'],
     ['/logs', heading('Logs'), 'page-logs'],
     ['/health', heading('Health'), 'page-health'],
     ['/settings/account', heading('Your account'), 'page-account'],

@@ -4,7 +4,7 @@ import { can } from '../../auth/index.ts';
 import type { AppContext } from '../../context.ts';
 import {
   renderAccountPage, renderChangePasswordPage, renderForbiddenPage, renderHealthPage, renderHomePage, renderLoginPage, renderLogsPage, renderModelsPage,
-  renderNotFoundPage, renderSourcePage, renderUsersPage, type OAuthButton,
+  renderNotFoundPage, renderSourcePage, renderUsersPage, renderDataPage, renderTablePage, type OAuthButton,
 } from '../../web/index.ts';
 import { fileSourceLocation } from '../../jobs/index.ts';
 import { requireActor } from '../plugins/index.ts';
@@ -17,6 +17,7 @@ const LoginQuery = z.object({
 });
 
 const SourceParams = z.object({ source_name: z.string().max(200) });
+const TableParams = z.object({ schema: z.string().max(200), table: z.string().max(200) });
 
 export const pageRoutes: FastifyPluginCallbackZod<{ ctx: AppContext; oauthButtons: readonly OAuthButton[] }> = (app, { ctx, oauthButtons }, done) => {
   const hidden = { hide: true };
@@ -47,6 +48,19 @@ export const pageRoutes: FastifyPluginCallbackZod<{ ctx: AppContext; oauthButton
   app.get('/models', { schema: hidden }, async (request, reply) => {
     const actor = requireActor(request);
     return reply.type(asHtml).send(renderModelsPage({ user: actor, canRun: can(actor, 'models.run') }));
+  });
+
+  app.get('/data', { schema: hidden }, async (request, reply) => {
+    return reply.type(asHtml).send(renderDataPage({ user: requireActor(request) }));
+  });
+
+  app.get('/data/:schema/:table', { schema: { ...hidden, params: TableParams } }, async (request, reply) => {
+    const actor = requireActor(request);
+    const { schema, table } = request.params;
+    if (!ctx.catalog.tables().some((candidate) => candidate.schema === schema && candidate.name === table)) {
+      return reply.code(404).type(asHtml).send(renderNotFoundPage({ user: actor, what: 'Table' }));
+    }
+    return reply.type(asHtml).send(renderTablePage({ user: actor, schema, table }));
   });
 
   app.get('/logs', { schema: hidden }, async (request, reply) => {

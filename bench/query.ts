@@ -1,0 +1,87 @@
+// POST /api/query of an aggregate over 1M rows, beside the same query in DuckDB in-process on an open connection
+// with the reader's one thread (the baseline): the medians of runs taken in turns as a ratio (target ≤ 1.2), and the
+// p99 under 20 concurrent clients.
+import { mkdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import autocannon from 'autocannon';
+import { DuckDBInstance } from '@duckdb/node-api';
+import { startBenchServer } from './bench-server.ts';
+import { syncAndWait } from './measure.ts';
+
+export interface QueryBenchRow {
+  name: string;
+  value: string;
+  ratio: string;
+}
+
+const ROWS = 1_000_000;
+const RUNS = Number(process.env.QUARRY_BENCH_QUERY_RUNS ?? 30);
+const CONCURRENT_CLIENTS = 20;
+const DURATION_SECONDS = Number(process.env.QUARRY_BENCH_SECONDS ?? 10);
+const SQL = 'SELECT category, count(*) AS n, sum(amount) AS total, avg(amount) AS mean FROM raw_events.events GROUP BY category ORDER BY category';
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
+}
+
+async function timed(run: () => Promise<unknown>): Promise<number> {
+  const started = performance.now();
+  await run();
+  return performance.now() - started;
+}
+
+/** Median times of `a` and `b`, run in turns so that both see the same load from whatever else the machine runs. */
+async function interleavedMedians(a: () => Promise<unknown>, b: () => Promise<unknown>): Promise<[number, number]> {
+  await a(); // warm the page cache and the connections
+  await b();
+  const times: [number[], number[]] = [[], []];
+  for (let index = 0; index < RUNS; index++) {
+    times[0].push(await timed(a));
+    times[1].push(await timed(b));
+  }
+  return [median(times[0]), median(times[1])];
+}
+
+async function writeEvents(dir: string): Promise<void> {
+  const data = path.join(dir, 'data', 'events');
+  await mkdir(data, { recursive: true });
+  const lines = ['id,category,amount'];
+  for (let id = 0; id < ROWS; id++) lines.push(`${String(id)},c${String(id % 50)},${String((id * 7919) % 10_000 / 100)}`);
+  await writeFile(path.join(data, 'events.csv'), `${lines.join('\n')}\n`);
+  await writeFile(path.join(dir, '.quarry', 'sources.yml'), 'sources:\n  - name: events\n    type: local_files\n    local_files: { directory: data/events }\n');
+}
+
+export async function runQueryBenchmark(): Promise<{ benchmark: string; rows: QueryBenchRow[] }> {
+  const server = await startBenchServer(writeEvents);
+  try {
+    await syncAndWait(server.ctx, 'events');
+    const instance = await DuckDBInstance.create(server.ctx.paths.servingFile, { access_mode: 'READ_ONLY', threads: '1' });
+    const connection = await instance.connect();
+    const headers = { authorization: `Bearer ${server.key}`, 'content-type': 'application/json' };
+    const body = JSON.stringify({ sql: SQL });
+    const [inProcessMs, apiMs] = await interleavedMedians(() => connection.runAndReadAll(SQL), async () => {
+      const response = await fetch(`${server.base}/api/query`, { method: 'POST', headers, body });
+      if (!response.ok) throw new Error(`POST /api/query answered ${String(response.status)}: ${await response.text()}`);
+      await response.json();
+    });
+    connection.closeSync();
+    instance.closeSync();
+    const loaded = await autocannon({ url: `${server.base}/api/query`, method: 'POST', headers, body, connections: CONCURRENT_CLIENTS, duration: DURATION_SECONDS });
+    if (loaded.non2xx > 0) throw new Error(`${String(loaded.non2xx)} queries failed under load`);
+    return {
+      benchmark: 'query',
+      rows: [
+        { name: `DuckDB in-process, open connection, 1 thread (baseline): ${SQL.slice(0, 40)}… over ${ROWS.toLocaleString()} rows`, value: `median ${inProcessMs.toFixed(1)} ms`, ratio: '1.00 (baseline)' },
+        { name: 'POST /api/query, one client', value: `median ${apiMs.toFixed(1)} ms`, ratio: (apiMs / inProcessMs).toFixed(2) },
+        {
+          name: `POST /api/query, ${String(CONCURRENT_CLIENTS)} concurrent clients`,
+          value: `${String(Math.round(loaded.requests.average))} req/s, p50 ${String(loaded.latency.p50)} ms, p99 ${String(loaded.latency.p99)} ms`,
+          ratio: `${(loaded.latency.p99 / inProcessMs).toFixed(1)} (p99)`,
+        },
+      ],
+    };
+  } finally {
+    await server.close();
+  }
+}

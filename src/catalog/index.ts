@@ -1,0 +1,3 @@
+export { QueryService, type QueryServiceOptions, type QueryCaller, type QueryRequest } from './query-service.ts';
+export { TableProfiler, type TableProfilerOptions } from './table-profiler.ts';
+export { Catalog, TableNotFoundError, type CatalogOptions, type TableSummary, type TableDetail, type SearchHit } from './catalog.ts';

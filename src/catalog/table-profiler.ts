@@ -1,0 +1,85 @@
+import type { Logger } from '../logger.ts';
+import type { ColumnProfile, Store, TableProfile } from '../store/index.ts';
+import { quoteIdentifier, quoteLiteral, type QueryAnswer, type WarehouseReaders } from '../warehouse/index.ts';
+
+export interface TableProfilerOptions {
+  readonly readers: WarehouseReaders;
+  readonly store: Store;
+  readonly log: Logger;
+  readonly now: () => Date;
+}
+
+// Profiling reads whole tables: allowed longer than a user's query, and reads at most one row per column.
+const PROFILE_LIMITS = { maxRows: 10_000, timeoutMs: 10 * 60_000 };
+/** A text column with at most this many distinct values gets its top values. */
+const LOW_CARDINALITY = 20;
+const TOP_VALUES = 5;
+
+/**
+ * Profiles the warehouse tables that changed since their last profile (after each job that committed),
+ * reading the current warehouse through a sandboxed reader, and stores the profiles in the platform DB.
+ * One refresh at a time; a failure is logged and the table keeps its previous profile.
+ */
+export class TableProfiler {
+  readonly #options: TableProfilerOptions;
+  #running: Promise<void> = Promise.resolve();
+
+  constructor(options: TableProfilerOptions) {
+    this.#options = options;
+  }
+
+  /** Profiles every stale table; resolves when they are stored. Never rejects. */
+  refresh(): Promise<void> {
+    this.#running = this.#running.then(() => this.#refreshStale());
+    return this.#running;
+  }
+
+  /** Resolves when no refresh is running (before the platform database closes). */
+  idle(): Promise<void> {
+    return this.#running;
+  }
+
+  async #refreshStale(): Promise<void> {
+    const { store, log } = this.#options;
+    for (const table of store.tableProfiles.stale()) {
+      try {
+        store.tableProfiles.save(await this.#profile(table.schema, table.name), table.generation);
+      } catch (error) {
+        log.warn({ err: error, table: `${table.schema}.${table.name}` }, 'profiling a warehouse table failed; it keeps its previous profile');
+      }
+    }
+  }
+
+  async #profile(schema: string, name: string): Promise<TableProfile> {
+    const relation = `${quoteIdentifier(schema)}.${quoteIdentifier(name)}`;
+    const kinds = await this.#read(`SELECT table_type FROM information_schema.tables WHERE table_catalog = current_database() AND table_schema = ${quoteLiteral(schema)} AND table_name = ${quoteLiteral(name)}`);
+    const summary = await this.#read(`SUMMARIZE ${relation}`);
+    const at = (column: string): number => summary.columns.findIndex((candidate) => candidate.name === column);
+    const [nameAt, typeAt, minAt, maxAt, uniqueAt, nullsAt] = ['column_name', 'column_type', 'min', 'max', 'approx_unique', 'null_percentage'].map(at);
+    const columns: ColumnProfile[] = [];
+    for (const row of summary.rows) {
+      const cell = (index: number | undefined): string | null => {
+        const value = index === undefined ? null : row[index] ?? null;
+        return value === null ? null : typeof value === 'string' ? value : JSON.stringify(value);
+      };
+      const column = cell(nameAt) ?? '';
+      const type = cell(typeAt) ?? '';
+      const distinctCount = Number(cell(uniqueAt) ?? 0);
+      const lowCardinalityText = type === 'VARCHAR' && distinctCount <= LOW_CARDINALITY;
+      columns.push({
+        name: column, type, nullFraction: Number(cell(nullsAt) ?? 0) / 100, distinctCount, min: cell(minAt), max: cell(maxAt),
+        topValues: lowCardinalityText ? await this.#topValues(relation, column) : [],
+      });
+    }
+    return { schema, name, kind: kinds.rows[0]?.[0] === 'VIEW' ? 'view' : 'table', columns, profiledAt: this.#options.now().toISOString() };
+  }
+
+  async #topValues(relation: string, column: string): Promise<{ value: string | null; count: number }[]> {
+    const top = await this.#read(`SELECT ${quoteIdentifier(column)}::VARCHAR AS value, count(*) AS n FROM ${relation} GROUP BY 1 ORDER BY n DESC, value NULLS LAST LIMIT ${String(TOP_VALUES)}`);
+    return top.rows.map(([value, count]) => ({ value: typeof value === 'string' ? value : null, count: Number(count) }));
+  }
+
+  #read(sql: string): Promise<QueryAnswer> {
+    return this.#options.readers.run(sql, PROFILE_LIMITS);
+  }
+}

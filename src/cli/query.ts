@@ -1,0 +1,63 @@
+import { userInfo } from 'node:os';
+import { stringify } from 'csv-stringify/sync';
+import type { QueryColumn } from '../warehouse/index.ts';
+import { CliError } from './cli-error.ts';
+import { runningServerPid } from './running-server.ts';
+import { textTable } from './text-table.ts';
+import { withProject } from './with-project.ts';
+
+export const QUERY_FORMATS = ['table', 'csv', 'json'] as const;
+export type QueryFormat = (typeof QUERY_FORMATS)[number];
+
+export interface QueryOptions {
+  readonly project: string;
+  readonly format: QueryFormat;
+  readonly limit?: number | undefined;
+}
+
+interface QueryResult {
+  readonly columns: readonly QueryColumn[];
+  readonly rows: readonly (readonly unknown[])[];
+  readonly truncated: boolean;
+}
+
+/**
+ * Runs one read-only query and formats its result: through the running Quarry's /api/query when one serves the
+ * project and QUARRY_API_KEY holds a key, else on the warehouse directly, read-only, sandboxed and audited the same way.
+ */
+export async function runQuery(sql: string, options: QueryOptions, env: NodeJS.ProcessEnv): Promise<string> {
+  const result = await withProject(options.project, env, async (ctx) => {
+    const apiKey = env.QUARRY_API_KEY;
+    if (runningServerPid(ctx.paths) !== undefined && apiKey !== undefined && apiKey !== '') {
+      const host = ['0.0.0.0', '::', ''].includes(ctx.config.web.host) ? '127.0.0.1' : ctx.config.web.host;
+      return queryServer(`http://${host}:${String(ctx.config.web.port)}`, apiKey, sql, options.limit);
+    }
+    return ctx.queries.run({ sql, limit: options.limit, caller: { email: `cli:${userInfo().username}`, ip: null } });
+  });
+  return format(result, options.format);
+}
+
+async function queryServer(baseUrl: string, apiKey: string, sql: string, limit: number | undefined): Promise<QueryResult> {
+  const response = await fetch(`${baseUrl}/api/query`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json', accept: 'application/json' },
+    body: JSON.stringify({ sql, ...(limit === undefined ? {} : { limit }) }),
+  });
+  const body = await response.json() as { detail?: string; columns: QueryColumn[]; rows: unknown[][]; truncated: boolean };
+  if (!response.ok) throw new CliError(body.detail ?? `the running Quarry answered ${String(response.status)}`);
+  return body;
+}
+
+function format(result: QueryResult, as: QueryFormat): string {
+  const names = result.columns.map((column) => column.name);
+  if (as === 'json') return JSON.stringify({ columns: result.columns, rows: result.rows, row_count: result.rows.length, truncated: result.truncated }, null, 2);
+  if (as === 'csv') return stringify([names, ...result.rows.map((row) => row.map(cellText))]).trimEnd();
+  const table = textTable(names, result.rows.map((row) => row.map(cellText)));
+  const count = `(${String(result.rows.length)} row${result.rows.length === 1 ? '' : 's'}${result.truncated ? ', more not shown' : ''})`;
+  return `${table}\n${count}`;
+}
+
+function cellText(value: unknown): string {
+  if (value === null || value === undefined) return '';
+  return typeof value === 'string' ? value : JSON.stringify(value);
+}

@@ -1,0 +1,137 @@
+import { existsSync } from 'node:fs';
+import { JsonDuckDBValueConverter, type DuckDBResult, type Json } from '@duckdb/node-api';
+import type { ProjectPaths } from '../config/index.ts';
+import { describeError, firstLineOf, InvalidRequestError, QuarryError } from '../errors.ts';
+import { assertReadsOnly, QueryNotAllowedError } from './reader-sql.ts';
+import { ReaderPool } from './reader-pool.ts';
+import { DEFAULT_READER_LIMITS } from './sandboxed-reader.ts';
+
+/** The query ran past `limits.query_seconds` and was interrupted. */
+export class QueryTimeoutError extends InvalidRequestError {
+  override readonly code = 'query_timeout';
+}
+
+/** DuckDB refused or failed the query; the message is DuckDB's. */
+export class QueryFailedError extends InvalidRequestError {
+  override readonly code = 'query_failed';
+}
+
+export interface ReadQueryLimits {
+  /** At most this many rows are read; one more tells that the result was cut. */
+  readonly maxRows: number;
+  readonly timeoutMs: number;
+  /** Interrupts the query early (the client went away). */
+  readonly signal?: AbortSignal | undefined;
+}
+
+export interface QueryColumn {
+  readonly name: string;
+  /** DuckDB's type name: INTEGER, VARCHAR, DECIMAL(18,3)… */
+  readonly type: string;
+}
+
+/** A running query's result, read in batches while the reader is open. */
+export interface ReadQueryResult {
+  readonly columns: readonly QueryColumn[];
+  /** Rows in DuckDB's batches, as JSON values (big integers, decimals and times as strings), up to the row cap. */
+  batches(): AsyncGenerator<Json[][]>;
+  /** Whether rows past the cap were left unread; known once batches() has ended. */
+  truncated(): boolean;
+}
+
+export interface QueryAnswer {
+  readonly columns: readonly QueryColumn[];
+  readonly rows: Json[][];
+  readonly truncated: boolean;
+  readonly elapsedMs: number;
+}
+
+/** How many queries run at once; more wait for a reader. Each has one thread; all share one memory limit. */
+const CONCURRENT_QUERIES = 4;
+
+/**
+ * The one way to run SQL on the warehouse for reading: each query is checked by assertReadsOnly, then runs on a
+ * sandboxed read-only connection of the current snapshot (never the writer), interrupted at its time limit.
+ */
+export class WarehouseReaders {
+  readonly #warehouseFile: string;
+  readonly #pool: ReaderPool;
+
+  constructor(paths: ProjectPaths) {
+    // The one place that knows which files are the current warehouse: the lake changes these lines only.
+    this.#warehouseFile = paths.servingFile;
+    this.#pool = new ReaderPool(this.#warehouseFile, { size: CONCURRENT_QUERIES, limits: DEFAULT_READER_LIMITS });
+  }
+
+  /** Runs the query; `work` reads the result while the reader is lent. */
+  async withQuery<T>(sql: string, limits: ReadQueryLimits, work: (result: ReadQueryResult) => Promise<T>): Promise<T> {
+    if (!existsSync(this.#warehouseFile)) throw new QueryFailedError('Nothing has been loaded into the warehouse yet: sync a source first');
+    return this.#pool.lend(async (connection) => {
+      let timedOut = false;
+      const interrupt = (): void => { connection.interrupt(); };
+      const timer = setTimeout(() => {
+        timedOut = true;
+        interrupt();
+      }, limits.timeoutMs);
+      limits.signal?.addEventListener('abort', interrupt);
+      try {
+        const result = await (async () => {
+          await assertReadsOnly(connection, sql);
+          return connection.stream(sql);
+        })().catch((error: unknown) => { throw queryError(error, timedOut, limits); });
+        return await work(readInBatches(result, limits.maxRows, () => timedOut, limits));
+      } finally {
+        clearTimeout(timer);
+        limits.signal?.removeEventListener('abort', interrupt);
+      }
+    });
+  }
+
+  /** Runs the query and collects its rows (up to the cap). */
+  async run(sql: string, limits: ReadQueryLimits): Promise<QueryAnswer> {
+    const started = performance.now();
+    return this.withQuery(sql, limits, async (result) => {
+      const rows: Json[][] = [];
+      for await (const batch of result.batches()) rows.push(...batch);
+      return { columns: result.columns, rows, truncated: result.truncated(), elapsedMs: Math.round(performance.now() - started) };
+    });
+  }
+
+  /** Closes every reader once its query ends. */
+  close(): void {
+    this.#pool.close();
+  }
+}
+
+function readInBatches(result: DuckDBResult, maxRows: number, timedOut: () => boolean, limits: ReadQueryLimits): ReadQueryResult {
+  const columns = result.columnNames().map((name, index) => ({ name, type: result.columnType(index).toString() }));
+  let cut = false;
+  return {
+    columns,
+    truncated: () => cut,
+    async *batches() {
+      let read = 0;
+      for (;;) {
+        const chunk = await result.fetchChunk().catch((error: unknown) => { throw queryError(error, timedOut(), limits); });
+        if (chunk === null || chunk.rowCount === 0) return;
+        const rows = chunk.convertRows<Json>(JsonDuckDBValueConverter);
+        if (read + rows.length > maxRows) {
+          cut = true;
+          yield rows.slice(0, maxRows - read);
+          return;
+        }
+        read += rows.length;
+        yield rows;
+      }
+    },
+  };
+}
+
+function queryError(error: unknown, timedOut: boolean, limits: ReadQueryLimits): Error {
+  if (error instanceof QuarryError) return error;
+  // DuckDB's own sandbox refused it (IMPORT reads its files while being parsed).
+  if (describeError(error).includes('Permission Error')) return new QueryNotAllowedError(`Not allowed here: ${firstLineOf(error)}`);
+  if (timedOut) return new QueryTimeoutError(`The query ran longer than ${String(limits.timeoutMs / 1000)} seconds and was stopped`);
+  if (limits.signal?.aborted === true) return new QueryFailedError('The query was cancelled');
+  return new QueryFailedError(firstLineOf(error));
+}
