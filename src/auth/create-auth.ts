@@ -4,7 +4,6 @@ import { ForbiddenError, InvalidRequestError, NotFoundError } from '../errors.ts
 import type { ApiKeyRecord, AuditEvent, Role, SessionRecord, SessionStage, Store, UserRecord } from '../store/index.ts';
 import type { Actor } from './actions.ts';
 import { ApiKeyResolver } from './api-key-resolver.ts';
-import { bookkeepingWrite } from './bookkeeping-write.ts';
 import { InvalidCredentialsError, TwoFactorAttemptsExhaustedError, TwoFactorNotPendingError, UserExistsError, UserNotFoundError } from './errors.ts';
 import { Lockout } from './lockout.ts';
 import { assertAcceptablePassword, hashPassword, verifyPassword, WeakPasswordError } from './passwords.ts';
