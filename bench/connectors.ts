@@ -82,12 +82,12 @@ export async function runConnectorBenchmarks(): Promise<LoadBenchResult[]> {
         {
           benchmark: 'rest',
           baseline: { name: `download and parse ${String(pages)} pages, ${String(REST_RECORDS)} records (baseline, ${perSecond(REST_RECORDS, downloadSeconds)})`, seconds: downloadSeconds },
-          cases: [{ figure: { name: `rest_api sync of the same pages (${perSecond(REST_RECORDS, restSeconds)})`, seconds: restSeconds }, ratio: restSeconds / downloadSeconds }],
+          cases: [{ figure: { id: 'rest.rest_api', name: `rest_api sync of the same pages (${perSecond(REST_RECORDS, restSeconds)})`, seconds: restSeconds }, ratio: restSeconds / downloadSeconds }],
         },
         {
           benchmark: 'postgres',
           baseline: { name: `COPY ... TO STDOUT, ${String(PG_ROWS)} rows (baseline, ${perSecond(PG_ROWS, copySeconds)})`, seconds: copySeconds },
-          cases: [{ figure: { name: `relational_db sync of the same table (${perSecond(PG_ROWS, pgSeconds)})`, seconds: pgSeconds }, ratio: pgSeconds / copySeconds }],
+          cases: [{ figure: { id: 'postgres.relational_db', name: `relational_db sync of the same table (${perSecond(PG_ROWS, pgSeconds)})`, seconds: pgSeconds }, ratio: pgSeconds / copySeconds }],
         },
       ];
     } finally {
