@@ -1,11 +1,11 @@
 // `npm run bench`: every benchmark, each figure beside its baseline from the same run.
-// `npm run bench -- load mixed-dialects`: only the benchmarks named (api, load, mixed-dialects, connectors,
+// `npm run bench -- load mixed-dialects`: only the benchmarks named (api, load, mixed-dialects, connectors (= rest and postgres),
 // transform, websocket, sustained); their results go to results/latest-<names>.json, not latest.json.
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { runApiBenchmark, type Figure as ApiFigure } from './api.ts';
-import { runConnectorBenchmarks } from './connectors.ts';
+import { runPostgresBenchmark, runRestBenchmark } from './connectors.ts';
 import { runLoadBenchmark } from './load.ts';
 import { runMixedDialectBenchmark } from './mixed-dialects.ts';
 import { runSustainedLoadBenchmark } from './sustained.ts';
@@ -51,7 +51,7 @@ function row(fields: { id?: string | undefined; benchmark: string; name: string;
   };
 }
 
-const BENCHMARKS = ['api', 'load', 'mixed-dialects', 'connectors', 'transform', 'websocket', 'sustained'] as const;
+const BENCHMARKS = ['api', 'load', 'mixed-dialects', 'connectors', 'rest', 'postgres', 'transform', 'websocket', 'sustained'] as const;
 const only = process.argv.slice(2);
 const unknown = only.filter((name) => !(BENCHMARKS as readonly string[]).includes(name));
 if (unknown.length > 0) throw new Error(`Unknown benchmark ${unknown.join(', ')}; choose among ${BENCHMARKS.join(', ')}`);
@@ -61,7 +61,8 @@ const api = wanted('api') ? await runApiBenchmark() : undefined;
 const loads = [
   ...wanted('load') ? await runLoadBenchmark() : [],
   ...wanted('mixed-dialects') ? [await runMixedDialectBenchmark()] : [],
-  ...wanted('connectors') ? await runConnectorBenchmarks() : [],
+  ...wanted('connectors') || wanted('rest') ? [await runRestBenchmark()] : [],
+  ...wanted('connectors') || wanted('postgres') ? [await runPostgresBenchmark()] : [],
   ...wanted('transform') ? [await runTransformBenchmark()] : [],
 ];
 const latencies = [
