@@ -19,6 +19,8 @@ import { syncAndWait, timed } from './measure.ts';
 
 const REST_RECORDS = Number(process.env.QUARRY_BENCH_REST_RECORDS ?? 200_000);
 const PAGE_SIZE = 1000;
+/** The rest_api source's `concurrency` (its default when unset): 1 shows the sync without pages fetched ahead. */
+const REST_CONCURRENCY = process.env.QUARRY_BENCH_REST_CONCURRENCY;
 const PG_ROWS = Number(process.env.QUARRY_BENCH_PG_ROWS ?? 1_000_000);
 const PG_URL = process.env.QUARRY_BENCH_PG_URL ?? 'postgresql://postgres@127.0.0.1:5432/test';
 
@@ -62,7 +64,7 @@ export async function runRestBenchmark(): Promise<LoadBenchResult> {
   try {
     const source = [
       '  - name: rest', '    type: rest_api', '    rest_api:', `      base_url: ${api.url}/v1`, '      auth_type: none',
-      '      endpoints:', '        - path: /customers', '          data_selector: data', '          paginator: { type: page_number, total_path: total_pages }',
+      ...REST_CONCURRENCY === undefined ? [] : [`      concurrency: ${REST_CONCURRENCY}`], '      endpoints:', '        - path: /customers', '          data_selector: data', '          paginator: { type: page_number, total_path: total_pages }',
     ];
     const download = async (): Promise<void> => {
       for (let number = 1; number <= pages; number++) {
