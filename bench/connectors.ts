@@ -11,7 +11,7 @@ import { pipeline } from 'node:stream/promises';
 import pg from 'pg';
 import { to as copyTo } from 'pg-copy-streams';
 import { initProject } from '../src/cli/init.ts';
-import { closeContext, createContext } from '../src/context.ts';
+import { closeContext, createContext, type AppContext } from '../src/context.ts';
 import { createLogger } from '../src/logger.ts';
 import { startFakeApi } from '../test/support/fake-api.ts';
 import type { LoadBenchResult } from './load.ts';
@@ -19,6 +19,8 @@ import { syncAndWait, timed } from './measure.ts';
 
 const REST_RECORDS = Number(process.env.QUARRY_BENCH_REST_RECORDS ?? 200_000);
 const PAGE_SIZE = 1000;
+/** The rest_api source's `concurrency` (its default when unset): 1 shows the sync without pages fetched ahead. */
+const REST_CONCURRENCY = process.env.QUARRY_BENCH_REST_CONCURRENCY;
 const PG_ROWS = Number(process.env.QUARRY_BENCH_PG_ROWS ?? 1_000_000);
 const PG_URL = process.env.QUARRY_BENCH_PG_URL ?? 'postgresql://postgres@127.0.0.1:5432/test';
 
@@ -26,7 +28,25 @@ function perSecond(count: number, seconds: number): string {
   return `${Math.round(count / seconds).toLocaleString('en-US')} records/s`;
 }
 
-export async function runConnectorBenchmarks(): Promise<LoadBenchResult[]> {
+/** A project with one source, `name`, described by its sources.yml lines, opened as a context; `work` runs on it. */
+async function withProject<T>(sourceLines: readonly string[], env: Record<string, string>, work: (ctx: AppContext) => Promise<T>): Promise<T> {
+  const dir = await mkdtemp(path.join(tmpdir(), 'quarry-bench-connectors-'));
+  try {
+    const projectEnv = { QUARRY_ADMIN_PASSWORD: 'bench-password-1', ...env };
+    await initProject(dir, { name: 'bench', adminEmail: 'bench@example.com', nonInteractive: true }, projectEnv);
+    writeFileSync(path.join(dir, '.quarry', 'sources.yml'), ['sources:', ...sourceLines, ''].join('\n'));
+    const ctx = createContext({ projectDir: dir, env: projectEnv, log: createLogger({ level: 'silent' }) });
+    try {
+      return await work(ctx);
+    } finally {
+      await closeContext(ctx);
+    }
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+export async function runRestBenchmark(): Promise<LoadBenchResult> {
   const pages = Math.ceil(REST_RECORDS / PAGE_SIZE);
   const page = (number: number) => Array.from({ length: Math.min(PAGE_SIZE, REST_RECORDS - (number - 1) * PAGE_SIZE) }, (_, index) => {
     const id = (number - 1) * PAGE_SIZE + index + 1;
@@ -41,62 +61,59 @@ export async function runConnectorBenchmarks(): Promise<LoadBenchResult[]> {
       return reply.type('application/json').send(bodies[number - 1] ?? JSON.stringify({ data: [], page: number, total_pages: pages }));
     });
   });
-  const schema = `quarry_bench_${randomBytes(4).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: PG_URL });
-  await admin.connect();
-  const dir = await mkdtemp(path.join(tmpdir(), 'quarry-bench-connectors-'));
   try {
-    await admin.query(`CREATE SCHEMA ${schema}; CREATE TABLE ${schema}.orders (id bigint PRIMARY KEY, customer text, amount numeric(10,2), paid boolean,
-      created_at timestamptz, note text); INSERT INTO ${schema}.orders SELECT i, 'customer ' || (i % 1000), (i % 10000) / 100.0, i % 2 = 0,
-      timestamptz '2026-01-01 00:00:00+00' + i * interval '1 second', 'note ' || i FROM generate_series(1, ${String(PG_ROWS)}) i`);
-    const env = { QUARRY_ADMIN_PASSWORD: 'bench-password-1', BENCH_PG_URL: PG_URL };
-    await initProject(dir, { name: 'bench', adminEmail: 'bench@example.com', nonInteractive: true }, env);
-    writeFileSync(path.join(dir, '.quarry', 'sources.yml'), [
-      'sources:',
+    const source = [
       '  - name: rest', '    type: rest_api', '    rest_api:', `      base_url: ${api.url}/v1`, '      auth_type: none',
-      '      endpoints:', '        - path: /customers', '          data_selector: data', '          paginator: { type: page_number, total_path: total_pages }',
-      '  - name: pg', '    type: relational_db', '    generic_config:', '      credentials_env: BENCH_PG_URL', `      schema: ${schema}`, '',
-    ].join('\n'));
-
+      ...REST_CONCURRENCY === undefined ? [] : [`      concurrency: ${REST_CONCURRENCY}`], '      endpoints:', '        - path: /customers', '          data_selector: data', '          paginator: { type: page_number, total_path: total_pages }',
+    ];
     const download = async (): Promise<void> => {
       for (let number = 1; number <= pages; number++) {
         const response = await fetch(`${api.url}/v1/customers?page=${String(number)}`);
         await response.json();
       }
     };
-    const copyOut = async (): Promise<void> => {
-      const sink = new Writable({ write: (_chunk, _encoding, done) => { done(); } });
-      await pipeline(admin.query(copyTo(`COPY (SELECT * FROM ${schema}.orders) TO STDOUT WITH (FORMAT csv, HEADER true, FORCE_QUOTE *)`)), sink);
-    };
-    const ctx = createContext({ projectDir: dir, env, log: createLogger({ level: 'silent' }) });
-    try {
+    return await withProject(source, {}, async (ctx) => {
       // Warm both paths once (connections, page cache, JIT), then measure each beside its baseline.
       await download();
       await syncAndWait(ctx, 'rest', true);
       const downloadSeconds = await timed(download);
       const restSeconds = await timed(() => syncAndWait(ctx, 'rest', true));
+      return {
+        benchmark: 'rest',
+        baseline: { name: `download and parse ${String(pages)} pages, ${String(REST_RECORDS)} records (baseline, ${perSecond(REST_RECORDS, downloadSeconds)})`, seconds: downloadSeconds },
+        cases: [{ figure: { id: 'rest.rest_api', name: `rest_api sync of the same pages (${perSecond(REST_RECORDS, restSeconds)})`, seconds: restSeconds }, ratio: restSeconds / downloadSeconds }],
+      };
+    });
+  } finally {
+    await api.close();
+  }
+}
+
+export async function runPostgresBenchmark(): Promise<LoadBenchResult> {
+  const schema = `quarry_bench_${randomBytes(4).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: PG_URL });
+  await admin.connect();
+  try {
+    await admin.query(`CREATE SCHEMA ${schema}; CREATE TABLE ${schema}.orders (id bigint PRIMARY KEY, customer text, amount numeric(10,2), paid boolean,
+      created_at timestamptz, note text); INSERT INTO ${schema}.orders SELECT i, 'customer ' || (i % 1000), (i % 10000) / 100.0, i % 2 = 0,
+      timestamptz '2026-01-01 00:00:00+00' + i * interval '1 second', 'note ' || i FROM generate_series(1, ${String(PG_ROWS)}) i`);
+    const source = ['  - name: pg', '    type: relational_db', '    generic_config:', '      credentials_env: BENCH_PG_URL', `      schema: ${schema}`];
+    const copyOut = async (): Promise<void> => {
+      const sink = new Writable({ write: (_chunk, _encoding, done) => { done(); } });
+      await pipeline(admin.query(copyTo(`COPY (SELECT * FROM ${schema}.orders) TO STDOUT WITH (FORMAT csv, HEADER true, FORCE_QUOTE *)`)), sink);
+    };
+    return await withProject(source, { BENCH_PG_URL: PG_URL }, async (ctx) => {
       await copyOut();
       const copySeconds = await timed(copyOut);
       const pgSeconds = await timed(() => syncAndWait(ctx, 'pg', true));
-      return [
-        {
-          benchmark: 'rest',
-          baseline: { name: `download and parse ${String(pages)} pages, ${String(REST_RECORDS)} records (baseline, ${perSecond(REST_RECORDS, downloadSeconds)})`, seconds: downloadSeconds },
-          cases: [{ figure: { name: `rest_api sync of the same pages (${perSecond(REST_RECORDS, restSeconds)})`, seconds: restSeconds }, ratio: restSeconds / downloadSeconds }],
-        },
-        {
-          benchmark: 'postgres',
-          baseline: { name: `COPY ... TO STDOUT, ${String(PG_ROWS)} rows (baseline, ${perSecond(PG_ROWS, copySeconds)})`, seconds: copySeconds },
-          cases: [{ figure: { name: `relational_db sync of the same table (${perSecond(PG_ROWS, pgSeconds)})`, seconds: pgSeconds }, ratio: pgSeconds / copySeconds }],
-        },
-      ];
-    } finally {
-      await closeContext(ctx);
-    }
+      return {
+        benchmark: 'postgres',
+        baseline: { name: `COPY ... TO STDOUT, ${String(PG_ROWS)} rows (baseline, ${perSecond(PG_ROWS, copySeconds)})`, seconds: copySeconds },
+        cases: [{ figure: { id: 'postgres.relational_db', name: `relational_db sync of the same table (${perSecond(PG_ROWS, pgSeconds)})`, seconds: pgSeconds }, ratio: pgSeconds / copySeconds }],
+      };
+    });
   } finally {
     await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
     await admin.end();
-    await api.close();
-    await rm(dir, { recursive: true, force: true });
   }
 }

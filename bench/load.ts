@@ -10,6 +10,8 @@ import { createLogger } from '../src/logger.ts';
 import { runDuckDb, syncAndWait, timed } from './measure.ts';
 
 export interface TimedCase {
+  /** Stable across runs, for a row with a target (bench/targets.ts). */
+  id?: string;
   name: string;
   seconds: number;
 }
@@ -74,7 +76,7 @@ export async function runLoadBenchmark(): Promise<LoadBenchResult[]> {
         {
           benchmark: 'load',
           baseline: { name: `DuckDB CREATE TABLE AS read_csv, ${String(ROWS)} rows (baseline)`, seconds: baselineSeconds },
-          cases: [{ figure: { name: 'local_files sync of the same file', seconds: syncSeconds }, ratio: syncSeconds / baselineSeconds }],
+          cases: [{ figure: { id: 'load.local_files', name: 'local_files sync of the same file', seconds: syncSeconds }, ratio: syncSeconds / baselineSeconds }],
         },
         {
           benchmark: 'incremental',

@@ -1,15 +1,16 @@
 // `npm run bench`: every benchmark, each figure beside its baseline from the same run.
-// `npm run bench -- load mixed-dialects`: only the benchmarks named (api, load, mixed-dialects, connectors,
+// `npm run bench -- load mixed-dialects`: only the benchmarks named (api, load, mixed-dialects, connectors (= rest and postgres),
 // transform, websocket, sustained, query); their results go to results/latest-<names>.json, not latest.json.
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { runApiBenchmark } from './api.ts';
-import { runConnectorBenchmarks } from './connectors.ts';
+import { runApiBenchmark, type Figure as ApiFigure } from './api.ts';
+import { runPostgresBenchmark, runRestBenchmark } from './connectors.ts';
 import { runLoadBenchmark } from './load.ts';
 import { runMixedDialectBenchmark } from './mixed-dialects.ts';
 import { runQueryBenchmark } from './query.ts';
 import { runSustainedLoadBenchmark } from './sustained.ts';
+import { TARGETS } from './targets.ts';
 import { runTransformBenchmark } from './transform.ts';
 import { runWebSocketBenchmark } from './websocket.ts';
 
@@ -27,14 +28,31 @@ function versions(): Record<string, string> {
   };
 }
 
+/** One printed line and one entry of latest.json's `rows`. */
 interface Row {
+  id: string | null;
   benchmark: string;
   name: string;
   value: string;
-  ratio: string;
+  /** Null on a baseline row. */
+  ratio: number | null;
+  ratioText: string;
+  target: string | null;
+  /** Null where the row has no target. */
+  pass: boolean | null;
 }
 
-const BENCHMARKS = ['api', 'load', 'mixed-dialects', 'connectors', 'transform', 'websocket', 'sustained', 'query'] as const;
+/** A row with its target from bench/targets.ts, if its id has one. */
+function row(fields: { id?: string | undefined; benchmark: string; name: string; value: string; ratio: number | null; ratioText: string; p99Ms?: number }): Row {
+  const target = fields.id === undefined ? undefined : TARGETS[fields.id];
+  const pass = target === undefined || fields.ratio === null ? null : target.met({ ratio: fields.ratio, p99Ms: fields.p99Ms });
+  return {
+    id: fields.id ?? null, benchmark: fields.benchmark, name: fields.name, value: fields.value, ratio: fields.ratio, ratioText: fields.ratioText,
+    target: target?.goal ?? null, pass,
+  };
+}
+
+const BENCHMARKS = ['api', 'load', 'mixed-dialects', 'connectors', 'rest', 'postgres', 'transform', 'websocket', 'sustained', 'query'] as const;
 const only = process.argv.slice(2);
 const unknown = only.filter((name) => !(BENCHMARKS as readonly string[]).includes(name));
 if (unknown.length > 0) throw new Error(`Unknown benchmark ${unknown.join(', ')}; choose among ${BENCHMARKS.join(', ')}`);
@@ -44,7 +62,8 @@ const api = wanted('api') ? await runApiBenchmark() : undefined;
 const loads = [
   ...wanted('load') ? await runLoadBenchmark() : [],
   ...wanted('mixed-dialects') ? [await runMixedDialectBenchmark()] : [],
-  ...wanted('connectors') ? await runConnectorBenchmarks() : [],
+  ...wanted('connectors') || wanted('rest') ? [await runRestBenchmark()] : [],
+  ...wanted('connectors') || wanted('postgres') ? [await runPostgresBenchmark()] : [],
   ...wanted('transform') ? [await runTransformBenchmark()] : [],
 ];
 const latencies = [
@@ -54,37 +73,49 @@ const latencies = [
 
 const query = wanted('query') ? await runQueryBenchmark() : undefined;
 
+const apiValue = (figure: ApiFigure): string =>
+  `${String(figure.requestsPerSecond)} req/s, p50 ${String(figure.p50Ms)} ms, p99 ${String(figure.p99Ms)} ms${figure.non2xx > 0 ? `, ${String(figure.non2xx)} non-2xx` : ''}`;
 const rows: Row[] = [
   ...api === undefined ? [] : [
-    { benchmark: api.benchmark, name: api.baseline.name, value: `${String(api.baseline.requestsPerSecond)} req/s, p50 ${String(api.baseline.p50Ms)} ms, p99 ${String(api.baseline.p99Ms)} ms`, ratio: '1.00 (baseline)' },
-    ...api.cases.map(({ figure, ratio }) => ({
-      benchmark: api.benchmark, name: figure.name,
-      value: `${String(figure.requestsPerSecond)} req/s, p50 ${String(figure.p50Ms)} ms, p99 ${String(figure.p99Ms)} ms`, ratio: ratio.toFixed(2),
+    row({ id: api.baseline.id, benchmark: api.benchmark, name: api.baseline.name, value: apiValue(api.baseline), ratio: null, ratioText: '1.00 (baseline)' }),
+    ...api.cases.map(({ figure, ratio }) => row({
+      id: figure.id, benchmark: api.benchmark, name: figure.name, value: apiValue(figure), ratio, ratioText: ratio.toFixed(2), p99Ms: figure.p99Ms,
     })),
   ],
   ...loads.flatMap((load) => [
-    { benchmark: load.benchmark, name: load.baseline.name, value: `${load.baseline.seconds.toFixed(2)} s`, ratio: '1.00 (baseline)' },
-    ...load.cases.map(({ figure, ratio }) => ({ benchmark: load.benchmark, name: figure.name, value: `${figure.seconds.toFixed(2)} s`, ratio: ratio.toFixed(3) })),
+    row({ id: load.baseline.id, benchmark: load.benchmark, name: load.baseline.name, value: `${load.baseline.seconds.toFixed(2)} s`, ratio: null, ratioText: '1.00 (baseline)' }),
+    ...load.cases.map(({ figure, ratio }) => row({
+      id: figure.id, benchmark: load.benchmark, name: figure.name, value: `${figure.seconds.toFixed(2)} s`, ratio, ratioText: ratio.toFixed(3),
+    })),
   ]),
   ...latencies.flatMap((latency) => [
-    { benchmark: latency.benchmark, name: latency.baseline.name, value: latency.baseline.detail, ratio: '1.00 (baseline)' },
-    ...latency.cases.map(({ figure, ratio }) => ({ benchmark: latency.benchmark, name: figure.name, value: figure.detail, ratio: `${ratio.toFixed(2)} (p99)` })),
+    row({ benchmark: latency.benchmark, name: latency.baseline.name, value: latency.baseline.detail, ratio: null, ratioText: '1.00 (baseline)' }),
+    ...latency.cases.map(({ figure, ratio }) => row({ benchmark: latency.benchmark, name: figure.name, value: figure.detail, ratio, ratioText: `${ratio.toFixed(2)} (p99)` })),
   ]),
-  ...query === undefined ? [] : query.rows.map((row) => ({ benchmark: query.benchmark, ...row })),
+  ...query === undefined ? [] : query.rows.map((entry) => row({ benchmark: query.benchmark, ...entry })),
 ];
 
-const header: Row = { benchmark: 'benchmark', name: 'case', value: 'measured', ratio: 'ratio to baseline' };
-const columns = ['benchmark', 'name', 'value', 'ratio'] as const;
-const widths = columns.map((column) => Math.max(...[header, ...rows].map((row) => row[column].length)));
-const line = (row: Row): string => columns.map((column, index) => row[column].padEnd(widths[index] ?? 0)).join('  ');
+const printed = (entry: Row): Record<(typeof columns)[number], string> => ({
+  benchmark: entry.benchmark, name: entry.name, value: entry.value, ratio: entry.ratioText, target: entry.target ?? '-',
+  mark: entry.pass === null ? '' : entry.pass ? 'pass' : 'MISS',
+});
+const columns = ['benchmark', 'name', 'value', 'ratio', 'target', 'mark'] as const;
+const header: Record<(typeof columns)[number], string> = { benchmark: 'benchmark', name: 'case', value: 'measured', ratio: 'ratio to baseline', target: 'target', mark: '' };
+const lines = [header, ...rows.map(printed)];
+const widths = columns.map((column) => Math.max(...lines.map((line) => line[column].length)));
+const format = (line: Record<(typeof columns)[number], string>): string => columns.map((column, index) => line[column].padEnd(widths[index] ?? 0)).join('  ').trimEnd();
 const machine = { cores: os.cpus().length, platform: `${os.platform()} ${os.release()}`, versions: versions() };
 console.log(`\nQuarry benchmarks · ${String(machine.cores)} cores · ${Object.entries(machine.versions).map(([name, version]) => `${name} ${version}`).join(' · ')}\n`);
-console.log(line(header));
-for (const row of rows) console.log(line(row));
+for (const line of lines) console.log(format(line));
+const targeted = rows.filter((entry) => entry.pass !== null);
+if (targeted.length > 0) console.log(`\n${String(targeted.filter((entry) => entry.pass === true).length)} of ${String(targeted.length)} targets met`);
 
 const resultsDir = path.join(import.meta.dirname, 'results');
 mkdirSync(resultsDir, { recursive: true });
 writeFileSync(path.join(resultsDir, only.length === 0 ? 'latest.json' : `latest-${only.join('-')}.json`), `${JSON.stringify({
   machine,
+  rows: rows.map((entry) => ({
+    id: entry.id, benchmark: entry.benchmark, case: entry.name, measured: entry.value, ratio: entry.ratio, target: entry.target, pass: entry.pass,
+  })),
   results: { api, loads, latencies, query },
 }, null, 2)}\n`);

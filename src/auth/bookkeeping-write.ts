@@ -4,11 +4,14 @@ import { sqliteFailure } from '../store/index.ts';
  * Runs a write that only keeps records (a session's last-seen time, an API key's last use) so that a
  * platform database that is read-only or locked does not turn every signed-in read into an error; any
  * other failure is thrown. The record catches up with the next request once the database takes writes.
+ * Returns whether the write was made.
  */
-export function bookkeepingWrite(write: () => void): void {
+export function bookkeepingWrite(write: () => void): boolean {
   try {
     write();
+    return true;
   } catch (error) {
     if (sqliteFailure(error) === undefined) throw error;
+    return false;
   }
 }

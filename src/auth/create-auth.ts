@@ -3,7 +3,7 @@ import type { ProjectConfig } from '../config/index.ts';
 import { ForbiddenError, InvalidRequestError, NotFoundError } from '../errors.ts';
 import type { ApiKeyRecord, AuditEvent, Role, SessionRecord, SessionStage, Store, UserRecord } from '../store/index.ts';
 import type { Actor } from './actions.ts';
-import { bookkeepingWrite } from './bookkeeping-write.ts';
+import { ApiKeyResolver } from './api-key-resolver.ts';
 import { InvalidCredentialsError, TwoFactorAttemptsExhaustedError, TwoFactorNotPendingError, UserExistsError, UserNotFoundError } from './errors.ts';
 import { Lockout } from './lockout.ts';
 import { assertAcceptablePassword, hashPassword, verifyPassword, WeakPasswordError } from './passwords.ts';
@@ -90,6 +90,7 @@ export function assertValidEmail(email: string): void {
 export function createAuth(options: { store: Store; config: ProjectConfig; secretKey: Buffer; now: () => Date }): Auth {
   const { store, now } = options;
   const sessions = new Sessions(store, options.config.auth, now);
+  const apiKeys = new ApiKeyResolver(store, now);
   const lockout = new Lockout(store, now);
   const twoFactorLockout = new TwoFactorLockout(store, now);
   const twoFactor = new TwoFactor({ store, secretKey: options.secretKey, now, issuer: `Quarry (${options.config.name})` });
@@ -216,17 +217,8 @@ export function createAuth(options: { store: Store; config: ProjectConfig; secre
     },
 
     actorFromApiKey(key) {
-      if (!key.startsWith(API_KEY_PREFIX)) return undefined;
-      const record = store.apiKeys.findByHash(sha256Hex(key));
-      if (!record || record.revokedAt !== null) return undefined;
-      const at = now();
-      if (record.expiresAt !== null && Date.parse(record.expiresAt) <= at.getTime()) return undefined;
-      const user = store.users.findById(record.userId);
-      if (!user?.active) return undefined;
-      if (record.lastUsedAt === null || at.getTime() - Date.parse(record.lastUsedAt) >= 60_000) {
-        bookkeepingWrite(() => { store.apiKeys.markUsed(record.id, at.toISOString()); });
-      }
-      return actorOf(user, { apiKeyId: record.id });
+      const active = apiKeys.resolve(key);
+      return active === undefined ? undefined : actorOf(active.user, { apiKeyId: active.record.id });
     },
 
     logout(actor, client) {

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { ProjectConfig } from '../config/index.ts';
 import type { SessionRecord, SessionStage, Store, UserRecord } from '../store/index.ts';
 import { bookkeepingWrite } from './bookkeeping-write.ts';
+import { CredentialCache } from './credential-cache.ts';
 import { randomToken, sha256Hex } from './tokens.ts';
 
 const MINUTE_MS = 60_000;
@@ -24,11 +25,13 @@ export class Sessions {
   readonly #store: Store;
   readonly #auth: ProjectConfig['auth'];
   readonly #now: () => Date;
+  readonly #resolved: CredentialCache<ActiveSession>;
 
   constructor(store: Store, auth: ProjectConfig['auth'], now: () => Date) {
     this.#store = store;
     this.#auth = auth;
     this.#now = now;
+    this.#resolved = new CredentialCache(() => store.credentialGeneration.current());
   }
 
   create(userId: number, stage: SessionStage, client: ClientInfo): { token: string; session: SessionRecord } {
@@ -45,19 +48,33 @@ export class Sessions {
 
   /** The live session and user behind a token; expired sessions and inactive users are removed or refused. */
   resolve(token: string): ActiveSession | undefined {
-    const session = this.#store.sessions.findByTokenHash(sha256Hex(token));
-    if (!session) return undefined;
+    const tokenHash = sha256Hex(token);
+    const active = this.#resolved.get(tokenHash) ?? this.#read(tokenHash);
+    if (!active) return undefined;
     const now = this.#now();
+    const { session } = active;
     if (this.#isExpired(session, now)) {
+      this.#resolved.delete(tokenHash);
       bookkeepingWrite(() => { this.#store.sessions.delete(session.id); });
       return undefined;
     }
+    if (now.getTime() - Date.parse(session.lastSeenAt) < TOUCH_INTERVAL_MS) return active;
+    const lastSeenAt = now.toISOString();
+    if (!bookkeepingWrite(() => { this.#store.sessions.touch(session.id, lastSeenAt); })) return active;
+    const touched = { session: Object.freeze({ ...session, lastSeenAt }), user: active.user };
+    this.#resolved.set(tokenHash, touched);
+    return touched;
+  }
+
+  /** Reads the session and its user from the store and caches them while the user may use it. */
+  #read(tokenHash: string): ActiveSession | undefined {
+    const session = this.#store.sessions.findByTokenHash(tokenHash);
+    if (!session) return undefined;
     const user = this.#store.users.findById(session.userId);
     if (!user?.active) return undefined;
-    if (now.getTime() - Date.parse(session.lastSeenAt) >= TOUCH_INTERVAL_MS) {
-      bookkeepingWrite(() => { this.#store.sessions.touch(session.id, now.toISOString()); });
-    }
-    return { session, user };
+    const active = { session, user };
+    this.#resolved.set(tokenHash, active);
+    return active;
   }
 
   listForUser(userId: number): SessionRecord[] {

@@ -1,2 +1,2 @@
-export { checkPlatformHealth, warehouseSize, type PlatformHealthInputs, type PlatformHealthReport } from './platform-health.ts';
+export { checkPlatformHealth, warehouseExists, warehouseSize, type PlatformHealthInputs, type PlatformHealthReport } from './platform-health.ts';
 export { freshnessLimitsOf, stalenessOf, type FreshnessLimits, type Staleness } from './freshness.ts';

@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { statfs, stat } from 'node:fs/promises';
 import type { ProjectPaths, ScheduleConfig, SourceConfig } from '../config/index.ts';
 import { isMissingFile } from '../config/index.ts';
@@ -106,6 +107,14 @@ export async function warehouseSize(paths: ProjectPaths): Promise<number | null>
     if (isMissingFile(error)) return null;
     throw error;
   }
+}
+
+/**
+ * Whether the first load has created the warehouse: asked on every GET /api/status, so one synchronous stat that
+ * throws nothing (a missing file through the promise API costs an error object and a thread-pool round trip).
+ */
+export function warehouseExists(paths: ProjectPaths): boolean {
+  return existsSync(paths.warehouseFile);
 }
 
 function round(value: number): number {

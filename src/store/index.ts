@@ -4,6 +4,7 @@ import { DatabaseSync } from 'node:sqlite';
 import { AlertsRepository } from './alerts-repository.ts';
 import { ApiKeysRepository } from './api-keys-repository.ts';
 import { AuditRepository } from './audit-repository.ts';
+import { CredentialGenerationRepository } from './credential-generation-repository.ts';
 import { FileLedgerRepository } from './file-ledger-repository.ts';
 import { JobsRepository } from './jobs-repository.ts';
 import { LogsRepository } from './logs-repository.ts';
@@ -39,6 +40,8 @@ export interface Store {
   readonly users: UsersRepository;
   readonly sessions: SessionsRepository;
   readonly apiKeys: ApiKeysRepository;
+  /** Changes whenever a user, session or API key changes in a way that matters to authentication, in any process. */
+  readonly credentialGeneration: CredentialGenerationRepository;
   readonly loginFailures: LoginFailuresRepository;
   readonly totpFailures: TotpFailuresRepository;
   readonly audit: AuditRepository;
@@ -71,6 +74,7 @@ export function openStore(file: string): Store {
     users: new UsersRepository(database),
     sessions: new SessionsRepository(database),
     apiKeys: new ApiKeysRepository(database),
+    credentialGeneration: new CredentialGenerationRepository(database),
     loginFailures: new LoginFailuresRepository(database),
     totpFailures: new TotpFailuresRepository(database),
     audit: new AuditRepository(database),

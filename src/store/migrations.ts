@@ -251,6 +251,30 @@ const MIGRATIONS: readonly string[] = [
     UPDATE table_changes SET generation = generation + 1 WHERE schema_name = NEW.schema_name AND table_name = NEW.table_name;
   END;
   `,
+  `
+  -- One counter that every change to what a session or an API key may do bumps, from any process (the CLI writes
+  -- this database while the server runs): the server's cache of resolved credentials holds while it stays the same.
+  -- The bookkeeping columns (a session's last_seen_at, a key's last_used_at) and new rows leave it alone.
+  CREATE TABLE credential_generation (
+    id INTEGER PRIMARY KEY CHECK (id = 1),
+    generation INTEGER NOT NULL
+  );
+  INSERT INTO credential_generation (id, generation) VALUES (1, 0);
+  CREATE TRIGGER users_updated_credentials AFTER UPDATE ON users
+    BEGIN UPDATE credential_generation SET generation = generation + 1; END;
+  CREATE TRIGGER users_deleted_credentials AFTER DELETE ON users
+    BEGIN UPDATE credential_generation SET generation = generation + 1; END;
+  CREATE TRIGGER sessions_updated_credentials
+    AFTER UPDATE OF id, token_hash, user_id, stage, created_at, ip, user_agent, totp_failures ON sessions
+    BEGIN UPDATE credential_generation SET generation = generation + 1; END;
+  CREATE TRIGGER sessions_deleted_credentials AFTER DELETE ON sessions
+    BEGIN UPDATE credential_generation SET generation = generation + 1; END;
+  CREATE TRIGGER api_keys_updated_credentials
+    AFTER UPDATE OF id, user_id, name, key_hash, prefix, expires_at, created_at, revoked_at ON api_keys
+    BEGIN UPDATE credential_generation SET generation = generation + 1; END;
+  CREATE TRIGGER api_keys_deleted_credentials AFTER DELETE ON api_keys
+    BEGIN UPDATE credential_generation SET generation = generation + 1; END;
+  `,
 ];
 
 /** Brings the schema up to date inside one transaction; a database newer than this code is refused. */

@@ -4,7 +4,7 @@ import type { AppContext } from '../../context.ts';
 import type { SupersetProcess } from '../../dashboard/index.ts';
 import type { DocsServer } from '../../transform/index.ts';
 import type { WatcherProcess } from '../../watcher/index.ts';
-import { checkPlatformHealth, warehouseSize } from '../../health/index.ts';
+import { checkPlatformHealth, warehouseExists } from '../../health/index.ts';
 import { fileSourceLocation } from '../../jobs/index.ts';
 import { requireAction } from '../plugins/index.ts';
 import { describeUptime } from './describe-uptime.ts';
@@ -73,13 +73,12 @@ export const statusRoutes: FastifyPluginCallbackZod<StatusParts> = (app, { ctx, 
     ...readAccess,
     schema: { tags: ['platform'], summary: 'Service status', response: { 200: ServiceStatus } },
   }, async () => {
-    const warehouseExists = await warehouseSize(ctx.paths) !== null;
     return {
       status: 'healthy' as const,
       service_version: ctx.version,
       services: {
         api: 'running',
-        warehouse: warehouseExists ? 'healthy' : 'not_created',
+        warehouse: warehouseExists(ctx.paths) ? 'healthy' : 'not_created',
         dashboard: dashboardState(dashboardEnabled, dashboard),
         transform_docs: docsServer?.socket() === undefined ? 'not_running' : 'running',
       },

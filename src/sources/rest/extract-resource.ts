@@ -3,6 +3,7 @@ import { SyncFailedError } from '../sync-failed-error.ts';
 import type { AuthStrategy } from './auth.ts';
 import { describeUrl, HttpStatusError, type HttpClient, type HttpRequest, type HttpResponse } from './http-client.ts';
 import { valueAt } from './json-path.ts';
+import { PagesAhead, pageKey } from './pages-ahead.ts';
 import { paginatorFrom, type Paginator, type PaginatorSpec } from './paginators.ts';
 
 export type QueryValue = string | number | boolean;
@@ -52,6 +53,8 @@ export interface ResourceContext {
   readonly sink: RecordSink;
   readonly fullRefresh: boolean;
   readonly lookbackDays: number | undefined;
+  /** How many requests of one resource may be in flight: pages fetched ahead of the one being written. */
+  readonly concurrency: number;
   readonly log: (level: 'INFO' | 'WARNING', message: string) => void;
 }
 
@@ -81,9 +84,11 @@ export async function extractResource(resource: RestResource, context: ResourceC
   let total = 0;
   const seen = new Set<string>();
   const maxPages = resource.maxPages ?? DEFAULT_MAX_PAGES;
+  const pages = new PagesAhead((next) => send(next, context), paginator, context.concurrency);
   for (let page = 1; ; page += 1) {
-    const response = await send(request, context);
+    const response = await pages.fetch(request);
     const records = selectRecords(response, resource, request);
+    if (page < maxPages) pages.fetchAfter(request, response, records);
     const mapped = resource.mapRecord === undefined ? records : records.map(resource.mapRecord);
     const kept = resource.keep === undefined ? mapped : mapped.filter(resource.keep);
     await writer.write(kept);
@@ -95,7 +100,7 @@ export async function extractResource(resource: RestResource, context: ResourceC
       // The next page would carry the source's credentials: only to the host that asked for them.
       throw new SyncFailedError(`${resource.name}: the API pointed the next page at ${next.url.origin}, another host; Quarry does not send the source's credentials there`);
     }
-    const key = `${next.url.href} ${JSON.stringify(next.body ?? null)}`;
+    const key = pageKey(next);
     if (seen.has(key)) {
       throw new SyncFailedError(`${resource.name}: the API sent the same next page twice (${describeUrl(next.url)}); stopping instead of looping`);
     }

@@ -58,6 +58,8 @@ export class HttpStatusError extends SyncFailedError {
  */
 export class HttpClient {
   readonly #options: Required<Omit<HttpClientOptions, 'onRetry'>> & Pick<HttpClientOptions, 'onRetry'>;
+  /** Until when the API asked (by Retry-After) to hear nothing: every request of this client waits, not only the refused one. */
+  #quietUntil = 0;
 
   constructor(options: HttpClientOptions) {
     this.#options = { timeoutMs: 30_000, maxAttempts: 6, baseDelayMs: 500, maxDelayMs: 60_000, ...options };
@@ -79,11 +81,16 @@ export class HttpClient {
     const { maxAttempts, signal } = this.#options;
     for (let attempt = 1; ; attempt += 1) {
       signal.throwIfAborted();
+      const quietMs = this.#quietUntil - Date.now();
+      if (quietMs > 0) await sleep(quietMs, undefined, { signal });
       try {
         return await this.#attempt(request, read, attempt < maxAttempts);
       } catch (error) {
         if (!(error instanceof TransientError) || signal.aborted) throw error;
         if (attempt >= maxAttempts) throw new SyncFailedError(error.message, { transient: true });
+        if (error.retryAfterMs !== undefined) {
+          this.#quietUntil = Math.max(this.#quietUntil, Date.now() + Math.min(error.retryAfterMs, this.#options.maxDelayMs));
+        }
         await this.#wait(attempt, error.retryAfterMs, error.message);
       }
     }
@@ -168,15 +175,15 @@ async function readText(request: HttpRequest, response: Response): Promise<strin
     throw tooLarge();
   }
   if (response.body === null) return '';
-  const decoder = new TextDecoder();
-  let text = '';
+  // Kept as bytes and decoded once: decoding chunk by chunk into a growing string costs more than the parse.
+  const chunks: Uint8Array[] = [];
   let bytes = 0;
   for await (const chunk of response.body as AsyncIterable<Uint8Array>) {
     bytes += chunk.byteLength;
     if (bytes > MAX_BODY_BYTES) throw tooLarge();
-    text += decoder.decode(chunk, { stream: true });
+    chunks.push(chunk);
   }
-  return text + decoder.decode();
+  return new TextDecoder().decode(Buffer.concat(chunks, bytes));
 }
 
 async function readResponse(request: HttpRequest, response: Response): Promise<HttpResponse> {

@@ -5,6 +5,13 @@ import { valueAt } from './json-path.ts';
 /** Decides the request for the next page from the last one, its response and the records it held. */
 export interface Paginator {
   next(request: HttpRequest, response: HttpResponse, records: readonly unknown[]): HttpRequest | undefined;
+  /**
+   * The request `distance` pages after `request`, guessed from its response before the pages between were read,
+   * so that they can be fetched ahead; undefined when the response shows there is no such page. Only paginators
+   * whose next page does not depend on what the previous one said (page numbers, offsets) have it: a guess is
+   * used only when `next` later asks for the same request.
+   */
+  ahead?(request: HttpRequest, response: HttpResponse, records: readonly unknown[], distance: number): HttpRequest | undefined;
 }
 
 /** A paginator by name, with options, as sources.yml and connector definitions give it. */
@@ -68,27 +75,26 @@ export function cursorParam(cursorPath: string, param: string): Paginator {
 export function offsetParam(options: { limit: number; offset_param?: string; limit_param?: string; total_path?: string }): Paginator {
   const offsetName = options.offset_param ?? 'offset';
   const limitName = options.limit_param ?? 'limit';
-  return {
-    next(request, response, records) {
-      const offset = Number(request.url.searchParams.get(offsetName) ?? 0) + records.length;
-      const total = options.total_path === undefined ? undefined : Number(valueAt(response.body, options.total_path));
-      if (records.length === 0 || (total !== undefined && Number.isFinite(total) ? offset >= total : records.length < options.limit)) return undefined;
-      return withParam(withParam(request, limitName, options.limit), offsetName, offset);
-    },
+  // Each page is guessed to hold as many records as this one did (an API may cap the limit it was asked for).
+  const ahead = (request: HttpRequest, response: HttpResponse, records: readonly unknown[], distance: number): HttpRequest | undefined => {
+    const offset = Number(request.url.searchParams.get(offsetName) ?? 0) + records.length * distance;
+    const total = options.total_path === undefined ? undefined : Number(valueAt(response.body, options.total_path));
+    if (records.length === 0 || (total !== undefined && Number.isFinite(total) ? offset >= total : records.length < options.limit)) return undefined;
+    return withParam(withParam(request, limitName, options.limit), offsetName, offset);
   };
+  return { next: (request, response, records) => ahead(request, response, records, 1), ahead };
 }
 
 export function pageNumber(options: { page_param?: string; base_page?: number; total_path?: string }): Paginator {
   const param = options.page_param ?? 'page';
   const base = options.base_page ?? 1;
-  return {
-    next(request, response, records) {
-      const page = Number(request.url.searchParams.get(param) ?? base);
-      const totalPages = options.total_path === undefined ? undefined : Number(valueAt(response.body, options.total_path));
-      if (records.length === 0 || (totalPages !== undefined && Number.isFinite(totalPages) && page + 1 - base >= totalPages)) return undefined;
-      return withParam(request, param, page + 1);
-    },
+  const ahead = (request: HttpRequest, response: HttpResponse, records: readonly unknown[], distance: number): HttpRequest | undefined => {
+    const page = Number(request.url.searchParams.get(param) ?? base);
+    const totalPages = options.total_path === undefined ? undefined : Number(valueAt(response.body, options.total_path));
+    if (records.length === 0 || (totalPages !== undefined && Number.isFinite(totalPages) && page + distance - base >= totalPages)) return undefined;
+    return withParam(request, param, page + distance);
   };
+  return { next: (request, response, records) => ahead(request, response, records, 1), ahead };
 }
 
 const NEXT_URL_PATHS = ['next', 'next_url', 'nextUrl', 'links.next', 'links.next.href', '_links.next.href', 'paging.next', 'pagination.next', 'meta.next'];

@@ -10,6 +10,9 @@ import { restSourceConnector } from './rest-source.ts';
 
 type Env = Readonly<Record<string, string | undefined>>;
 
+/** Requests in flight per endpoint unless the section says otherwise: enough to hide a page's round trip, few enough for any API. */
+const DEFAULT_CONCURRENCY = 4;
+
 /** The section's credentials, and its `env:NAME` headers with their values from the environment. */
 function restApiAuth(section: RestApiSection, env: Env, http: HttpClient): AuthStrategy {
   const credentials = credentialAuth(section, env, http);
@@ -84,6 +87,7 @@ function endpointResource(endpoint: RestApiEndpoint, section: RestApiSection): R
 export const restApiConnector = restSourceConnector<RestApiSection>({
   baseUrl: (section) => section.base_url,
   auth: restApiAuth,
+  concurrency: (section) => section.concurrency ?? DEFAULT_CONCURRENCY,
   resources: (section, { window }) => {
     const resources = section.endpoints.map((endpoint) => endpointResource(endpoint, section));
     return window === undefined ? resources : resources.flatMap((resource) => windowed(resource, window) ?? []);

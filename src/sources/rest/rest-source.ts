@@ -13,6 +13,8 @@ export interface RestEndpointDefinition<Section> {
   /** The vendor's API root, used unless the section sets `base_url`. */
   readonly baseUrl: (section: Section) => string;
   readonly auth: (section: Section, env: Env, http: HttpClient) => AuthStrategy;
+  /** How many requests of one resource may be in flight (pages fetched ahead where the paginator allows); 1 when absent. */
+  readonly concurrency?: (section: Section) => number;
 }
 
 /** A source type that reads a vendor's REST API: its root, its credentials and its resources, from the source's section. */
@@ -80,10 +82,11 @@ function openRestSession<Section>(
   const overridden = (section as { base_url?: unknown }).base_url;
   const baseUrl = typeof overridden === 'string' ? overridden : definition.baseUrl(section);
   const auth = definition.auth(section, context.env, http);
+  const concurrency = definition.concurrency?.(section) ?? 1;
   const run = async (resource: RestResource, into: RecordSink, state: CursorState): Promise<number> => {
     context.signal.throwIfAborted();
     const records = await extractResource(resource, {
-      baseUrl, auth, http, sink: into, state, fullRefresh: context.fullRefresh, lookbackDays: context.source.lookback_days, log: context.log,
+      baseUrl, auth, http, sink: into, state, fullRefresh: context.fullRefresh, lookbackDays: context.source.lookback_days, concurrency, log: context.log,
     });
     context.log('INFO', `Fetched ${String(records)} record(s) of ${resource.name}`);
     return records;

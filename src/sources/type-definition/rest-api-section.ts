@@ -78,6 +78,11 @@ export const RestApiSection = z.strictObject({
   }).optional(),
   /** How long one request may take before it is abandoned and retried (default 30). */
   timeout_seconds: z.int().min(1).max(600).optional(),
+  /**
+   * How many requests of one endpoint may be in flight: with a page_number or offset paginator the next pages are
+   * fetched while one is written (cursor and link paginators need each answer first). 1 reads page by page; 4 when absent.
+   */
+  concurrency: z.int().min(1).max(16).optional(),
 }).superRefine((section, context) => {
   // Two endpoints in one table would mix their rows and overwrite each other's cursor.
   const firstByTable = new Map<string, number>();

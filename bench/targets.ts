@@ -1,0 +1,29 @@
+// What each benchmarked path must reach (issue 25 and its successors), by the stable id of its row. A new target is
+// one entry here plus that id on the row its benchmark returns; rows without an entry print no target.
+export interface MeasuredRow {
+  /** The figure divided by its baseline's: time over time for loads, requests/s over requests/s for the API. */
+  readonly ratio: number;
+  readonly p99Ms?: number | undefined;
+}
+
+export interface Target {
+  /** As printed beside the row. */
+  readonly goal: string;
+  readonly met: (row: MeasuredRow) => boolean;
+}
+
+const authenticatedApi: Target = {
+  goal: '>= 0.85 of bare Fastify, p99 <= 6 ms',
+  met: (row) => row.ratio >= 0.85 && row.p99Ms !== undefined && row.p99Ms <= 6,
+};
+
+const atMost = (ratio: number, baseline: string): Target => ({ goal: `<= ${ratio.toFixed(2)}x ${baseline}`, met: (row) => row.ratio <= ratio });
+
+export const TARGETS: Readonly<Record<string, Target>> = {
+  'api.session': authenticatedApi,
+  'api.api_key': authenticatedApi,
+  'rest.rest_api': atMost(1.5, 'download and parse'),
+  'postgres.relational_db': atMost(1.3, 'COPY TO STDOUT'),
+  'load.local_files': atMost(1.15, 'DuckDB read_csv CTAS'),
+  'query.api': atMost(1.2, 'DuckDB in-process'),
+};
