@@ -7,7 +7,7 @@ import type { JobRecord, ModelRunStatus, Store } from '../store/index.ts';
 import { DBT_PROJECT_NAME, dbtTargetDir, ensureDbtProject } from './dbt-project.ts';
 import { publishDocsSite } from './docs-site.ts';
 import { dbtErrorLine } from './dbt-error-line.ts';
-import { DbtWorker, type DbtOutcome } from './dbt-worker.ts';
+import { DbtWorker, type DbtOutcome, type NodeProgress } from './dbt-worker.ts';
 import { DocsGenerationError, ModelNotFoundError, RunInProgressError } from './errors.ts';
 import { ModelGraph, readModelGraph, type ModelNode } from './manifest.ts';
 import { readColumns } from './raw-columns.ts';
@@ -123,6 +123,22 @@ export class TransformRunner {
     return this.#options.store.jobs.get(active.job.id) ?? active.job;
   }
 
+  /**
+   * `dbt build` (or `dbt test`) of a dbt selector (every node without one), resolving with the job once it has
+   * finished; `onNode` hears each node start and finish (for the CLI's progress lines).
+   */
+  async buildAndWait(selector: string | undefined, options: { command: 'build' | 'test'; requestedBy: string | null; onNode: (progress: NodeProgress) => void }): Promise<JobRecord> {
+    pythonExecutable('dbt', this.#options.pythonEnvironmentsDir);
+    await this.#parse();
+    // Which models a selector covers is dbt's to say; the run is taken to cover them all, so no other run overlaps it.
+    const models = new Set((this.#graph ?? ModelGraph.empty).models.keys());
+    const target = `${options.command} ${selector ?? 'all'}`;
+    const active = this.#enqueue(target, selector === undefined ? [] : selector.split(/\s+/).filter(Boolean), models, options.requestedBy, options);
+    await active.finished;
+    await this.idle();
+    return this.#options.store.jobs.get(active.job.id) ?? active.job;
+  }
+
   /** Starts a run and resolves with the job once it has finished (for the CLI). */
   async runAndWait(model: string, options: { cascade: boolean; requestedBy: string | null }): Promise<JobRecord> {
     const job = await this.startRun(model, options);
@@ -170,10 +186,13 @@ export class TransformRunner {
     await this.#worker?.close();
   }
 
-  #enqueue(target: string, selector: readonly string[], models: ReadonlySet<string>, requestedBy: string | null): ActiveJob {
+  #enqueue(
+    target: string, selector: readonly string[], models: ReadonlySet<string>, requestedBy: string | null,
+    options: { command?: 'build' | 'test'; onNode?: (progress: NodeProgress) => void } = {},
+  ): ActiveJob {
     const { store, events, now, jobs } = this.#options;
     const run = new ModelRun({
-      target, selector, models, requestedBy, store, events, now,
+      target, selector, models, requestedBy, store, events, now, command: options.command, onNode: options.onNode,
       graph: () => this.#graph ?? ModelGraph.empty,
       invoke: (args, signal, onProgress) => this.#invoke(args, signal, onProgress),
     });
@@ -281,7 +300,7 @@ export class TransformRunner {
     if (graph) this.#graph = graph;
   }
 
-  #invoke(args: readonly string[], signal: AbortSignal, onStarted?: (progress: { event: 'started' | 'finished'; uniqueId: string }) => void): Promise<DbtOutcome> {
+  #invoke(args: readonly string[], signal: AbortSignal, onStarted?: (progress: NodeProgress) => void): Promise<DbtOutcome> {
     const { paths, log, baseEnv, pythonEnvironmentsDir } = this.#options;
     this.#worker ??= new DbtWorker({
       python: pythonExecutable('dbt', pythonEnvironmentsDir), paths, baseEnv, log: log.child({ component: 'dbt' }),
