@@ -1,4 +1,4 @@
-export { TransformRunner, type TransformRunnerOptions, type ModelSummary } from './transform-runner.ts';
+export { TransformRunner, type TransformRunnerOptions, type ModelSummary, type TestSummary } from './transform-runner.ts';
 export { ModelNotFoundError, RunInProgressError, DocsGenerationError } from './errors.ts';
 export { ensureDbtProject, DBT_PROJECT_NAME } from './dbt-project.ts';
 export { writeStagingModels, stagingModelName, type RawTable } from './staging-models.ts';

@@ -3,13 +3,13 @@ import type { EventBus, QuarryEvent } from '../events/index.ts';
 import type { ActiveJob, JobLifecycle, WarehouseLock } from '../jobs/index.ts';
 import type { Logger } from '../logger.ts';
 import { pythonExecutable, pythonExecutableOrLog } from '../python/index.ts';
-import type { JobRecord, ModelRunStatus, Store } from '../store/index.ts';
+import type { JobRecord, ModelRunStatus, Store, TestStatus } from '../store/index.ts';
 import { DBT_PROJECT_NAME, dbtTargetDir, ensureDbtProject } from './dbt-project.ts';
 import { publishDocsSite } from './docs-site.ts';
 import { dbtErrorLine } from './dbt-error-line.ts';
 import { DbtWorker, type DbtOutcome, type NodeProgress } from './dbt-worker.ts';
 import { DocsGenerationError, ModelNotFoundError, RunInProgressError } from './errors.ts';
-import { ModelGraph, readModelGraph, type ModelNode } from './manifest.ts';
+import { ModelGraph, readModelGraph, type ModelNode, type TestNode } from './manifest.ts';
 import { readColumns } from './raw-columns.ts';
 import { ModelRun } from './model-run.ts';
 import { writeStagingModels } from './staging-models.ts';
@@ -34,6 +34,19 @@ export interface TransformRunnerOptions {
 /** A model as the models API reports it. */
 export interface ModelSummary extends ModelNode {
   readonly status: ModelRunStatus | 'not_run';
+  /** Its data tests by their latest outcome (`failed` counts tests dbt could not run too). */
+  readonly tests: { passed: number; failed: number; warned: number; lastRunAt: string | null };
+}
+
+/** A data test of the project with its latest outcome. */
+export interface TestSummary extends TestNode {
+  readonly status: TestStatus | 'not_run';
+  readonly severity: 'error' | 'warn' | null;
+  readonly failures: number | null;
+  readonly message: string | null;
+  readonly compiledSql: string | null;
+  readonly failingRows: readonly Record<string, unknown>[];
+  readonly lastRunAt: string | null;
 }
 
 /**
@@ -76,12 +89,44 @@ export class TransformRunner {
     });
   }
 
-  /** Every model of the last parsed manifest with its latest status; never parses (empty before the first parse). */
+  /** Every model of the last parsed manifest with its latest status and its tests'; never parses (empty before the first parse). */
   listModels(): ModelSummary[] {
     const latest = this.#options.store.modelRuns.latestByModel();
+    const tests = this.listTests();
     const models = [...(this.#graph ?? ModelGraph.empty).models.values()];
-    return models.sort((a, b) => a.name.localeCompare(b.name))
-      .map((model) => ({ ...model, status: latest.get(model.name)?.status ?? 'not_run' }));
+    return models.sort((a, b) => a.name.localeCompare(b.name)).map((model) => {
+      const own = tests.filter((test) => test.model === model.name);
+      const runs = own.flatMap((test) => test.lastRunAt ?? []).sort();
+      return {
+        ...model,
+        status: latest.get(model.name)?.status ?? 'not_run',
+        tests: {
+          passed: own.filter((test) => test.status === 'pass').length,
+          failed: own.filter((test) => test.status === 'fail' || test.status === 'error').length,
+          warned: own.filter((test) => test.status === 'warn').length,
+          lastRunAt: runs.at(-1) ?? null,
+        },
+      };
+    });
+  }
+
+  /** Every data test of the last parsed manifest with its latest outcome, by model then name. */
+  listTests(): TestSummary[] {
+    const latest = this.#options.store.testResults.latestByTest();
+    const tests = [...(this.#graph ?? ModelGraph.empty).tests];
+    return tests.sort((a, b) => (a.model ?? '').localeCompare(b.model ?? '') || a.name.localeCompare(b.name)).map((test) => {
+      const result = latest.get(test.uniqueId);
+      return {
+        ...test,
+        status: result?.status ?? 'not_run',
+        severity: result?.severity ?? null,
+        failures: result?.failures ?? null,
+        message: result?.message ?? null,
+        compiledSql: result?.compiledSql ?? null,
+        failingRows: result?.failingRows ?? [],
+        lastRunAt: result?.finishedAt ?? null,
+      };
+    });
   }
 
   /** The models, parsing the project first when no manifest has been read yet (for the CLI). */
