@@ -4,3 +4,4 @@ export { ensureDbtProject, DBT_PROJECT_NAME } from './dbt-project.ts';
 export { writeStagingModels, stagingModelName, type RawTable } from './staging-models.ts';
 export { DocsServer, startDocsServer, type DocsServerStatus } from './docs-server.ts';
 export { docsSiteDir, docsSiteScriptHashes } from './docs-site.ts';
+export type { NodeProgress } from './dbt-worker.ts';
