@@ -3,10 +3,10 @@ import { CliError } from './cli-error.ts';
 import { textTable } from './text-table.ts';
 import { withProject } from './with-project.ts';
 
-/** `model.quarry.orders` → `model orders`. */
+/** `model.quarry.orders` → `model orders`; a test's id ends in a hash after its name. */
 function describeNode(uniqueId: string): { kind: string; name: string } {
   const parts = uniqueId.split('.');
-  return { kind: parts[0] ?? '', name: parts.at(-1) ?? uniqueId };
+  return { kind: parts[0] ?? '', name: parts[2] ?? uniqueId };
 }
 
 /** One line per node as dbt finishes it: `pass     test      unique_orders_id`. */

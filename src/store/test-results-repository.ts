@@ -60,6 +60,14 @@ export class TestResultsRepository {
     return new Map(rows.map((row) => [row.test, toRecord(row)]));
   }
 
+  /** Whether the latest outcome of any test of the model is a failure (or an error). */
+  failsFor(model: string): boolean {
+    const row = this.#database.prepare(`
+      SELECT 1 FROM test_results WHERE id IN (SELECT max(id) FROM test_results WHERE model = ? GROUP BY test) AND status IN ('fail', 'error') LIMIT 1`)
+      .get(model);
+    return row !== undefined;
+  }
+
   forJob(jobId: number): TestResultRecord[] {
     return (this.#database.prepare('SELECT * FROM test_results WHERE job_id = ? ORDER BY id').all(jobId) as unknown as TestResultRow[]).map(toRecord);
   }

@@ -32,6 +32,11 @@ export interface ModelRunOptions {
   readonly onNode?: (progress: NodeProgress) => void;
   /** Every model the run covers (two runs over a common model never overlap). */
   readonly models: ReadonlySet<string>;
+  /**
+   * False when `models` only bounds the selection (a dbt selector from the CLI covers some of them, dbt alone
+   * knows which): then a model dbt says nothing of was not selected, rather than not run.
+   */
+  readonly exactModels?: boolean;
   readonly requestedBy: string | null;
   readonly store: Store;
   readonly events: EventBus;
@@ -126,12 +131,12 @@ export class ModelRun implements JobKind<RunOutcome> {
   }
 
   recordFailure(job: JobRecord, message: string, finishedAt: string): void {
-    for (const name of this.models) this.#options.store.modelRuns.finish(job.id, name, { status: 'error', durationSeconds: null, error: message }, finishedAt);
+    for (const name of this.#surelySelected()) this.#options.store.modelRuns.finish(job.id, name, { status: 'error', durationSeconds: null, error: message }, finishedAt);
   }
 
   failedEvents(_job: JobRecord, message: string): QuarryEvent[] {
     const timestamp = this.#options.now().toISOString();
-    return [...this.models].map((model) => ({ type: 'transform_run_failed', model, error: message, timestamp }));
+    return this.#surelySelected().map((model) => ({ type: 'transform_run_failed', model, error: message, timestamp }));
   }
 
   /** Writes each model's and test's outcome and the row counts of the tables it built; returns one line per failed model or test. */
@@ -194,7 +199,12 @@ export class ModelRun implements JobKind<RunOutcome> {
   #unreported(outcome: DbtOutcome): string[] {
     if (this.#options.command === 'test') return [];
     const reported = new Set(modelResults(outcome).map((result) => result.name));
-    return [...this.models].filter((name) => !reported.has(name));
+    return this.#surelySelected().filter((name) => !reported.has(name));
+  }
+
+  /** The models the run is known to cover. */
+  #surelySelected(): string[] {
+    return this.#options.exactModels === false ? [] : [...this.models];
   }
 
   /** The name of the model (seed, snapshot) a test checks; null for a singular test that belongs to none. */

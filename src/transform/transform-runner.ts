@@ -178,7 +178,9 @@ export class TransformRunner {
     // Which models a selector covers is dbt's to say; the run is taken to cover them all, so no other run overlaps it.
     const models = new Set((this.#graph ?? ModelGraph.empty).models.keys());
     const target = `${options.command} ${selector ?? 'all'}`;
-    const active = this.#enqueue(target, selector === undefined ? [] : selector.split(/\s+/).filter(Boolean), models, options.requestedBy, options);
+    const active = this.#enqueue(target, selector === undefined ? [] : selector.split(/\s+/).filter(Boolean), models, options.requestedBy, {
+      ...options, exactModels: selector === undefined,
+    });
     await active.finished;
     await this.idle();
     return this.#options.store.jobs.get(active.job.id) ?? active.job;
@@ -233,11 +235,11 @@ export class TransformRunner {
 
   #enqueue(
     target: string, selector: readonly string[], models: ReadonlySet<string>, requestedBy: string | null,
-    options: { command?: 'build' | 'test'; onNode?: (progress: NodeProgress) => void } = {},
+    options: { command?: 'build' | 'test'; onNode?: (progress: NodeProgress) => void; exactModels?: boolean } = {},
   ): ActiveJob {
     const { store, events, now, jobs } = this.#options;
     const run = new ModelRun({
-      target, selector, models, requestedBy, store, events, now, command: options.command, onNode: options.onNode,
+      target, selector, models, requestedBy, store, events, now, command: options.command, onNode: options.onNode, exactModels: options.exactModels,
       graph: () => this.#graph ?? ModelGraph.empty,
       invoke: (args, signal, onProgress) => this.#invoke(args, signal, onProgress),
     });

@@ -2,6 +2,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { QuarryEvent } from '../../src/events/index.ts';
+import { startWebhookReceiver, type WebhookReceiver } from '../support/alert-receivers.ts';
 import { startQuarry, type TestQuarry } from '../support/quarry.ts';
 
 const DUPLICATED = "select * from (values (1, 'Ada'), (2, 'Grace'), (2, 'Grace again'), (3, null)) as t(id, name)";
@@ -56,13 +57,21 @@ async function testsByName(quarry: TestQuarry): Promise<Map<string, ApiTest>> {
 
 describe('transformations: data tests run with every model run (dbt build)', () => {
   let quarry: TestQuarry;
+  let receiver: WebhookReceiver;
+  const alertsSent = (): unknown[][] => receiver.accepted.map((body) => [body.event, body.model, body.error]);
 
   beforeAll(async () => {
-    quarry = await startQuarry({ transform: true, prepare: (dir) => { writeModels(dir, DUPLICATED); } });
+    receiver = await startWebhookReceiver();
+    quarry = await startQuarry({
+      transform: true, prepare: (dir) => { writeModels(dir, DUPLICATED); },
+      projectConfig: { alerts: [{ name: 'team', webhook_url_env: 'ALERT_WEBHOOK_URL', on: ['transform_test_failed'] }] },
+      env: { ALERT_WEBHOOK_URL: receiver.url },
+    });
     await quarry.ctx.transform.idle();
   });
   afterAll(async () => {
     await quarry.close();
+    await receiver.close();
   });
 
   it('lists every test of the project before any run', async () => {
@@ -104,6 +113,13 @@ describe('transformations: data tests run with every model run (dbt build)', () 
       model: 'customers', test: 'unique_customers_id', error: 'The test unique_customers_id failed: 1 failing row',
     }));
     expect(health.json.warnings).toContain('1 data test of the models fails');
+
+    await expect.poll(alertsSent, { timeout: 10_000 })
+      .toEqual([['transform_test_failed', 'customers', 'The test unique_customers_id failed: 1 failing row']]);
+    // The same failure again is the same incident: no second alert.
+    await runWithEvents(quarry, 'customers');
+    await quarry.alerts.deliverDue();
+    expect(alertsSent()).toHaveLength(1);
   });
 
   it('turns green once the data is fixed', async () => {
@@ -116,5 +132,6 @@ describe('transformations: data tests run with every model run (dbt build)', () 
     expect(quarry.ctx.store.jobs.latest('run', 'customers')?.status).toBe('success');
     const health = await quarry.request('GET', '/api/health/platform', { as: 'viewer' });
     expect(health.json.transform_failures.filter((failure: { test?: string }) => failure.test !== undefined)).toEqual([]);
+    await expect.poll(() => alertsSent().at(-1), { timeout: 10_000 }).toEqual(['transform_test_failed_resolved', 'customers', null]);
   });
 });
