@@ -24,6 +24,10 @@ models:
     marts:
       +schema: marts
       +materialized: table
+# Rows failing a data test are kept here (Quarry's runs pass --store-failures).
+data_tests:
+  ${DBT_PROJECT_NAME}:
+    +schema: test_failures
 `;
 
 // Relative to the folder dbt runs in (this one) when QUARRY_WAREHOUSE_FILE is not set, so a plain

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { QuarryEvent } from '../../src/events/index.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/alert-receivers.ts';
+import { queryDuckDb } from '../support/duckdb-query.ts';
 import { startQuarry, type TestQuarry } from '../support/quarry.ts';
 
 const DUPLICATED = "select * from (values (1, 'Ada'), (2, 'Grace'), (2, 'Grace again'), (3, null)) as t(id, name)";
@@ -107,6 +108,8 @@ describe('transformations: data tests run with every model run (dbt build)', () 
     expect(tests.get('not_null_customers_name')).toMatchObject({ status: 'warn', severity: 'warn', failures: 1 });
     expect(tests.get('not_null_customers_name')?.failing_rows).toEqual([{ id: 3, name: null }]);
     expect(tests.get('not_null_customer_count_n')?.status).toBe('skipped');
+    const stored = await queryDuckDb(quarry.ctx.paths.servingFile, 'SELECT count(*)::INTEGER AS n FROM test_failures.unique_customers_id', { access_mode: 'READ_ONLY' });
+    expect(stored).toEqual([{ n: 1 }]);
 
     const health = await quarry.request('GET', '/api/health/platform', { as: 'viewer' });
     expect(health.json.transform_failures).toContainEqual(expect.objectContaining({
