@@ -271,6 +271,8 @@ const MIGRATIONS: readonly string[] = [
   );
   CREATE INDEX test_results_by_test ON test_results(test, id);
   CREATE INDEX test_results_by_job ON test_results(job_id);
+  -- A raw table's merge key (JSON array), so its staging model gets a unique test.
+  ALTER TABLE warehouse_tables ADD COLUMN primary_key TEXT;
   `,
 ];
 

@@ -12,7 +12,7 @@ import { DocsGenerationError, ModelNotFoundError, RunInProgressError } from './e
 import { ModelGraph, readModelGraph, type ModelNode, type TestNode } from './manifest.ts';
 import { readColumns } from './raw-columns.ts';
 import { ModelRun } from './model-run.ts';
-import { writeStagingModels } from './staging-models.ts';
+import { generatedNotNullColumns, stagingModelName, writeStagingModels } from './staging-models.ts';
 
 export interface TransformRunnerOptions {
   store: Store;
@@ -207,9 +207,16 @@ export class TransformRunner {
     if (tables.length === 0) return false;
     ensureDbtProject(paths);
     const columns = await readColumns(paths.servingFile, tables);
-    const outcomes = writeStagingModels(paths.transformDir, source, tables.map((table) => ({
-      schema: table.schema, name: table.name, columns: columns.get(`${table.schema}.${table.name}`) ?? [],
-    })).filter((table) => table.columns.length > 0));
+    const tested = generatedNotNullColumns(paths.transformDir, source);
+    const outcomes = writeStagingModels(paths.transformDir, source, tables.map((table) => {
+      const raw = columns.get(`${table.schema}.${table.name}`) ?? [];
+      const before = tested.get(stagingModelName(source, table.name)) ?? new Set();
+      return {
+        schema: table.schema, name: table.name, columns: raw.map((column) => column.name),
+        notNull: raw.filter((column) => !column.hasNulls || before.has(column.name)).map((column) => column.name),
+        uniqueKey: table.primaryKey.length === 1 ? table.primaryKey[0] : null,
+      };
+    }).filter((table) => table.columns.length > 0));
     const kept = Object.entries(outcomes).filter(([, outcome]) => outcome === 'kept_user_edit').map(([name]) => name);
     if (kept.length > 0) log.info({ source, kept }, 'staging files edited by the user were left as they are');
     return Object.values(outcomes).includes('written');
