@@ -45,7 +45,7 @@ const loads = [
   ...wanted('load') ? await runLoadBenchmark() : [],
   ...wanted('mixed-dialects') ? [await runMixedDialectBenchmark()] : [],
   ...wanted('connectors') ? await runConnectorBenchmarks() : [],
-  ...wanted('transform') ? [await runTransformBenchmark()] : [],
+  ...wanted('transform') ? await runTransformBenchmark() : [],
 ];
 const latencies = [
   ...wanted('websocket') ? [await runWebSocketBenchmark()] : [],
