@@ -1,4 +1,4 @@
-import type { NodeProgress } from '../transform/index.ts';
+import type { DbtCommand, NodeProgress } from '../transform/index.ts';
 import { CliError } from './cli-error.ts';
 import { textTable } from './text-table.ts';
 import { withProject } from './with-project.ts';
@@ -22,7 +22,7 @@ function progressLine(progress: NodeProgress): string | undefined {
  * end; fails (exit code 1) when a model or a test with severity error fails.
  */
 export async function buildModels(
-  project: string, selector: string | undefined, command: 'build' | 'test', env: NodeJS.ProcessEnv,
+  project: string, selector: string | undefined, command: DbtCommand, env: NodeJS.ProcessEnv,
 ): Promise<string> {
   return withProject(project, env, async (ctx) => {
     const job = await ctx.transform.buildAndWait(selector, {
@@ -42,7 +42,7 @@ export async function buildModels(
       ]),
     ]);
     const count = (status: string): number => tests.filter((test) => test.status === status).length;
-    const summary = `${String(models.filter((run) => run.status === 'success').length)} of ${String(models.length)} models built; tests: `
+    const summary = `${String(models.filter((run) => run.status === 'success').length)} of ${String(models.length)} models, seeds and snapshots built; tests: `
       + `${String(count('pass'))} passed, ${String(count('fail') + count('error'))} failed, ${String(count('warn'))} warned, ${String(count('skipped'))} skipped`;
     if (job.status !== 'success') {
       console.log(`\n${table}\n\n${summary}`);

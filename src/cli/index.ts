@@ -195,6 +195,14 @@ export async function runCli(argv: readonly string[], env: NodeJS.ProcessEnv): P
       console.log(await buildModels(options.project, selector, 'test', env));
     });
 
+  program.command('seed')
+    .description("dbt seed: reload the CSV files of transform/seeds into their tables (all, or dbt's selector syntax)")
+    .argument('[selector]', "dbt's selector, e.g. countries")
+    .option('--project <dir>', 'project folder', '.')
+    .action(async (selector: string | undefined, options: { project: string }) => {
+      console.log(await buildModels(options.project, selector, 'seed', env));
+    });
+
   program.command('models')
     .description('List the dbt models with their layer and latest status')
     .option('--project <dir>', 'project folder', '.')

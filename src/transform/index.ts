@@ -5,3 +5,4 @@ export { writeStagingModels, stagingModelName, type RawTable } from './staging-m
 export { DocsServer, startDocsServer, type DocsServerStatus } from './docs-server.ts';
 export { docsSiteDir, docsSiteScriptHashes } from './docs-site.ts';
 export type { NodeProgress } from './dbt-worker.ts';
+export type { DbtCommand } from './model-run.ts';

@@ -74,6 +74,8 @@ export class ModelGraph {
   }
 }
 
+const BUILT_RESOURCES = new Set(['model', 'seed', 'snapshot']);
+
 interface ManifestJson {
   nodes?: Record<string, {
     resource_type?: string; name?: string; description?: string; database?: string | null; schema?: string;
@@ -101,7 +103,8 @@ export async function readModelGraph(targetDir: string): Promise<ModelGraph | un
     // stays; the one after dbt finishes is whole.
     return undefined;
   }
-  const nodes = Object.entries(manifest.nodes ?? {}).filter(([, node]) => node.resource_type === 'model');
+  // Seeds and snapshots are built by the same runs and listed beside the models (materialization `seed`, `snapshot`).
+  const nodes = Object.entries(manifest.nodes ?? {}).filter(([, node]) => BUILT_RESOURCES.has(node.resource_type ?? ''));
   const isModel = new Set(nodes.map(([id]) => id));
   const models = nodes.map(([id, node]): ModelNode => ({
     uniqueId: id,

@@ -10,6 +10,8 @@ import { dbtErrorLine } from './dbt-error-line.ts';
 
 const LAYERS = new Set(['staging', 'marts']);
 
+export type DbtCommand = 'build' | 'test' | 'seed';
+
 /** How many lines of a test's compiled SQL are kept. */
 const COMPILED_LINES_KEPT = 15;
 
@@ -26,8 +28,8 @@ export interface ModelRunOptions {
   readonly target: string;
   /** dbt's --select arguments. */
   readonly selector: readonly string[];
-  /** `build` (models, their tests, seeds and snapshots) or `test` (only the tests). */
-  readonly command?: 'build' | 'test';
+  /** `build` (models, their tests, seeds and snapshots), `test` (only the tests) or `seed` (reload the seeds). */
+  readonly command?: DbtCommand;
   /** Told of every node (model, test, seed, snapshot) as it starts and finishes, for live progress. */
   readonly onNode?: (progress: NodeProgress) => void;
   /** Every model the run covers (two runs over a common model never overlap). */
@@ -197,7 +199,7 @@ export class ModelRun implements JobKind<RunOutcome> {
 
   /** The models of the run dbt reported nothing about. */
   #unreported(outcome: DbtOutcome): string[] {
-    if (this.#options.command === 'test') return [];
+    if (this.#options.command === 'test' || this.#options.command === 'seed') return [];
     const reported = new Set(modelResults(outcome).map((result) => result.name));
     return this.#surelySelected().filter((name) => !reported.has(name));
   }
@@ -227,7 +229,7 @@ export class ModelRun implements JobKind<RunOutcome> {
   }
 }
 
-/** The results of models (dbt build also reports tests, seeds and snapshots). */
+/** The results of models, seeds and snapshots (dbt build also reports tests). */
 function modelResults(outcome: DbtOutcome): NodeResult[] {
-  return outcome.results.filter((result) => result.resourceType === 'model');
+  return outcome.results.filter((result) => result.resourceType === 'model' || result.resourceType === 'seed' || result.resourceType === 'snapshot');
 }

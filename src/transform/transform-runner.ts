@@ -11,7 +11,7 @@ import { DbtWorker, type DbtOutcome, type NodeProgress } from './dbt-worker.ts';
 import { DocsGenerationError, ModelNotFoundError, RunInProgressError } from './errors.ts';
 import { ModelGraph, readModelGraph, type ModelNode, type TestNode } from './manifest.ts';
 import { readColumns } from './raw-columns.ts';
-import { ModelRun } from './model-run.ts';
+import { ModelRun, type DbtCommand } from './model-run.ts';
 import { generatedNotNullColumns, stagingModelName, writeStagingModels } from './staging-models.ts';
 
 export interface TransformRunnerOptions {
@@ -169,10 +169,10 @@ export class TransformRunner {
   }
 
   /**
-   * `dbt build` (or `dbt test`) of a dbt selector (every node without one), resolving with the job once it has
+   * `dbt build` (or `dbt test`, `dbt seed`) of a dbt selector (every node without one), resolving with the job once it has
    * finished; `onNode` hears each node start and finish (for the CLI's progress lines).
    */
-  async buildAndWait(selector: string | undefined, options: { command: 'build' | 'test'; requestedBy: string | null; onNode: (progress: NodeProgress) => void }): Promise<JobRecord> {
+  async buildAndWait(selector: string | undefined, options: { command: DbtCommand; requestedBy: string | null; onNode: (progress: NodeProgress) => void }): Promise<JobRecord> {
     pythonExecutable('dbt', this.#options.pythonEnvironmentsDir);
     await this.#parse();
     // Which models a selector covers is dbt's to say; the run is taken to cover them all, so no other run overlaps it.
@@ -242,7 +242,7 @@ export class TransformRunner {
 
   #enqueue(
     target: string, selector: readonly string[], models: ReadonlySet<string>, requestedBy: string | null,
-    options: { command?: 'build' | 'test'; onNode?: (progress: NodeProgress) => void; exactModels?: boolean } = {},
+    options: { command?: DbtCommand; onNode?: (progress: NodeProgress) => void; exactModels?: boolean } = {},
   ): ActiveJob {
     const { store, events, now, jobs } = this.#options;
     const run = new ModelRun({

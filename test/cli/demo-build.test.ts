@@ -29,7 +29,7 @@ describe('the demo project, built with its data tests from the command line', ()
     expect(green.stdout).toMatch(/^success +model +revenue_by_month$/m);
     // Generated after the sync: not_null on every staging column the data has no null in.
     expect(green.stdout).toMatch(/^pass +test +not_null_stg_orders__orders_order_id$/m);
-    expect(green.stdout).toMatch(/^5 of 5 models built; tests: 17 passed, 0 failed, 0 warned, 0 skipped$/m);
+    expect(green.stdout).toMatch(/^5 of 5 models, seeds and snapshots built; tests: 17 passed, 0 failed, 0 warned, 0 skipped$/m);
 
     const original = readFileSync(OCTOBER, 'utf8');
     const lines = original.trimEnd().split('\n');
@@ -51,6 +51,6 @@ describe('the demo project, built with its data tests from the command line', ()
     const fixed = quarry(['build', 'orders_enriched+']);
     expect(fixed.stderr).toBe('');
     expect(fixed.code).toBe(0);
-    expect(fixed.stdout).toMatch(/^4 of 4 models built; tests: 8 passed, 0 failed, 0 warned, 0 skipped$/m);
+    expect(fixed.stdout).toMatch(/^4 of 4 models, seeds and snapshots built; tests: 8 passed, 0 failed, 0 warned, 0 skipped$/m);
   });
 });

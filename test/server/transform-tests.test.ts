@@ -138,3 +138,47 @@ describe('transformations: data tests run with every model run (dbt build)', () 
     await expect.poll(() => alertsSent().at(-1), { timeout: 10_000 }).toEqual(['transform_test_failed_resolved', 'customers', null]);
   });
 });
+
+describe('transformations: seeds and snapshots built with the models', () => {
+  let quarry: TestQuarry;
+  const seedFile = (dir: string): string => path.join(dir, 'transform', 'seeds', 'countries.csv');
+
+  beforeAll(async () => {
+    quarry = await startQuarry({
+      transform: true,
+      prepare: (dir) => {
+        const transform = path.join(dir, 'transform');
+        for (const folder of ['seeds', 'snapshots', 'models/marts']) mkdirSync(path.join(transform, folder), { recursive: true });
+        writeFileSync(seedFile(dir), 'code,name\nNL,Netherlands\nDE,Germany\n');
+        writeFileSync(path.join(transform, 'models', 'marts', 'country_names.sql'), "select name from {{ ref('countries') }}");
+        writeFileSync(path.join(transform, 'snapshots', 'countries_history.yml'), [
+          'snapshots:', '  - name: countries_history', "    relation: ref('countries')",
+          '    config: {unique_key: code, strategy: check, check_cols: all}', '',
+        ].join('\n'));
+      },
+    });
+    await quarry.ctx.transform.idle();
+  });
+  afterAll(async () => {
+    await quarry.close();
+  });
+
+  it('loads a seed, builds what reads it, keeps SCD2 history in a snapshot, and lists both beside the models', async () => {
+    await runWithEvents(quarry, 'countries');
+    const models = await quarry.request('GET', '/api/transform/models', { as: 'viewer' });
+    const byName = new Map((models.json.models as { name: string }[]).map((model) => [model.name, model]));
+    expect(byName.get('countries')).toMatchObject({ schema: 'seeds', materialization: 'seed', status: 'success' });
+    expect(byName.get('countries_history')).toMatchObject({ schema: 'snapshots', materialization: 'snapshot', status: 'success', depends_on: ['countries'] });
+    expect(byName.get('country_names')).toMatchObject({ status: 'success', depends_on: ['countries'] });
+
+    writeFileSync(seedFile(quarry.dir), 'code,name\nNL,Nederland\nDE,Germany\n');
+    await runWithEvents(quarry, 'countries');
+    const history = await queryDuckDb(quarry.ctx.paths.servingFile,
+      'SELECT code, name, dbt_valid_to IS NULL AS current FROM snapshots.countries_history ORDER BY code, dbt_valid_from', { access_mode: 'READ_ONLY' });
+    expect(history).toEqual([
+      { code: 'DE', name: 'Germany', current: true },
+      { code: 'NL', name: 'Netherlands', current: false },
+      { code: 'NL', name: 'Nederland', current: true },
+    ]);
+  });
+});
