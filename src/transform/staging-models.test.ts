@@ -19,6 +19,9 @@ describe('generated tests of the staging models', () => {
     expect(readFileSync(yamlFile, 'utf8')).toMatch(/^# quarry:generated checksum=/);
     expect(generatedNotNullColumns(dir, 'shop')).toEqual(new Map([['stg_shop__orders', new Set(['id', 'amount'])]]));
 
+    writeStagingModels(dir, 'odd', [{ schema: 'raw_odd', name: 't', columns: ['a b', "x') or 1=1 --"], notNull: ['a b', "x') or 1=1 --"], uniqueKey: 'a b' }]);
+    expect(readFileSync(path.join(dir, 'models', 'staging', 'odd', '_odd__sources.yml'), 'utf8')).not.toContain('data_tests');
+
     writeFileSync(yamlFile, `${readFileSync(yamlFile, 'utf8')}# mine now\n`);
     expect(generatedNotNullColumns(dir, 'shop')).toEqual(new Map());
     const outcomes = writeStagingModels(dir, 'shop', [{ schema: 'raw_shop', name: 'orders', columns: ['id'], notNull: [] }]);

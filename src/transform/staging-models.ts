@@ -28,6 +28,9 @@ from {{ source(${jinjaString(source)}, ${jinjaString(table.name)}) }}
 `;
 }
 
+// dbt's generic tests put the column name into their SQL as it is: only a plain name gets a generated test.
+const PLAIN_IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
 function sourcesYaml(source: string, tables: readonly RawTable[]): string {
   const schema = tables[0]?.schema ?? `raw_${source}`;
   const models = tables.map((table) => [
@@ -35,7 +38,8 @@ function sourcesYaml(source: string, tables: readonly RawTable[]): string {
     `    description: ${yamlJinjaString(`Staging view over ${table.schema}.${table.name}`)}`,
     '    columns:',
     ...table.columns.flatMap((column) => {
-      const tests = [...(table.notNull?.includes(column) ? ['not_null'] : []), ...(table.uniqueKey === column ? ['unique'] : [])];
+      const testable = PLAIN_IDENTIFIER.test(column);
+      const tests = testable ? [...(table.notNull?.includes(column) ? ['not_null'] : []), ...(table.uniqueKey === column ? ['unique'] : [])] : [];
       return [`      - name: ${yamlJinjaString(column)}`, ...(tests.length > 0 ? [`        data_tests: [${tests.join(', ')}]`] : [])];
     }),
   ].join('\n'));

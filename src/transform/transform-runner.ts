@@ -174,15 +174,15 @@ export class TransformRunner {
    */
   async buildAndWait(selector: string | undefined, options: { command: DbtCommand; requestedBy: string | null; onNode: (progress: NodeProgress) => void }): Promise<JobRecord> {
     pythonExecutable('dbt', this.#options.pythonEnvironmentsDir);
-    await this.#parse();
-    // Which models a selector covers is dbt's to say; the run is taken to cover them all, so no other run overlaps it.
-    const models = new Set((this.#graph ?? ModelGraph.empty).models.keys());
+    // Which models a selector covers is dbt's to say (its build parses the project anew); the run is taken to
+    // cover every model known, so no other run overlaps it.
+    const models = new Set((this.#graph ?? await this.#loadedGraph()).models.keys());
     const target = `${options.command} ${selector ?? 'all'}`;
     const active = this.#enqueue(target, selector === undefined ? [] : selector.split(/\s+/).filter(Boolean), models, options.requestedBy, {
       ...options, exactModels: selector === undefined,
     });
+    // The docs regeneration that follows is not waited for (close() waits for it).
     await active.finished;
-    await this.idle();
     return this.#options.store.jobs.get(active.job.id) ?? active.job;
   }
 
