@@ -64,7 +64,7 @@ const loads = [
   ...wanted('mixed-dialects') ? [await runMixedDialectBenchmark()] : [],
   ...wanted('connectors') || wanted('rest') ? [await runRestBenchmark()] : [],
   ...wanted('connectors') || wanted('postgres') ? [await runPostgresBenchmark()] : [],
-  ...wanted('transform') ? [await runTransformBenchmark()] : [],
+  ...wanted('transform') ? await runTransformBenchmark() : [],
 ];
 const latencies = [
   ...wanted('websocket') ? [await runWebSocketBenchmark()] : [],

@@ -26,4 +26,5 @@ export const TARGETS: Readonly<Record<string, Target>> = {
   'postgres.relational_db': atMost(1.3, 'COPY TO STDOUT'),
   'load.local_files': atMost(1.15, 'DuckDB read_csv CTAS'),
   'query.api': atMost(1.2, 'DuckDB in-process'),
+  'transform.build': atMost(0.3, 'cold dbt build'),
 };

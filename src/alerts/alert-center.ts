@@ -149,6 +149,14 @@ export class AlertCenter {
         break;
       case 'transform_run_completed':
         this.recovered({ kind: 'transform_run_failed', subject: event.model });
+        // The model's tests are recorded before its events: they pass again when none of their latest outcomes fails.
+        if (!this.#options.store.testResults.failsFor(event.model)) this.recovered({ kind: 'transform_test_failed', subject: event.model });
+        break;
+      case 'transform_test_failed':
+        this.incident({
+          kind: 'transform_test_failed', subject: event.model,
+          error: `The test ${event.test} failed: ${String(event.failures)} failing row${event.failures === 1 ? '' : 's'}`,
+        });
         break;
       case 'schedule_completed':
         if (event.outcome === 'success') this.recovered({ kind: 'schedule_missed', subject: event.schedule });

@@ -12,6 +12,7 @@ import { addUser, describeAuthStatus, enableAuth, recoverAdmin, unlockUser } fro
 import { describeProjectStatus } from './status.ts';
 import { QUERY_FORMATS, runQuery, type QueryFormat } from './query.ts';
 import { generateTransformDocs, listModels, runModel } from './transform.ts';
+import { buildModels } from './build.ts';
 import { addSource, testSource, type SourceAddOptions } from './source-add.ts';
 import { listSchedules, runSchedule } from './schedules.ts';
 import { listSources, syncAllSources, syncSource } from './source-sync.ts';
@@ -176,6 +177,30 @@ export async function runCli(argv: readonly string[], env: NodeJS.ProcessEnv): P
     .option('--no-cascade', 'run only this model')
     .action(async (model: string, options: { project: string; cascade: boolean }) => {
       console.log(await runModel(options.project, model, options, env));
+    });
+
+  program.command('build')
+    .description("dbt build: models, their tests, seeds and snapshots in dependency order (all, or dbt's selector syntax); exit code 1 when a model or test fails")
+    .argument('[selector]', "dbt's selector, e.g. orders+ or tag:daily")
+    .option('--project <dir>', 'project folder', '.')
+    .action(async (selector: string | undefined, options: { project: string }) => {
+      console.log(await buildModels(options.project, selector, 'build', env));
+    });
+
+  program.command('test')
+    .description("dbt test: run the data tests (all, or dbt's selector syntax) without building; exit code 1 when a test fails")
+    .argument('[selector]', "dbt's selector, e.g. orders or test_type:generic")
+    .option('--project <dir>', 'project folder', '.')
+    .action(async (selector: string | undefined, options: { project: string }) => {
+      console.log(await buildModels(options.project, selector, 'test', env));
+    });
+
+  program.command('seed')
+    .description("dbt seed: reload the CSV files of transform/seeds into their tables (all, or dbt's selector syntax)")
+    .argument('[selector]', "dbt's selector, e.g. countries")
+    .option('--project <dir>', 'project folder', '.')
+    .action(async (selector: string | undefined, options: { project: string }) => {
+      console.log(await buildModels(options.project, selector, 'seed', env));
     });
 
   program.command('models')

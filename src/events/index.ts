@@ -18,12 +18,16 @@ export type QuarryEvent = { timestamp: string } & (
   | { type: 'schedule_completed'; schedule: string; outcome: 'success' | 'failed' | 'skipped' }
   | { type: 'alert_sent'; alert: string; event: string }
   | { type: 'alert_failed'; alert: string; event: string; error: string }
+  // Issue 23: a data test of a model run that failed (severity error, or dbt could not run it) or warned; `failures` counts its failing rows.
+  | { type: 'transform_test_failed'; model: string; test: string; failures: number }
+  | { type: 'transform_test_warned'; model: string; test: string; failures: number }
 );
 
 export type QuarryEventType = QuarryEvent['type'];
 export const EVENT_TYPES: readonly QuarryEventType[] = [
   'sync_started', 'sync_completed', 'sync_failed', 'transform_run_started', 'transform_run_completed', 'transform_run_failed',
   'csv_uploaded', 'csv_deleted', 'schedule_started', 'schedule_completed', 'alert_sent', 'alert_failed',
+  'transform_test_failed', 'transform_test_warned',
 ];
 
 type Listener = (event: QuarryEvent) => void;

@@ -23,7 +23,8 @@ export interface PlatformHealthReport {
   };
   readonly disk: { status: 'ok' | 'low' | 'critical'; freeGb: number; totalGb: number };
   readonly syncFailures: { source: string; timestamp: string; error: string }[];
-  readonly transformFailures: { model: string; timestamp: string; error: string }[];
+  /** Failed model runs, and failing data tests (with `test`). */
+  readonly transformFailures: { model: string; timestamp: string; error: string; test?: string }[];
   readonly totalSources: number;
   readonly enabledSources: number;
   readonly criticalIssues: string[];
@@ -77,6 +78,8 @@ export async function checkPlatformHealth(inputs: PlatformHealthInputs): Promise
       warnings.push(`${summary.name} was last synced ${String(summary.freshness.daysOld)} days ago`);
     }
   }
+  const tests = failingTests(store, failuresSince);
+  if (tests.length > 0) warnings.push(`${String(tests.length)} data test${tests.length === 1 ? '' : 's'} of the models fail${tests.length === 1 ? 's' : ''}`);
   return {
     status: criticalIssues.length > 0 ? 'critical' : warnings.length > 0 ? 'warning' : 'healthy',
     timestamp: now.toISOString(),
@@ -90,13 +93,30 @@ export async function checkPlatformHealth(inputs: PlatformHealthInputs): Promise
     },
     disk: { status: diskStatus, freeGb: round(freeBytes / GB), totalGb: round(totalBytes / GB) },
     syncFailures,
-    transformFailures: store.modelRuns.recentFailures(failuresSince)
-      .map((run) => ({ model: run.model, timestamp: run.finishedAt ?? run.startedAt, error: run.error ?? 'failed' })),
+    transformFailures: [
+      ...store.modelRuns.recentFailures(failuresSince)
+        .map((run) => ({ model: run.model, timestamp: run.finishedAt ?? run.startedAt, error: run.error ?? 'failed' })),
+      ...tests,
+    ],
     totalSources: sources.length,
     enabledSources: sources.filter((source) => source.enabled).length,
     criticalIssues,
     warnings,
   };
+}
+
+/** The data tests whose latest outcome is a failure, within the window. */
+function failingTests(store: Store, sinceIso: string): { model: string; timestamp: string; error: string; test: string }[] {
+  return [...store.testResults.latestByTest().values()]
+    .filter((result) => (result.status === 'fail' || result.status === 'error') && result.finishedAt >= sinceIso)
+    .map((result) => ({
+      model: result.model ?? result.name,
+      test: result.name,
+      timestamp: result.finishedAt,
+      error: result.status === 'fail'
+        ? `The test ${result.name} failed: ${String(result.failures ?? 0)} failing row${result.failures === 1 ? '' : 's'}`
+        : `The test ${result.name} could not run: ${result.message ?? 'dbt reported an error'}`,
+    }));
 }
 
 /** The warehouse file's size in bytes, or null before the first load created it. */

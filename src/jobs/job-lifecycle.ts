@@ -98,8 +98,9 @@ export interface JobLifecycleOptions {
   /** The warehouse's one door. */
   lock: WarehouseLock;
   /**
-   * Runs after each job that ended well, once it is recorded and the lock is released (the catalog profiles
-   * the tables it changed); the job waits for it, so `idle()` covers it. It must not throw.
+   * Runs after each job that ended well, once it is recorded, the lock released and the job no longer active (the
+   * catalog profiles the tables it changed), so it never delays the next job. It must not reject; its owner waits
+   * for it before the platform DB closes.
    */
   afterCommit?: (() => Promise<void>) | undefined;
 }
@@ -160,10 +161,12 @@ export class JobLifecycle {
     this.#active.set(job.id, active);
     const run = (): Promise<void> => this.#run(job, kind, controller.signal);
     void (kind.lockScope === 'write' ? run() : lock.hold(run, controller.signal))
-      .then(() => this.#options.afterCommit?.(), (error: unknown) => { this.#fail(job, kind, error, controller.signal); })
-      .finally(() => {
+      .then(() => true, (error: unknown) => { this.#fail(job, kind, error, controller.signal); return false; })
+      .then((endedWell) => {
         this.#active.delete(job.id);
         resolve(undefined);
+        // After the job has ended for everyone: a client told the job completed may start the next one at once.
+        if (endedWell) void this.#options.afterCommit?.();
       });
     return active;
   }

@@ -10,6 +10,8 @@ export interface LoadedTable {
   readonly schema: string;
   readonly name: string;
   readonly rowCount: number;
+  /** The connector's merge key, for a table loaded by merging. */
+  readonly primaryKey?: readonly string[];
 }
 
 export interface StagedLoadOutcome {
@@ -106,7 +108,8 @@ export async function loadStagedTables(
         }
       }
     }
-    tables.push({ schema, name: spec.name, rowCount: await countRows(connection, table) });
+    const primaryKey = spec.disposition === 'merge' && spec.primaryKey !== undefined && spec.primaryKey.length > 0 ? spec.primaryKey : undefined;
+    tables.push({ schema, name: spec.name, rowCount: await countRows(connection, table), ...(primaryKey ? { primaryKey } : {}) });
   }
   return { tables, rowsLoaded, messages };
 }

@@ -11,6 +11,7 @@ import { LogsRepository } from './logs-repository.ts';
 import { LoginFailuresRepository } from './login-failures-repository.ts';
 import { migrate } from './migrations.ts';
 import { ModelRunsRepository } from './model-runs-repository.ts';
+import { TestResultsRepository } from './test-results-repository.ts';
 import { SchedulesRepository } from './schedules-repository.ts';
 import { SessionsRepository } from './sessions-repository.ts';
 import { SourceOAuthTokensRepository } from './source-oauth-tokens-repository.ts';
@@ -33,6 +34,7 @@ export type { LedgerEntry } from './file-ledger-repository.ts';
 export { LAYERS, type Layer } from './warehouse-tables-repository.ts';
 export type { ColumnProfile, TableProfile, CatalogTable } from './table-profiles-repository.ts';
 export { MODEL_RUN_STATUSES, type ModelRunStatus, type ModelRunRecord } from './model-runs-repository.ts';
+export { TEST_STATUSES, type TestStatus, type TestResultRecord } from './test-results-repository.ts';
 export { sqliteFailure } from './sqlite-failure.ts';
 export { SCHEDULE_OUTCOMES, SCHEDULE_TRIGGERS, type ScheduleOutcome, type ScheduleTrigger, type ScheduleRunRecord } from './schedules-repository.ts';
 
@@ -51,6 +53,8 @@ export interface Store {
   readonly warehouseTables: WarehouseTablesRepository;
   readonly tableProfiles: TableProfilesRepository;
   readonly modelRuns: ModelRunsRepository;
+  /** Each data test's outcome per model run. */
+  readonly testResults: TestResultsRepository;
   readonly sourceState: SourceStateRepository;
   readonly sourceOAuthTokens: SourceOAuthTokensRepository;
   readonly dashboardAccounts: DashboardAccountsRepository;
@@ -84,6 +88,7 @@ export function openStore(file: string): Store {
     warehouseTables: new WarehouseTablesRepository(database),
     tableProfiles: new TableProfilesRepository(database),
     modelRuns: new ModelRunsRepository(database),
+    testResults: new TestResultsRepository(database),
     sourceState: new SourceStateRepository(database),
     sourceOAuthTokens: new SourceOAuthTokensRepository(database),
     dashboardAccounts: new DashboardAccountsRepository(database),

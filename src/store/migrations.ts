@@ -275,6 +275,29 @@ const MIGRATIONS: readonly string[] = [
   CREATE TRIGGER api_keys_deleted_credentials AFTER DELETE ON api_keys
     BEGIN UPDATE credential_generation SET generation = generation + 1; END;
   `,
+  `
+  -- Each data test's outcome per model run (dbt build), with up to 20 of the rows that failed it (JSON).
+  CREATE TABLE test_results (
+    id INTEGER PRIMARY KEY,
+    job_id INTEGER NOT NULL,
+    test TEXT NOT NULL,
+    name TEXT NOT NULL,
+    model TEXT,
+    column_name TEXT,
+    type TEXT NOT NULL,
+    severity TEXT NOT NULL CHECK (severity IN ('error', 'warn')),
+    status TEXT NOT NULL CHECK (status IN ('pass', 'fail', 'warn', 'error', 'skipped')),
+    failures INTEGER,
+    message TEXT,
+    compiled_sql TEXT,
+    failing_rows TEXT NOT NULL DEFAULT '[]',
+    finished_at TEXT NOT NULL
+  );
+  CREATE INDEX test_results_by_test ON test_results(test, id);
+  CREATE INDEX test_results_by_job ON test_results(job_id);
+  -- A raw table's merge key (JSON array), so its staging model gets a unique test.
+  ALTER TABLE warehouse_tables ADD COLUMN primary_key TEXT;
+  `,
 ];
 
 /** Brings the schema up to date inside one transaction; a database newer than this code is refused. */

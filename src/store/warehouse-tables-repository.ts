@@ -11,12 +11,15 @@ export class WarehouseTablesRepository {
   }
 
   /** Replaces what is recorded for one source's raw tables. Call inside a transaction. */
-  replaceForSource(source: string, tables: readonly { schema: string; name: string; rowCount: number }[], now: string): void {
+  replaceForSource(source: string, tables: readonly { schema: string; name: string; rowCount: number; primaryKey?: readonly string[] }[], now: string): void {
     this.#database.prepare("DELETE FROM warehouse_tables WHERE source_name = ? AND layer = 'raw'").run(source);
     const insert = this.#database.prepare(`
-      INSERT INTO warehouse_tables (schema_name, table_name, layer, source_name, row_count, updated_at) VALUES (?, ?, 'raw', ?, ?, ?)
-      ON CONFLICT (schema_name, table_name) DO UPDATE SET row_count = excluded.row_count, updated_at = excluded.updated_at, source_name = excluded.source_name`);
-    for (const table of tables) insert.run(table.schema, table.name, source, table.rowCount, now);
+      INSERT INTO warehouse_tables (schema_name, table_name, layer, source_name, row_count, updated_at, primary_key) VALUES (?, ?, 'raw', ?, ?, ?, ?)
+      ON CONFLICT (schema_name, table_name) DO UPDATE SET row_count = excluded.row_count, updated_at = excluded.updated_at, source_name = excluded.source_name,
+        primary_key = excluded.primary_key`);
+    for (const table of tables) {
+      insert.run(table.schema, table.name, source, table.rowCount, now, table.primaryKey === undefined ? null : JSON.stringify(table.primaryKey));
+    }
   }
 
   /** Records a table or view a model run built in the staging or marts layer. */
@@ -27,10 +30,13 @@ export class WarehouseTablesRepository {
       .run(table.schema, table.name, table.layer, table.rowCount, now);
   }
 
-  forSource(source: string): { schema: string; name: string; rowCount: number }[] {
-    const rows = this.#database.prepare('SELECT schema_name, table_name, row_count FROM warehouse_tables WHERE source_name = ? ORDER BY table_name')
-      .all(source) as unknown as { schema_name: string; table_name: string; row_count: number }[];
-    return rows.map((row) => ({ schema: row.schema_name, name: row.table_name, rowCount: row.row_count }));
+  /** A source's tables; `primaryKey` is the merge key of a raw table loaded by merging, else empty. */
+  forSource(source: string): { schema: string; name: string; rowCount: number; primaryKey: string[] }[] {
+    const rows = this.#database.prepare('SELECT schema_name, table_name, row_count, primary_key FROM warehouse_tables WHERE source_name = ? ORDER BY table_name')
+      .all(source) as unknown as { schema_name: string; table_name: string; row_count: number; primary_key: string | null }[];
+    return rows.map((row) => ({
+      schema: row.schema_name, name: row.table_name, rowCount: row.row_count, primaryKey: row.primary_key === null ? [] : JSON.parse(row.primary_key) as string[],
+    }));
   }
 
   inLayer(layer: Layer): { schema: string; name: string }[] {

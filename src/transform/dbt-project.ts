@@ -24,6 +24,19 @@ models:
     marts:
       +schema: marts
       +materialized: table
+# CSV files in seeds/ load as tables, snapshots/ keep the history of a table (SCD2), both built by every dbt build.
+seeds:
+  ${DBT_PROJECT_NAME}:
+    +schema: seeds
+    # Row inserts: dbt-duckdb's fast path (COPY FROM the file) is refused by the profile's enable_external_access: false.
+    +fast: false
+snapshots:
+  ${DBT_PROJECT_NAME}:
+    +schema: snapshots
+# Rows failing a data test are kept here (Quarry's runs pass --store-failures).
+data_tests:
+  ${DBT_PROJECT_NAME}:
+    +schema: test_failures
 `;
 
 // Relative to the folder dbt runs in (this one) when QUARRY_WAREHOUSE_FILE is not set, so a plain
@@ -53,7 +66,7 @@ const GITIGNORE = 'target/\nlogs/\n';
 /** Creates whatever part of the dbt project is missing (all of it for a new project); never replaces a file. */
 export function ensureDbtProject(paths: ProjectPaths): void {
   const directory = paths.transformDir;
-  for (const folder of ['models/staging', 'models/marts', 'macros']) mkdirSync(path.join(directory, folder), { recursive: true });
+  for (const folder of ['models/staging', 'models/marts', 'macros', 'seeds', 'snapshots']) mkdirSync(path.join(directory, folder), { recursive: true });
   const files: Record<string, string> = {
     'dbt_project.yml': DBT_PROJECT_YML,
     'profiles.yml': PROFILES_YML,

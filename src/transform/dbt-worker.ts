@@ -6,17 +6,36 @@ import { writeWorkerProfile } from './dbt-project.ts';
 
 const WORKER_SCRIPT = path.join(import.meta.dirname, 'dbt_worker.py');
 
+/** What dbt reports of a data test beside its status. */
+export interface TestDetails {
+  /** The unique id of the model (or seed, snapshot) the test belongs to; null for a singular test over several. */
+  readonly attachedNode: string | null;
+  readonly columnName: string | null;
+  /** `unique`, `not_null`, `relationships`... or `singular`. */
+  readonly testType: string;
+  readonly severity: 'error' | 'warn';
+  /** Rows that failed the test. */
+  readonly failures: number | null;
+  readonly compiledCode: string | null;
+  /** The table dbt stored the failing rows in (with --store-failures), as dbt quotes it. */
+  readonly relationName: string | null;
+}
+
 /** dbt's report on one node of an invocation. */
 export interface NodeResult {
   readonly uniqueId: string;
   readonly name: string;
-  /** `success`, `error`, `skipped` (and for other commands, dbt's other statuses). */
+  /** `model`, `test`, `seed`, `snapshot`... */
+  readonly resourceType: string;
+  /** Models, seeds, snapshots: `success`, `error`, `skipped`; tests: `pass`, `fail`, `warn`, `error`, `skipped`. */
   readonly status: string;
   readonly message: string | null;
   readonly executionSeconds: number;
   /** When dbt started and finished executing the node (ISO 8601), if it executed. */
   readonly startedAt: string | null;
   readonly completedAt: string | null;
+  /** For a data test: what it checks and found. */
+  readonly test: TestDetails | null;
 }
 
 export interface DbtOutcome {
@@ -29,12 +48,31 @@ export interface DbtOutcome {
 export interface NodeProgress {
   readonly event: 'started' | 'finished';
   readonly uniqueId: string;
+  /** dbt's status of the node once finished (`success`, `pass`, `fail`, `warn`, `error`, `skipped`). */
+  readonly status: string | null;
+}
+
+interface TestMessage {
+  attached_node: string | null; column_name: string | null; test_type: string; severity: string; failures: number | null;
+  compiled_code: string | null; relation_name: string | null;
 }
 
 interface ResultMessage {
   success: boolean;
   error: string | null;
-  results: { unique_id: string; name: string; status: string; message: string | null; execution_time: number; started_at: string | null; completed_at: string | null }[];
+  results: {
+    unique_id: string; name: string; resource_type: string; status: string; message: string | null; execution_time: number;
+    started_at: string | null; completed_at: string | null; test: TestMessage | null;
+  }[];
+}
+
+function toTestDetails(test: TestMessage | null): TestDetails | null {
+  if (test === null) return null;
+  return {
+    attachedNode: test.attached_node, columnName: test.column_name, testType: test.test_type,
+    severity: test.severity === 'warn' ? 'warn' : 'error', failures: test.failures, compiledCode: test.compiled_code,
+    relationName: test.relation_name,
+  };
 }
 
 /** dbt kept warm in a python worker (dbtRunner), bound to one project's dbt folder and warehouse file. */
@@ -64,20 +102,22 @@ export class DbtWorker {
     });
   }
 
-  /** Runs one dbt command (`['run', '--select', 'orders+']`); invocations queue and run one at a time. */
+  /** Runs one dbt command (`['build', '--select', 'orders+']`); invocations queue and run one at a time. */
   async invoke(args: readonly string[], onProgress: (progress: NodeProgress) => void, signal: AbortSignal): Promise<DbtOutcome> {
     const onMessage = (message: WorkerMessage): void => {
       if (message.type !== 'node' || typeof message.unique_id !== 'string') return;
-      onProgress({ event: message.event === 'started' ? 'started' : 'finished', uniqueId: message.unique_id });
+      onProgress({
+        event: message.event === 'started' ? 'started' : 'finished', uniqueId: message.unique_id,
+        status: typeof message.status === 'string' && message.status !== '' ? message.status : null,
+      });
     };
     const result = await this.#worker.request({ args }, onMessage, signal) as unknown as ResultMessage;
     return {
       success: result.success,
       error: result.error,
       results: result.results.map((node) => ({
-        uniqueId: node.unique_id, name: node.name, status: node.status, message: node.message, executionSeconds: node.execution_time,
-        startedAt: node.started_at,
-        completedAt: node.completed_at,
+        uniqueId: node.unique_id, name: node.name, resourceType: node.resource_type, status: node.status, message: node.message,
+        executionSeconds: node.execution_time, startedAt: node.started_at, completedAt: node.completed_at, test: toTestDetails(node.test),
       })),
     };
   }

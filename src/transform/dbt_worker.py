@@ -30,17 +30,35 @@ def utc_iso(moment):
     return moment.isoformat(timespec="milliseconds") + "Z"
 
 
+def describe_test(node, result):
+    """What dbt's result says of a data test: what it checks, how many rows failed it, and where they were stored."""
+    metadata = getattr(node, "test_metadata", None)
+    return {
+        "attached_node": getattr(node, "attached_node", None),
+        "column_name": getattr(node, "column_name", None),
+        "test_type": metadata.name if metadata is not None else "singular",
+        "severity": str(node.config.severity).lower(),
+        "failures": result.failures,
+        "compiled_code": getattr(node, "compiled_code", None),
+        # Set when dbt stored the failing rows (--store-failures): the table holding them.
+        "relation_name": getattr(node, "relation_name", None),
+    }
+
+
 def describe(result):
     timing = {item.name: item for item in result.timing}
     execute = timing.get("execute")
+    node = result.node
     return {
-        "unique_id": result.node.unique_id,
-        "name": result.node.name,
+        "unique_id": node.unique_id,
+        "name": node.name,
+        "resource_type": str(node.resource_type),
         "status": str(result.status),
         "message": result.message,
         "execution_time": result.execution_time,
         "started_at": utc_iso(execute.started_at) if execute else None,
         "completed_at": utc_iso(execute.completed_at) if execute else None,
+        "test": describe_test(node, result) if str(node.resource_type) == "test" else None,
     }
 
 

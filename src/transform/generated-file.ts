@@ -11,6 +11,20 @@ function checksum(body: string): string {
 
 export type GeneratedFileOutcome = 'written' | 'unchanged' | 'kept_user_edit';
 
+/** The body of a file Quarry generated and nobody edited since; undefined for a missing or user-edited file. */
+export function readGeneratedFile(file: string): string | undefined {
+  let existing: string;
+  try {
+    existing = readFileSync(file, 'utf8');
+  } catch (error) {
+    if (isMissingFile(error)) return undefined;
+    throw error;
+  }
+  const marker = MARKER.exec(existing);
+  const body = marker ? existing.slice(marker[0].length) : undefined;
+  return body !== undefined && marker?.[2] === checksum(body) ? body : undefined;
+}
+
 /**
  * Writes a file Quarry generates, headed by a marker with the checksum of its body. A file without the
  * marker, or whose body no longer matches it, was written or edited by the user and is never replaced.

@@ -15,14 +15,27 @@ export interface ModelNode {
   readonly sourceTables: readonly { readonly schema: string; readonly name: string }[];
 }
 
-/** The models of a dbt manifest and how they depend on one another. */
+/** A data test of the manifest. */
+export interface TestNode {
+  readonly uniqueId: string;
+  readonly name: string;
+  /** The model (or seed, snapshot) it checks; null for a singular test over several. */
+  readonly model: string | null;
+  readonly column: string | null;
+  /** `unique`, `not_null`, `relationships`... or `singular`. */
+  readonly type: string;
+}
+
+/** The models of a dbt manifest, how they depend on one another, and their data tests. */
 export class ModelGraph {
   readonly models: ReadonlyMap<string, ModelNode>;
+  readonly tests: readonly TestNode[];
   readonly #children: ReadonlyMap<string, readonly string[]>;
   readonly #namesById: ReadonlyMap<string, string>;
 
-  constructor(models: readonly ModelNode[], children: ReadonlyMap<string, readonly string[]>) {
+  constructor(models: readonly ModelNode[], children: ReadonlyMap<string, readonly string[]>, tests: readonly TestNode[] = []) {
     this.models = new Map(models.map((model) => [model.name, model]));
+    this.tests = tests;
     this.#namesById = new Map(models.map((model) => [model.uniqueId, model.name]));
     this.#children = children;
   }
@@ -61,10 +74,13 @@ export class ModelGraph {
   }
 }
 
+const BUILT_RESOURCES = new Set(['model', 'seed', 'snapshot']);
+
 interface ManifestJson {
   nodes?: Record<string, {
     resource_type?: string; name?: string; description?: string; database?: string | null; schema?: string;
     config?: { materialized?: string }; depends_on?: { nodes?: string[] };
+    attached_node?: string | null; column_name?: string | null; test_metadata?: { name?: string } | null;
   }>;
   sources?: Record<string, { schema?: string; name?: string; identifier?: string }>;
   child_map?: Record<string, string[]>;
@@ -87,7 +103,8 @@ export async function readModelGraph(targetDir: string): Promise<ModelGraph | un
     // stays; the one after dbt finishes is whole.
     return undefined;
   }
-  const nodes = Object.entries(manifest.nodes ?? {}).filter(([, node]) => node.resource_type === 'model');
+  // Seeds and snapshots are built by the same runs and listed beside the models (materialization `seed`, `snapshot`).
+  const nodes = Object.entries(manifest.nodes ?? {}).filter(([, node]) => BUILT_RESOURCES.has(node.resource_type ?? ''));
   const isModel = new Set(nodes.map(([id]) => id));
   const models = nodes.map(([id, node]): ModelNode => ({
     uniqueId: id,
@@ -104,5 +121,12 @@ export async function readModelGraph(targetDir: string): Promise<ModelGraph | un
       return source?.schema === undefined || name === undefined ? [] : [{ schema: source.schema, name }];
     }),
   }));
-  return new ModelGraph(models, new Map(Object.entries(manifest.child_map ?? {})));
+  const tests = Object.entries(manifest.nodes ?? {}).filter(([, node]) => node.resource_type === 'test').map(([id, node]): TestNode => ({
+    uniqueId: id,
+    name: node.name ?? id,
+    model: node.attached_node ? manifest.nodes?.[node.attached_node]?.name ?? node.attached_node : null,
+    column: node.column_name ?? null,
+    type: node.test_metadata?.name ?? 'singular',
+  }));
+  return new ModelGraph(models, new Map(Object.entries(manifest.child_map ?? {})), tests);
 }

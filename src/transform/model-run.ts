@@ -1,18 +1,26 @@
 import type { EventBus, QuarryEvent } from '../events/index.ts';
 import { firstLineOf } from '../errors.ts';
 import type { JobKind, JobSuccess, JobTools } from '../jobs/index.ts';
-import type { JobRecord, Store } from '../store/index.ts';
-import type { DbtOutcome, NodeResult } from './dbt-worker.ts';
+import { TEST_STATUSES, type JobRecord, type Store } from '../store/index.ts';
+import type { DbtOutcome, NodeProgress, NodeResult } from './dbt-worker.ts';
+import { readFailingRows } from './failing-rows.ts';
 import { RunInProgressError } from './errors.ts';
 import { ModelGraph } from './manifest.ts';
 import { dbtErrorLine } from './dbt-error-line.ts';
 
 const LAYERS = new Set(['staging', 'marts']);
 
-/** What a run produced: dbt's outcome and the row counts of the models it built. */
+export type DbtCommand = 'build' | 'test' | 'seed';
+
+/** How many lines of a test's compiled SQL are kept. */
+const COMPILED_LINES_KEPT = 15;
+
+/** What a run produced: dbt's outcome, the row counts of the models it built and the rows that failed its tests. */
 interface RunOutcome {
   readonly dbt: DbtOutcome;
   readonly rowCounts: ReadonlyMap<string, number>;
+  /** Keyed by the relation dbt stored a test's failures in. */
+  readonly failingRows: ReadonlyMap<string, Record<string, unknown>[]>;
   readonly messages: readonly { level: 'INFO' | 'WARNING'; message: string }[];
 }
 
@@ -20,19 +28,28 @@ export interface ModelRunOptions {
   readonly target: string;
   /** dbt's --select arguments. */
   readonly selector: readonly string[];
+  /** `build` (models, their tests, seeds and snapshots), `test` (only the tests) or `seed` (reload the seeds). */
+  readonly command?: DbtCommand;
+  /** Told of every node (model, test, seed, snapshot) as it starts and finishes, for live progress. */
+  readonly onNode?: (progress: NodeProgress) => void;
   /** Every model the run covers (two runs over a common model never overlap). */
   readonly models: ReadonlySet<string>;
+  /**
+   * False when `models` only bounds the selection (a dbt selector from the CLI covers some of them, dbt alone
+   * knows which): then a model dbt says nothing of was not selected, rather than not run.
+   */
+  readonly exactModels?: boolean;
   readonly requestedBy: string | null;
   readonly store: Store;
   readonly events: EventBus;
   readonly now: () => Date;
   /** The model graph of the last parse. */
   readonly graph: () => ModelGraph;
-  /** Runs dbt with these arguments, calling `onProgress` as each model starts and finishes. */
-  readonly invoke: (args: readonly string[], signal: AbortSignal, onProgress: (progress: { event: 'started' | 'finished'; uniqueId: string }) => void) => Promise<DbtOutcome>;
+  /** Runs dbt with these arguments, calling `onProgress` as each node starts and finishes. */
+  readonly invoke: (args: readonly string[], signal: AbortSignal, onProgress: (progress: NodeProgress) => void) => Promise<DbtOutcome>;
 }
 
-/** The model-run job kind: dbt run over a selection, each model's outcome recorded, its tables counted. */
+/** The model-run job kind: dbt build over a selection, each model's and test's outcome recorded, its tables counted. */
 export class ModelRun implements JobKind<RunOutcome> {
   readonly kind = 'run';
   readonly fullRefresh = false;
@@ -67,19 +84,25 @@ export class ModelRun implements JobKind<RunOutcome> {
   }
 
   async work(tools: JobTools): Promise<RunOutcome> {
-    const { store, events, now, graph, invoke, selector } = this.#options;
+    const { store, events, now, graph, invoke, selector, onNode } = this.#options;
     const models = graph();
-    const dbt = await invoke(['run', '--select', ...selector], tools.signal, (progress) => {
-      const name = models.nameOf(progress.uniqueId) ?? progress.uniqueId.split('.').at(-1) ?? progress.uniqueId;
-      if (progress.event !== 'started') return;
+    // Failing rows go to tables dbt names after each test, replaced by every run (dbt's store_failures).
+    const dbt = await invoke([this.#options.command ?? 'build', '--store-failures', ...(selector.length > 0 ? ['--select', ...selector] : [])], tools.signal, (progress) => {
+      onNode?.(progress);
+      const name = models.nameOf(progress.uniqueId);
+      if (name === undefined || progress.event !== 'started') return;
       store.modelRuns.markRunning(tools.job.id, name, now().toISOString());
       events.publish({ type: 'transform_run_started', model: name });
     });
-    const built = dbt.results.filter((result) => result.status === 'success')
+    const built = modelResults(dbt).filter((result) => result.status === 'success')
       .flatMap((result) => models.models.get(result.name) ?? [])
       .filter((model) => LAYERS.has(model.schema));
     const rowCounts = await tools.countRows(built.map((model) => ({ schema: model.schema, name: model.name })));
-    return { dbt, rowCounts, messages: await tools.publish() };
+    const stored = dbt.results.filter((result) => result.test !== null && (result.status === 'fail' || result.status === 'warn'))
+      .flatMap((result) => result.test?.relationName ?? []);
+    if (stored.length === 0) return { dbt, rowCounts, failingRows: new Map(), messages: await tools.publish() };
+    const { result: failingRows, messages } = await tools.write((connection) => readFailingRows(connection, stored));
+    return { dbt, rowCounts, failingRows, messages };
   }
 
   finished(job: JobRecord, outcome: RunOutcome, finishedAt: string, startedAt: Date): JobSuccess {
@@ -87,7 +110,7 @@ export class ModelRun implements JobKind<RunOutcome> {
     const { dbt } = outcome;
     const status = failures.length === 0 && dbt.success ? 'success' : 'failed';
     const summary = failures.length === 0 && dbt.error !== null ? dbtErrorLine(dbt.error) : failures.join('; ');
-    const built = dbt.results.filter((result) => result.status === 'success').length;
+    const built = modelResults(dbt).filter((result) => result.status === 'success').length;
     const seconds = (Date.parse(finishedAt) - startedAt.getTime()) / 1000;
     return {
       status, rows: null, error: status === 'success' ? null : summary || 'dbt reported a failure', logFields: { status },
@@ -110,20 +133,34 @@ export class ModelRun implements JobKind<RunOutcome> {
   }
 
   recordFailure(job: JobRecord, message: string, finishedAt: string): void {
-    for (const name of this.models) this.#options.store.modelRuns.finish(job.id, name, { status: 'error', durationSeconds: null, error: message }, finishedAt);
+    for (const name of this.#surelySelected()) this.#options.store.modelRuns.finish(job.id, name, { status: 'error', durationSeconds: null, error: message }, finishedAt);
   }
 
   failedEvents(_job: JobRecord, message: string): QuarryEvent[] {
     const timestamp = this.#options.now().toISOString();
-    return [...this.models].map((model) => ({ type: 'transform_run_failed', model, error: message, timestamp }));
+    return this.#surelySelected().map((model) => ({ type: 'transform_run_failed', model, error: message, timestamp }));
   }
 
-  /** Writes each model's outcome and the row counts of the tables it built; returns one line per failed model. */
+  /** Writes each model's and test's outcome and the row counts of the tables it built; returns one line per failed model or test. */
   #recordResults(job: JobRecord, outcome: RunOutcome, now: string): string[] {
     const { store } = this.#options;
     const graph = this.#options.graph();
     const failures: string[] = [];
     for (const result of outcome.dbt.results) {
+      if (result.test === null) continue;
+      const status = TEST_STATUSES.find((candidate) => candidate === result.status) ?? 'error';
+      const model = this.#testedModel(result);
+      store.testResults.record({
+        jobId: job.id, test: result.uniqueId, name: result.name, model, column: result.test.columnName, type: result.test.testType,
+        severity: result.test.severity, status, failures: result.test.failures, message: result.message,
+        compiledSql: result.test.compiledCode === null ? null : result.test.compiledCode.trim().split('\n').slice(0, COMPILED_LINES_KEPT).join('\n'),
+        failingRows: result.test.relationName === null ? [] : outcome.failingRows.get(result.test.relationName) ?? [],
+        finishedAt: result.completedAt ?? now,
+      });
+      if (status === 'fail') failures.push(`${model ?? result.name}: the test ${result.name} failed (${String(result.test.failures ?? 0)} failing rows)`);
+      if (status === 'error') failures.push(`${model ?? result.name}: the test ${result.name} could not run: ${dbtErrorLine(result.message)}`);
+    }
+    for (const result of modelResults(outcome.dbt)) {
       const status = result.status === 'success' ? 'success' : result.status === 'skipped' ? 'skipped' : 'error';
       const error = status === 'success' ? null : status === 'skipped' ? this.#skipReason(result, outcome.dbt) : dbtErrorLine(result.message);
       store.modelRuns.finish(job.id, result.name, {
@@ -146,25 +183,53 @@ export class ModelRun implements JobKind<RunOutcome> {
 
   #outcomeEvents(outcome: DbtOutcome): QuarryEvent[] {
     const timestamp = this.#options.now().toISOString();
-    const events: QuarryEvent[] = outcome.results.map((result) => result.status === 'success'
+    const events: QuarryEvent[] = modelResults(outcome).map((result) => result.status === 'success'
       ? { type: 'transform_run_completed', model: result.name, timestamp }
       : { type: 'transform_run_failed', model: result.name, error: result.status === 'skipped' ? this.#skipReason(result, outcome) : dbtErrorLine(result.message), timestamp });
     for (const name of this.#unreported(outcome)) {
       events.push({ type: 'transform_run_failed', model: name, error: dbtErrorLine(outcome.error ?? 'dbt did not run the model'), timestamp });
+    }
+    for (const result of outcome.results) {
+      if (result.test === null || !['fail', 'error', 'warn'].includes(result.status)) continue;
+      const type = result.status === 'warn' ? 'transform_test_warned' as const : 'transform_test_failed' as const;
+      events.push({ type, model: this.#testedModel(result) ?? result.name, test: result.name, failures: result.test.failures ?? 0, timestamp });
     }
     return events;
   }
 
   /** The models of the run dbt reported nothing about. */
   #unreported(outcome: DbtOutcome): string[] {
-    const reported = new Set(outcome.results.map((result) => result.name));
-    return [...this.models].filter((name) => !reported.has(name));
+    if (this.#options.command === 'test' || this.#options.command === 'seed') return [];
+    const reported = new Set(modelResults(outcome).map((result) => result.name));
+    return this.#surelySelected().filter((name) => !reported.has(name));
   }
 
+  /** The models the run is known to cover. */
+  #surelySelected(): string[] {
+    return this.#options.exactModels === false ? [] : [...this.models];
+  }
+
+  /** The name of the model (seed, snapshot) a test checks; null for a singular test that belongs to none. */
+  #testedModel(result: NodeResult): string | null {
+    const attached = result.test?.attachedNode ?? null;
+    return attached === null ? null : this.#options.graph().nameOf(attached) ?? attached.split('.').at(-1) ?? attached;
+  }
+
+  /** Why dbt skipped a model: the failed models, or the failed tests of models, upstream of it. */
   #skipReason(skipped: NodeResult, outcome: DbtOutcome): string {
     const graph = this.#options.graph();
-    const upstream = outcome.results.filter((result) => result.status === 'error' && graph.withDownstream(result.name).has(skipped.name))
-      .map((result) => result.name);
-    return upstream.length > 0 ? `Skipped because the upstream model ${upstream.join(', ')} failed` : 'Skipped because an upstream model failed';
+    const upstreamOfSkipped = (name: string | null): boolean => name !== null && name !== skipped.name && graph.withDownstream(name).has(skipped.name);
+    const models = modelResults(outcome).filter((result) => result.status === 'error' && upstreamOfSkipped(result.name)).map((result) => result.name);
+    const tests = outcome.results.filter((result) => result.test !== null && (result.status === 'fail' || result.status === 'error'))
+      .filter((result) => upstreamOfSkipped(this.#testedModel(result)))
+      .map((result) => `${result.name} of ${this.#testedModel(result) ?? ''}`);
+    if (models.length > 0) return `Skipped because the upstream model ${models.join(', ')} failed`;
+    if (tests.length > 0) return `Skipped because the upstream test ${tests.join(', ')} failed`;
+    return 'Skipped because an upstream model failed';
   }
+}
+
+/** The results of models, seeds and snapshots (dbt build also reports tests). */
+function modelResults(outcome: DbtOutcome): NodeResult[] {
+  return outcome.results.filter((result) => result.resourceType === 'model' || result.resourceType === 'seed' || result.resourceType === 'snapshot');
 }

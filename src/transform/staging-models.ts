@@ -1,11 +1,16 @@
 import path from 'node:path';
-import { writeGeneratedFile, type GeneratedFileOutcome } from './generated-file.ts';
+import { parse } from 'yaml';
+import { readGeneratedFile, writeGeneratedFile, type GeneratedFileOutcome } from './generated-file.ts';
 import { assertOnlyQuarryJinja, commentText, jinjaIdentifier, jinjaString, yamlJinjaString } from './jinja-text.ts';
 
 export interface RawTable {
   readonly schema: string;
   readonly name: string;
   readonly columns: readonly string[];
+  /** Columns that get a generated `not_null` test (no nulls seen in them). */
+  readonly notNull?: readonly string[];
+  /** The column that gets a generated `unique` test (the connector's one-column merge key). */
+  readonly uniqueKey?: string | null;
 }
 
 /** `stg_<source>__<table>`: the staging model Quarry generates for one raw table (a model name is letters, digits and _). */
@@ -23,13 +28,20 @@ from {{ source(${jinjaString(source)}, ${jinjaString(table.name)}) }}
 `;
 }
 
+// dbt's generic tests put the column name into their SQL as it is: only a plain name gets a generated test.
+const PLAIN_IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
 function sourcesYaml(source: string, tables: readonly RawTable[]): string {
   const schema = tables[0]?.schema ?? `raw_${source}`;
   const models = tables.map((table) => [
     `  - name: ${stagingModelName(source, table.name)}`,
     `    description: ${yamlJinjaString(`Staging view over ${table.schema}.${table.name}`)}`,
     '    columns:',
-    ...table.columns.map((column) => `      - name: ${yamlJinjaString(column)}`),
+    ...table.columns.flatMap((column) => {
+      const testable = PLAIN_IDENTIFIER.test(column);
+      const tests = testable ? [...(table.notNull?.includes(column) ? ['not_null'] : []), ...(table.uniqueKey === column ? ['unique'] : [])] : [];
+      return [`      - name: ${yamlJinjaString(column)}`, ...(tests.length > 0 ? [`        data_tests: [${tests.join(', ')}]`] : [])];
+    }),
   ].join('\n'));
   return [
     'version: 2',
@@ -46,7 +58,25 @@ function sourcesYaml(source: string, tables: readonly RawTable[]): string {
 }
 
 /**
- * Writes models/staging/<source>/: a dbt source for its raw tables and one staging model per table.
+ * The columns with a `not_null` test in the source's generated YAML as Quarry last wrote it, per staging model:
+ * a test once generated stays, so a column that starts holding nulls fails it instead of losing it.
+ */
+export function generatedNotNullColumns(transformDir: string, source: string): Map<string, Set<string>> {
+  const columns = new Map<string, Set<string>>();
+  const body = readGeneratedFile(path.join(transformDir, 'models', 'staging', source, `_${source}__sources.yml`));
+  if (body === undefined) return columns;
+  const yaml = parse(body) as { models?: { name?: unknown; columns?: { name?: unknown; data_tests?: unknown }[] }[] } | null;
+  for (const model of yaml?.models ?? []) {
+    const tested = (model.columns ?? []).filter((column) => Array.isArray(column.data_tests) && column.data_tests.includes('not_null'))
+      .map((column) => String(column.name));
+    columns.set(String(model.name), new Set(tested));
+  }
+  return columns;
+}
+
+/**
+ * Writes models/staging/<source>/: a dbt source for its raw tables (with the generated tests of their staging
+ * models) and one staging model per table.
  * Every name is escaped for Jinja as well as for SQL or YAML, and each file is checked before it lands,
  * so no name can run as dbt code or leave the project unparsable. Throws UnsafeGeneratedFileError
  * (writing nothing) when a check fails.

@@ -3,16 +3,16 @@ import type { EventBus, QuarryEvent } from '../events/index.ts';
 import type { ActiveJob, JobLifecycle, WarehouseLock } from '../jobs/index.ts';
 import type { Logger } from '../logger.ts';
 import { pythonExecutable, pythonExecutableOrLog } from '../python/index.ts';
-import type { JobRecord, ModelRunStatus, Store } from '../store/index.ts';
+import type { JobRecord, ModelRunStatus, Store, TestStatus } from '../store/index.ts';
 import { DBT_PROJECT_NAME, dbtTargetDir, ensureDbtProject } from './dbt-project.ts';
 import { publishDocsSite } from './docs-site.ts';
 import { dbtErrorLine } from './dbt-error-line.ts';
-import { DbtWorker, type DbtOutcome } from './dbt-worker.ts';
+import { DbtWorker, type DbtOutcome, type NodeProgress } from './dbt-worker.ts';
 import { DocsGenerationError, ModelNotFoundError, RunInProgressError } from './errors.ts';
-import { ModelGraph, readModelGraph, type ModelNode } from './manifest.ts';
+import { ModelGraph, readModelGraph, type ModelNode, type TestNode } from './manifest.ts';
 import { readColumns } from './raw-columns.ts';
-import { ModelRun } from './model-run.ts';
-import { writeStagingModels } from './staging-models.ts';
+import { ModelRun, type DbtCommand } from './model-run.ts';
+import { generatedNotNullColumns, stagingModelName, writeStagingModels } from './staging-models.ts';
 
 export interface TransformRunnerOptions {
   store: Store;
@@ -34,6 +34,19 @@ export interface TransformRunnerOptions {
 /** A model as the models API reports it. */
 export interface ModelSummary extends ModelNode {
   readonly status: ModelRunStatus | 'not_run';
+  /** Its data tests by their latest outcome (`failed` counts tests dbt could not run too). */
+  readonly tests: { passed: number; failed: number; warned: number; lastRunAt: string | null };
+}
+
+/** A data test of the project with its latest outcome. */
+export interface TestSummary extends TestNode {
+  readonly status: TestStatus | 'not_run';
+  readonly severity: 'error' | 'warn' | null;
+  readonly failures: number | null;
+  readonly message: string | null;
+  readonly compiledSql: string | null;
+  readonly failingRows: readonly Record<string, unknown>[];
+  readonly lastRunAt: string | null;
 }
 
 /**
@@ -76,12 +89,44 @@ export class TransformRunner {
     });
   }
 
-  /** Every model of the last parsed manifest with its latest status; never parses (empty before the first parse). */
+  /** Every model of the last parsed manifest with its latest status and its tests'; never parses (empty before the first parse). */
   listModels(): ModelSummary[] {
     const latest = this.#options.store.modelRuns.latestByModel();
+    const tests = this.listTests();
     const models = [...(this.#graph ?? ModelGraph.empty).models.values()];
-    return models.sort((a, b) => a.name.localeCompare(b.name))
-      .map((model) => ({ ...model, status: latest.get(model.name)?.status ?? 'not_run' }));
+    return models.sort((a, b) => a.name.localeCompare(b.name)).map((model) => {
+      const own = tests.filter((test) => test.model === model.name);
+      const runs = own.flatMap((test) => test.lastRunAt ?? []).sort();
+      return {
+        ...model,
+        status: latest.get(model.name)?.status ?? 'not_run',
+        tests: {
+          passed: own.filter((test) => test.status === 'pass').length,
+          failed: own.filter((test) => test.status === 'fail' || test.status === 'error').length,
+          warned: own.filter((test) => test.status === 'warn').length,
+          lastRunAt: runs.at(-1) ?? null,
+        },
+      };
+    });
+  }
+
+  /** Every data test of the last parsed manifest with its latest outcome, by model then name. */
+  listTests(): TestSummary[] {
+    const latest = this.#options.store.testResults.latestByTest();
+    const tests = [...(this.#graph ?? ModelGraph.empty).tests];
+    return tests.sort((a, b) => (a.model ?? '').localeCompare(b.model ?? '') || a.name.localeCompare(b.name)).map((test) => {
+      const result = latest.get(test.uniqueId);
+      return {
+        ...test,
+        status: result?.status ?? 'not_run',
+        severity: result?.severity ?? null,
+        failures: result?.failures ?? null,
+        message: result?.message ?? null,
+        compiledSql: result?.compiledSql ?? null,
+        failingRows: result?.failingRows ?? [],
+        lastRunAt: result?.finishedAt ?? null,
+      };
+    });
   }
 
   /** The models, parsing the project first when no manifest has been read yet (for the CLI). */
@@ -123,6 +168,24 @@ export class TransformRunner {
     return this.#options.store.jobs.get(active.job.id) ?? active.job;
   }
 
+  /**
+   * `dbt build` (or `dbt test`, `dbt seed`) of a dbt selector (every node without one), resolving with the job once it has
+   * finished; `onNode` hears each node start and finish (for the CLI's progress lines).
+   */
+  async buildAndWait(selector: string | undefined, options: { command: DbtCommand; requestedBy: string | null; onNode: (progress: NodeProgress) => void }): Promise<JobRecord> {
+    pythonExecutable('dbt', this.#options.pythonEnvironmentsDir);
+    // Which models a selector covers is dbt's to say (its build parses the project anew); the run is taken to
+    // cover every model known, so no other run overlaps it.
+    const models = new Set((this.#graph ?? await this.#loadedGraph()).models.keys());
+    const target = `${options.command} ${selector ?? 'all'}`;
+    const active = this.#enqueue(target, selector === undefined ? [] : selector.split(/\s+/).filter(Boolean), models, options.requestedBy, {
+      ...options, exactModels: selector === undefined,
+    });
+    // The docs regeneration that follows is not waited for (close() waits for it).
+    await active.finished;
+    return this.#options.store.jobs.get(active.job.id) ?? active.job;
+  }
+
   /** Starts a run and resolves with the job once it has finished (for the CLI). */
   async runAndWait(model: string, options: { cascade: boolean; requestedBy: string | null }): Promise<JobRecord> {
     const job = await this.startRun(model, options);
@@ -144,9 +207,16 @@ export class TransformRunner {
     if (tables.length === 0) return false;
     ensureDbtProject(paths);
     const columns = await readColumns(paths.servingFile, tables);
-    const outcomes = writeStagingModels(paths.transformDir, source, tables.map((table) => ({
-      schema: table.schema, name: table.name, columns: columns.get(`${table.schema}.${table.name}`) ?? [],
-    })).filter((table) => table.columns.length > 0));
+    const tested = generatedNotNullColumns(paths.transformDir, source);
+    const outcomes = writeStagingModels(paths.transformDir, source, tables.map((table) => {
+      const raw = columns.get(`${table.schema}.${table.name}`) ?? [];
+      const before = tested.get(stagingModelName(source, table.name)) ?? new Set();
+      return {
+        schema: table.schema, name: table.name, columns: raw.map((column) => column.name),
+        notNull: raw.filter((column) => !column.hasNulls || before.has(column.name)).map((column) => column.name),
+        uniqueKey: table.primaryKey.length === 1 ? table.primaryKey[0] : null,
+      };
+    }).filter((table) => table.columns.length > 0));
     const kept = Object.entries(outcomes).filter(([, outcome]) => outcome === 'kept_user_edit').map(([name]) => name);
     if (kept.length > 0) log.info({ source, kept }, 'staging files edited by the user were left as they are');
     return Object.values(outcomes).includes('written');
@@ -170,10 +240,13 @@ export class TransformRunner {
     await this.#worker?.close();
   }
 
-  #enqueue(target: string, selector: readonly string[], models: ReadonlySet<string>, requestedBy: string | null): ActiveJob {
+  #enqueue(
+    target: string, selector: readonly string[], models: ReadonlySet<string>, requestedBy: string | null,
+    options: { command?: DbtCommand; onNode?: (progress: NodeProgress) => void; exactModels?: boolean } = {},
+  ): ActiveJob {
     const { store, events, now, jobs } = this.#options;
     const run = new ModelRun({
-      target, selector, models, requestedBy, store, events, now,
+      target, selector, models, requestedBy, store, events, now, command: options.command, onNode: options.onNode, exactModels: options.exactModels,
       graph: () => this.#graph ?? ModelGraph.empty,
       invoke: (args, signal, onProgress) => this.#invoke(args, signal, onProgress),
     });
@@ -281,7 +354,7 @@ export class TransformRunner {
     if (graph) this.#graph = graph;
   }
 
-  #invoke(args: readonly string[], signal: AbortSignal, onStarted?: (progress: { event: 'started' | 'finished'; uniqueId: string }) => void): Promise<DbtOutcome> {
+  #invoke(args: readonly string[], signal: AbortSignal, onStarted?: (progress: NodeProgress) => void): Promise<DbtOutcome> {
     const { paths, log, baseEnv, pythonEnvironmentsDir } = this.#options;
     this.#worker ??= new DbtWorker({
       python: pythonExecutable('dbt', pythonEnvironmentsDir), paths, baseEnv, log: log.child({ component: 'dbt' }),

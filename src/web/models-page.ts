@@ -1,7 +1,7 @@
 import { html } from './html.ts';
 import { layout, type PageUser } from './layout.ts';
 
-/** The transformation models: lineage graph of `depends_on`, status and last error, Run buttons for those allowed. */
+/** The transformation models: lineage graph of `depends_on`, status, tests (failing rows) and last error, Run buttons for those allowed. */
 export function renderModelsPage(options: { user: PageUser; canRun: boolean }): string {
   return layout({
     title: 'Models',
@@ -22,8 +22,9 @@ export function renderModelsPage(options: { user: PageUser; canRun: boolean }): 
     </section>
     <section class="card" aria-labelledby="list-title">
       <h2 id="list-title">All models</h2>
-      <div class="scroll"><table id="models" data-can-run="${options.canRun ? 'yes' : 'no'}"><caption class="visually-hidden">Models, their layer, status and last error</caption>
-        <thead><tr><th scope="col">Model</th><th scope="col" class="phone-hide">Layer</th><th scope="col" class="phone-hide">Built as</th><th scope="col">Status</th><th scope="col" class="phone-hide">Depends on</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
+      <div class="check"><input type="checkbox" id="failing-only" name="failing_only"><label for="failing-only">Only models with failing tests</label></div>
+      <div class="scroll"><table id="models" data-can-run="${options.canRun ? 'yes' : 'no'}"><caption class="visually-hidden">Models, their layer, status, tests and last error</caption>
+        <thead><tr><th scope="col">Model</th><th scope="col" class="phone-hide">Layer</th><th scope="col" class="phone-hide">Built as</th><th scope="col">Status</th><th scope="col">Tests</th><th scope="col" class="phone-hide">Depends on</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
         <tbody></tbody></table></div>
     </section>`,
   });

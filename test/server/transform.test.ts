@@ -81,7 +81,7 @@ describe('transformations: models API and runs', () => {
     ]);
     expect(models.find((model) => model.name === 'b_middle')).toEqual({
       name: 'b_middle', description: 'The middle of the chain', database: 'warehouse', schema: 'marts',
-      depends_on: ['a_base'], materialization: 'table', status: 'not_run',
+      depends_on: ['a_base'], materialization: 'table', status: 'not_run', tests: { passed: 0, failed: 0, warned: 0, last_run_at: null },
     });
   });
 
@@ -196,6 +196,8 @@ describe('transformations: models API and runs', () => {
     expect(models.find((model: { name: string }) => model.name === 'stg_shop__shop')).toEqual({
       name: 'stg_shop__shop', description: 'Staging view over raw_shop.shop', database: 'warehouse', schema: 'staging',
       depends_on: [], materialization: 'view', status: 'success',
+      // not_null, generated for each of its four columns: the synced file has no null.
+      tests: { passed: 4, failed: 0, warned: 0, last_run_at: expect.stringMatching(ISO_UTC) },
     });
     // A model over the staging view, added after the sync that created it (before, the project would not parse).
     writeFileSync(path.join(quarry.dir, 'transform', 'models', 'marts', 'shop_totals.sql'),

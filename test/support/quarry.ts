@@ -61,7 +61,7 @@ export interface TestQuarry {
   login(role: Role): Promise<string>;
   /** Resolves with the next event of that type; call it before the action that causes it. */
   nextEvent<T extends QuarryEvent['type']>(type: T, filter?: (event: Extract<QuarryEvent, { type: T }>) => boolean): Promise<Extract<QuarryEvent, { type: T }>>;
-  /** Waits until no job is queued or running. */
+  /** Waits until no job is queued or running and the catalog has profiled what they changed. */
   jobsIdle(): Promise<void>;
   /** Runs a query on the published read-only replica, as a dashboard would. */
   query(sql: string): Promise<Record<string, unknown>[]>;
@@ -210,7 +210,10 @@ export async function startQuarry(options: StartOptions = {}): Promise<TestQuarr
 
   return {
     dir, url, ctx, app, clock, watcher, docsServer, dashboard, alerts, freshness, request, login, nextEvent, query,
-    jobsIdle: () => ctx.jobs.idle(),
+    async jobsIdle() {
+      await ctx.jobs.idle();
+      await ctx.profiler.idle();
+    },
     async close() {
       await platform.close();
       if (!restart) await rm(dir, { recursive: true, force: true });

@@ -8,8 +8,10 @@ import type { Role } from '../../src/store/index.ts';
 
 const SOURCES = 'sources:\n  - name: shop\n    type: local_files\n    local_files: { directory: data/shop }\n';
 
-/** a_base → b_middle → c_top, and a_base → d_broken, whose SQL fails. */
+/** a_base → b_middle → c_top, and a_base → d_broken, whose SQL fails; e_dupes fails its unique test. */
 const MARTS: Record<string, string> = {
+  'e_dupes.sql': 'select 1 as id union all select 1 union all select 2',
+  '_marts.yml': 'version: 2\nmodels:\n  - name: e_dupes\n    columns:\n      - name: id\n        data_tests: [unique]\n',
   'a_base.sql': "select 1 as id, 'x' as label",
   'b_middle.sql': "select id, label from {{ ref('a_base') }}",
   'c_top.sql': "select count(*) as n from {{ ref('b_middle') }}",
@@ -43,12 +45,12 @@ describe('models, logs and health pages in Chromium', () => {
     await page.goto(`${quarry.url}${pagePath}`);
     return page;
   }
-  const statusOf = (page: Page, model: string) => page.locator(`tr[data-model="${model}"] .status`).textContent();
+  const statusOf = (page: Page, model: string) => page.locator(`tr[data-model="${model}"] .status:not([data-tests])`).textContent();
 
   it('runs a model with cascade, shows statuses and the error live, and highlights a lineage', async () => {
     const page = await openAs('editor', '/models');
-    await expect.poll(() => page.locator('#models tbody tr').count(), { timeout: 15_000 }).toBe(4);
-    expect(await page.locator('#lineage .node').count()).toBe(4);
+    await expect.poll(() => page.locator('#models tbody tr').count(), { timeout: 15_000 }).toBe(5);
+    expect(await page.locator('#lineage .node').count()).toBe(5);
     expect(await page.locator('#lineage .edges path').count()).toBe(3);
 
     await page.getByRole('button', { name: 'Run a_base and downstream models' }).click();
@@ -60,16 +62,36 @@ describe('models, logs and health pages in Chromium', () => {
 
     await page.locator('#lineage .node[data-model="c_top"]').click();
     const dimmed = () => page.locator('#lineage .node.dimmed').evaluateAll((nodes) => nodes.map((node) => node.getAttribute('data-model')));
-    await expect.poll(dimmed).toEqual(['d_broken']);
+    await expect.poll(dimmed).toEqual(['d_broken', 'e_dupes']);
     // A redraw by a late live event keeps the highlight.
     await page.locator('#lineage svg').evaluate((graph) => { graph.setAttribute('data-drawn-before', ''); });
     quarry.ctx.events.publish({ type: 'transform_run_completed', model: 'c_top' });
     await expect.poll(() => page.locator('#lineage svg[data-drawn-before]').count()).toBe(0);
-    expect(await dimmed()).toEqual(['d_broken']);
+    expect(await dimmed()).toEqual(['d_broken', 'e_dupes']);
     await screenshot(page, 'models');
 
     await page.getByRole('button', { name: 'Run only c_top' }).click();
     await expect.poll(() => page.locator('#models-message').textContent()).toBe('Run of c_top started');
+  });
+
+  it('shows a failing test as a badge with its failing rows, and filters the models with failing tests', async () => {
+    const page = await openAs('editor', '/models');
+    await expect.poll(() => page.locator('#models tbody tr').count(), { timeout: 15_000 }).toBe(5);
+    await page.getByRole('button', { name: 'Run only e_dupes' }).click();
+    const badge = page.locator('tr[data-model="e_dupes"] [data-tests]');
+    await expect.poll(() => badge.textContent(), { timeout: 60_000 }).toBe('1 failing');
+    expect(await statusOf(page, 'e_dupes')).toBe('success');
+    const failing = page.locator('tr[data-model="e_dupes"] details[data-test="unique_e_dupes_id"]');
+    expect(await failing.locator('summary').textContent()).toBe('Failed: unique_e_dupes_id (1 failing row)');
+    await failing.locator('summary').click();
+    expect(await failing.locator('.failing-rows th').allTextContents()).toEqual(['unique_field', 'n_records']);
+    expect(await failing.locator('.failing-rows tbody td').allTextContents()).toEqual(['1', '2']);
+    await screenshot(page, 'models-failing-test');
+
+    await page.getByLabel('Only models with failing tests').check();
+    // The model rows only (a failing test's rows are a table of their own inside its model's row).
+    await expect.poll(() => page.locator('#models > tbody > tr').evaluateAll((rows) => rows.map((row) => row.getAttribute('data-model'))))
+      .toEqual(['e_dupes']);
   });
 
   it('filters logs by level and source and tails new lines live', async () => {
@@ -90,6 +112,7 @@ describe('models, logs and health pages in Chromium', () => {
   it('shows health problems first, services and the watcher; follows the dark system setting; a viewer gets no Run buttons; fits a phone', async () => {
     const page = await openAs('viewer', '/health', { colorScheme: 'dark' });
     await expect.poll(() => page.locator('#run-failures li').first().textContent()).toMatch(/d_broken: .*no_such_column/);
+    expect(await page.locator('#run-failures li').allTextContents()).toContainEqual(expect.stringMatching(/e_dupes: The test unique_e_dupes_id failed: 1 failing row$/));
     expect(await page.locator('#watcher dd').first().textContent()).toBe('not running');
     expect(await page.locator('#services dd').first().textContent()).toBe(quarry.ctx.version);
     const background = await page.evaluate('getComputedStyle(document.body).backgroundColor');

@@ -44,7 +44,9 @@ const PlatformHealth = z.object({
   }),
   disk: z.object({ status: z.enum(['ok', 'low', 'critical']), free_gb: z.number(), total_gb: z.number() }),
   sync_failures: z.array(z.object({ source: z.string(), timestamp: Timestamp, error: z.string() })),
-  transform_failures: z.array(z.object({ model: z.string(), timestamp: Timestamp, error: z.string() })),
+  transform_failures: z.array(z.object({
+    model: z.string(), timestamp: Timestamp, error: z.string(), test: z.string().optional().describe('set when a data test of the model fails'),
+  })),
   total_sources: z.number().int(),
   enabled_sources: z.number().int(),
   critical_issues: z.array(z.string()),

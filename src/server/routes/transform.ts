@@ -11,6 +11,26 @@ const Model = z.object({
   depends_on: z.array(z.string()).describe('names of upstream models'),
   materialization: z.string().describe('view or table'),
   status: z.enum(['success', 'error', 'skipped', 'not_run', 'running']).describe('from the latest run that included the model'),
+  tests: z.object({
+    passed: z.number().int(),
+    failed: z.number().int().describe('failed, or could not run'),
+    warned: z.number().int(),
+    last_run_at: z.string().nullable().describe('when one of its tests last ran'),
+  }).describe("the model's data tests by their latest outcome"),
+});
+
+const DataTest = z.object({
+  name: z.string(),
+  model: z.string().nullable().describe('the model, seed or snapshot it checks (null for a singular test over several)'),
+  column: z.string().nullable(),
+  type: z.string().describe('unique, not_null, accepted_values, relationships... or singular'),
+  status: z.enum(['pass', 'fail', 'warn', 'error', 'skipped', 'not_run']),
+  severity: z.enum(['error', 'warn']).nullable().describe('from its latest run'),
+  failures: z.number().int().nullable().describe('rows that failed it in its latest run'),
+  message: z.string().nullable(),
+  compiled_sql: z.string().nullable().describe("the first lines of the SQL dbt ran"),
+  failing_rows: z.array(z.record(z.string(), z.unknown())).describe('up to 20 of the rows that failed it'),
+  last_run_at: z.string().nullable(),
 });
 
 const ModelParams = z.object({ model_name: z.string().regex(/^[A-Za-z0-9_]{1,200}$/, 'expected a model name') });
@@ -32,6 +52,20 @@ export const transformRoutes: FastifyPluginCallbackZod<{ ctx: AppContext }> = (a
       depends_on: [...model.dependsOn],
       materialization: model.materialization,
       status: model.status,
+      tests: { passed: model.tests.passed, failed: model.tests.failed, warned: model.tests.warned, last_run_at: model.tests.lastRunAt },
+    })),
+  }));
+
+  app.get('/api/transform/tests', {
+    preHandler: requireAction('data.read'),
+    schema: {
+      tags: ['transform'], summary: 'Every data test of the last parsed manifest with its latest outcome and up to 20 failing rows',
+      response: { 200: z.object({ tests: z.array(DataTest) }) },
+    },
+  }, async () => ({
+    tests: ctx.transform.listTests().map((test) => ({
+      name: test.name, model: test.model, column: test.column, type: test.type, status: test.status, severity: test.severity,
+      failures: test.failures, message: test.message, compiled_sql: test.compiledSql, failing_rows: [...test.failingRows], last_run_at: test.lastRunAt,
     })),
   }));
 

@@ -1,0 +1,53 @@
+import type { DbtCommand, NodeProgress } from '../transform/index.ts';
+import { CliError } from './cli-error.ts';
+import { textTable } from './text-table.ts';
+import { withProject } from './with-project.ts';
+
+/** `model.quarry.orders` → `model orders`; a test's id ends in a hash after its name. */
+function describeNode(uniqueId: string): { kind: string; name: string } {
+  const parts = uniqueId.split('.');
+  return { kind: parts[0] ?? '', name: parts[2] ?? uniqueId };
+}
+
+/** One line per node as dbt finishes it: `pass     test      unique_orders_id`. */
+function progressLine(progress: NodeProgress): string | undefined {
+  if (progress.event !== 'finished') return undefined;
+  const { kind, name } = describeNode(progress.uniqueId);
+  return `${(progress.status ?? 'done').padEnd(8)} ${kind.padEnd(9)} ${name}`;
+}
+
+/**
+ * `quarry build [SELECTOR]` and `quarry test [SELECTOR]`: dbt build (models, tests, seeds, snapshots) or dbt test
+ * of a dbt selector in this process, a line per node as it finishes and a table of every model and test at the
+ * end; fails (exit code 1) when a model or a test with severity error fails.
+ */
+export async function buildModels(
+  project: string, selector: string | undefined, command: DbtCommand, env: NodeJS.ProcessEnv,
+): Promise<string> {
+  return withProject(project, env, async (ctx) => {
+    const job = await ctx.transform.buildAndWait(selector, {
+      command, requestedBy: 'cli',
+      onNode: (progress) => {
+        const line = progressLine(progress);
+        if (line !== undefined) console.log(line);
+      },
+    });
+    const models = ctx.store.modelRuns.forJob(job.id);
+    const tests = ctx.store.testResults.forJob(job.id);
+    const table = textTable(['NODE', 'TYPE', 'STATUS', 'DETAIL'], [
+      ...models.map((run) => [run.model, 'model', run.status, run.error ?? (run.durationSeconds === null ? '' : `${run.durationSeconds.toFixed(2)} s`)]),
+      ...tests.map((test) => [
+        test.name, 'test', test.status,
+        test.status === 'fail' || test.status === 'warn' ? `${String(test.failures ?? 0)} failing rows on ${test.model ?? 'several models'}` : test.status === 'error' ? test.message ?? '' : '',
+      ]),
+    ]);
+    const count = (status: string): number => tests.filter((test) => test.status === status).length;
+    const summary = `${String(models.filter((run) => run.status === 'success').length)} of ${String(models.length)} models, seeds and snapshots built; tests: `
+      + `${String(count('pass'))} passed, ${String(count('fail') + count('error'))} failed, ${String(count('warn'))} warned, ${String(count('skipped'))} skipped`;
+    if (job.status !== 'success') {
+      console.log(`\n${table}\n\n${summary}`);
+      throw new CliError(`The ${command} failed: ${job.error ?? job.status}`);
+    }
+    return `\n${table}\n\n${summary}`;
+  });
+}

@@ -1,0 +1,25 @@
+import type { DuckDBConnection } from '../warehouse/index.ts';
+
+/** How many of a test's failing rows are kept for the models page. */
+export const FAILING_ROWS_KEPT = 20;
+
+/** A relation as dbt quotes it: two or three double-quoted names joined by dots, nothing else. */
+const QUOTED_RELATION = /^"(?:[^"]|"")+"(?:\."(?:[^"]|"")+"){1,2}$/;
+
+/**
+ * Up to FAILING_ROWS_KEPT rows of each table dbt stored a test's failures in (--store-failures), keyed by
+ * the relation. A name that is not a plain quoted relation is never put into SQL and gets no rows.
+ */
+export async function readFailingRows(connection: DuckDBConnection, relations: readonly string[]): Promise<Map<string, Record<string, unknown>[]>> {
+  const rows = new Map<string, Record<string, unknown>[]>();
+  for (const relation of relations) {
+    if (!QUOTED_RELATION.test(relation)) continue;
+    try {
+      const reader = await connection.runAndReadAll(`SELECT * FROM ${relation} LIMIT ${String(FAILING_ROWS_KEPT)}`);
+      rows.set(relation, reader.getRowObjectsJson());
+    } catch {
+      // The rows are a help for reading the failure; a table gone or renamed since dbt wrote it leaves the failure without them.
+    }
+  }
+  return rows;
+}
