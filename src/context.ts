@@ -7,7 +7,7 @@ import {
 } from './config/index.ts';
 import { EventBus } from './events/index.ts';
 import { JobRunner, SourceReports, WarehouseLock } from './jobs/index.ts';
-import { createLogger, type Logger } from './logger.ts';
+import { createLogger, type LogFormat, type Logger } from './logger.ts';
 import { SourceTokens } from './sources/index.ts';
 import { Scheduler, type Timer } from './schedules/index.ts';
 import { openStore, type Store } from './store/index.ts';
@@ -55,6 +55,8 @@ export interface AppContext {
 export interface ContextOptions {
   projectDir: string;
   log?: Logger;
+  /** How the service's own logger writes, when no `log` is given (JSON unless told). */
+  logFormat?: LogFormat;
   now?: () => Date;
   /** The process environment; tests pass their own instead of touching process.env. */
   env?: NodeJS.ProcessEnv;
@@ -75,7 +77,7 @@ export function createContext(options: ContextOptions): AppContext {
   const now = options.now ?? (() => new Date());
   mkdirSync(paths.runDir, { recursive: true });
   const store = openStore(paths.platformDb);
-  const log = options.log ?? createLogger({ level: env.QUARRY_LOG_LEVEL ?? 'info' });
+  const log = options.log ?? createLogger({ level: env.QUARRY_LOG_LEVEL ?? 'info', format: options.logFormat });
   const events = new EventBus(log.child({ module: 'events' }), now);
   const warehouseLock = new WarehouseLock();
   const sourceTokens = new SourceTokens({ store, secretKey, now });

@@ -67,7 +67,7 @@ export async function addSource(options: SourceAddOptions, env: NodeJS.ProcessEn
   if (runSync) {
     console.log(lines.join('\n'));
     lines.length = 0;
-    lines.push(await withProject(options.project, env, (ctx) => runSyncHere(ctx, name, { fullRefresh: false }, (line) => { console.log(line); })));
+    lines.push(await withProject(options.project, env, (ctx) => runSyncHere(ctx, name, { fullRefresh: false })));
   }
   lines.push('A running Quarry picks the source up when restarted.');
   return lines.join('\n');

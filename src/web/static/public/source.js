@@ -1,6 +1,6 @@
 // A source's page: live status, Sync and Full refresh, CSV files with drag-and-drop upload, history, logs.
 import { api, badge, el, emptyRow, formatBytes, formatDuration, formatNumber, formatTime, say, upload } from './api.js';
-import { debounced, onEvent } from './live.js';
+import { debounced, onEvent, onProgress } from './live.js';
 import { activityItem } from './log-list.js';
 
 const root = document.getElementById('source');
@@ -137,4 +137,8 @@ const refresh = debounced(() => {
 refresh();
 onEvent((event) => {
   if (event.type === 'reconnected' || event.source === name) refresh();
+});
+onProgress((event) => {
+  if (event.source !== name) return;
+  document.getElementById('source-status').replaceChildren(badge('syncing'), ` ${formatNumber(event.rows)} rows read`);
 });
