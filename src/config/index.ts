@@ -8,6 +8,9 @@ export { parseSources, serializeSources, defaultSourcesYaml, type SourceConfig }
 export { createProjectFiles } from './create-project-files.ts';
 export { setProjectSetting, setEnvValue, checkEnvValue, writeFileAtomically, addSourceEntry } from './update-project-files.ts';
 export { sectionFields, type SectionField } from './section-fields.ts';
+export {
+  addableType, addSourceToProject, newSourceNameProblem, sourcesFileVersion, SourcesFileChangedError, type SourceAddition,
+} from './source-addition.ts';
 export type { SourceConfigOf } from './source-entry.ts';
 export {
   SOURCE_TYPES, SOURCE_TYPE_KEYS, CATEGORIES, isSourceTypeKey,
