@@ -29,7 +29,7 @@ function syncButton(source) {
 async function loadSources() {
   const sources = await api('GET', '/api/sources');
   if (sources.length === 0) {
-    body.replaceChildren(emptyRow(7, 'No sources yet: add one to .quarry/sources.yml or with "quarry source add".'));
+    body.replaceChildren(emptyRow(7, 'No sources yet: add one with Add source, "quarry source add" or in .quarry/sources.yml.'));
     return;
   }
   body.replaceChildren(...sources.map((source) => el('tr', { dataset: { source: source.name } },
