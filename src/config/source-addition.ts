@@ -8,7 +8,7 @@ import { loadSources } from './sources-file.ts';
 import type { SourceConfig } from './sources-config.ts';
 import { addSourceEntry, checkEnvValue, setEnvValue } from './update-project-files.ts';
 
-const NAME_PATTERN = /^[a-z][a-z0-9_]*$/;
+export const SOURCE_NAME_PATTERN = /^[a-z][a-z0-9_]*$/;
 
 /** A source to add, as the CLI's wizard and flags and the browser's form describe it. */
 export interface SourceAddition {
@@ -45,22 +45,23 @@ export function addableType(value: string): SourceTypeKey {
 
 /** Why `name` cannot name a new source, or undefined when it can. */
 export function newSourceNameProblem(name: string, existing: readonly string[]): string | undefined {
-  if (!NAME_PATTERN.test(name)) return `"${name}" is not a valid source name: use lowercase letters, digits and underscores, starting with a letter`;
+  if (!SOURCE_NAME_PATTERN.test(name)) return `"${name}" is not a valid source name: use lowercase letters, digits and underscores, starting with a letter`;
   if (existing.includes(name)) return `A source named "${name}" already exists`;
   return undefined;
 }
 
 /**
- * Adds a source: checks the name, the type, the credentials and (with `expectedVersion`) that sources.yml is
- * still the one the caller read, then appends it to sources.yml (validated, comments and order kept) and
+ * Adds a source: checks (with `expectedVersion`) that sources.yml is still the one the caller read, the name,
+ * the type and the credentials, then appends it to sources.yml (validated, comments and order kept) and
  * writes the credentials to .env. Nothing is written when anything is refused.
  */
 export function addSourceToProject(paths: ProjectPaths, addition: SourceAddition, expectedVersion?: string): SourceConfig {
+  // First: a form read from a file that changed since is out of date, whatever it holds.
+  if (expectedVersion !== undefined && expectedVersion !== sourcesFileVersion(paths)) throw new SourcesFileChangedError();
   const type = addableType(addition.type);
   const problem = newSourceNameProblem(addition.name, loadSources(paths).map((source) => source.name));
   if (problem !== undefined) throw new InvalidRequestError(problem);
   for (const [variable, value] of addition.secrets) checkEnvValue(variable, value);
-  if (expectedVersion !== undefined && expectedVersion !== sourcesFileVersion(paths)) throw new SourcesFileChangedError();
   const added = addSourceEntry(paths, { name: addition.name, type, [SOURCE_TYPES[type].section]: addition.section });
   for (const [variable, value] of addition.secrets) setEnvValue(paths, variable, value);
   return added;

@@ -1,7 +1,7 @@
 import type { FastifyPluginCallbackZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import {
-  addSourceToProject, CATEGORIES, loadEnvironment, loadSources, sectionFields, SOURCE_TYPE_KEYS, SOURCE_TYPES, sourcesFileVersion,
+  addSourceToProject, CATEGORIES, loadEnvironment, loadSources, sectionFields, SOURCE_NAME_PATTERN, SOURCE_TYPE_KEYS, SOURCE_TYPES, sourcesFileVersion,
   type SourceTypeKey,
 } from '../../config/index.ts';
 import type { AppContext } from '../../context.ts';
@@ -32,8 +32,8 @@ const SourcesFileReply = z.object({ version: z.string().describe('identifies the
 
 const VARIABLE_NAME = /^[A-Z_][A-Z0-9_]*$/;
 const AddBody = z.strictObject({
-  name: z.string().min(1).max(63),
-  type: z.string().min(1).max(63),
+  name: z.string().min(1).max(63).regex(SOURCE_NAME_PATTERN).describe('lowercase letters, digits and underscores, starting with a letter; unique'),
+  type: z.string().min(1).max(63).describe('a type GET /api/source-types lists as addable'),
   config: z.record(z.string(), z.unknown()).default({}).describe("the type's section: only the fields that differ from their defaults"),
   secrets: z.record(z.string().regex(VARIABLE_NAME).max(100), z.string().min(1).max(4096)).default({})
     .describe('credentials by environment variable name (the names its *_env fields give); written to .env only, never answered'),
