@@ -20,8 +20,15 @@ export interface AppContext {
   readonly version: string;
   readonly paths: ProjectPaths;
   readonly config: ProjectConfig;
+  /** The sources as sources.yml was last read: one list every part reads when it needs it, refreshed by reloadSources. */
   readonly sources: readonly SourceConfig[];
+  /** The process environment over the project's .env, as last read (refreshed with the sources). */
   readonly env: Readonly<Record<string, string>>;
+  /**
+   * Re-reads sources.yml and .env into `sources` and `env`, in place, after Quarry itself changed them (a source
+   * added in the browser), so it can be tested and synced at once; throws ConfigError, changing nothing, on a bad file.
+   */
+  readonly reloadSources: () => void;
   /** PATH and HOME every managed child (dbt, Superset) starts from. */
   readonly childEnv: Readonly<Record<string, string>>;
   readonly secretKey: Buffer;
@@ -70,9 +77,18 @@ export const SERVICE_VERSION: string = packageJson.version;
 export function createContext(options: ContextOptions): AppContext {
   const paths = projectPaths(options.projectDir);
   const config = loadProjectConfig(paths);
-  const sources = loadSources(paths);
+  const processEnv = options.env ?? process.env;
+  // Copies, not the frozen originals: reloadSources refreshes them in place, where every part already holds them.
+  const sources = [...loadSources(paths)];
   assertScheduledSourcesExist(paths, config.schedules, sources);
-  const env = loadEnvironment(paths, options.env ?? process.env);
+  const env: Record<string, string> = { ...loadEnvironment(paths, processEnv) };
+  const reloadSources = (): void => {
+    const freshSources = loadSources(paths);
+    const freshEnv = loadEnvironment(paths, processEnv);
+    sources.splice(0, sources.length, ...freshSources);
+    for (const name of Object.keys(env)) if (!(name in freshEnv)) Reflect.deleteProperty(env, name);
+    Object.assign(env, freshEnv);
+  };
   const secretKey = loadSecretKey(paths);
   const now = options.now ?? (() => new Date());
   mkdirSync(paths.runDir, { recursive: true });
@@ -99,6 +115,7 @@ export function createContext(options: ContextOptions): AppContext {
     config,
     sources,
     env,
+    reloadSources,
     childEnv,
     secretKey,
     store,

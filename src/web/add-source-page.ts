@@ -34,8 +34,13 @@ export function renderAddSourcePage(options: { user: PageUser }): string {
     <section class="card" id="after-save" aria-labelledby="after-title" hidden>
       <h2 id="after-title">Saved</h2>
       <p id="after-save-text"></p>
-      <button type="button" id="test-source" class="secondary">Test connection</button>
+      <div class="actions">
+        <button type="button" id="test-source" class="secondary">Test connection</button>
+        <button type="button" id="sync-source">Sync now</button>
+      </div>
       <p id="test-result" class="notice" role="status" hidden></p>
+      <p id="sync-progress" class="muted" aria-live="polite" hidden></p>
+      <p id="sync-result" class="notice" role="status" hidden></p>
       <p><a id="source-link" href="/">Go to the source</a></p>
     </section>
     <section class="card" aria-labelledby="not-here-title">

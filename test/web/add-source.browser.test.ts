@@ -51,7 +51,7 @@ describe('adding a source in the browser', () => {
   }
 
   for (const [width, name] of [[1280, 'items'], [390, 'items_phone']] as const) {
-    it(`saves a rest_api source from the form and tests its connection at ${String(width)} px, with no console error`, async () => {
+    it(`adds a rest_api source through the form, tests it, syncs it with visible progress and sees its rows at ${String(width)} px, with no console error`, async () => {
       const { page, consoleErrors } = await openForm(width);
       await expect.poll(() => page.locator('#not-addable li').count()).toBeGreaterThan(0);
       await fillRestApi(page, name);
@@ -60,12 +60,17 @@ describe('adding a source in the browser', () => {
       expect(await page.locator('#field-auth_token_env-value').inputValue()).toBe('');
       await page.getByRole('button', { name: 'Test connection' }).click();
       await expect.poll(() => page.locator('#test-result').textContent(), { timeout: 30_000 }).toBe('Connection test passed: Connected and read the first records');
+      await page.getByRole('button', { name: 'Sync now' }).click();
+      await expect.poll(() => page.locator('#sync-result').textContent(), { timeout: 60_000 }).toBe('Synced: 30 rows loaded');
+      expect(await page.locator('#sync-progress').textContent()).toBe('Reading: 30 rows in 1 page(s)');
+      await screenshot(page, width === 390 ? 'add-source-phone' : 'add-source');
+      await page.getByRole('link', { name: 'Go to the source' }).click();
+      await expect.poll(() => page.locator('#source-rows').textContent()).toBe('30');
       const sourcesYml = readFileSync(path.join(quarry.dir, '.quarry', 'sources.yml'), 'utf8');
       expect(sourcesYml).toContain(`- name: ${name}`);
       expect(sourcesYml).not.toContain('browser-items-token');
       expect(readFileSync(path.join(quarry.dir, '.env'), 'utf8')).toContain(`${name.toUpperCase()}_TOKEN='browser-items-token'`);
       expect(await page.evaluate('document.documentElement.scrollWidth - document.documentElement.clientWidth')).toBe(0);
-      await screenshot(page, width === 390 ? 'add-source-phone' : 'add-source');
       expect(consoleErrors).toEqual([]);
     }, 90_000);
   }

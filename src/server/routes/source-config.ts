@@ -1,11 +1,11 @@
 import type { FastifyPluginCallbackZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import {
-  addSourceToProject, CATEGORIES, loadEnvironment, loadSources, sectionFields, SOURCE_NAME_PATTERN, SOURCE_TYPE_KEYS, SOURCE_TYPES, sourcesFileVersion,
+  addSourceToProject, CATEGORIES, sectionFields, SOURCE_NAME_PATTERN, SOURCE_TYPE_KEYS, SOURCE_TYPES, sourcesFileVersion,
   type SourceTypeKey,
 } from '../../config/index.ts';
 import type { AppContext } from '../../context.ts';
-import { ConfigError, describeError, InvalidRequestError, NotFoundError } from '../../errors.ts';
+import { ConfigError, describeError, InvalidRequestError } from '../../errors.ts';
 import { testConnection } from '../../jobs/index.ts';
 import { requireAction } from '../plugins/index.ts';
 
@@ -71,10 +71,9 @@ export const sourceConfigRoutes: FastifyPluginCallbackZod<{ ctx: AppContext }> =
       if (error instanceof ConfigError) throw new InvalidRequestError(error.problems.join('; '));
       throw error;
     }
+    ctx.reloadSources();
     request.log.info({ source: name, type }, 'source added');
-    return reply.code(201).send({
-      success: true, message: `Added the ${type} source "${name}"; a restart of Quarry starts syncing it`, source_name: name, version: sourcesFileVersion(ctx.paths),
-    });
+    return reply.code(201).send({ success: true, message: `Added the ${type} source "${name}"`, source_name: name, version: sourcesFileVersion(ctx.paths) });
   });
 
   app.post('/api/sources/:source_name/test', {
@@ -84,12 +83,10 @@ export const sourceConfigRoutes: FastifyPluginCallbackZod<{ ctx: AppContext }> =
       response: { 200: TestReply },
     },
   }, async (request) => {
-    // Read fresh: a source just added, and its credentials, are in the files before the running platform knows them.
-    const source = loadSources(ctx.paths).find((candidate) => candidate.name === request.params.source_name);
-    if (source === undefined) throw new NotFoundError(`No source named ${request.params.source_name}`);
+    const source = ctx.sourceReports.source(request.params.source_name);
     try {
       const account = await testConnection({
-        source, paths: ctx.paths, env: loadEnvironment(ctx.paths, ctx.env), sourceTokens: ctx.sourceTokens, now: ctx.now, signal: AbortSignal.timeout(120_000),
+        source, paths: ctx.paths, env: ctx.env, sourceTokens: ctx.sourceTokens, now: ctx.now, signal: AbortSignal.timeout(120_000),
       });
       return { success: true, message: account };
     } catch (error) {

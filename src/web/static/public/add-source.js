@@ -1,6 +1,8 @@
 // Adding a source: category → type → fields built from the type's schema (GET /api/source-types); credentials in
-// password fields, sent once and written to .env only; saved with the sources.yml version read, then testable.
-import { api, el, say } from './api.js';
+// password fields, sent once and written to .env only; saved with the sources.yml version read, then tested and
+// synced with its progress live.
+import { api, el, formatNumber, say } from './api.js';
+import { onEvent, onProgress } from './live.js';
 
 const form = document.getElementById('add-source-form');
 const message = document.getElementById('add-source-message');
@@ -11,6 +13,9 @@ const nameInput = document.getElementById('source-name');
 const fieldset = document.getElementById('source-fields');
 const afterSave = document.getElementById('after-save');
 const testResult = document.getElementById('test-result');
+const syncProgress = document.getElementById('sync-progress');
+const syncResult = document.getElementById('sync-result');
+const syncButton = document.getElementById('sync-source');
 
 let types = [];
 let version = '';
@@ -125,7 +130,7 @@ async function save(event) {
     savedName = reply.source_name;
     for (const secret of fieldset.querySelectorAll('[data-part="secret"]')) { secret.value = ''; secret.placeholder = 'set'; }
     say(message, reply.message, 'ok');
-    document.getElementById('after-save-text').textContent = `${savedName} is in sources.yml. Test that Quarry can read it, then restart Quarry to sync it.`;
+    document.getElementById('after-save-text').textContent = `${savedName} is in sources.yml. Test that Quarry can read it, then sync it.`;
     document.getElementById('source-link').href = `/sources/${encodeURIComponent(savedName)}`;
     afterSave.hidden = false;
     form.querySelector('#save-source').disabled = true;
@@ -148,6 +153,30 @@ async function testSource() {
   }
 }
 
+async function syncSource() {
+  syncButton.disabled = true;
+  syncResult.hidden = true;
+  syncProgress.hidden = false;
+  syncProgress.textContent = 'Sync started…';
+  try {
+    await api('POST', `/api/sources/${encodeURIComponent(savedName)}/sync`, { full_refresh: false });
+  } catch (error) {
+    say(syncResult, error.message);
+    syncButton.disabled = false;
+  }
+}
+
+onProgress((event) => {
+  if (event.source !== savedName) return;
+  syncProgress.textContent = `Reading: ${formatNumber(event.rows)} rows in ${formatNumber(event.pages)} page(s)`;
+});
+onEvent((event) => {
+  if (event.source !== savedName) return;
+  if (event.type === 'sync_completed') say(syncResult, `Synced: ${formatNumber(event.rows)} rows loaded`, 'ok');
+  if (event.type === 'sync_failed') say(syncResult, `The sync failed: ${event.error}`);
+  if (event.type === 'sync_completed' || event.type === 'sync_failed') syncButton.disabled = false;
+});
+
 async function start() {
   const [catalog, file] = await Promise.all([api('GET', '/api/source-types'), api('GET', '/api/sources-file')]);
   types = catalog.types;
@@ -163,4 +192,5 @@ categorySelect.addEventListener('change', showTypes);
 typeSelect.addEventListener('change', showFields);
 form.addEventListener('submit', (event) => { void save(event); });
 document.getElementById('test-source').addEventListener('click', () => { void testSource(); });
+syncButton.addEventListener('click', () => { void syncSource(); });
 start().catch((error) => { say(message, error.message); });
