@@ -30,13 +30,13 @@ const SourceTypeEntry = z.object({
 const SourceTypesReply = z.object({ categories: z.array(z.string()), types: z.array(SourceTypeEntry) });
 const SourcesFileReply = z.object({ version: z.string().describe('identifies the content of sources.yml; send it back when adding a source') });
 
-const VARIABLE_NAME = /^[A-Z_][A-Z0-9_]*$/;
 const AddBody = z.strictObject({
   name: z.string().min(1).max(63).regex(SOURCE_NAME_PATTERN).describe('lowercase letters, digits and underscores, starting with a letter; unique'),
   type: z.string().min(1).max(63).describe('a type GET /api/source-types lists as addable'),
   config: z.record(z.string(), z.unknown()).default({}).describe("the type's section: only the fields that differ from their defaults"),
-  secrets: z.record(z.string().regex(VARIABLE_NAME).max(100), z.string().min(1).max(4096)).default({})
-    .describe('credentials by environment variable name (the names its *_env fields give); written to .env only, never answered'),
+  // Variable names are checked with the rest of the addition (after the version), as the CLI's are.
+  secrets: z.record(z.string().max(100), z.string().min(1).max(4096)).default({})
+    .describe('credentials by environment variable name (A-Z, 0-9, _; the names its *_env fields give); written to .env only, never answered'),
   version: z.string().min(1).max(64).describe('the sources.yml version the form read (GET /api/sources-file); 409 sources_file_changed when the file changed since'),
 });
 const AddReply = z.object({ success: z.boolean(), message: z.string(), source_name: z.string(), version: z.string() });
