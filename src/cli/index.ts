@@ -6,6 +6,7 @@ import { SERVICE_VERSION } from '../context.ts';
 import { testAlert } from './alert.ts';
 import { CliError } from './cli-error.ts';
 import { ensureDemoProject, loadDemoDataOnFirstStart } from './demo.ts';
+import { runDoctor } from './doctor.ts';
 import { initProject } from './init.ts';
 import { setupOAuthProvider, type OAuthSetupOptions } from './oauth-setup.ts';
 import { servePlatform } from './start.ts';
@@ -94,6 +95,13 @@ export async function runCli(argv: readonly string[], env: NodeJS.ProcessEnv): P
           '',
         ].join('\n'));
       });
+    });
+
+  program.command('doctor')
+    .description('Check Node, the Python environments, DuckDB, ports, disk, the warehouse, the platform database and the dashboard tool; say what to run for each problem')
+    .option('--project <dir>', 'project folder', '.')
+    .action(async (options: { project: string }) => {
+      console.log(await runDoctor(options.project, env));
     });
 
   program.command('status')
