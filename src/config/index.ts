@@ -9,7 +9,7 @@ export { createProjectFiles } from './create-project-files.ts';
 export { setProjectSetting, setEnvValue, checkEnvValue, writeFileAtomically, addSourceEntry } from './update-project-files.ts';
 export { sectionFields, type SectionField } from './section-fields.ts';
 export {
-  addableType, addSourceToProject, newSourceNameProblem, SOURCE_NAME_PATTERN, sourcesFileVersion, SourcesFileChangedError, type SourceAddition,
+  addableType, addSourceToProject, newSourceNameProblem, sourcesFileVersion, SourcesFileChangedError, type SourceAddition,
 } from './source-addition.ts';
 export type { SourceConfigOf } from './source-entry.ts';
 export {

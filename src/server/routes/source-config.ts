@@ -1,7 +1,7 @@
 import type { FastifyPluginCallbackZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import {
-  addSourceToProject, CATEGORIES, sectionFields, SOURCE_NAME_PATTERN, SOURCE_TYPE_KEYS, SOURCE_TYPES, sourcesFileVersion,
+  addSourceToProject, CATEGORIES, sectionFields, SOURCE_TYPE_KEYS, SOURCE_TYPES, sourcesFileVersion,
   type SourceTypeKey,
 } from '../../config/index.ts';
 import type { AppContext } from '../../context.ts';
@@ -31,7 +31,8 @@ const SourceTypesReply = z.object({ categories: z.array(z.string()), types: z.ar
 const SourcesFileReply = z.object({ version: z.string().describe('identifies the content of sources.yml; send it back when adding a source') });
 
 const AddBody = z.strictObject({
-  name: z.string().min(1).max(63).regex(SOURCE_NAME_PATTERN).describe('lowercase letters, digits and underscores, starting with a letter; unique'),
+  // The name's pattern is checked with the rest of the addition, after the version, as the CLI's is.
+  name: z.string().min(1).max(63).describe('lowercase letters, digits and underscores, starting with a letter; unique'),
   type: z.string().min(1).max(63).describe('a type GET /api/source-types lists as addable'),
   config: z.record(z.string(), z.unknown()).default({}).describe("the type's section: only the fields that differ from their defaults"),
   // Variable names are checked with the rest of the addition (after the version), as the CLI's are.
