@@ -4,7 +4,7 @@ import { closestMatch } from './closest-match.ts';
 import { readProjectFile } from './project-files.ts';
 import type { ProjectPaths } from './project-paths.ts';
 import { isSourceTypeKey, SOURCE_TYPE_KEYS, SOURCE_TYPES, type SourceTypeKey } from './source-types.ts';
-import { SOURCE_NAME_PATTERN } from './source-sections/field-types.ts';
+import { SOURCE_NAME_PATTERN } from '../sources/type-definition/index.ts';
 import { loadSources } from './sources-file.ts';
 import type { SourceConfig } from './sources-config.ts';
 import { addSourceEntry, checkEnvValue, setEnvValue } from './update-project-files.ts';
