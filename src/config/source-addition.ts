@@ -1,11 +1,10 @@
-import { createHash } from 'node:crypto';
-import { ConflictError, InvalidRequestError } from '../errors.ts';
+import { InvalidRequestError } from '../errors.ts';
 import { closestMatch } from './closest-match.ts';
-import { readProjectFile } from './project-files.ts';
 import type { ProjectPaths } from './project-paths.ts';
 import { isSourceTypeKey, SOURCE_TYPE_KEYS, SOURCE_TYPES, type SourceTypeKey } from './source-types.ts';
 import { SOURCE_NAME_PATTERN } from '../sources/type-definition/index.ts';
 import { loadSources } from './sources-file.ts';
+import { assertSourcesFileUnchanged } from './sources-file-version.ts';
 import type { SourceConfig } from './sources-config.ts';
 import { addSourceEntry, checkEnvValue, setEnvValue } from './update-project-files.ts';
 
@@ -17,18 +16,6 @@ export interface SourceAddition {
   readonly section: Readonly<Record<string, unknown>>;
   /** Credentials by variable name, for `.env` only. */
   readonly secrets: ReadonlyMap<string, string>;
-}
-
-export class SourcesFileChangedError extends ConflictError {
-  override readonly code = 'sources_file_changed';
-  constructor() {
-    super('sources.yml changed since you read it (edited by hand or by someone else); reload and try again');
-  }
-}
-
-/** What identifies one content of sources.yml: a form sends back the version it read, and a changed file is refused. */
-export function sourcesFileVersion(paths: ProjectPaths): string {
-  return createHash('sha256').update(readProjectFile(paths.sourcesFile, paths)).digest('hex').slice(0, 16);
 }
 
 /** The type key, when it is one the wizard and the form add; else why not. */
@@ -56,7 +43,7 @@ export function newSourceNameProblem(name: string, existing: readonly string[]):
  */
 export function addSourceToProject(paths: ProjectPaths, addition: SourceAddition, expectedVersion?: string): SourceConfig {
   // First: a form read from a file that changed since is out of date, whatever it holds.
-  if (expectedVersion !== undefined && expectedVersion !== sourcesFileVersion(paths)) throw new SourcesFileChangedError();
+  assertSourcesFileUnchanged(paths, expectedVersion);
   const type = addableType(addition.type);
   const problem = newSourceNameProblem(addition.name, loadSources(paths).map((source) => source.name));
   if (problem !== undefined) throw new InvalidRequestError(problem);

@@ -67,6 +67,23 @@ describe('sources from the browser: types, add, test (API)', () => {
     expect((await quarry.request('POST', '/api/sources/no_such_source/test', { as: 'editor' })).status).toBe(404);
   });
 
+  it('disables and enables a source in sources.yml, keeping its comments; a disabled source is not synced', async () => {
+    const disabled = await quarry.request('PATCH', '/api/sources/items', { as: 'editor', body: { enabled: false, version: await version() } });
+    expect(disabled.json).toMatchObject({ success: true, message: 'items is disabled', source_name: 'items' });
+    expect(sourcesFile()).toContain('# Sources Quarry loads');
+    expect(sourcesFile()).toMatch(/- name: items\n(.*\n)*?\s+enabled: false/);
+    const refused = await quarry.request('POST', '/api/sources/items/sync', { as: 'editor' });
+    expect(refused.json.code).toBe('source_disabled');
+    const enabled = await quarry.request('PATCH', '/api/sources/items', { as: 'editor', body: { enabled: true, version: await version() } });
+    expect(enabled.json.message).toBe('items is enabled');
+    expect((await quarry.request('PATCH', '/api/sources/items', { as: 'editor', body: { enabled: false, version: 'stale' } })).json.code).toBe('sources_file_changed');
+    expect((await quarry.request('PATCH', '/api/sources/nothing_here', { as: 'editor', body: { enabled: false, version: await version() } })).status).toBe(404);
+    expect((await quarry.request('PATCH', '/api/sources/items', { as: 'viewer', body: { enabled: false, version: await version() } })).status).toBe(403);
+    const synced = quarry.nextEvent('sync_completed', (event) => event.source === 'items');
+    expect((await quarry.request('POST', '/api/sources/items/sync', { as: 'editor' })).status).toBe(200);
+    expect((await synced).rows).toBeGreaterThan(0);
+  });
+
   it('refuses, writing nothing, when sources.yml changed since the form read it', async () => {
     const read = await version();
     appendFileSync(path.join(quarry.dir, '.quarry', 'sources.yml'), '# a note someone typed meanwhile\n');

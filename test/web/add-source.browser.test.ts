@@ -75,6 +75,21 @@ describe('adding a source in the browser', () => {
     }, 90_000);
   }
 
+  it('disables and enables the added source from its page', async () => {
+    const page = await (await browser.newContext({ viewport: { width: 390, height: 844 } })).newPage();
+    await signIn(page, quarry.url, EMAILS.editor, PASSWORDS.editor);
+    await page.waitForURL(`${quarry.url}/`);
+    await page.goto(`${quarry.url}/sources/items`);
+    await page.getByRole('button', { name: 'Disable' }).click();
+    await expect.poll(() => page.locator('#source-status').textContent()).toBe('disabled');
+    expect(await page.getByRole('button', { name: 'Sync now' }).count()).toBe(0);
+    expect(readFileSync(path.join(quarry.dir, '.quarry', 'sources.yml'), 'utf8')).toContain('enabled: false');
+    await screenshot(page, 'source-disabled-phone');
+    await page.getByRole('button', { name: 'Enable' }).click();
+    await expect.poll(() => page.getByRole('button', { name: 'Sync now' }).count()).toBe(1);
+    await expect.poll(() => page.locator('#source-status').textContent()).toBe('synced');
+  }, 60_000);
+
   it('says so, and writes nothing, when sources.yml changed since the form was opened', async () => {
     const { page } = await openForm(1280);
     await expect.poll(() => page.locator('#source-type option').count()).toBeGreaterThan(0);

@@ -49,6 +49,7 @@ export const pageRoutes: FastifyPluginCallbackZod<{ ctx: AppContext; oauthButton
     const hasFiles = fileSourceLocation(source, ctx.paths.root) !== undefined;
     return reply.type(asHtml).send(renderSourcePage({
       user: actor, name: source.name, type: source.type, canSync: can(actor, 'sources.sync') && source.enabled, canUpload: hasFiles && can(actor, 'files.write'), hasFiles,
+      canConfigure: can(actor, 'sources.configure'), enabled: source.enabled,
     }));
   });
 

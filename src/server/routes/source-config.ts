@@ -1,7 +1,7 @@
 import type { FastifyPluginCallbackZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import {
-  addSourceToProject, CATEGORIES, sectionFields, SOURCE_TYPE_KEYS, SOURCE_TYPES, sourcesFileVersion,
+  addSourceToProject, assertSourcesFileUnchanged, CATEGORIES, sectionFields, setSourceEnabled, SOURCE_TYPE_KEYS, SOURCE_TYPES, sourcesFileVersion,
   type SourceTypeKey,
 } from '../../config/index.ts';
 import type { AppContext } from '../../context.ts';
@@ -43,6 +43,11 @@ const AddBody = z.strictObject({
 const AddReply = z.object({ success: z.boolean(), message: z.string(), source_name: z.string(), version: z.string() });
 
 const NameParams = z.object({ source_name: z.string().min(1).max(63) });
+const ChangeBody = z.strictObject({
+  enabled: z.boolean().describe('false: syncs and schedules skip the source; its tables stay'),
+  version: z.string().min(1).max(64).describe('the sources.yml version read; 409 sources_file_changed when the file changed since'),
+});
+const ChangeReply = z.object({ success: z.boolean(), message: z.string(), source_name: z.string(), version: z.string() });
 const TestReply = z.object({ success: z.boolean(), message: z.string().describe('what was read, or why the source could not be read') });
 
 /** The configuration of sources from the browser: the types and their fields, adding a source, testing one. */
@@ -75,6 +80,21 @@ export const sourceConfigRoutes: FastifyPluginCallbackZod<{ ctx: AppContext }> =
     ctx.reloadSources();
     request.log.info({ source: name, type }, 'source added');
     return reply.code(201).send({ success: true, message: `Added the ${type} source "${name}"`, source_name: name, version: sourcesFileVersion(ctx.paths) });
+  });
+
+  app.patch('/api/sources/:source_name', {
+    preHandler: requireAction('sources.configure'),
+    schema: {
+      tags: ['sources'], summary: 'Disable or enable a source in sources.yml (comments and order kept)', params: NameParams, body: ChangeBody,
+      response: { 200: ChangeReply },
+    },
+  }, async (request) => {
+    const name = ctx.sourceReports.source(request.params.source_name).name;
+    assertSourcesFileUnchanged(ctx.paths, request.body.version);
+    setSourceEnabled(ctx.paths, name, request.body.enabled);
+    ctx.reloadSources();
+    request.log.info({ source: name, enabled: request.body.enabled }, 'source changed');
+    return { success: true, message: `${name} is ${request.body.enabled ? 'enabled' : 'disabled'}`, source_name: name, version: sourcesFileVersion(ctx.paths) };
   });
 
   app.post('/api/sources/:source_name/test', {

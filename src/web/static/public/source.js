@@ -127,7 +127,23 @@ function startSync(fullRefresh) {
   };
 }
 
+/** Disables or enables the source in sources.yml, with the version just read so a hand edit meanwhile is refused. */
+async function toggleEnabled(event) {
+  const button = event.currentTarget;
+  const enable = button.dataset.enabled !== 'yes';
+  button.disabled = true;
+  try {
+    const { version } = await api('GET', '/api/sources-file');
+    await api('PATCH', base, { enabled: enable, version });
+    window.location.reload();
+  } catch (error) {
+    say(message, error.message);
+    button.disabled = false;
+  }
+}
+
 document.getElementById('sync')?.addEventListener('click', startSync(false));
+document.getElementById('toggle-enabled')?.addEventListener('click', (event) => { void toggleEnabled(event); });
 document.getElementById('full-refresh')?.addEventListener('click', startSync(true));
 setUpDropZone();
 
