@@ -7,7 +7,7 @@ import {
 } from './config/index.ts';
 import { EventBus } from './events/index.ts';
 import { JobRunner, SourceReports, WarehouseLock } from './jobs/index.ts';
-import { createLogger, type Logger } from './logger.ts';
+import { createLogger, type LogFormat, type Logger } from './logger.ts';
 import { SourceTokens } from './sources/index.ts';
 import { Scheduler, type Timer } from './schedules/index.ts';
 import { openStore, type Store } from './store/index.ts';
@@ -20,8 +20,15 @@ export interface AppContext {
   readonly version: string;
   readonly paths: ProjectPaths;
   readonly config: ProjectConfig;
+  /** The sources as sources.yml was last read: one list every part reads when it needs it, refreshed by reloadSources. */
   readonly sources: readonly SourceConfig[];
+  /** The process environment over the project's .env, as last read (refreshed with the sources). */
   readonly env: Readonly<Record<string, string>>;
+  /**
+   * Re-reads sources.yml and .env into `sources` and `env`, in place, after Quarry itself changed them (a source
+   * added in the browser), so it can be tested and synced at once; throws ConfigError, changing nothing, on a bad file.
+   */
+  readonly reloadSources: () => void;
   /** PATH and HOME every managed child (dbt, Superset) starts from. */
   readonly childEnv: Readonly<Record<string, string>>;
   readonly secretKey: Buffer;
@@ -55,6 +62,8 @@ export interface AppContext {
 export interface ContextOptions {
   projectDir: string;
   log?: Logger;
+  /** How the service's own logger writes, when no `log` is given (JSON unless told). */
+  logFormat?: LogFormat;
   now?: () => Date;
   /** The process environment; tests pass their own instead of touching process.env. */
   env?: NodeJS.ProcessEnv;
@@ -68,14 +77,23 @@ export const SERVICE_VERSION: string = packageJson.version;
 export function createContext(options: ContextOptions): AppContext {
   const paths = projectPaths(options.projectDir);
   const config = loadProjectConfig(paths);
-  const sources = loadSources(paths);
+  const processEnv = options.env ?? process.env;
+  // Copies, not the frozen originals: reloadSources refreshes them in place, where every part already holds them.
+  const sources = [...loadSources(paths)];
   assertScheduledSourcesExist(paths, config.schedules, sources);
-  const env = loadEnvironment(paths, options.env ?? process.env);
+  const env: Record<string, string> = { ...loadEnvironment(paths, processEnv) };
+  const reloadSources = (): void => {
+    const freshSources = loadSources(paths);
+    const freshEnv = loadEnvironment(paths, processEnv);
+    sources.splice(0, sources.length, ...freshSources);
+    for (const name of Object.keys(env)) if (!(name in freshEnv)) Reflect.deleteProperty(env, name);
+    Object.assign(env, freshEnv);
+  };
   const secretKey = loadSecretKey(paths);
   const now = options.now ?? (() => new Date());
   mkdirSync(paths.runDir, { recursive: true });
   const store = openStore(paths.platformDb);
-  const log = options.log ?? createLogger({ level: env.QUARRY_LOG_LEVEL ?? 'info' });
+  const log = options.log ?? createLogger({ level: env.QUARRY_LOG_LEVEL ?? 'info', format: options.logFormat });
   const events = new EventBus(log.child({ module: 'events' }), now);
   const warehouseLock = new WarehouseLock();
   const sourceTokens = new SourceTokens({ store, secretKey, now });
@@ -97,6 +115,7 @@ export function createContext(options: ContextOptions): AppContext {
     config,
     sources,
     env,
+    reloadSources,
     childEnv,
     secretKey,
     store,

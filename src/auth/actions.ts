@@ -2,7 +2,7 @@ import { ForbiddenError } from '../errors.ts';
 import type { Role } from '../store/index.ts';
 
 const VIEWER = ['data.read', 'own_account.manage'] as const;
-const EDITOR = [...VIEWER, 'sources.sync', 'models.run', 'files.write', 'schedules.run'] as const;
+const EDITOR = [...VIEWER, 'sources.sync', 'sources.configure', 'models.run', 'files.write', 'schedules.run'] as const;
 const ADMIN = [...EDITOR, 'users.manage', 'config.write', 'audit.read'] as const;
 export type Action = (typeof ADMIN)[number];
 

@@ -1,10 +1,12 @@
 import path from 'node:path';
-import { Command, InvalidArgumentError } from 'commander';
+import { Command, InvalidArgumentError, Option } from 'commander';
 import { ConfigError, describeError, QuarryError } from '../errors.ts';
+import { LOG_FORMATS, type LogFormat } from '../logger.ts';
 import { SERVICE_VERSION } from '../context.ts';
 import { testAlert } from './alert.ts';
 import { CliError } from './cli-error.ts';
 import { ensureDemoProject, loadDemoDataOnFirstStart } from './demo.ts';
+import { runDoctor } from './doctor.ts';
 import { initProject } from './init.ts';
 import { setupOAuthProvider, type OAuthSetupOptions } from './oauth-setup.ts';
 import { servePlatform } from './start.ts';
@@ -36,6 +38,11 @@ function parsePositiveInteger(value: string): number {
   return number;
 }
 
+/** `--log-format`: how the service's log lines are written; left out, pretty on a terminal and JSON elsewhere. */
+function logFormatOption(): Option {
+  return new Option('--log-format <format>', 'log lines as json or pretty (default: pretty on a terminal, json when piped)').choices(LOG_FORMATS);
+}
+
 /** Runs one command line; resolves to the process exit code. */
 export async function runCli(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<number> {
   const program = new Command('quarry')
@@ -65,7 +72,8 @@ export async function runCli(argv: readonly string[], env: NodeJS.ProcessEnv): P
     .option('--port <port>', 'port to listen on', parsePort)
     .option('--no-dashboard', 'do not start the dashboard tool')
     .option('--no-watcher', 'do not start the file watcher')
-    .action(async (options: { project: string; host?: string; port?: number; dashboard: boolean; watcher: boolean }) => {
+    .addOption(logFormatOption())
+    .action(async (options: { project: string; host?: string; port?: number; dashboard: boolean; watcher: boolean; logFormat?: LogFormat }) => {
       await servePlatform(options, env, (url) => {
         console.log(`Quarry is running at ${url}  (Ctrl-C to stop)`);
       });
@@ -76,7 +84,8 @@ export async function runCli(argv: readonly string[], env: NodeJS.ProcessEnv): P
     .option('--dir <dir>', 'demo project folder', path.join(REPOSITORY_ROOT, 'demo'))
     .option('--host <host>', 'address to listen on')
     .option('--port <port>', 'port to listen on', parsePort)
-    .action(async (options: { dir: string; host?: string; port?: number }) => {
+    .addOption(logFormatOption())
+    .action(async (options: { dir: string; host?: string; port?: number; logFormat?: LogFormat }) => {
       const login = await ensureDemoProject(options.dir, env);
       await servePlatform({ project: login.root, ...options, afterListening: loadDemoDataOnFirstStart }, env, (url) => {
         console.log([
@@ -87,6 +96,13 @@ export async function runCli(argv: readonly string[], env: NodeJS.ProcessEnv): P
           '',
         ].join('\n'));
       });
+    });
+
+  program.command('doctor')
+    .description('Check Node, the Python environments, DuckDB, ports, disk, the warehouse, the platform database and the dashboard tool; say what to run for each problem')
+    .option('--project <dir>', 'project folder', '.')
+    .action(async (options: { project: string }) => {
+      console.log(await runDoctor(options.project, env));
     });
 
   program.command('status')
@@ -104,12 +120,13 @@ export async function runCli(argv: readonly string[], env: NodeJS.ProcessEnv): P
     .option('--full-refresh', 'reload everything instead of only what changed')
     .option('--since <date>', 'backfill: re-load from this day (YYYY-MM-DD) and merge, leaving other rows as they are')
     .option('--until <date>', 'backfill: the last day to re-load (default today)')
-    .action(async (source: string | undefined, options: { project: string; all?: boolean; fullRefresh?: boolean; since?: string; until?: string }) => {
+    .addOption(logFormatOption())
+    .action(async (source: string | undefined, options: { project: string; all?: boolean; fullRefresh?: boolean; since?: string; until?: string; logFormat?: LogFormat }) => {
       if (options.all === true) {
         if (source !== undefined || options.since !== undefined || options.until !== undefined || options.fullRefresh === true) {
           throw new CliError('--all takes no source name, --since, --until or --full-refresh');
         }
-        console.log(await syncAllSources(options.project, env, (line) => { console.log(line); }));
+        console.log(await syncAllSources(options.project, env, options.logFormat));
         return;
       }
       if (source === undefined) throw new CliError('name a source to sync, or pass --all');
@@ -175,7 +192,8 @@ export async function runCli(argv: readonly string[], env: NodeJS.ProcessEnv): P
     .argument('<model>')
     .option('--project <dir>', 'project folder', '.')
     .option('--no-cascade', 'run only this model')
-    .action(async (model: string, options: { project: string; cascade: boolean }) => {
+    .addOption(logFormatOption())
+    .action(async (model: string, options: { project: string; cascade: boolean; logFormat?: LogFormat }) => {
       console.log(await runModel(options.project, model, options, env));
     });
 

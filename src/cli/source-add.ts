@@ -1,7 +1,7 @@
 import { checkbox, confirm, input, password, select } from '@inquirer/prompts';
 import { parse as parseYamlValue } from 'yaml';
 import {
-  addSourceEntry, CATEGORIES, checkEnvValue, closestMatch, isSourceTypeKey, loadEnvironment, loadSources, projectPaths, sectionFields, setEnvValue,
+  addableType, addSourceToProject, CATEGORIES, loadEnvironment, loadSources, newSourceNameProblem, projectPaths, sectionFields,
   SOURCE_TYPE_KEYS, SOURCE_TYPES, type ProjectPaths, type SectionField, type SourceTypeKey,
 } from '../config/index.ts';
 import { testConnection } from '../jobs/index.ts';
@@ -24,8 +24,6 @@ export interface SourceAddOptions {
   nonInteractive?: boolean;
 }
 
-const NAME_PATTERN = /^[a-z][a-z0-9_]*$/;
-
 /** The fields of rest_api that matter for each auth type; the others are not asked for. */
 const REST_AUTH_FIELDS: Readonly<Record<string, readonly string[]>> = {
   bearer: ['auth_token_env'],
@@ -44,20 +42,16 @@ export async function addSource(options: SourceAddOptions, env: NodeJS.ProcessEn
   const interactive = options.type === undefined && isInteractive(options.nonInteractive);
   if (!interactive && options.type === undefined) throw new CliError('--type is required when not running interactively');
 
-  const type = interactive ? await askType() : checkedType(options.type ?? '');
+  const type = interactive ? await askType() : addableType(options.type ?? '');
   const name = options.name ?? (interactive ? await askName(existing) : undefined);
   if (name === undefined) throw new CliError('--name is required when not running interactively');
-  if (!NAME_PATTERN.test(name)) throw new CliError(`"${name}" is not a valid source name: use lowercase letters, digits and underscores, starting with a letter`);
-  if (existing.includes(name)) throw new CliError(`A source named "${name}" already exists`);
+  const nameProblem = newSourceNameProblem(name, existing);
+  if (nameProblem !== undefined) throw new CliError(nameProblem);
 
   const projectEnv = loadEnvironment(paths, env);
   const secrets = new Map(parsePairs(options.secret ?? [], '--secret'));
   const section = interactive ? await askSection(type, name, projectEnv, secrets) : sectionFromFlags(options.set ?? []);
-  const sectionName = SOURCE_TYPES[type].section;
-  // Every credential is checked before anything is written, so a refused one leaves no half-added source.
-  for (const [variable, value] of secrets) checkEnvValue(variable, value);
-  addSourceEntry(paths, { name, type, [sectionName]: section });
-  for (const [variable, value] of secrets) setEnvValue(paths, variable, value);
+  addSourceToProject(paths, { name, type, section, secrets });
 
   const lines = [`Added the ${type} source "${name}" to ${paths.sourcesFile}${secrets.size > 0 ? ` (credentials in ${paths.envFile})` : ''}.`];
   if (SOURCE_TYPES[type].authType === 'OAuth') lines.push('It signs in with OAuth: grant access once with `quarry oauth setup google --for sources` (or set its credentials variable).');
@@ -67,7 +61,7 @@ export async function addSource(options: SourceAddOptions, env: NodeJS.ProcessEn
   if (runSync) {
     console.log(lines.join('\n'));
     lines.length = 0;
-    lines.push(await withProject(options.project, env, (ctx) => runSyncHere(ctx, name, { fullRefresh: false }, (line) => { console.log(line); })));
+    lines.push(await withProject(options.project, env, (ctx) => runSyncHere(ctx, name, { fullRefresh: false })));
   }
   lines.push('A running Quarry picks the source up when restarted.');
   return lines.join('\n');
@@ -94,16 +88,6 @@ export async function testSource(project: string, name: string, env: NodeJS.Proc
   return describeConnectionTest(project, name, env);
 }
 
-function checkedType(value: string): SourceTypeKey {
-  if (!isSourceTypeKey(value)) {
-    const suggestion = closestMatch(value, SOURCE_TYPE_KEYS);
-    throw new CliError(`Unknown source type "${value}"${suggestion === undefined ? '' : `; did you mean ${suggestion}?`}`);
-  }
-  const type = SOURCE_TYPES[value];
-  if (!type.wizard) throw new CliError(`${value} is not added with \`quarry source add\`: ${type.wizardDisabledReason ?? ''}. Add it to sources.yml by hand.`);
-  return value;
-}
-
 async function askType(): Promise<SourceTypeKey> {
   const category = await select({
     message: 'What kind of source?',
@@ -125,9 +109,7 @@ async function askName(existing: readonly string[]): Promise<string> {
     message: 'Name (lowercase letters, digits, underscores; it names the warehouse schema raw_<name>)',
     required: true,
     validate: (value) => {
-      if (!NAME_PATTERN.test(value)) return 'Use lowercase letters, digits and underscores, starting with a letter';
-      if (existing.includes(value)) return 'A source with this name exists';
-      return true;
+      return newSourceNameProblem(value, existing) ?? true;
     },
   });
 }

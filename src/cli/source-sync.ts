@@ -1,23 +1,35 @@
 import type { AppContext } from '../context.ts';
 import { startAllSyncs, type BackfillRequest } from '../jobs/index.ts';
 import type { QuarryEvent } from '../events/index.ts';
+import type { LogFormat } from '../logger.ts';
 import { CliError } from './cli-error.ts';
+import { ProgressLine } from './progress-line.ts';
 import { textTable } from './text-table.ts';
 import { withProject } from './with-project.ts';
 
-/** Runs one sync in this process, printing the source's log lines as they are written; resolves with the last line. */
+/**
+ * Runs one sync in this process, printing the source's log lines as they are written and, on a terminal, a
+ * line redrawn in place with the rows and pages read so far; resolves with the last line.
+ */
 export async function runSyncHere(
-  ctx: AppContext, name: string, options: { fullRefresh: boolean; backfill?: BackfillRequest | undefined }, print: (line: string) => void,
+  ctx: AppContext, name: string, options: { fullRefresh: boolean; backfill?: BackfillRequest | undefined },
 ): Promise<string> {
   const ended = syncEnd(ctx, name);
   const job = ctx.jobs.startSync(name, { ...options, requestedBy: 'cli' });
+  const progress = new ProgressLine();
+  progress.set(`Syncing ${name}`);
+  const stopProgress = ctx.events.subscribe((event) => {
+    if (event.type === 'sync_progress' && event.source === name) {
+      progress.set(`Syncing ${name} · ${event.rows.toLocaleString()} rows · ${event.pages.toLocaleString()} page(s)`);
+    }
+  });
   const printed = new Set<string>();
   const printNew = (): void => {
     for (const entry of ctx.sourceReports.logs(name, 50).reverse()) {
       const key = `${entry.timestamp} ${entry.message}`;
       if (printed.has(key) || entry.timestamp < job.createdAt) continue;
       printed.add(key);
-      print(`${entry.level.padEnd(7)} ${entry.message}`);
+      progress.print(`${entry.level.padEnd(7)} ${entry.message}`);
     }
   };
   const ticker = setInterval(printNew, 250);
@@ -33,6 +45,8 @@ export async function runSyncHere(
     return outcome.message;
   } finally {
     clearInterval(ticker);
+    stopProgress();
+    progress.stop();
     process.off('SIGINT', interrupt);
     process.off('SIGTERM', interrupt);
   }
@@ -55,36 +69,51 @@ function skippedFiles(ctx: AppContext, name: string): string {
 }
 
 export async function syncSource(
-  project: string, name: string, options: { fullRefresh?: boolean; since?: string; until?: string }, env: NodeJS.ProcessEnv,
+  project: string, name: string, options: { fullRefresh?: boolean; since?: string; until?: string; logFormat?: LogFormat }, env: NodeJS.ProcessEnv,
 ): Promise<string> {
   if (options.until !== undefined && options.since === undefined) throw new CliError('--until needs --since');
   const backfill = options.since === undefined ? undefined : { since: options.since, until: options.until };
-  return withProject(project, env, (ctx) => runSyncHere(ctx, name, { fullRefresh: options.fullRefresh === true, backfill }, (line) => { console.log(line); }));
+  return withProject(project, env, (ctx) => runSyncHere(ctx, name, { fullRefresh: options.fullRefresh === true, backfill }), options.logFormat);
 }
 
 /**
  * Syncs every enabled source in this process, one line per source as each ends (disabled and already running
- * ones say so); fails, after every line, when a sync could not start or failed.
+ * ones say so) and on a terminal a line redrawn in place with how many are done; fails, after every line,
+ * when a sync could not start or failed.
  */
-export async function syncAllSources(project: string, env: NodeJS.ProcessEnv, print: (line: string) => void): Promise<string> {
+export async function syncAllSources(project: string, env: NodeJS.ProcessEnv, logFormat?: LogFormat): Promise<string> {
   return withProject(project, env, async (ctx) => {
     const ends = new Map(ctx.sources.filter((source) => source.enabled).map((source) => [source.name, syncEnd(ctx, source.name)]));
     const entries = startAllSyncs(ctx.jobs, ctx.sources, 'cli');
+    const progress = new ProgressLine();
+    let done = 0;
+    const tell = (reading = ''): void => { progress.set(`Syncing ${String(entries.length)} source(s) · ${String(done)} done${reading}`); };
+    tell();
+    const stopProgress = ctx.events.subscribe((event) => {
+      if (event.type === 'sync_progress') tell(` · ${event.source}: ${event.rows.toLocaleString()} rows`);
+    });
     let failed = 0;
-    for (const entry of entries) {
-      if (entry.status === 'started') {
-        const end = await ends.get(entry.source);
-        if (end?.ok === false) failed += 1;
-        print(end?.ok === false ? `${entry.source}: failed: ${end.message}` : `${entry.source}: ${end?.message ?? 'synced'}`);
-      } else {
-        if (entry.status === 'failed') failed += 1;
-        print(`${entry.source}: ${entry.status.replace('_', ' ')}: ${entry.detail ?? ''}`);
+    try {
+      for (const entry of entries) {
+        if (entry.status === 'started') {
+          const end = await ends.get(entry.source);
+          if (end?.ok === false) failed += 1;
+          progress.print(end?.ok === false ? `${entry.source}: failed: ${end.message}` : `${entry.source}: ${end?.message ?? 'synced'}`);
+        } else {
+          if (entry.status === 'failed') failed += 1;
+          progress.print(`${entry.source}: ${entry.status.replace('_', ' ')}: ${entry.detail ?? ''}`);
+        }
+        done += 1;
+        tell();
       }
+      await ctx.jobs.idle();
+    } finally {
+      stopProgress();
+      progress.stop();
     }
-    await ctx.jobs.idle();
     if (failed > 0) throw new CliError(`${String(failed)} of ${String(entries.length)} source(s) failed`);
     return `Synced ${String(entries.filter((entry) => entry.status === 'started').length)} of ${String(entries.length)} source(s)`;
-  });
+  }, logFormat);
 }
 
 /** One line per source: name, type, status, rows and when it last synced. */

@@ -1,6 +1,8 @@
 import { once } from 'node:events';
 import type { AppContext } from '../context.ts';
+import type { LogFormat } from '../logger.ts';
 import { startPlatform } from '../server/index.ts';
+import { defaultLogFormat } from './log-format.ts';
 
 export interface StartOptions {
   project: string;
@@ -8,6 +10,8 @@ export interface StartOptions {
   port?: number;
   dashboard?: boolean;
   watcher?: boolean;
+  /** How the service logs; left out, pretty on a terminal and JSON elsewhere. */
+  logFormat?: LogFormat;
   /** Runs once the platform listens (the demo loads its sample data then). */
   afterListening?: (ctx: AppContext) => void;
 }
@@ -16,6 +20,7 @@ export interface StartOptions {
 export async function servePlatform(options: StartOptions, env: NodeJS.ProcessEnv, onListening: (url: string) => void): Promise<void> {
   const platform = await startPlatform({
     projectDir: options.project, env, host: options.host, ports: { web: options.port }, watcher: options.watcher, dashboard: options.dashboard === false ? 'disabled' : 'run',
+    logFormat: options.logFormat ?? defaultLogFormat(process.stdout),
   });
   try {
     onListening(platform.url);

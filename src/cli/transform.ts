@@ -1,11 +1,27 @@
 import path from 'node:path';
 import { withProject } from './with-project.ts';
+import type { LogFormat } from '../logger.ts';
 import { CliError } from './cli-error.ts';
+import { ProgressLine } from './progress-line.ts';
 
-/** `quarry run <model>`: runs it (and with cascade its downstream models) in this process and reports each model. */
-export async function runModel(project: string, model: string, options: { cascade: boolean }, env: NodeJS.ProcessEnv): Promise<string> {
+/**
+ * `quarry run <model>`: runs it (and with cascade its downstream models) in this process and reports each
+ * model; on a terminal a line redrawn in place says which model dbt builds now.
+ */
+export async function runModel(
+  project: string, model: string, options: { cascade: boolean; logFormat?: LogFormat | undefined }, env: NodeJS.ProcessEnv,
+): Promise<string> {
   return withProject(project, env, async (ctx) => {
-    const job = await ctx.transform.runAndWait(model, { cascade: options.cascade, requestedBy: 'cli' });
+    const progress = new ProgressLine();
+    progress.set(`Running ${model}`);
+    let started = 0;
+    const stopProgress = ctx.events.subscribe((event) => {
+      if (event.type !== 'transform_run_started') return;
+      started += 1;
+      progress.set(`Running ${model} · building ${event.model} (model ${String(started)})`);
+    });
+    const job = await ctx.transform.runAndWait(model, { cascade: options.cascade, requestedBy: 'cli' })
+      .finally(() => { stopProgress(); progress.stop(); });
     const lines = ctx.store.modelRuns.forJob(job.id).map((run) => [
       run.model.padEnd(32), run.status.padEnd(8), run.durationSeconds === null ? '' : `${run.durationSeconds.toFixed(2)} s`,
       run.error === null ? '' : `  ${run.error}`,
@@ -15,7 +31,7 @@ export async function runModel(project: string, model: string, options: { cascad
       throw new CliError(`The run of ${model} failed: ${job.error ?? job.status}`);
     }
     return lines.join('\n');
-  });
+  }, options.logFormat);
 }
 
 /** `quarry models`: every model with its layer, materialization, latest status and upstream models. */

@@ -6,8 +6,12 @@ export {
 export { loadSources } from './sources-file.ts';
 export { parseSources, serializeSources, defaultSourcesYaml, type SourceConfig } from './sources-config.ts';
 export { createProjectFiles } from './create-project-files.ts';
-export { setProjectSetting, setEnvValue, checkEnvValue, writeFileAtomically, addSourceEntry } from './update-project-files.ts';
+export { setProjectSetting, setEnvValue, checkEnvValue, writeFileAtomically, addSourceEntry, setSourceEnabled } from './update-project-files.ts';
 export { sectionFields, type SectionField } from './section-fields.ts';
+export {
+  addableType, addSourceToProject, newSourceNameProblem, type SourceAddition,
+} from './source-addition.ts';
+export { assertSourcesFileUnchanged, sourcesFileVersion, SourcesFileChangedError } from './sources-file-version.ts';
 export type { SourceConfigOf } from './source-entry.ts';
 export {
   SOURCE_TYPES, SOURCE_TYPE_KEYS, CATEGORIES, isSourceTypeKey,

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { closeSync, fsyncSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
 import path from 'node:path';
-import { isSeq, parseDocument } from 'yaml';
+import { isMap, isSeq, parseDocument } from 'yaml';
 import { ConfigError } from '../errors.ts';
 import { parseOrThrow } from './format-issues.ts';
 import { ProjectConfigSchema } from './project-config.ts';
@@ -75,4 +75,16 @@ export function addSourceEntry(paths: ProjectPaths, entry: Readonly<Record<strin
   const added = parsed.find((source) => source.name === entry.name);
   if (added === undefined) throw new ConfigError([`The source ${String(entry.name)} was not written`]);
   return added;
+}
+
+/** Sets a source's `enabled` in sources.yml, keeping the file's comments; validated before it is written. */
+export function setSourceEnabled(paths: ProjectPaths, name: string, enabled: boolean): void {
+  const document = parseDocument(readProjectFile(paths.sourcesFile, paths));
+  const sources = document.get('sources');
+  const index = isSeq(sources) ? sources.items.findIndex((item) => isMap(item) && item.get('name') === name) : -1;
+  if (index < 0) throw new ConfigError([`The source ${name} is not in sources.yml`]);
+  document.setIn(['sources', index, 'enabled'], enabled);
+  const text = document.toString();
+  parseSources(text, path.relative(paths.root, paths.sourcesFile));
+  writeFileAtomically(paths.sourcesFile, text, 0o644);
 }

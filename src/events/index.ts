@@ -7,6 +7,8 @@ import type { Logger } from '../logger.ts';
 export type QuarryEvent = { timestamp: string } & (
   | { type: 'sync_started'; source: string }
   | { type: 'sync_completed'; source: string; rows: number }
+  // Beyond the spec's eight: how far a running sync's extraction has come (records read, in how many pages).
+  | { type: 'sync_progress'; source: string; rows: number; pages: number }
   | { type: 'sync_failed'; source: string; error: string }
   | { type: 'transform_run_started'; model: string }
   | { type: 'transform_run_completed'; model: string }
@@ -25,7 +27,7 @@ export type QuarryEvent = { timestamp: string } & (
 
 export type QuarryEventType = QuarryEvent['type'];
 export const EVENT_TYPES: readonly QuarryEventType[] = [
-  'sync_started', 'sync_completed', 'sync_failed', 'transform_run_started', 'transform_run_completed', 'transform_run_failed',
+  'sync_started', 'sync_progress', 'sync_completed', 'sync_failed', 'transform_run_started', 'transform_run_completed', 'transform_run_failed',
   'csv_uploaded', 'csv_deleted', 'schedule_started', 'schedule_completed', 'alert_sent', 'alert_failed',
   'transform_test_failed', 'transform_test_warned',
 ];

@@ -1,11 +1,13 @@
 import { firstLineOf, TransientError } from '../errors.ts';
 import type { EventBus } from '../events/index.ts';
-import { SyncFailedError, type DateWindow, type LoadContext, type LoadOutcome, type SourceLoader } from '../sources/index.ts';
+import { SyncFailedError, type DateWindow, type LoadContext, type LoadOutcome, type SourceLoader, type SyncProgress } from '../sources/index.ts';
 import { sqliteFailure, type JobRecord, type Store } from '../store/index.ts';
 import { WarehouseBusyError } from '../warehouse/index.ts';
 import { SyncInProgressError } from './errors.ts';
 import type { JobKind, JobSuccess, JobTools } from './job-lifecycle.ts';
 import { readContextOf, type ReadContextOptions } from './read-context.ts';
+
+const PROGRESS_INTERVAL_MS = 500;
 
 /** The source and the platform parts its reading draws on (the job brings the signal), and the job's own. */
 export interface SyncJobOptions extends Omit<ReadContextOptions, 'signal'> {
@@ -99,6 +101,18 @@ export class SyncJob implements JobKind<LoadOutcome> {
     return [{ type: 'sync_failed', source: this.target, error: message }];
   }
 
+  /** Publishes a sync's progress at most once per PROGRESS_INTERVAL_MS: a fast extraction must not flood the WebSocket. */
+  #progressTeller(): (done: SyncProgress) => void {
+    const { events, now } = this.#options;
+    let toldAt = 0;
+    return (done) => {
+      const at = now().getTime();
+      if (at - toldAt < PROGRESS_INTERVAL_MS) return;
+      toldAt = at;
+      events.publish({ type: 'sync_progress', source: this.target, rows: done.rows, pages: done.pages });
+    };
+  }
+
   /** What the source's loader needs for this job. */
   #loadContext(tools: JobTools): LoadContext {
     const { source, store, window } = this.#options;
@@ -106,6 +120,7 @@ export class SyncJob implements JobKind<LoadOutcome> {
     return {
       ...readContextOf({ ...this.#options, signal }), jobId: job.id, fullRefresh: job.fullRefresh, window,
       log: (level, message) => { tools.log(level, message); },
+      progress: this.#progressTeller(),
       savedCursors: () => (job.fullRefresh ? new Map<string, unknown>() : store.sourceState.forSource(source.name)),
       ledger: () => store.fileLedger.forSource(source.name),
       write: (work) => tools.write(work),

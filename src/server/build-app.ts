@@ -25,6 +25,7 @@ import { pageRoutes } from './routes/pages.ts';
 import { queryRoutes } from './routes/query.ts';
 import { csvFileRoutes } from './routes/csv-files.ts';
 import { scheduleRoutes } from './routes/schedules.ts';
+import { sourceConfigRoutes } from './routes/source-config.ts';
 import { sourceRoutes } from './routes/sources.ts';
 import { statusRoutes } from './routes/status.ts';
 import { installTransformDocsProxy } from './routes/transform-docs.ts';
@@ -32,6 +33,7 @@ import { transformRoutes } from './routes/transform.ts';
 import { userRoutes } from './routes/users.ts';
 import { websocketRoutes } from './routes/websocket.ts';
 import type { WebSocketHub } from './websocket-hub.ts';
+import { OneLinePerRequest } from './request-log.ts';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -60,6 +62,7 @@ export async function buildApp(ctx: AppContext, parts: AppParts): Promise<Fastif
   const logger: FastifyBaseLogger = ctx.log.child({ module: 'http' });
   const app = Fastify({
     loggerInstance: logger,
+    logController: new OneLinePerRequest(),
     trustProxy: ctx.config.trusted_proxies.length > 0 ? [...ctx.config.trusted_proxies] : false,
     bodyLimit: 1024 * 1024,
     requestTimeout: 120_000,
@@ -79,7 +82,6 @@ export async function buildApp(ctx: AppContext, parts: AppParts): Promise<Fastif
   await app.register(cookie);
   await app.register(websocket, { options: { maxPayload: 64 * 1024 } });
   await app.register(formbody, { bodyLimit: 64 * 1024 });
-  await app.register(multipart, { limits: { fileSize: ctx.config.limits.max_upload_mb * 1024 * 1024, files: 1, fields: 5, parts: 6 } });
   installAuthentication(app, ctx);
   installCsrfProtection(app, ctx.config.web.public_url);
   installBodyTypeCheck(app);
@@ -102,7 +104,12 @@ export async function buildApp(ctx: AppContext, parts: AppParts): Promise<Fastif
   await app.register(accountRoutes, { ctx });
   await app.register(apiKeyRoutes, { ctx });
   await app.register(sourceRoutes, { ctx });
-  await app.register(csvFileRoutes, { ctx });
+  await app.register(sourceConfigRoutes, { ctx });
+  // Only the CSV upload parses multipart, so only its scope has the parser: the proxies' reply-from warns of every scope that does.
+  await app.register(async (uploads) => {
+    await uploads.register(multipart, { limits: { fileSize: ctx.config.limits.max_upload_mb * 1024 * 1024, files: 1, fields: 5, parts: 6 } });
+    await uploads.register(csvFileRoutes, { ctx });
+  });
   await app.register(transformRoutes, { ctx });
   await app.register(scheduleRoutes, { ctx });
   await app.register(queryRoutes, { ctx });

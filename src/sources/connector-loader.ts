@@ -3,7 +3,7 @@ import path from 'node:path';
 import { inTransaction } from '../warehouse/index.ts';
 import type { Connector, ConnectorLogLevel, CursorState, RecordSink, TableSpec, TableWriter } from './connector.ts';
 import { loadStagedTables, rawTablesOf } from './load-staged-tables.ts';
-import type { LoadMessage, SourceLoader } from './source-loader.ts';
+import type { LoadMessage, SourceLoader, SyncProgress } from './source-loader.ts';
 import { StagingArea } from './staging-area.ts';
 import { firstLineOf } from '../errors.ts';
 
@@ -33,7 +33,7 @@ export function extractThenLoad(connector: Connector): SourceLoader {
           source: context.source, env: context.env, state, fullRefresh: context.fullRefresh, window, now: context.now(), signal: context.signal,
           workDir: staging.directory, projectDir: context.projectDir, log: context.log, oauthAccessToken: context.oauthAccessToken,
           onCommitted: (work) => { afterCommit.push(work); },
-        }, window === undefined ? staging : windowSink(staging, context.log));
+        }, countingSink(window === undefined ? staging : windowSink(staging, context.log), context.progress));
         const staged = await staging.finish();
         const { result: loaded, messages } = await context.write((connection) => inTransaction(connection, async () => {
           const outcome = await loadStagedTables(connection, context.source.name, staged, { fullRefresh: context.fullRefresh, now: context.now(), window });
@@ -91,6 +91,26 @@ function windowSink(sink: RecordSink, log: (level: ConnectorLogLevel, message: s
         log('INFO', `Backfill leaves ${spec.name} as it is: its rows have no key or day to re-load a window by`);
       }
       return ignored;
+    },
+  };
+}
+
+/** A sink that tells, after each batch written, how many records and batches the extraction has read so far. */
+function countingSink(sink: RecordSink, progress: (done: SyncProgress) => void): RecordSink {
+  let rows = 0;
+  let pages = 0;
+  return {
+    table(spec) {
+      const writer = sink.table(spec);
+      return {
+        write: async (records) => {
+          await writer.write(records);
+          rows += records.length;
+          pages += 1;
+          progress({ rows, pages });
+        },
+        addFile: (file) => { writer.addFile(file); },
+      };
     },
   };
 }

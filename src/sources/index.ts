@@ -7,7 +7,7 @@ export {
   type CsvLocation, type CsvFileEntry,
 } from './csv-files.ts';
 export { loaderFor, fileSourceLocation } from './source-loaders.ts';
-export type { SourceLoader, LoadContext, LoadOutcome, LoadMessage, ReadContext, FileLocation } from './source-loader.ts';
+export type { SourceLoader, LoadContext, LoadOutcome, LoadMessage, ReadContext, FileLocation, SyncProgress } from './source-loader.ts';
 export { loadStagedTables } from './load-staged-tables.ts';
 export { StagingArea } from './staging-area.ts';
 export type { Connector, CursorState, ExtractContext, RecordSink, TableSpec } from './connector.ts';

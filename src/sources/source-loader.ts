@@ -39,6 +39,8 @@ export interface LoadContext extends ReadContext {
   /** A backfill's days: only they are re-loaded and merged, the rest and the saved cursors stay as they are. */
   readonly window?: DateWindow | undefined;
   readonly log: (level: ConnectorLogLevel, message: string) => void;
+  /** How far the extraction has come, so far; called as often as it moves (the job throttles what it tells). */
+  readonly progress: (done: SyncProgress) => void;
   /** The cursors the last successful sync committed; empty on a full refresh. */
   readonly savedCursors: () => ReadonlyMap<string, unknown>;
   /** The files the last successful sync loaded. */
@@ -49,6 +51,12 @@ export interface LoadContext extends ReadContext {
    * in which case the whole sync already holds it.
    */
   readonly write: <T>(work: (connection: DuckDBConnection) => Promise<T>) => Promise<{ result: T; messages: LoadMessage[] }>;
+}
+
+/** How far a sync's extraction has come: records read, and the pages (batches) they came in. */
+export interface SyncProgress {
+  readonly rows: number;
+  readonly pages: number;
 }
 
 /** What a sync changed, recorded by the job runner in one transaction with the job's end. */

@@ -5,6 +5,7 @@ export {
 } from './pages.ts';
 export type { PageUser } from './layout.ts';
 export { renderSourcePage } from './source-page.ts';
+export { renderAddSourcePage } from './add-source-page.ts';
 export { renderModelsPage } from './models-page.ts';
 export { renderLogsPage } from './logs-page.ts';
 export { renderHealthPage } from './health-page.ts';

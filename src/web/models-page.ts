@@ -18,7 +18,8 @@ export function renderModelsPage(options: { user: PageUser; canRun: boolean }): 
     <section class="card" aria-labelledby="lineage-title">
       <h2 id="lineage-title">Lineage</h2>
       <p class="muted" id="lineage-help">Each arrow points from a model to the models built from it. Select a model to highlight what it depends on and what depends on it.</p>
-      <div id="lineage" class="lineage scroll" aria-describedby="lineage-help"></div>
+      <p class="muted" id="lineage-scroll-hint" hidden>The graph is wider than the screen: swipe sideways to see all of it.</p>
+      <div id="lineage" class="lineage scroll" aria-describedby="lineage-help lineage-scroll-hint"></div>
     </section>
     <section class="card" aria-labelledby="list-title">
       <h2 id="list-title">All models</h2>

@@ -45,7 +45,7 @@ export function renderLoginPage(options: { next: string; error: string | undefin
   });
 }
 
-export function renderHomePage(options: { user: PageUser; projectName: string; version: string; canSync: boolean; canRunSchedules: boolean }): string {
+export function renderHomePage(options: { user: PageUser; projectName: string; version: string; canSync: boolean; canRunSchedules: boolean; canAddSources: boolean }): string {
   return layout({
     title: options.projectName,
     user: options.user,
@@ -61,17 +61,17 @@ export function renderHomePage(options: { user: PageUser; projectName: string; v
       <p><a href="/health">Platform health</a></p>
     </section>
     <section class="card" aria-labelledby="sources-title">
-      <h2 id="sources-title">Sources</h2>
+      <div class="split"><h2 id="sources-title">Sources</h2>${options.canAddSources ? html`<a class="button" href="/sources/new">Add source</a>` : ''}</div>
       <p id="sources-message" class="notice" role="status" hidden></p>
       <div class="scroll"><table id="sources" data-can-sync="${options.canSync ? 'yes' : 'no'}"><caption class="visually-hidden">Sources and their state</caption>
-        <thead><tr><th scope="col">Name</th><th scope="col">Type</th><th scope="col">Status</th><th scope="col" class="number">Rows</th><th scope="col">Fresh</th><th scope="col">Last sync</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
+        <thead><tr><th scope="col">Name</th><th scope="col" class="phone-hide">Type</th><th scope="col">Status</th><th scope="col" class="number">Rows</th><th scope="col" class="phone-hide">Fresh</th><th scope="col" class="phone-hide">Last sync</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
         <tbody></tbody></table></div>
     </section>
     <section class="card" aria-labelledby="schedules-title">
       <h2 id="schedules-title">Schedules</h2>
       <p id="schedules-message" class="notice" role="status" hidden></p>
       <div class="scroll"><table id="schedules" data-can-run="${options.canRunSchedules ? 'yes' : 'no'}"><caption class="visually-hidden">Schedules with their next and last runs</caption>
-        <thead><tr><th scope="col">Name</th><th scope="col">When</th><th scope="col">Next run</th><th scope="col">Last run</th><th scope="col">Outcome</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
+        <thead><tr><th scope="col">Name</th><th scope="col" class="phone-hide">When</th><th scope="col">Next run</th><th scope="col" class="phone-hide">Last run</th><th scope="col">Outcome</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
         <tbody></tbody></table></div>
     </section>
     <div class="columns">

@@ -9,14 +9,21 @@ export interface SourcePageOptions {
   /** Only file sources take uploads, and only roles that may write files see the controls. */
   readonly canUpload: boolean;
   readonly hasFiles: boolean;
+  /** Admins and editors may disable and enable the source; `enabled` says which it is now. */
+  readonly canConfigure: boolean;
+  readonly enabled: boolean;
 }
 
 /** One source: status and actions, its files with upload, tables, history, configuration, logs. */
 export function renderSourcePage(options: SourcePageOptions): string {
-  const actions = options.canSync
+  const toggle = options.canConfigure
+    ? html`<button type="button" id="toggle-enabled" class="secondary" data-enabled="${options.enabled ? 'yes' : 'no'}">${options.enabled ? 'Disable' : 'Enable'}</button>`
+    : html``;
+  const actions = options.canSync || options.canConfigure
     ? html`<div class="actions">
-        <button type="button" id="sync">Sync now</button>
-        <button type="button" id="full-refresh" class="secondary">Full refresh…</button>
+        ${options.canSync ? html`<button type="button" id="sync">Sync now</button>
+        <button type="button" id="full-refresh" class="secondary">Full refresh…</button>` : html``}
+        ${toggle}
       </div>`
     : html``;
   const files = options.hasFiles

@@ -93,7 +93,7 @@ describe('quarry source add (the form for scripts)', () => {
   it('refuses types the wizard does not offer, unknown types, bad fields and taken names, writing nothing', async () => {
     const before = readFileSync(path.join(dir, '.quarry', 'sources.yml'), 'utf8');
     const hidden = await quarry(['source', 'add', '--project', dir, '--type', 'csv', '--name', 'x']);
-    expect(hidden).toMatchObject({ code: 1, stderr: 'quarry: csv is not added with `quarry source add`: hidden; use local_files, or filesystem by hand for cloud object storage. Add it to sources.yml by hand.\n' });
+    expect(hidden).toMatchObject({ code: 1, stderr: 'quarry: csv is not added with `quarry source add` or the Add source form: hidden; use local_files, or filesystem by hand for cloud object storage. Add it to sources.yml by hand.\n' });
     const unknown = await quarry(['source', 'add', '--project', dir, '--type', 'rest_apj', '--name', 'x']);
     expect(unknown.stderr.trim()).toBe('quarry: Unknown source type "rest_apj"; did you mean rest_api?');
     const bad = await quarry(['source', 'add', '--project', dir, '--type', 'crm_a', '--name', 'crm', '--set', 'resources=[contacts,planets]']);

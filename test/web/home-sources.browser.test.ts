@@ -37,4 +37,19 @@ describe('overview page in Chromium', () => {
     expect(overflow).toBe(0);
     await screenshot(page, 'overview-phone');
   });
+
+  it('keeps every action of the overview within a phone screen for an editor', async () => {
+    const page = await (await browser.newContext({ viewport: { width: 390, height: 844 } })).newPage();
+    await signIn(page, quarry.url, EMAILS.editor, PASSWORDS.editor);
+    await page.waitForURL(`${quarry.url}/`);
+    const sync = page.getByRole('button', { name: 'Sync orders' });
+    await expect.poll(() => sync.count()).toBe(1);
+    for (const action of [sync, page.getByRole('link', { name: 'Add source' })]) {
+      const box = await action.boundingBox();
+      expect(box).not.toBeNull();
+      expect((box?.x ?? 0) + (box?.width ?? 0)).toBeLessThanOrEqual(390 - 16);
+    }
+    expect(await page.evaluate('document.documentElement.scrollWidth - document.documentElement.clientWidth')).toBe(0);
+    await screenshot(page, 'overview-phone-editor');
+  });
 });

@@ -132,5 +132,11 @@ describe('models, logs and health pages in Chromium', () => {
     }
     await expect.poll(() => page.locator('#watcher dd').count()).toBeGreaterThan(0);
     await screenshot(page, 'health-phone-dark');
+
+    await page.goto(`${quarry.url}/models`);
+    await expect.poll(() => page.locator('#lineage svg').count()).toBe(1);
+    expect(await page.evaluate("(() => { const graph = document.getElementById('lineage'); return graph.scrollWidth > graph.clientWidth; })()")).toBe(true);
+    await expect.poll(() => page.locator('#lineage-scroll-hint').isVisible()).toBe(true);
+    await screenshot(page, 'models-phone-dark');
   });
 });

@@ -4,7 +4,7 @@ import { can } from '../../auth/index.ts';
 import type { AppContext } from '../../context.ts';
 import {
   renderAccountPage, renderChangePasswordPage, renderForbiddenPage, renderHealthPage, renderHomePage, renderLoginPage, renderLogsPage, renderModelsPage,
-  renderNotFoundPage, renderSourcePage, renderUsersPage, renderDataPage, renderTablePage, type OAuthButton,
+  renderAddSourcePage, renderNotFoundPage, renderSourcePage, renderUsersPage, renderDataPage, renderTablePage, type OAuthButton,
 } from '../../web/index.ts';
 import { fileSourceLocation } from '../../jobs/index.ts';
 import { requireActor } from '../plugins/index.ts';
@@ -32,7 +32,14 @@ export const pageRoutes: FastifyPluginCallbackZod<{ ctx: AppContext; oauthButton
   app.get('/', { schema: hidden }, async (request, reply) => {
     const actor = requireActor(request);
     return reply.type(asHtml).send(renderHomePage({ user: actor, projectName: ctx.config.name, version: ctx.version, canSync: can(actor, 'sources.sync'), canRunSchedules: can(actor, 'schedules.run'),
+      canAddSources: can(actor, 'sources.configure'),
     }));
+  });
+
+  app.get('/sources/new', { schema: hidden }, async (request, reply) => {
+    const actor = requireActor(request);
+    if (!can(actor, 'sources.configure')) return reply.code(403).type(asHtml).send(renderForbiddenPage({ user: actor }));
+    return reply.type(asHtml).send(renderAddSourcePage({ user: actor }));
   });
 
   app.get('/sources/:source_name', { schema: { ...hidden, params: SourceParams } }, async (request, reply) => {
@@ -42,6 +49,7 @@ export const pageRoutes: FastifyPluginCallbackZod<{ ctx: AppContext; oauthButton
     const hasFiles = fileSourceLocation(source, ctx.paths.root) !== undefined;
     return reply.type(asHtml).send(renderSourcePage({
       user: actor, name: source.name, type: source.type, canSync: can(actor, 'sources.sync') && source.enabled, canUpload: hasFiles && can(actor, 'files.write'), hasFiles,
+      canConfigure: can(actor, 'sources.configure'), enabled: source.enabled,
     }));
   });
 

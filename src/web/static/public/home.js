@@ -29,16 +29,16 @@ function syncButton(source) {
 async function loadSources() {
   const sources = await api('GET', '/api/sources');
   if (sources.length === 0) {
-    body.replaceChildren(emptyRow(7, 'No sources yet: add one to .quarry/sources.yml or with "quarry source add".'));
+    body.replaceChildren(emptyRow(7, 'No sources yet: add one with Add source, "quarry source add" or in .quarry/sources.yml.'));
     return;
   }
   body.replaceChildren(...sources.map((source) => el('tr', { dataset: { source: source.name } },
     el('th', { scope: 'row' }, el('a', { href: `/sources/${encodeURIComponent(source.name)}` }, source.name)),
-    el('td', {}, source.type),
+    el('td', { className: 'phone-hide' }, source.type),
     el('td', {}, source.enabled ? badge(source.status) : badge('disabled')),
     el('td', { className: 'number' }, formatNumber(source.row_count)),
-    el('td', {}, formatAge(source.freshness.days_old)),
-    el('td', {}, formatTime(source.last_sync)),
+    el('td', { className: 'phone-hide' }, formatAge(source.freshness.days_old)),
+    el('td', { className: 'phone-hide' }, formatTime(source.last_sync)),
     el('td', {}, canSync && source.enabled ? syncButton(source) : undefined),
   )));
 }

@@ -1,6 +1,8 @@
-// The one WebSocket of a page: events go to every listener; after a drop it reconnects with
-// backoff and tells listeners with a `reconnected` pseudo-event, since events may have been missed.
+// The one WebSocket of a page: events go to every listener (a sync's frequent progress only to progress
+// listeners); after a drop it reconnects with backoff and tells listeners with a `reconnected`
+// pseudo-event, since events may have been missed.
 const listeners = new Set();
+const progressListeners = new Set();
 const indicator = document.getElementById('live-state');
 let socket;
 let retryMs = 1000;
@@ -28,7 +30,7 @@ function connect() {
     } catch {
       return;
     }
-    for (const listener of listeners) listener(event);
+    for (const listener of event.type === 'sync_progress' ? progressListeners : listeners) listener(event);
   });
   socket.addEventListener('close', (event) => {
     if (event.code === 4401) {
@@ -44,6 +46,12 @@ function connect() {
 /** Calls `listener` with every platform event; the socket opens on the first subscription. */
 export function onEvent(listener) {
   listeners.add(listener);
+  if (socket === undefined) connect();
+}
+
+/** Calls `listener` with each `sync_progress` event (rows and pages a running sync has read). */
+export function onProgress(listener) {
+  progressListeners.add(listener);
   if (socket === undefined) connect();
 }
 

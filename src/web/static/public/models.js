@@ -92,7 +92,14 @@ async function load() {
   body.replaceChildren(...(shown.length === 0 ? [emptyRow(7, 'No model has a failing test.')] : shown.map((model) => row(model, tests))));
   select = drawLineage(lineage, models, (name) => { selected = name; });
   if (selected) select(selected);
+  showScrollHint();
 }
+
+/** Says the graph scrolls sideways when it is wider than its card (on a phone, mostly). */
+function showScrollHint() {
+  document.getElementById('lineage-scroll-hint').hidden = lineage.scrollWidth <= lineage.clientWidth;
+}
+window.addEventListener('resize', debounced(showScrollHint, 200));
 
 const refresh = debounced(() => { void load().catch((error) => { say(message, error.message); }); }, 100);
 

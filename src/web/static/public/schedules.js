@@ -37,9 +37,9 @@ async function loadSchedules() {
   }
   body.replaceChildren(...schedules.map((schedule) => el('tr', { dataset: { schedule: schedule.name } },
     el('th', { scope: 'row' }, schedule.name),
-    el('td', {}, el('code', {}, schedule.cron), ` (${schedule.timezone})`),
+    el('td', { className: 'phone-hide' }, el('code', {}, schedule.cron), ` (${schedule.timezone})`),
     el('td', {}, schedule.enabled ? formatTime(schedule.next_run) : badge('disabled')),
-    el('td', {}, formatTime(schedule.last_run?.started_at)),
+    el('td', { className: 'phone-hide' }, formatTime(schedule.last_run?.started_at)),
     el('td', {}, outcome(schedule)),
     el('td', {}, canRun ? runButton(schedule) : undefined),
   )));

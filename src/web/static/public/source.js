@@ -1,6 +1,6 @@
 // A source's page: live status, Sync and Full refresh, CSV files with drag-and-drop upload, history, logs.
 import { api, badge, el, emptyRow, formatBytes, formatDuration, formatNumber, formatTime, say, upload } from './api.js';
-import { debounced, onEvent } from './live.js';
+import { debounced, onEvent, onProgress } from './live.js';
 import { activityItem } from './log-list.js';
 
 const root = document.getElementById('source');
@@ -127,7 +127,23 @@ function startSync(fullRefresh) {
   };
 }
 
+/** Disables or enables the source in sources.yml, with the version just read so a hand edit meanwhile is refused. */
+async function toggleEnabled(event) {
+  const button = event.currentTarget;
+  const enable = button.dataset.enabled !== 'yes';
+  button.disabled = true;
+  try {
+    const { version } = await api('GET', '/api/sources-file');
+    await api('PATCH', base, { enabled: enable, version });
+    window.location.reload();
+  } catch (error) {
+    say(message, error.message);
+    button.disabled = false;
+  }
+}
+
 document.getElementById('sync')?.addEventListener('click', startSync(false));
+document.getElementById('toggle-enabled')?.addEventListener('click', (event) => { void toggleEnabled(event); });
 document.getElementById('full-refresh')?.addEventListener('click', startSync(true));
 setUpDropZone();
 
@@ -137,4 +153,8 @@ const refresh = debounced(() => {
 refresh();
 onEvent((event) => {
   if (event.type === 'reconnected' || event.source === name) refresh();
+});
+onProgress((event) => {
+  if (event.source !== name) return;
+  document.getElementById('source-status').replaceChildren(badge('syncing'), ` ${formatNumber(event.rows)} rows read`);
 });

@@ -1,0 +1,49 @@
+import { styleText } from 'node:util';
+import { loadProjectConfig, projectPaths } from '../config/index.ts';
+import { describeError } from '../errors.ts';
+import {
+  checkDashboardTool, checkDisk, checkDuckDbExtensions, checkNode, checkPlatformDatabase, checkPort, checkPythonEnvironment, checkWarehouse, problem,
+  PYTHON_ENVIRONMENTS, type Finding,
+} from '../doctor/index.ts';
+import { CliError } from './cli-error.ts';
+import { runningServerPid } from './running-server.ts';
+
+/** Every check `quarry doctor` makes, in the order a person would fix things: the machine, then the project. */
+async function examine(project: string, env: NodeJS.ProcessEnv): Promise<Finding[]> {
+  const environmentsDir = env.QUARRY_PYTHON_ENVS_DIR;
+  const findings: Finding[] = [checkNode(), ...PYTHON_ENVIRONMENTS.map((name) => checkPythonEnvironment(name, environmentsDir)), await checkDuckDbExtensions()];
+  const paths = projectPaths(project);
+  let config;
+  try {
+    config = loadProjectConfig(paths);
+  } catch (error) {
+    return [...findings, problem('Project', describeError(error), `fix ${paths.projectFile}, or run \`quarry init\` to create a project in ${paths.root}`)];
+  }
+  const running = runningServerPid(paths) !== undefined;
+  findings.push(
+    await checkDisk(paths.root),
+    await checkPort('web', config.web.host, config.web.port, running, 'web.port in .quarry/project.yml, or quarry start --port'),
+    checkPlatformDatabase(paths.platformDb),
+    await checkWarehouse(paths.warehouseFile, running),
+    checkDashboardTool(config.dashboard.enabled, environmentsDir),
+  );
+  return findings;
+}
+
+const MARKS = { ok: ['green', '✓'], warning: ['yellow', '!'], problem: ['red', '✗'] } as const;
+
+/** `quarry doctor`: one line per check, each warning or problem with what to run; fails when there is a problem. */
+export async function runDoctor(project: string, env: NodeJS.ProcessEnv): Promise<string> {
+  const findings = await examine(project, env);
+  const lines = findings.map((finding) => {
+    const [colour, mark] = MARKS[finding.level];
+    const fix = finding.fix === undefined ? '' : `\n    → ${finding.fix}`;
+    return `${styleText(colour, mark)} ${finding.check}: ${finding.detail}${fix}`;
+  });
+  const problems = findings.filter((finding) => finding.level === 'problem').length;
+  if (problems > 0) {
+    console.log(lines.join('\n'));
+    throw new CliError(`${String(problems)} problem(s) found; each says what to run`);
+  }
+  return `${lines.join('\n')}\nAll checks passed.`;
+}

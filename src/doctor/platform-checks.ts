@@ -1,0 +1,43 @@
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
+import { describeError } from '../errors.ts';
+import { pythonExecutable } from '../python/index.ts';
+import { ok, problem, type Finding } from './finding.ts';
+
+const SETUP = path.join(path.resolve(import.meta.dirname, '..', '..'), 'bin', 'setup');
+
+/** The platform database (users, jobs, logs) opens and passes SQLite's quick check. */
+export function checkPlatformDatabase(file: string): Finding {
+  const check = 'Platform database';
+  if (!existsSync(file)) return problem(check, `${file} is missing`, 'run `quarry init` in the project folder (or restore the file from a backup)');
+  try {
+    const database = new DatabaseSync(file, { readOnly: true, timeout: 5000 });
+    try {
+      const verdict = database.prepare('PRAGMA quick_check').get() as { quick_check?: string } | undefined;
+      const answer = verdict?.quick_check ?? 'no answer';
+      if (answer !== 'ok') return problem(check, `${file} is damaged: ${answer}`, 'restore it from a backup');
+      return ok(check, `${file} is sound`);
+    } finally {
+      database.close();
+    }
+  } catch (error) {
+    return problem(check, `${file} cannot be read: ${describeError(error)}`, 'check its permissions (the user running Quarry owns it), or restore it from a backup');
+  }
+}
+
+/** The dashboard tool: off in project.yml, or its environment can start Superset. */
+export function checkDashboardTool(enabled: boolean, environmentsDir?: string): Finding {
+  const check = 'Dashboard tool';
+  if (!enabled) return ok(check, 'turned off in project.yml (dashboard.enabled: false)');
+  let python: string;
+  try {
+    python = pythonExecutable('superset', environmentsDir);
+  } catch {
+    return problem(check, 'the superset environment is not installed', `run ${SETUP}`);
+  }
+  const imported = spawnSync(python, ['-c', 'import importlib.metadata, superset; print(importlib.metadata.version("apache-superset"))'], { encoding: 'utf8', timeout: 120_000 });
+  if (imported.status !== 0) return problem(check, `Superset does not import: ${(imported.stderr || '').trim().split('\n').at(-1) ?? ''}`, `run ${SETUP}`);
+  return ok(check, `Superset ${imported.stdout.trim()} is installed`);
+}

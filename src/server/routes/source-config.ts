@@ -1,0 +1,131 @@
+import type { FastifyPluginCallbackZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import {
+  addSourceToProject, assertSourcesFileUnchanged, CATEGORIES, sectionFields, setSourceEnabled, SOURCE_TYPE_KEYS, SOURCE_TYPES, sourcesFileVersion,
+  type SourceTypeKey,
+} from '../../config/index.ts';
+import type { AppContext } from '../../context.ts';
+import { ConfigError, describeError, InvalidRequestError } from '../../errors.ts';
+import { testConnection } from '../../jobs/index.ts';
+import { requireAction } from '../plugins/index.ts';
+
+const Field = z.object({
+  name: z.string(),
+  kind: z.enum(['text', 'env', 'choice', 'choices', 'list', 'boolean', 'number', 'mapping', 'items']),
+  required: z.boolean(),
+  default: z.unknown().optional().describe('the value used when the field is left out'),
+  options: z.array(z.string()).optional().describe('for choice and choices: the allowed values'),
+});
+
+const SourceTypeEntry = z.object({
+  key: z.string(),
+  category: z.string(),
+  auth_type: z.string().nullable(),
+  addable: z.boolean().describe('whether the form (and `quarry source add`) adds this type'),
+  reason: z.string().nullable().describe('why it is not addable; null when it is'),
+  section: z.string().describe('the key of the section holding its fields in sources.yml'),
+  fields: z.array(Field).describe('the fields of its section; empty for a type that is not addable'),
+});
+
+const SourceTypesReply = z.object({ categories: z.array(z.string()), types: z.array(SourceTypeEntry) });
+const SourcesFileReply = z.object({ version: z.string().describe('identifies the content of sources.yml; send it back when adding a source') });
+
+const AddBody = z.strictObject({
+  // The name's pattern is checked with the rest of the addition, after the version, as the CLI's is.
+  name: z.string().min(1).max(63).describe('lowercase letters, digits and underscores, starting with a letter; unique'),
+  type: z.string().min(1).max(63).describe('a type GET /api/source-types lists as addable'),
+  config: z.record(z.string(), z.unknown()).default({}).describe("the type's section: only the fields that differ from their defaults"),
+  // Variable names are checked with the rest of the addition (after the version), as the CLI's are.
+  secrets: z.record(z.string().max(100), z.string().min(1).max(4096)).default({})
+    .describe('credentials by environment variable name (A-Z, 0-9, _; the names its *_env fields give); written to .env only, never answered'),
+  version: z.string().min(1).max(64).describe('the sources.yml version the form read (GET /api/sources-file); 409 sources_file_changed when the file changed since'),
+});
+const AddReply = z.object({ success: z.boolean(), message: z.string(), source_name: z.string(), version: z.string() });
+
+const NameParams = z.object({ source_name: z.string().min(1).max(63) });
+const ChangeBody = z.strictObject({
+  enabled: z.boolean().describe('false: syncs and schedules skip the source; its tables stay'),
+  version: z.string().min(1).max(64).describe('the sources.yml version read; 409 sources_file_changed when the file changed since'),
+});
+const ChangeReply = z.object({ success: z.boolean(), message: z.string(), source_name: z.string(), version: z.string() });
+const TestReply = z.object({ success: z.boolean(), message: z.string().describe('what was read, or why the source could not be read') });
+
+/** The configuration of sources from the browser: the types and their fields, adding a source, testing one. */
+export const sourceConfigRoutes: FastifyPluginCallbackZod<{ ctx: AppContext }> = (app, { ctx }, done) => {
+  app.get('/api/source-types', {
+    preHandler: requireAction('data.read'),
+    schema: { tags: ['sources'], summary: 'Every source type with its category, whether the form adds it (or why not) and its fields', response: { 200: SourceTypesReply } },
+  }, async () => ({ categories: [...CATEGORIES], types: SOURCE_TYPE_KEYS.map(describeType) }));
+
+  app.get('/api/sources-file', {
+    preHandler: requireAction('data.read'),
+    schema: { tags: ['sources'], summary: 'The version of sources.yml, which adding a source sends back', response: { 200: SourcesFileReply } },
+  }, async () => ({ version: sourcesFileVersion(ctx.paths) }));
+
+  app.post('/api/sources', {
+    preHandler: requireAction('sources.configure'),
+    schema: {
+      tags: ['sources'], summary: 'Add a source to sources.yml (comments and order kept) and its credentials to .env', body: AddBody,
+      response: { 201: AddReply },
+    },
+  }, async (request, reply) => {
+    const { name, type, config, secrets, version } = request.body;
+    try {
+      addSourceToProject(ctx.paths, { name, type, section: config, secrets: new Map(Object.entries(secrets)) }, version);
+    } catch (error) {
+      // A section that does not validate is the sender's mistake, told with each problem's location.
+      if (error instanceof ConfigError) throw new InvalidRequestError(error.problems.join('; '));
+      throw error;
+    }
+    ctx.reloadSources();
+    request.log.info({ source: name, type }, 'source added');
+    return reply.code(201).send({ success: true, message: `Added the ${type} source "${name}"`, source_name: name, version: sourcesFileVersion(ctx.paths) });
+  });
+
+  app.patch('/api/sources/:source_name', {
+    preHandler: requireAction('sources.configure'),
+    schema: {
+      tags: ['sources'], summary: 'Disable or enable a source in sources.yml (comments and order kept)', params: NameParams, body: ChangeBody,
+      response: { 200: ChangeReply },
+    },
+  }, async (request) => {
+    const name = ctx.sourceReports.source(request.params.source_name).name;
+    assertSourcesFileUnchanged(ctx.paths, request.body.version);
+    setSourceEnabled(ctx.paths, name, request.body.enabled);
+    ctx.reloadSources();
+    request.log.info({ source: name, enabled: request.body.enabled }, 'source changed');
+    return { success: true, message: `${name} is ${request.body.enabled ? 'enabled' : 'disabled'}`, source_name: name, version: sourcesFileVersion(ctx.paths) };
+  });
+
+  app.post('/api/sources/:source_name/test', {
+    preHandler: requireAction('sources.configure'),
+    schema: {
+      tags: ['sources'], summary: 'Check that a source can be read, loading nothing (the check of `quarry source test`)', params: NameParams,
+      response: { 200: TestReply },
+    },
+  }, async (request) => {
+    const source = ctx.sourceReports.source(request.params.source_name);
+    try {
+      const account = await testConnection({
+        source, paths: ctx.paths, env: ctx.env, sourceTokens: ctx.sourceTokens, now: ctx.now, signal: AbortSignal.timeout(120_000),
+      });
+      return { success: true, message: account };
+    } catch (error) {
+      return { success: false, message: describeError(error) };
+    }
+  });
+
+  done();
+};
+
+function describeType(key: SourceTypeKey): z.infer<typeof SourceTypeEntry> {
+  const type = SOURCE_TYPES[key];
+  const fields = type.wizard ? sectionFields(key as Parameters<typeof sectionFields>[0]) : [];
+  return {
+    key, category: type.category, auth_type: type.authType, addable: type.wizard, reason: type.wizardDisabledReason, section: type.section,
+    fields: fields.map((field) => ({
+      name: field.name, kind: field.kind, required: field.required,
+      ...(field.defaultValue === undefined ? {} : { default: field.defaultValue }), ...(field.options === undefined ? {} : { options: [...field.options] }),
+    })),
+  };
+}
