@@ -1,0 +1,120 @@
+import { existsSync } from 'node:fs';
+import { chmod, readdir, rename, rm } from 'node:fs/promises';
+import path from 'node:path';
+import type { DuckDBConnection } from '@duckdb/node-api';
+import type { ProjectPaths } from '../config/index.ts';
+import type { Logger } from '../logger.ts';
+import { quoteIdentifier, quoteLiteral } from './sql.ts';
+import { inTransaction } from './transaction.ts';
+import { withWriteConnection, writeTargetOf } from './write-connection.ts';
+
+const LEGACY = 'legacy';
+/** What the converted single-file warehouse is renamed to, kept until the next successful start. */
+const KEPT_SUFFIX = '.converted';
+
+export interface WarehouseUpgrade {
+  /** Removes the converted file an earlier start kept; call once this start has succeeded. */
+  afterSuccessfulStart(): Promise<void>;
+}
+
+interface TableName { readonly schema: string; readonly name: string }
+
+/**
+ * Converts a warehouse.duckdb from before the lake: every table is copied into the lake in one
+ * transaction (one snapshot) and its row count checked, the views are made again, the old file is
+ * renamed `warehouse.duckdb.converted` (removed after the next successful start) and the old
+ * serving/ replicas are removed. Does nothing for a project that has no old file.
+ */
+export async function upgradeLegacyWarehouse(paths: ProjectPaths, log: Logger, signal: AbortSignal): Promise<WarehouseUpgrade> {
+  const kept = `${paths.legacyWarehouseFile}${KEPT_SUFFIX}`;
+  const keptBefore = existsSync(kept);
+  if (existsSync(paths.legacyWarehouseFile)) {
+    await convert(paths, log, signal);
+    await rename(paths.legacyWarehouseFile, kept);
+    await rm(`${paths.legacyWarehouseFile}.wal`, { force: true });
+    log.info({ file: kept }, 'the old warehouse file is kept until the next successful start');
+  }
+  await removeServingReplicas(path.join(paths.warehouseDir, 'serving'));
+  return {
+    afterSuccessfulStart: async () => {
+      if (!keptBefore) return;
+      await rm(kept, { force: true });
+      log.info({ file: kept }, 'removed the warehouse file converted into the lake by an earlier start');
+    },
+  };
+}
+
+async function convert(paths: ProjectPaths, log: Logger, signal: AbortSignal): Promise<void> {
+  log.info({ file: paths.legacyWarehouseFile }, 'converting the single-file warehouse into the lake');
+  await withWriteConnection(writeTargetOf(paths), signal, async (connection) => {
+    await connection.run(`ATTACH ${quoteLiteral(paths.legacyWarehouseFile)} AS ${LEGACY} (READ_ONLY)`);
+    const tables = await rowsOf<{ schema: string; name: string }>(connection,
+      `SELECT schema_name AS schema, table_name AS name FROM duckdb_tables() WHERE database_name = '${LEGACY}' AND NOT internal ORDER BY 1, 2`);
+    const expected = await countRows(connection, LEGACY, tables);
+    const inLake = await countRows(connection, 'lake', tables).catch(() => undefined);
+    if (inLake !== undefined && sameCounts(expected, inLake)) {
+      log.info({ tables: tables.length }, 'the lake already holds every table of the old warehouse (converted before the old file was renamed)');
+    } else {
+      await inTransaction(connection, async () => {
+        for (const table of tables) {
+          await connection.run(`CREATE SCHEMA IF NOT EXISTS lake.${quoteIdentifier(table.schema)}`);
+          await connection.run(`CREATE TABLE lake.${qualified(table)} AS SELECT * FROM ${LEGACY}.${qualified(table)}`);
+        }
+        const copied = await countRows(connection, 'lake', tables);
+        if (!sameCounts(expected, copied)) throw new Error('The row counts of the lake differ from the old warehouse file after copying; nothing was converted');
+        await connection.run("CALL lake.set_commit_message('quarry', 'converted the single-file warehouse into the lake')");
+      });
+    }
+    await recreateViews(connection, log);
+    await connection.run(`DETACH ${LEGACY}`);
+    log.info({ tables: tables.length, rows: [...expected.values()].reduce((sum, rows) => sum + rows, 0) }, 'converted the single-file warehouse into the lake; every table\'s row count checked');
+  });
+}
+
+/**
+ * Makes the old file's views again in the lake (dbt's staging views, say), each on its own: one that
+ * cannot be made is logged, and the next model run builds it.
+ */
+async function recreateViews(connection: DuckDBConnection, log: Logger): Promise<void> {
+  const views = await rowsOf<{ schema: string; name: string; sql: string }>(connection,
+    `SELECT schema_name AS schema, view_name AS name, sql FROM duckdb_views() WHERE database_name = '${LEGACY}' AND NOT internal ORDER BY 1, 2`);
+  for (const view of views) {
+    // The old file was attached as "warehouse" (its file name): its views name their tables so.
+    const sql = view.sql.replaceAll('"warehouse".', '"lake".').replaceAll(/\bwarehouse\./g, 'lake.');
+    try {
+      await connection.run(`CREATE SCHEMA IF NOT EXISTS lake.${quoteIdentifier(view.schema)}`);
+      await connection.run('USE lake');
+      await connection.run(sql);
+    } catch (error) {
+      log.warn({ err: error, view: `${view.schema}.${view.name}` }, 'a view of the old warehouse could not be made in the lake; the next model run builds it');
+    }
+  }
+}
+
+async function countRows(connection: DuckDBConnection, database: string, tables: readonly TableName[]): Promise<Map<string, number>> {
+  const counts = new Map<string, number>();
+  for (const table of tables) {
+    const [row] = await rowsOf<{ n: bigint }>(connection, `SELECT count(*) AS n FROM ${quoteIdentifier(database)}.${qualified(table)}`);
+    counts.set(`${table.schema}.${table.name}`, Number(row?.n ?? 0));
+  }
+  return counts;
+}
+
+function sameCounts(a: ReadonlyMap<string, number>, b: ReadonlyMap<string, number>): boolean {
+  return a.size === b.size && [...a].every(([name, rows]) => b.get(name) === rows);
+}
+
+function qualified(table: TableName): string {
+  return `${quoteIdentifier(table.schema)}.${quoteIdentifier(table.name)}`;
+}
+
+async function rowsOf<T>(connection: DuckDBConnection, sql: string): Promise<T[]> {
+  return (await connection.runAndReadAll(sql)).getRowObjects() as T[];
+}
+
+/** The replicas of the single-file design (serving/v<N>/ are read-only folders). */
+async function removeServingReplicas(servingDir: string): Promise<void> {
+  if (!existsSync(servingDir)) return;
+  for (const entry of await readdir(servingDir)) await chmod(path.join(servingDir, entry), 0o755).catch(() => undefined);
+  await rm(servingDir, { recursive: true, force: true });
+}
