@@ -39,19 +39,20 @@ data_tests:
     +schema: test_failures
 `;
 
-// dbt builds in Quarry's lake, attached as `lake` (the catalog and data folder come from Quarry; the
+// dbt builds in Quarry's lake, attached as `warehouse` (the catalog and data folder come from Quarry; the
 // plugin quarry_lake.py, on dbt's PYTHONPATH, loads the extensions and sandboxes the connection before
 // the attach). Models get the lake and nothing else of the host: no read_text or COPY TO on other files,
-// no extension downloads; with the configuration locked, no model can switch that back.
+// no extension downloads; with the configuration locked, no model can switch that back. One thread:
+// two models committing at once into the lake conflict ("Failed to commit DuckLake transaction").
 const PROFILES_YML = `quarry:
   target: warehouse
   outputs:
     warehouse:
       type: duckdb
       path: ":memory:"
-      database: lake
+      database: warehouse
       schema: main
-      threads: 2
+      threads: 1
       config_options:
         autoinstall_known_extensions: false
         autoload_known_extensions: false
@@ -62,7 +63,7 @@ const PROFILES_YML = `quarry:
             data_path: "{{ env_var('QUARRY_LAKE_DATA') }}"
       attach:
         - path: "ducklake:sqlite:{{ env_var('QUARRY_LAKE_CATALOG') }}"
-          alias: lake
+          alias: warehouse
           is_ducklake: true
           options:
             data_path: "{{ env_var('QUARRY_LAKE_DATA') }}"

@@ -5,7 +5,7 @@ import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { attachStatement, extensionFile, LAKE_ALIAS, LAKE_EXTENSIONS, type LakeLocation } from './lake-location.ts';
 import { quoteLiteral } from './sql.ts';
 
-/** A DuckDB instance of its own with the lake attached as `lake`, its default database. */
+/** A DuckDB instance of its own with the lake attached as `warehouse` (LAKE_ALIAS), its default database. */
 export interface LakeConnection {
   readonly connection: DuckDBConnection;
   close(): void;

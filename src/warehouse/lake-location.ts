@@ -13,8 +13,11 @@ export const DUCKDB_EXTENSIONS_DIR = path.join(REPOSITORY_ROOT, '.tools', 'duckd
 /** The extensions every lake connection loads: the format itself and the embedded catalog's database. */
 export const LAKE_EXTENSIONS = ['ducklake', 'sqlite_scanner'] as const;
 
-/** The name the lake is attached under, and the default database of every connection to it. */
-export const LAKE_ALIAS = 'lake';
+/**
+ * The name the lake is attached under, and the default database of every connection to it: the name the
+ * single-file warehouse had, so dbt's `database`, the models API and views naming their tables keep it.
+ */
+export const LAKE_ALIAS = 'warehouse';
 
 /**
  * Where a project's lake lives: its catalog (the SQL database of tables, files and snapshots) and the
@@ -40,7 +43,7 @@ export function extensionFile(name: string): string {
   return path.join(DUCKDB_EXTENSIONS_DIR, `${name}.duckdb_extension`);
 }
 
-/** `ATTACH 'ducklake:sqlite:…' AS lake (DATA_PATH …)`, read-only for readers. */
+/** `ATTACH 'ducklake:sqlite:…' AS warehouse (DATA_PATH …)`, read-only for readers. */
 export function attachStatement(location: LakeLocation, access: 'read' | 'write'): string {
   const options = [`DATA_PATH ${quoteLiteral(location.dataPath)}`, ...(access === 'read' ? ['READ_ONLY'] : [])];
   return `ATTACH ${quoteLiteral(`ducklake:sqlite:${location.catalog.file}`)} AS ${LAKE_ALIAS} (${options.join(', ')})`;

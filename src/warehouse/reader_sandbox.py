@@ -1,7 +1,7 @@
 """The one way a process that runs other people's SQL (the dashboard tool) opens Quarry's warehouse.
 
 The warehouse is a DuckLake lake: a catalog database plus Parquet files. A reader gets an in-memory
-DuckDB of its own with the lake attached read-only as `lake` (its default database), the file system
+DuckDB of its own with the lake attached read-only as `warehouse` (its default database), the file system
 narrowed to the lake's data folder, external access off and the configuration locked, as
 lake-connection.ts does for Node readers. The catalog's extension (sqlite_scanner) ignores the
 external-access switch, so every statement a reader is handed must also pass assert_reads_only.
@@ -14,7 +14,7 @@ from pathlib import Path
 
 import duckdb
 
-LAKE = "lake"
+LAKE = "warehouse"  # as LAKE_ALIAS in lake-location.ts
 EXTENSIONS = ("ducklake", "sqlite_scanner")
 
 _REFUSED = json.loads((Path(__file__).parent / "reader-refused-functions.json").read_text())

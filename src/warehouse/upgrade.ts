@@ -4,6 +4,7 @@ import path from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { ProjectPaths } from '../config/index.ts';
 import type { Logger } from '../logger.ts';
+import { LAKE_ALIAS } from './lake-location.ts';
 import { quoteIdentifier, quoteLiteral } from './sql.ts';
 import { inTransaction } from './transaction.ts';
 import { withWriteConnection, writeTargetOf } from './write-connection.ts';
@@ -20,15 +21,18 @@ export interface WarehouseUpgrade {
 interface TableName { readonly schema: string; readonly name: string }
 
 /**
- * Converts a warehouse.duckdb from before the lake: every table is copied into the lake in one
- * transaction (one snapshot) and its row count checked, the views are made again, the old file is
- * renamed `warehouse.duckdb.converted` (removed after the next successful start) and the old
- * serving/ replicas are removed. Does nothing for a project that has no old file.
+ * Makes the project's lake at start when it has none (so dbt, which attaches it too, finds it made as
+ * Quarry makes it), and converts a warehouse.duckdb from before the lake: every table is copied into
+ * the lake in one transaction (one snapshot) and its row count checked, the views are made again, the
+ * old file is renamed `warehouse.duckdb.converted` (removed after the next successful start) and the
+ * old serving/ replicas are removed.
  */
-export async function upgradeLegacyWarehouse(paths: ProjectPaths, log: Logger, signal: AbortSignal): Promise<WarehouseUpgrade> {
+export async function prepareWarehouse(paths: ProjectPaths, log: Logger, signal: AbortSignal): Promise<WarehouseUpgrade> {
   const kept = `${paths.legacyWarehouseFile}${KEPT_SUFFIX}`;
   const keptBefore = existsSync(kept);
-  if (existsSync(paths.legacyWarehouseFile)) {
+  if (!existsSync(paths.legacyWarehouseFile)) {
+    await withWriteConnection(writeTargetOf(paths), signal, () => Promise.resolve());
+  } else {
     await convert(paths, log, signal);
     await rename(paths.legacyWarehouseFile, kept);
     await rm(`${paths.legacyWarehouseFile}.wal`, { force: true });
@@ -51,18 +55,18 @@ async function convert(paths: ProjectPaths, log: Logger, signal: AbortSignal): P
     const tables = await rowsOf<{ schema: string; name: string }>(connection,
       `SELECT schema_name AS schema, table_name AS name FROM duckdb_tables() WHERE database_name = '${LEGACY}' AND NOT internal ORDER BY 1, 2`);
     const expected = await countRows(connection, LEGACY, tables);
-    const inLake = await countRows(connection, 'lake', tables).catch(() => undefined);
+    const inLake = await countRows(connection, LAKE_ALIAS, tables).catch(() => undefined);
     if (inLake !== undefined && sameCounts(expected, inLake)) {
       log.info({ tables: tables.length }, 'the lake already holds every table of the old warehouse (converted before the old file was renamed)');
     } else {
       await inTransaction(connection, async () => {
         for (const table of tables) {
-          await connection.run(`CREATE SCHEMA IF NOT EXISTS lake.${quoteIdentifier(table.schema)}`);
-          await connection.run(`CREATE TABLE lake.${qualified(table)} AS SELECT * FROM ${LEGACY}.${qualified(table)}`);
+          await connection.run(`CREATE SCHEMA IF NOT EXISTS ${LAKE_ALIAS}.${quoteIdentifier(table.schema)}`);
+          await connection.run(`CREATE TABLE ${LAKE_ALIAS}.${qualified(table)} AS SELECT * FROM ${LEGACY}.${qualified(table)}`);
         }
-        const copied = await countRows(connection, 'lake', tables);
+        const copied = await countRows(connection, LAKE_ALIAS, tables);
         if (!sameCounts(expected, copied)) throw new Error('The row counts of the lake differ from the old warehouse file after copying; nothing was converted');
-        await connection.run("CALL lake.set_commit_message('quarry', 'converted the single-file warehouse into the lake')");
+        await connection.run(`CALL ${LAKE_ALIAS}.set_commit_message('quarry', 'converted the single-file warehouse into the lake')`);
       });
     }
     await recreateViews(connection, log);
@@ -79,12 +83,10 @@ async function recreateViews(connection: DuckDBConnection, log: Logger): Promise
   const views = await rowsOf<{ schema: string; name: string; sql: string }>(connection,
     `SELECT schema_name AS schema, view_name AS name, sql FROM duckdb_views() WHERE database_name = '${LEGACY}' AND NOT internal ORDER BY 1, 2`);
   for (const view of views) {
-    // The old file was attached as "warehouse" (its file name): its views name their tables so.
-    const sql = view.sql.replaceAll('"warehouse".', '"lake".').replaceAll(/\bwarehouse\./g, 'lake.');
+    // The old file was named warehouse.duckdb, so its views name their tables "warehouse"...: the lake's alias.
     try {
-      await connection.run(`CREATE SCHEMA IF NOT EXISTS lake.${quoteIdentifier(view.schema)}`);
-      await connection.run('USE lake');
-      await connection.run(sql);
+      await connection.run(`CREATE SCHEMA IF NOT EXISTS ${LAKE_ALIAS}.${quoteIdentifier(view.schema)}`);
+      await connection.run(view.sql);
     } catch (error) {
       log.warn({ err: error, view: `${view.schema}.${view.name}` }, 'a view of the old warehouse could not be made in the lake; the next model run builds it');
     }
