@@ -5,7 +5,8 @@ copy them into ~/.duckdb), and models get the lake and nothing else of the host:
 narrowed to the lake's data folder, external access is off and the configuration locked, so no model can
 read_text or COPY TO another file, or switch that back. The profile's `settings:` cannot do this: dbt-duckdb
 re-applies them on every cursor, which the lock refuses. configure_connection runs once, on the parent
-connection, after dbt-duckdb's own set-up and before its `attach:`.
+connection, after dbt-duckdb's own set-up and before its `attach:` (the SQLite catalog's extension opens the
+file itself, and a database attached after external access went off is not writable through COPY).
 """
 
 import os

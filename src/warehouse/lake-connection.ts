@@ -65,7 +65,9 @@ async function openLake(location: LakeLocation, attach: (connection: DuckDBConne
 /**
  * Makes sure the catalog is in WAL mode before DuckLake first attaches it (in SQLite's default journal
  * mode a reader's long query makes the writer's COMMIT fail: "database is locked"), creating the file
- * when missing. Returns whether DuckLake has yet to initialise it (a new lake).
+ * when missing, and that it names the data folder where it is now: DuckLake stores the absolute path and
+ * refuses an ATTACH with another, so a moved project folder would not open (the files' own paths are
+ * relative to it). Returns whether DuckLake has yet to initialise the catalog (a new lake).
  */
 function prepareCatalog(location: LakeLocation): boolean {
   const file = location.catalog.file;
@@ -74,7 +76,9 @@ function prepareCatalog(location: LakeLocation): boolean {
   try {
     catalog.exec('PRAGMA journal_mode = WAL');
     const initialised = catalog.prepare("SELECT count(*) AS n FROM sqlite_master WHERE type = 'table' AND name = 'ducklake_metadata'").get();
-    return Number(initialised?.n ?? 0) === 0;
+    if (Number(initialised?.n ?? 0) === 0) return true;
+    catalog.prepare("UPDATE ducklake_metadata SET value = ? WHERE key = 'data_path' AND scope IS NULL AND value <> ?").run(location.dataPath, location.dataPath);
+    return false;
   } finally {
     catalog.close();
   }

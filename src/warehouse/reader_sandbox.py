@@ -20,6 +20,8 @@ EXTENSIONS = ("ducklake", "sqlite_scanner")
 _REFUSED = json.loads((Path(__file__).parent / "reader-refused-functions.json").read_text())
 _anchor = None
 _anchor_lock = threading.Lock()
+_parser = None
+_parser_lock = threading.Lock()
 
 
 class ReaderWriteRefused(PermissionError):
@@ -36,13 +38,14 @@ def connect_sandboxed(catalog_file, data_path, extensions_dir, memory_limit="1GB
     try:
         for name in EXTENSIONS:
             connection.execute(f"LOAD {_quote(os.path.join(extensions_dir, name + '.duckdb_extension'))}")
-        # Attach first (after the lock nothing can be), allowed_directories before external access goes off.
-        connection.execute(f"ATTACH {_quote('ducklake:sqlite:' + catalog_file)} AS {LAKE} (DATA_PATH {_quote(data_path)}, READ_ONLY)")
-        connection.execute(f"USE {LAKE}")
+        # allowed_directories before external access goes off; the catalog attached after it (its extension
+        # opens the file itself), as DuckDB lets COPY write the files of a database attached before.
         connection.execute(f"SET allowed_directories = [{_quote(data_path)}]")
         connection.execute(f"SET threads = {int(threads)}")
         connection.execute(f"SET memory_limit = {_quote(memory_limit)}")
         connection.execute("SET enable_external_access = false")
+        connection.execute(f"ATTACH {_quote('ducklake:sqlite:' + catalog_file)} AS {LAKE} (DATA_PATH {_quote(data_path)}, READ_ONLY)")
+        connection.execute(f"USE {LAKE}")
         connection.execute("SET lock_configuration = true")
     except BaseException:
         connection.close()
@@ -70,8 +73,11 @@ def assert_reads_only(sql):
 
     json_serialize_sql only parses (nothing is bound or read) and serialises SELECT statements alone.
     """
-    with duckdb.connect(":memory:") as parser:
-        tree = json.loads(parser.execute("SELECT json_serialize_sql(?::VARCHAR)", [sql]).fetchone()[0])
+    global _parser
+    with _parser_lock:
+        if _parser is None:
+            _parser = duckdb.connect(":memory:")
+        tree = json.loads(_parser.execute("SELECT json_serialize_sql(?::VARCHAR)", [sql]).fetchone()[0])
     if tree.get("error"):
         message = tree.get("error_message", "")
         if message.startswith("Only SELECT statements"):
