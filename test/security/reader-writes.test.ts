@@ -47,7 +47,7 @@ describe('writes through every reader of the warehouse', () => {
     await quarry.jobsIdle();
     const [someDataFile] = dataFiles();
     const before = digest([...dataFiles(), catalog]);
-    const refusal = /are refused: the warehouse is read-only here/;
+    const refusal = /refused: the warehouse is read-only here/;
     const platformDb = path.join(quarry.dir, '.quarry', 'platform.db');
     const statements: [string, RegExp][] = [
       [`COPY (select 'junk' as a) TO '${someDataFile ?? ''}' (FORMAT parquet)`, refusal],
