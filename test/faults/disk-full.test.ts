@@ -47,6 +47,8 @@ describe.skipIf(process.getuid?.() !== 0)('a full disk under the warehouse', () 
   it('fails the sync that runs out of space with one line, keeps the loaded data, and syncs again once there is room', async () => {
     expect(await syncAndWait(quarry, 'orders')).toMatchObject({ type: 'sync_completed', rows: 2 });
     await writeCsv(path.join(dataDir, 'huge.csv'), 3_000_000);
+    const snapshot = async (): Promise<unknown> => (await quarry.query("SELECT max(snapshot_id) AS id FROM ducklake_snapshots('warehouse')"))[0]?.id;
+    const before = await snapshot();
     const full = await syncAndWait(quarry, 'orders');
     expect(full.type).toBe('sync_failed');
     expect(full.type === 'sync_failed' ? full.error : '').toMatch(/No space left on device|out of space|disk full/i);
@@ -55,6 +57,7 @@ describe.skipIf(process.getuid?.() !== 0)('a full disk under the warehouse', () 
     const sources = await quarry.request('GET', '/api/sources', { as: 'viewer' });
     expect(sources.json[0]).toMatchObject({ name: 'orders', status: 'failed', row_count: 2 });
     expect(await quarry.query('SELECT count(*) AS n FROM raw_orders.orders')).toEqual([{ n: 2 }]);
+    expect(await snapshot()).toBe(before); // the failed sync committed nothing
 
     rmSync(path.join(dataDir, 'huge.csv'));
     writeFileSync(path.join(dataDir, 'more.csv'), 'id,name,amount\n3,c,3.5\n');

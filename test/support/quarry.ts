@@ -63,7 +63,7 @@ export interface TestQuarry {
   nextEvent<T extends QuarryEvent['type']>(type: T, filter?: (event: Extract<QuarryEvent, { type: T }>) => boolean): Promise<Extract<QuarryEvent, { type: T }>>;
   /** Waits until no job is queued or running and the catalog has profiled what they changed. */
   jobsIdle(): Promise<void>;
-  /** Runs a query on the published read-only replica, as a dashboard would. */
+  /** Runs a query on the lake through a sandboxed reader, as a dashboard would. */
   query(sql: string): Promise<Record<string, unknown>[]>;
   close(): Promise<void>;
   /** Stops the platform and leaves the project in place, for a test that starts it again (`projectDir`). */
