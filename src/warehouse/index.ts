@@ -10,4 +10,4 @@ export {
 } from './read-query.ts';
 export { lakeLocation, DUCKDB_EXTENSIONS_DIR, LAKE_ALIAS, type LakeLocation } from './lake-location.ts';
 export { lakeProblem } from './lake-health.ts';
-export { prepareWarehouse } from './upgrade.ts';
+export { prepareWarehouse } from './prepare-warehouse.ts';

@@ -1,6 +1,3 @@
-import { existsSync } from 'node:fs';
-import { chmod, readdir, rename, rm } from 'node:fs/promises';
-import path from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { ProjectPaths } from '../config/index.ts';
 import type { Logger } from '../logger.ts';
@@ -10,45 +7,15 @@ import { inTransaction } from './transaction.ts';
 import { withWriteConnection, writeTargetOf } from './write-connection.ts';
 
 const LEGACY = 'legacy';
-/** What the converted single-file warehouse is renamed to, kept until the next successful start. */
-const KEPT_SUFFIX = '.converted';
-
-export interface WarehouseUpgrade {
-  /** Removes the converted file an earlier start kept; call once this start has succeeded. */
-  afterSuccessfulStart(): Promise<void>;
-}
 
 interface TableName { readonly schema: string; readonly name: string }
 
 /**
- * Makes the project's lake at start when it has none (so dbt, which attaches it too, finds it made as
- * Quarry makes it), and converts a warehouse.duckdb from before the lake: every table is copied into
- * the lake in one transaction (one snapshot) and its row count checked, the views are made again, the
- * old file is renamed `warehouse.duckdb.converted` (removed after the next successful start) and the
- * old serving/ replicas are removed.
+ * Copies every table of the single-file warehouse into the lake in one transaction (one snapshot),
+ * checking each table's row count, then makes its views again. A lake that already holds every table
+ * with the same counts (converted before the old file was renamed) is only checked.
  */
-export async function prepareWarehouse(paths: ProjectPaths, log: Logger, signal: AbortSignal): Promise<WarehouseUpgrade> {
-  const kept = `${paths.legacyWarehouseFile}${KEPT_SUFFIX}`;
-  const keptBefore = existsSync(kept);
-  if (!existsSync(paths.legacyWarehouseFile)) {
-    await withWriteConnection(writeTargetOf(paths), signal, () => Promise.resolve());
-  } else {
-    await convert(paths, log, signal);
-    await rename(paths.legacyWarehouseFile, kept);
-    await rm(`${paths.legacyWarehouseFile}.wal`, { force: true });
-    log.info({ file: kept }, 'the old warehouse file is kept until the next successful start');
-  }
-  await removeServingReplicas(path.join(paths.warehouseDir, 'serving'));
-  return {
-    afterSuccessfulStart: async () => {
-      if (!keptBefore) return;
-      await rm(kept, { force: true });
-      log.info({ file: kept }, 'removed the warehouse file converted into the lake by an earlier start');
-    },
-  };
-}
-
-async function convert(paths: ProjectPaths, log: Logger, signal: AbortSignal): Promise<void> {
+export async function convertLegacyWarehouse(paths: ProjectPaths, log: Logger, signal: AbortSignal): Promise<void> {
   log.info({ file: paths.legacyWarehouseFile }, 'converting the single-file warehouse into the lake');
   await withWriteConnection(writeTargetOf(paths), signal, async (connection) => {
     await connection.run(`ATTACH ${quoteLiteral(paths.legacyWarehouseFile)} AS ${LEGACY} (READ_ONLY)`);
@@ -112,11 +79,4 @@ function qualified(table: TableName): string {
 
 async function rowsOf<T>(connection: DuckDBConnection, sql: string): Promise<T[]> {
   return (await connection.runAndReadAll(sql)).getRowObjects() as T[];
-}
-
-/** The replicas of the single-file design (serving/v<N>/ are read-only folders). */
-async function removeServingReplicas(servingDir: string): Promise<void> {
-  if (!existsSync(servingDir)) return;
-  for (const entry of await readdir(servingDir)) await chmod(path.join(servingDir, entry), 0o755).catch(() => undefined);
-  await rm(servingDir, { recursive: true, force: true });
 }
