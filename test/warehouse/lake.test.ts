@@ -1,7 +1,9 @@
 import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { inTransaction, lakeLocation, withSandboxedReader, withWriteConnection, writeTargetOf } from '../../src/warehouse/index.ts';
+import {
+  assertReadsOnly, inTransaction, lakeLocation, openSandboxedReader, withSandboxedReader, withWriteConnection, writeTargetOf,
+} from '../../src/warehouse/index.ts';
 import { startQuarry, type TestQuarry } from '../support/quarry.ts';
 import { syncAndWait } from '../support/sync.ts';
 
@@ -90,6 +92,29 @@ describe('the warehouse as a lake', () => {
     }));
     await expect(writing).rejects.toThrow(/interrupt/i);
     expect(await latestSnapshot()).toBe(before);
+    expect(await orders()).toBe(4);
+  });
+
+  it('gives any query path a sandboxed reader that refuses what is not a query, and the catalog extension\'s functions', async () => {
+    const reader = await openSandboxedReader(lakeLocation(quarry.ctx.paths));
+    try {
+      const { connection } = reader;
+      await assertReadsOnly(connection, 'SELECT region, count(*) FROM raw_orders.orders GROUP BY ALL');
+      const platformDb = quarry.ctx.paths.platformDb;
+      for (const sql of [
+        `SELECT * FROM sqlite_scan('${platformDb}', 'users')`, `SELECT * FROM "Sqlite_Scan"('${platformDb}', 'users')`,
+        "SELECT * FROM query('SELECT 1')", `ATTACH '${platformDb}' AS p (TYPE sqlite)`, "COPY (SELECT 1) TO '/tmp/x.csv'",
+        'SET threads = 4', 'SELECT 1; DROP TABLE raw_orders.orders',
+      ]) {
+        await expect(assertReadsOnly(connection, sql), sql).rejects.toThrow(/not allowed here|Only queries/);
+      }
+      // The sandbox itself, for a statement that got past the check: no host file, not the catalog.
+      await expect(connection.run("SELECT * FROM read_text('/etc/passwd')")).rejects.toThrow(/Permission Error/);
+      await expect(connection.run(`COPY (SELECT 'junk') TO '${quarry.ctx.paths.lakeCatalogFile}' (FORMAT csv, USE_TMP_FILE false)`)).rejects.toThrow(/Permission Error/);
+      await expect(connection.run('DELETE FROM raw_orders.orders')).rejects.toThrow(/read-only/);
+    } finally {
+      reader.close();
+    }
     expect(await orders()).toBe(4);
   });
 
