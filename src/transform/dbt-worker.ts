@@ -2,7 +2,7 @@ import path from 'node:path';
 import type { ProjectPaths } from '../config/index.ts';
 import type { Logger } from '../logger.ts';
 import { PythonWorker, type WorkerMessage } from '../python/index.ts';
-import { DUCKDB_EXTENSIONS_DIR, lakeLocation } from '../warehouse/index.ts';
+import { DUCKDB_EXTENSIONS_DIR, lakeLocation, READER_SANDBOX_PYTHON_PATH } from '../warehouse/index.ts';
 import { writeWorkerProfile } from './dbt-project.ts';
 
 const WORKER_SCRIPT = path.join(import.meta.dirname, 'dbt_worker.py');
@@ -95,8 +95,8 @@ export class DbtWorker {
         QUARRY_LAKE_CATALOG: lake.catalog.file,
         QUARRY_LAKE_DATA: lake.dataPath,
         QUARRY_DUCKDB_EXTENSIONS: DUCKDB_EXTENSIONS_DIR,
-        // The profile's plugin (quarry_lake.py) lives beside this file.
-        PYTHONPATH: import.meta.dirname,
+        // The profile's plugin (quarry_lake.py) lives beside this file and opens the lake as reader_sandbox.py does.
+        PYTHONPATH: [import.meta.dirname, READER_SANDBOX_PYTHON_PATH].join(path.delimiter),
         DBT_SEND_ANONYMOUS_USAGE_STATS: 'false',
         DBT_VERSION_CHECK: 'false',
         DBT_USE_COLORS: 'false',

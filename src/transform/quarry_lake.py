@@ -5,19 +5,11 @@ copy them into ~/.duckdb), and models get the lake and nothing else of the host:
 narrowed to the lake's data folder, external access is off and the configuration locked, so no model can
 read_text or COPY TO another file, or switch that back. The profile's `settings:` cannot do this: dbt-duckdb
 re-applies them on every cursor, which the lock refuses. configure_connection runs once, on the parent
-connection, after dbt-duckdb's own set-up and before its `attach:` (the SQLite catalog's extension opens the
-file itself, and a database attached after external access went off is not writable through COPY).
+connection, after dbt-duckdb's own set-up and before its `attach:`, the order reader_sandbox.py keeps too.
 """
 
-import os
-
 from dbt.adapters.duckdb.plugins import BasePlugin
-
-EXTENSIONS = ("ducklake", "sqlite_scanner")
-
-
-def _quote(value):
-    return "'" + value.replace("'", "''") + "'"
+from reader_sandbox import confine_to_lake_data, load_lake_extensions
 
 
 class Plugin(BasePlugin):
@@ -26,8 +18,6 @@ class Plugin(BasePlugin):
         self.data_path = plugin_config["data_path"]
 
     def configure_connection(self, conn):
-        for name in EXTENSIONS:
-            conn.execute(f"LOAD {_quote(os.path.join(self.extensions_dir, name + '.duckdb_extension'))}")
-        conn.execute(f"SET allowed_directories = [{_quote(self.data_path)}]")
-        conn.execute("SET enable_external_access = false")
+        load_lake_extensions(conn, self.extensions_dir)
+        confine_to_lake_data(conn, self.data_path)
         conn.execute("SET lock_configuration = true")

@@ -32,18 +32,30 @@ def _quote(value):
     return "'" + value.replace("'", "''") + "'"
 
 
+def load_lake_extensions(connection, extensions_dir):
+    """Loads the lake's extensions by path from the folder bin/setup fills (nothing is downloaded)."""
+    for name in EXTENSIONS:
+        connection.execute(f"LOAD {_quote(os.path.join(extensions_dir, name + '.duckdb_extension'))}")
+
+
+def confine_to_lake_data(connection, data_path):
+    """Leaves the connection the lake's data folder and no other file: call it before attaching the catalog.
+
+    allowed_directories must come before external access goes off; the SQLite catalog is attached after
+    (its extension opens the file itself), as DuckDB lets COPY write the files of a database attached before.
+    """
+    connection.execute(f"SET allowed_directories = [{_quote(data_path)}]")
+    connection.execute("SET enable_external_access = false")
+
+
 def connect_sandboxed(catalog_file, data_path, extensions_dir, memory_limit="1GB", threads=1):
     """A new connection that can read the lake and nothing else: no writes, no files outside its data, no settings."""
     connection = duckdb.connect(":memory:", config={"autoinstall_known_extensions": False, "autoload_known_extensions": False})
     try:
-        for name in EXTENSIONS:
-            connection.execute(f"LOAD {_quote(os.path.join(extensions_dir, name + '.duckdb_extension'))}")
-        # allowed_directories before external access goes off; the catalog attached after it (its extension
-        # opens the file itself), as DuckDB lets COPY write the files of a database attached before.
-        connection.execute(f"SET allowed_directories = [{_quote(data_path)}]")
+        load_lake_extensions(connection, extensions_dir)
         connection.execute(f"SET threads = {int(threads)}")
         connection.execute(f"SET memory_limit = {_quote(memory_limit)}")
-        connection.execute("SET enable_external_access = false")
+        confine_to_lake_data(connection, data_path)
         connection.execute(f"ATTACH {_quote('ducklake:sqlite:' + catalog_file)} AS {LAKE} (DATA_PATH {_quote(data_path)}, READ_ONLY)")
         connection.execute(f"USE {LAKE}")
         connection.execute("SET lock_configuration = true")
