@@ -60,7 +60,8 @@ export async function runQueryBenchmark(): Promise<{ benchmark: string; rows: Qu
   try {
     await syncAndWait(server.ctx, 'events');
     // DuckDB in-process on the same lake, as a reader opens it (the API's own overhead is the difference).
-    const { connection, close } = await openSandboxedReader(lakeLocation(server.ctx.paths), { threads: 1, memoryLimit: '1GB' });
+    const reader = await openSandboxedReader(lakeLocation(server.ctx.paths), { threads: 1, memoryLimit: '1GB' });
+    const { connection } = reader;
     const headers = { authorization: `Bearer ${server.key}`, 'content-type': 'application/json' };
     const body = JSON.stringify({ sql: SQL });
     const [inProcessMs, apiMs] = await interleavedMedians(() => connection.runAndReadAll(SQL), async () => {
@@ -68,7 +69,7 @@ export async function runQueryBenchmark(): Promise<{ benchmark: string; rows: Qu
       if (!response.ok) throw new Error(`POST /api/query answered ${String(response.status)}: ${await response.text()}`);
       await response.json();
     });
-    close();
+    reader.close();
     const loaded = await autocannon({ url: `${server.base}/api/query`, method: 'POST', headers, body, connections: CONCURRENT_CLIENTS, duration: DURATION_SECONDS });
     if (loaded.non2xx > 0) throw new Error(`${String(loaded.non2xx)} queries failed under load`);
     return {

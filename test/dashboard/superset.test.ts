@@ -203,8 +203,8 @@ describe('the dashboard tool (Superset) under /dashboard/, on the demo project',
     const host = await run("select * from read_text('/etc/passwd')");
     expect(host.status).toBeGreaterThanOrEqual(400);
     expect(host.text).toMatch(/function read_text is refused/i);
-    const files = await run("select * from read_csv('/etc/passwd')");
-    expect(files.text).toMatch(/disabled by configuration|Permission Error/i);
+    const files = await run("select * from '/etc/passwd'");
+    expect(files.status).toBeGreaterThanOrEqual(400);
     // sqlite_scanner (the catalog's extension) ignores enable_external_access: only the check before the query stops it.
     for (const sql of [
       `select * from sqlite_scan('${path.join(quarry.dir, '.quarry', 'platform.db')}', 'users')`,
@@ -231,7 +231,7 @@ describe('the dashboard tool (Superset) under /dashboard/, on the demo project',
     const settings = await run("select current_setting('enable_external_access') as external, current_setting('lock_configuration') as locked, "
       + "(select readonly from duckdb_databases() where database_name = 'warehouse') as read_only");
     expect(settings.json.data).toEqual([{ external: false, locked: true, read_only: true }]);
-    expect((await run("select * from read_csv('/etc/passwd')")).text).toMatch(/disabled by configuration|Permission Error/i);
+    expect((await run("select * from read_csv('/etc/passwd')")).text).toMatch(/refused|disabled by configuration|Permission Error/i);
     expect((await run('create table marts.intruder as select 1 as x')).text).toMatch(/read-only/i);
     for (const uri of ['duckdb:///:memory:', `duckdb:///${path.join(quarry.dir, '.quarry', 'platform.db')}`, 'postgresql://postgres@127.0.0.1:5432/test']) {
       const refused = await register(`elsewhere-${String(uri.length)}`, uri, {});

@@ -106,7 +106,7 @@ describe('the warehouse as a lake', () => {
         "SELECT * FROM query('SELECT 1')", `ATTACH '${platformDb}' AS p (TYPE sqlite)`, "COPY (SELECT 1) TO '/tmp/x.csv'",
         'SET threads = 4', 'SELECT 1; DROP TABLE raw_orders.orders',
       ]) {
-        await expect(assertReadsOnly(connection, sql), sql).rejects.toThrow(/not allowed here|Only queries/);
+        await expect(assertReadsOnly(connection, sql), sql).rejects.toThrow(/not allowed|Only/);
       }
       // The sandbox itself, for a statement that got past the check: no host file, not the catalog.
       await expect(connection.run("SELECT * FROM read_text('/etc/passwd')")).rejects.toThrow(/Permission Error/);
