@@ -95,15 +95,16 @@ def assert_reads_only(sql):
         if message.startswith("Only SELECT statements"):
             raise ReaderWriteRefused("statements other than queries are refused: the warehouse is read-only here")
         raise ReaderWriteRefused(message)
-    name = _refused_function(tree)
-    if name is not None:
-        raise ReaderWriteRefused(f"the function {name} is refused: the warehouse is read-only here")
+    reach = _refused_reach(tree)
+    if reach is not None:
+        raise ReaderWriteRefused(f"{reach} is refused: the warehouse is read-only here")
 
 
-def _refused_function(node):
+def _refused_reach(node):
+    """What in the parse tree reaches past the warehouse (a refused function, a file named as a table), or None."""
     if isinstance(node, list):
         for child in node:
-            found = _refused_function(child)
+            found = _refused_reach(child)
             if found is not None:
                 return found
         return None
@@ -113,5 +114,9 @@ def _refused_function(node):
     if isinstance(name, str):
         lowered = name.lower()
         if lowered in _REFUSED["names"] or lowered.startswith(tuple(_REFUSED["prefixes"])):
-            return name
-    return _refused_function(list(node.values()))
+            return f"the function {name}"
+    # `FROM 'file.csv'` is a table whose name DuckDB turns into a file scan (as reader-sql.ts checks).
+    table = node.get("table_name")
+    if node.get("type") == "BASE_TABLE" and isinstance(table, str) and any(mark in table for mark in "./\\:"):
+        return f"reading the file {table!r}"
+    return _refused_reach(list(node.values()))
