@@ -8,6 +8,6 @@ export {
   WarehouseReaders, QueryTimeoutError, QueryFailedError,
   type ReadQueryLimits, type ReadQueryResult, type QueryAnswer, type QueryColumn,
 } from './read-query.ts';
-export { lakeLocation, DUCKDB_EXTENSIONS_DIR, LAKE_ALIAS, type LakeLocation } from './lake-location.ts';
+export { lakeLocation, extensionFile, DUCKDB_EXTENSIONS_DIR, LAKE_ALIAS, LAKE_EXTENSIONS, type LakeLocation } from './lake-location.ts';
 export { lakeProblem } from './lake-health.ts';
 export { prepareWarehouse } from './prepare-warehouse.ts';
