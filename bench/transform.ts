@@ -7,11 +7,12 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { DuckDBInstance } from '@duckdb/node-api';
 import { initProject } from '../src/cli/init.ts';
 import { closeContext, createContext, type AppContext } from '../src/context.ts';
 import { createLogger } from '../src/logger.ts';
 import { pythonExecutable } from '../src/python/index.ts';
+import type { ProjectPaths } from '../src/config/index.ts';
+import { DUCKDB_EXTENSIONS_DIR, lakeLocation, READER_SANDBOX_PYTHON_PATH, withWriteConnection, writeTargetOf } from '../src/warehouse/index.ts';
 import type { LoadBenchResult } from './load.ts';
 import { timed } from './measure.ts';
 
@@ -55,16 +56,11 @@ function writeProject(dir: string): { models: number; selected: number } {
   return { models: 20, selected: 5 };
 }
 
-async function createRawTable(warehouseFile: string): Promise<void> {
-  const instance = await DuckDBInstance.create(warehouseFile);
-  try {
-    const connection = await instance.connect();
+async function createRawTable(paths: ProjectPaths): Promise<void> {
+  await withWriteConnection(writeTargetOf(paths), AbortSignal.timeout(600_000), async (connection) => {
     await connection.run(`CREATE SCHEMA raw_bench; CREATE TABLE raw_bench.events AS
       SELECT i AS id, i % 997 AS customer_id, (i % 1000) / 10.0 AS amount, DATE '2026-01-01' + (i % 365)::INTEGER AS day FROM range(${String(RAW_ROWS)}) r(i)`);
-    connection.closeSync();
-  } finally {
-    instance.closeSync();
-  }
+  });
 }
 
 /** The job from POST to its last model's outcome event (the docs regeneration that follows is not counted). */
@@ -103,14 +99,16 @@ export async function runTransformBenchmark(): Promise<LoadBenchResult[]> {
     const { models, selected } = writeProject(dir);
     const ctx = createContext({ projectDir: dir, env, log: createLogger({ level: 'silent' }) });
     try {
-      await createRawTable(ctx.paths.warehouseFile);
+      await createRawTable(ctx.paths);
+      const lake = lakeLocation(ctx.paths);
       const python = pythonExecutable('dbt');
       const dbt = path.join(path.dirname(python), 'dbt');
       const dbtCli = (args: readonly string[]): Promise<unknown> => promisify(execFile)(dbt, args, {
         cwd: ctx.paths.transformDir,
         env: {
           PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? dir, DBT_PROFILES_DIR: ctx.paths.transformDir,
-          QUARRY_WAREHOUSE_FILE: ctx.paths.warehouseFile, DBT_SEND_ANONYMOUS_USAGE_STATS: 'false', DBT_VERSION_CHECK: 'false',
+          QUARRY_LAKE_CATALOG: lake.catalog.file, QUARRY_LAKE_DATA: lake.dataPath, QUARRY_DUCKDB_EXTENSIONS: DUCKDB_EXTENSIONS_DIR,
+          PYTHONPATH: [path.join(import.meta.dirname, '..', 'src', 'transform'), READER_SANDBOX_PYTHON_PATH].join(path.delimiter), DBT_SEND_ANONYMOUS_USAGE_STATS: 'false', DBT_VERSION_CHECK: 'false',
         },
       });
       const coldRun = (): Promise<unknown> => dbtCli(['build', '--select', `${ROOT}+`]);

@@ -49,3 +49,17 @@ build_python_env() {
     ln -sfn "$final" "$link"
   fi
 }
+
+# link_duckdb_extensions: links every <name>.duckdb_extension of the duckdb-extensions environment into
+# .tools/duckdb-extensions/, the one folder Node and the Python environments LOAD the lake's extensions
+# from by path (nothing is downloaded at run time).
+link_duckdb_extensions() {
+  local env="$root/.tools/venvs/duckdb-extensions" folder="$root/.tools/duckdb-extensions" file
+  mkdir -p "$folder"
+  for file in "$env"/lib/python*/site-packages/duckdb_extension_*/extensions/v*/*.duckdb_extension; do
+    [ -e "$file" ] || { echo "setup: no DuckDB extension files in $env" >&2; return 1; }
+    if [ "$(readlink "$folder/$(basename "$file")" 2>/dev/null)" != "$file" ]; then
+      ln -sfn "$file" "$folder/$(basename "$file")"
+    fi
+  done
+}

@@ -5,6 +5,7 @@ import {
   checkDashboardTool, checkDisk, checkDuckDbExtensions, checkNode, checkPlatformDatabase, checkPort, checkPythonEnvironment, checkWarehouse, problem,
   PYTHON_ENVIRONMENTS, type Finding,
 } from '../doctor/index.ts';
+import { lakeLocation } from '../warehouse/index.ts';
 import { CliError } from './cli-error.ts';
 import { runningServerPid } from './running-server.ts';
 
@@ -24,7 +25,7 @@ async function examine(project: string, env: NodeJS.ProcessEnv): Promise<Finding
     await checkDisk(paths.root),
     await checkPort('web', config.web.host, config.web.port, running, 'web.port in .quarry/project.yml, or quarry start --port'),
     checkPlatformDatabase(paths.platformDb),
-    await checkWarehouse(paths.warehouseFile, running),
+    await checkWarehouse(lakeLocation(paths)),
     checkDashboardTool(config.dashboard.enabled, environmentsDir),
   );
   return findings;

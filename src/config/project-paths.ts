@@ -15,13 +15,14 @@ export interface ProjectPaths {
   /** The Unix socket the transformation-docs server listens on (mode 0600, not a port any local user can reach). */
   readonly docsSocket: string;
   readonly warehouseDir: string;
-  readonly warehouseFile: string;
-  /** Where read-only replicas of the warehouse are published (serving/v<N>/, serving/current, serving/warehouse.duckdb). */
-  readonly servingDir: string;
-  /** The published replica, through serving/warehouse.duckdb: what the API and dbt read. */
-  readonly servingFile: string;
-  /** The published replica through serving/current, so a reader that keeps the path sees a new version at its next query. */
-  readonly servingCurrentFile: string;
+  /** The lake's catalog (tables, data files, snapshots): an SQLite database DuckLake keeps. */
+  readonly lakeCatalogFile: string;
+  /** The lake's Parquet data files, written once and never changed. */
+  readonly lakeDataDir: string;
+  /** Held (an OS lock) by the one process writing the lake, so a second `quarry` fails fast instead of conflicting. */
+  readonly writerLockFile: string;
+  /** The single-file warehouse of Quarry before the lake: converted into the lake on the first start, then removed. */
+  readonly legacyWarehouseFile: string;
   readonly transformDir: string;
   readonly dataDir: string;
   /** Dashboards the project ships (<slug>.json), created in the dashboard tool once. */
@@ -33,7 +34,6 @@ export function projectPaths(projectDir: string): ProjectPaths {
   const configDir = path.join(root, '.quarry');
   const warehouseDir = path.join(root, 'warehouse');
   const runDir = path.join(configDir, 'run');
-  const servingDir = path.join(warehouseDir, 'serving');
   return Object.freeze({
     root,
     configDir,
@@ -46,10 +46,10 @@ export function projectPaths(projectDir: string): ProjectPaths {
     serverPidFile: path.join(runDir, 'server.pid'),
     docsSocket: path.join(runDir, 'docs.sock'),
     warehouseDir,
-    warehouseFile: path.join(warehouseDir, 'warehouse.duckdb'),
-    servingDir,
-    servingFile: path.join(servingDir, 'warehouse.duckdb'),
-    servingCurrentFile: path.join(servingDir, 'current', 'warehouse.duckdb'),
+    lakeCatalogFile: path.join(warehouseDir, 'catalog.sqlite'),
+    lakeDataDir: path.join(warehouseDir, 'data'),
+    writerLockFile: path.join(warehouseDir, 'writer.lock'),
+    legacyWarehouseFile: path.join(warehouseDir, 'warehouse.duckdb'),
     transformDir: path.join(root, 'transform'),
     dataDir: path.join(root, 'data'),
     dashboardsDir: path.join(root, 'dashboards'),

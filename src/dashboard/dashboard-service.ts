@@ -2,6 +2,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { describeError } from '../errors.ts';
 import type { EventBus } from '../events/index.ts';
 import type { Logger } from '../logger.ts';
+import type { LakeLocation } from '../warehouse/index.ts';
 import type { Store, UserRecord } from '../store/index.ts';
 import { DashboardBridge } from './dashboard-bridge.ts';
 import { loadDashboardDefinitions } from './dashboard-definitions.ts';
@@ -21,7 +22,7 @@ export interface DashboardServiceOptions {
   readonly superset: SupersetProcess;
   readonly store: Store;
   readonly events: EventBus;
-  readonly servingDb: string;
+  readonly lake: LakeLocation;
   readonly dashboardsDir: string;
   readonly secretKey: Buffer;
   readonly log: Logger;
@@ -53,7 +54,7 @@ export class DashboardService {
     this.#api = api;
     this.#roles = new SupersetRoles(api);
     this.bridge = new DashboardBridge({ superset: options.superset, api, roles: this.#roles, store: options.store, secretKey: options.secretKey, log: options.log, now: options.now });
-    this.#registration = new WarehouseRegistration({ api, roles: this.#roles, servingDb: options.servingDb, log: options.log, now: options.now });
+    this.#registration = new WarehouseRegistration({ api, roles: this.#roles, lake: options.lake, log: options.log, now: options.now });
     this.#provisioner = new DashboardProvisioner({ api, recordFile: options.superset.stateFile('provisioned-dashboards.json'), log: options.log });
   }
 

@@ -2,6 +2,7 @@ import path from 'node:path';
 import type { ProjectConfig, ProjectPaths } from '../config/index.ts';
 import type { Logger } from '../logger.ts';
 import { pythonExecutableOrLog } from '../python/index.ts';
+import { lakeLocation } from '../warehouse/index.ts';
 import { SupersetProcess } from './superset-process.ts';
 
 /** Starts Superset for the project; undefined (logged) when the superset environment is missing. */
@@ -16,8 +17,7 @@ export function startDashboard(options: {
   const superset = new SupersetProcess({
     binDir: path.dirname(python),
     home: path.join(options.paths.configDir, 'dashboard'),
-    // Through serving/current, so a new version is seen by the next query (notes/superset.md, section 5).
-    servingDb: options.paths.servingCurrentFile,
+    lake: lakeLocation(options.paths),
     port: options.port ?? options.config.dashboard.port,
     https: options.config.web.public_url?.startsWith('https:') === true,
     baseEnv: options.baseEnv,

@@ -8,7 +8,7 @@ import { promisify } from 'node:util';
 import { describeError } from '../errors.ts';
 import type { Logger } from '../logger.ts';
 import { RestartPolicy, signalProcessGroup, stopProcessGroup } from '../child-process/index.ts';
-import { READER_SANDBOX_PYTHON_PATH } from '../warehouse/index.ts';
+import { DUCKDB_EXTENSIONS_DIR, READER_SANDBOX_PYTHON_PATH, type LakeLocation } from '../warehouse/index.ts';
 import { availablePort } from './loopback-port.ts';
 import { endOrphanedServer } from './orphaned-server.ts';
 
@@ -26,8 +26,8 @@ export interface SupersetProcessOptions {
   readonly binDir: string;
   /** Superset's home inside the project: metadata DB, secret key, sessions. */
   readonly home: string;
-  /** The replica path every DuckDB connection is forced onto. */
-  readonly servingDb: string;
+  /** The lake every DuckDB connection is forced onto, through the reader sandbox. */
+  readonly lake: LakeLocation;
   /** 0 picks a free port. */
   readonly port: number;
   readonly https: boolean;
@@ -148,7 +148,7 @@ export class SupersetProcess {
   }
 
   #environment(): Record<string, string> {
-    const { home, binDir, baseEnv, servingDb, https } = this.#options;
+    const { home, binDir, baseEnv, lake, https } = this.#options;
     mkdirSync(path.join(home, 'sessions'), { recursive: true, mode: 0o700 });
     return {
       ...baseEnv,
@@ -157,7 +157,9 @@ export class SupersetProcess {
       SUPERSET_CONFIG_PATH: CONFIG_FILE,
       SUPERSET_SECRET_KEY: readOrCreateSecret(path.join(home, 'secret.key')),
       QUARRY_PROXY_SECRET: this.proxySecret,
-      QUARRY_SERVING_DB: servingDb,
+      QUARRY_LAKE_CATALOG: lake.catalog.file,
+      QUARRY_LAKE_DATA: lake.dataPath,
+      QUARRY_DUCKDB_EXTENSIONS: DUCKDB_EXTENSIONS_DIR,
       // superset_config.py opens the warehouse through reader_sandbox.py, the sandbox every reader shares.
       PYTHONPATH: READER_SANDBOX_PYTHON_PATH,
       QUARRY_HTTPS: https ? '1' : '0',

@@ -1,7 +1,8 @@
 """Superset's configuration under Quarry: the tested set-up of notes/superset.md.
 
 Everything project-specific arrives in the environment Quarry gives the process (SUPERSET_HOME,
-SUPERSET_SECRET_KEY, QUARRY_PROXY_SECRET, QUARRY_SERVING_DB, QUARRY_HTTPS).
+SUPERSET_SECRET_KEY, QUARRY_PROXY_SECRET, QUARRY_LAKE_CATALOG, QUARRY_LAKE_DATA, QUARRY_DUCKDB_EXTENSIONS,
+QUARRY_HTTPS).
 """
 
 import hmac
@@ -16,13 +17,15 @@ from flask import request
 from flask_appbuilder.security.manager import AUTH_REMOTE_USER
 from flask_login import current_user, login_user, logout_user
 from duckdb_engine import ConnectionWrapper
-from reader_sandbox import assert_reads_only, connect_sandboxed
+from reader_sandbox import assert_reads_only, sandboxed_cursor
 from sqlalchemy.pool import NullPool
 from superset.security import SupersetSecurityManager
 
 _HOME = os.environ["SUPERSET_HOME"]
 _PROXY_SECRET = os.environ["QUARRY_PROXY_SECRET"].encode()
-_SERVING_DB = os.environ["QUARRY_SERVING_DB"]
+_LAKE = (os.environ["QUARRY_LAKE_CATALOG"], os.environ["QUARRY_LAKE_DATA"], os.environ["QUARRY_DUCKDB_EXTENSIONS"])
+# What Quarry registers; the name stands for the lake, which the creator below opens whatever the URI says.
+_WAREHOUSE_URI_DATABASE = "quarry_lake"
 _ROOT = "/dashboard"
 
 SECRET_KEY = os.environ["SUPERSET_SECRET_KEY"]
@@ -158,7 +161,7 @@ def FLASK_APP_MUTATOR(app):  # noqa: N802 (Superset's name)
 
 
 def DB_CONNECTION_MUTATOR(url, params, username, security_manager, source):  # noqa: N802
-    """Every engine is the serving replica opened through Quarry's reader sandbox, whatever URI or engine_params were registered.
+    """Every engine is the lake opened through Quarry's reader sandbox, whatever URI or engine_params were registered.
 
     The engine's keyword arguments are replaced, not amended: duckdb-engine reads more than `config` from
     connect_args (`url_config` overrides it, `database` opens another file, `preload_extensions` runs
@@ -167,9 +170,9 @@ def DB_CONNECTION_MUTATOR(url, params, username, security_manager, source):  # n
     """
     if url.drivername != "duckdb":
         raise ValueError("the dashboard tool reads Quarry's warehouse only")
-    if url.database != _SERVING_DB:
-        raise ValueError("only the serving replica may be opened")
-    safe_params = {"creator": lambda: ConnectionWrapper(connect_sandboxed(_SERVING_DB))}
+    if url.database != _WAREHOUSE_URI_DATABASE:
+        raise ValueError("only the Quarry warehouse may be opened")
+    safe_params = {"creator": lambda: ConnectionWrapper(sandboxed_cursor(*_LAKE))}
     if params.get("poolclass") is NullPool:
         safe_params["poolclass"] = NullPool
     return url.set(query={}, username=None, password=None, host=None, port=None), safe_params
@@ -178,8 +181,8 @@ def DB_CONNECTION_MUTATOR(url, params, username, security_manager, source):  # n
 def SQL_QUERY_MUTATOR(sql, **kwargs):  # noqa: N802
     """SQL Lab, charts and datasets all pass here before running: anything but a query is refused.
 
-    Superset's allow_dml does not see COPY or EXPORT; DuckDB's own parser does. The sandbox would stop
-    the write anyway; this refuses it before a connection is opened.
+    Superset's allow_dml does not see COPY or EXPORT; DuckDB's own parser does. The sandbox stops file
+    access, but not the catalog extension's own functions (sqlite_scan): this refuses those too.
     """
     assert_reads_only(sql)
     return sql

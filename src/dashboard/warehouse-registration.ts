@@ -1,10 +1,13 @@
 import { existsSync } from 'node:fs';
 import type { Logger } from '../logger.ts';
+import type { LakeLocation } from '../warehouse/index.ts';
 import type { SupersetApi } from './superset-api.ts';
 import type { SupersetRoles } from './superset-roles.ts';
 
-/** The Superset database that stands for the warehouse replica. */
+/** The Superset database that stands for the warehouse (the lake). */
 export const WAREHOUSE_DATABASE = 'warehouse';
+/** Its URI: superset_config.py's connection mutator opens the lake through the reader sandbox for exactly this one. */
+export const WAREHOUSE_URI = 'duckdb:///quarry_lake';
 export interface TableName { readonly schema: string; readonly name: string }
 
 export interface RegisteredWarehouse {
@@ -19,14 +22,14 @@ interface DatasetRow { id: number; schema: string | null; table_name: string }
 interface PermissionRow { id: number; permission: { name: string }; view_menu: { name: string } }
 
 /**
- * Keeps the warehouse replica registered in Superset: one read-only DuckDB database (the connection
+ * Keeps the warehouse (the lake) registered in Superset: one read-only DuckDB database (the connection
  * mutator in superset_config.py enforces read-only and the sandbox whatever is registered), viewers
  * granted access to it, and a dataset per marts table with its columns refreshed after each change.
  */
 export class WarehouseRegistration {
   readonly #api: SupersetApi;
   readonly #roles: SupersetRoles;
-  readonly #servingDb: string;
+  readonly #lake: LakeLocation;
   readonly #log: Logger;
   readonly #now: () => Date;
   #registered: RegisteredWarehouse | undefined;
@@ -34,10 +37,10 @@ export class WarehouseRegistration {
   /** The database id viewers were last granted, so the grant is not repeated on every refresh. */
   #grantedDatabaseId: number | undefined;
 
-  constructor(options: { api: SupersetApi; roles: SupersetRoles; servingDb: string; log: Logger; now: () => Date }) {
+  constructor(options: { api: SupersetApi; roles: SupersetRoles; lake: LakeLocation; log: Logger; now: () => Date }) {
     this.#api = options.api;
     this.#roles = options.roles;
-    this.#servingDb = options.servingDb;
+    this.#lake = options.lake;
     this.#log = options.log;
     this.#now = options.now;
   }
@@ -54,11 +57,11 @@ export class WarehouseRegistration {
   }
 
   /**
-   * Registers the replica once it exists (a project that never synced has none: undefined), grants
+   * Registers the lake once it exists (a project that never synced has none: undefined), grants
    * viewers access, and brings the datasets in line with `martsTables`.
    */
   async refresh(martsTables: readonly TableName[]): Promise<RegisteredWarehouse | undefined> {
-    if (!existsSync(this.#servingDb)) return undefined;
+    if (!existsSync(this.#lake.catalog.file)) return undefined;
     const databaseId = await this.#ensureDatabase();
     if (this.#grantedDatabaseId !== databaseId) {
       await this.#grantViewers(databaseId);
@@ -75,16 +78,15 @@ export class WarehouseRegistration {
   }
 
   async #ensureDatabase(): Promise<number> {
-    const uri = `duckdb:///${this.#servingDb}`;
     const databases = await this.#api.list<{ id: number; database_name: string }>('/api/v1/database/', { col: 'database_name', opr: 'eq', value: WAREHOUSE_DATABASE });
     const existing = databases.find((database) => database.database_name === WAREHOUSE_DATABASE);
-    const fields = { sqlalchemy_uri: uri, expose_in_sqllab: true, allow_dml: false, allow_run_async: false, allow_file_upload: false };
+    const fields = { sqlalchemy_uri: WAREHOUSE_URI, expose_in_sqllab: true, allow_dml: false, allow_run_async: false, allow_file_upload: false };
     if (existing === undefined) {
       const created = await this.#api.request<{ id: number }>('POST', '/api/v1/database/', { database_name: WAREHOUSE_DATABASE, ...fields });
-      this.#log.info({ databaseId: created.id }, 'registered the warehouse replica in the dashboard tool');
+      this.#log.info({ databaseId: created.id }, 'registered the warehouse in the dashboard tool');
       return created.id;
     }
-    // The project folder may have moved since the registration: the URI follows it.
+    // A registration from before the lake named the replica's file: the URI is brought in line.
     await this.#api.request('PUT', `/api/v1/database/${String(existing.id)}`, fields);
     return existing.id;
   }

@@ -1,7 +1,8 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
-import { describeError, firstLineOf } from '../errors.ts';
+import { describeError } from '../errors.ts';
+import { extensionFile, LAKE_ALIAS, LAKE_EXTENSIONS, quoteLiteral, withSandboxedReader, type LakeLocation } from '../warehouse/index.ts';
 import { ok, problem, type Finding } from './finding.ts';
 
 const SETUP = path.join(path.resolve(import.meta.dirname, '..', '..'), 'bin', 'setup');
@@ -23,8 +24,16 @@ export async function checkDuckDbExtensions(): Promise<Finding> {
         missing.push(extension);
       }
     }
-    if (missing.length > 0) return problem(check, `${missing.join(', ')} cannot be loaded`, `run ${SETUP} (it reinstalls @duckdb/node-api)`);
-    return ok(check, `${REQUIRED_EXTENSIONS.join(', ')} load`);
+    // The lake's, from the PyPI wheels bin/setup links into .tools/duckdb-extensions/.
+    for (const extension of LAKE_EXTENSIONS) {
+      try {
+        await connection.run(`LOAD ${quoteLiteral(extensionFile(extension))}`);
+      } catch {
+        missing.push(extension);
+      }
+    }
+    if (missing.length > 0) return problem(check, `${missing.join(', ')} cannot be loaded`, `run ${SETUP} (it reinstalls @duckdb/node-api and links the lake's extensions)`);
+    return ok(check, `${[...REQUIRED_EXTENSIONS, ...LAKE_EXTENSIONS].join(', ')} load`);
   } finally {
     connection.closeSync();
     instance.closeSync();
@@ -32,26 +41,17 @@ export async function checkDuckDbExtensions(): Promise<Finding> {
 }
 
 /**
- * The warehouse file opens and answers a query; before the first sync there is none yet, which is fine. While
- * this project's Quarry runs it holds the file, so the check leaves it alone.
+ * The lake's catalog opens through a sandboxed reader and answers a query; before the first start there is
+ * none yet, which is fine. A reader never waits for a running Quarry, so it is checked while one runs too.
  */
-export async function checkWarehouse(file: string, quarryRunning: boolean): Promise<Finding> {
+export async function checkWarehouse(lake: LakeLocation): Promise<Finding> {
   const check = 'Warehouse';
-  if (!existsSync(file)) return ok(check, 'not created yet: the first sync creates it');
-  if (quarryRunning) return ok(check, 'in use by this project\'s running Quarry');
+  if (!existsSync(lake.catalog.file)) return ok(check, 'not created yet: the first sync creates it');
   try {
-    const instance = await DuckDBInstance.create(file, { access_mode: 'READ_ONLY' });
-    const connection = await instance.connect();
-    try {
-      const tables = await connection.runAndReadAll("SELECT count(*) AS tables FROM information_schema.tables WHERE table_schema NOT IN ('information_schema', 'pg_catalog')");
-      return ok(check, `${String(tables.getRowObjects()[0]?.tables ?? 0)} table(s) in ${file}`);
-    } finally {
-      connection.closeSync();
-      instance.closeSync();
-    }
+    const tables = await withSandboxedReader(lake, async (connection) =>
+      (await connection.runAndReadAll(`SELECT count(*)::INTEGER AS n FROM duckdb_tables() WHERE database_name = '${LAKE_ALIAS}'`)).getRowObjects()[0]?.n ?? 0);
+    return ok(check, `${String(tables)} table(s) in the lake ${lake.catalog.file}`);
   } catch (error) {
-    const reason = firstLineOf(error);
-    if (/lock/i.test(reason)) return problem(check, `another process holds ${file}`, 'stop the other Quarry or DuckDB client using it (`quarry status` shows a running Quarry)');
-    return problem(check, `${file} cannot be read: ${describeError(error)}`, 'restore it from a backup, or move it aside and run `quarry sync --all` to load the sources again');
+    return problem(check, `${lake.catalog.file} cannot be read: ${describeError(error)}`, `run ${SETUP} if the lake's DuckDB extensions are missing; else restore the warehouse folder from a backup`);
   }
 }

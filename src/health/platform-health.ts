@@ -1,10 +1,11 @@
 import { existsSync } from 'node:fs';
-import { statfs, stat } from 'node:fs/promises';
+import { readdir, statfs, stat } from 'node:fs/promises';
+import path from 'node:path';
 import type { ProjectPaths, ScheduleConfig, SourceConfig } from '../config/index.ts';
 import { isMissingFile } from '../config/index.ts';
 import type { SourceReports } from '../jobs/index.ts';
 import type { Store } from '../store/index.ts';
-import { replicaProblem } from '../warehouse/index.ts';
+import { lakeLocation, lakeProblem } from '../warehouse/index.ts';
 import { freshnessLimitsOf, stalenessOf } from './freshness.ts';
 
 const GB = 1024 ** 3;
@@ -42,7 +43,7 @@ export interface PlatformHealthInputs {
   readonly watcherFailed: boolean;
 }
 
-/** The platform's health rules in one place: disk, warehouse size, the published replica, failures, stale sources, the watcher. */
+/** The platform's health rules in one place: disk, warehouse size, readers' view of the lake, failures, stale sources, the watcher. */
 export async function checkPlatformHealth(inputs: PlatformHealthInputs): Promise<PlatformHealthReport> {
   const { paths, store, sources, sourceReports } = inputs;
   const sizeBytes = await warehouseSize(paths) ?? 0;
@@ -55,9 +56,9 @@ export async function checkPlatformHealth(inputs: PlatformHealthInputs): Promise
   const warnings: string[] = [];
   if (diskStatus === 'critical') criticalIssues.push(`Only ${String(round(freeBytes / GB))} GB of disk left for the project`);
   if (diskStatus === 'low') warnings.push(`Disk space is low: ${String(round(freeBytes / GB))} GB free`);
-  const replica = await replicaProblem(paths.servingDir);
-  if (replica !== undefined) {
-    criticalIssues.push(`Dashboards cannot read the published copy of the warehouse (${replica}); the next sync or model run publishes a new one`);
+  const unreadable = await lakeProblem(lakeLocation(paths));
+  if (unreadable !== undefined) {
+    criticalIssues.push(`Dashboards and other readers cannot read the warehouse (${unreadable})`);
   }
   if (inputs.watcherFailed) warnings.push('The file watcher keeps failing and is stopped: files are not picked up automatically');
   const now = inputs.now();
@@ -119,10 +120,10 @@ function failingTests(store: Store, sinceIso: string): { model: string; timestam
     }));
 }
 
-/** The warehouse file's size in bytes, or null before the first load created it. */
+/** The lake's size in bytes (its catalog and data files), or null before the lake was made. */
 export async function warehouseSize(paths: ProjectPaths): Promise<number | null> {
   try {
-    return (await stat(paths.warehouseFile)).size;
+    return (await stat(paths.lakeCatalogFile)).size + await folderSize(paths.lakeDataDir);
   } catch (error) {
     if (isMissingFile(error)) return null;
     throw error;
@@ -134,7 +135,15 @@ export async function warehouseSize(paths: ProjectPaths): Promise<number | null>
  * throws nothing (a missing file through the promise API costs an error object and a thread-pool round trip).
  */
 export function warehouseExists(paths: ProjectPaths): boolean {
-  return existsSync(paths.warehouseFile);
+  return existsSync(paths.lakeCatalogFile);
+}
+
+async function folderSize(folder: string): Promise<number> {
+  let total = 0;
+  for (const entry of await readdir(folder, { withFileTypes: true, recursive: true })) {
+    if (entry.isFile()) total += (await stat(path.join(entry.parentPath, entry.name))).size;
+  }
+  return total;
 }
 
 function round(value: number): number {

@@ -7,5 +7,4 @@ export { WarehouseLock } from './warehouse-lock.ts';
 export { testConnection, type ConnectionTestOptions } from './test-connection.ts';
 export { finishWithin } from './finish-within.ts';
 export { JobLifecycle, type JobKind, type JobTools, type JobSuccess, type ActiveJob, type JobLifecycleOptions } from './job-lifecycle.ts';
-export { publishAfterCommit, type JobMessage } from './publish-after-commit.ts';
 export { startAllSyncs, type SyncAllEntry } from './sync-all.ts';

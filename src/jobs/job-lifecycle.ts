@@ -2,15 +2,14 @@ import type { ProjectPaths } from '../config/index.ts';
 import type { EventBus } from '../events/index.ts';
 import type { Logger } from '../logger.ts';
 import type { JobKind as JobKindName, JobRecord, LogLevel, Store } from '../store/index.ts';
-import { withWriteConnection, type DuckDBConnection } from '../warehouse/index.ts';
+import { withWriteConnection, writeTargetOf, type DuckDBConnection } from '../warehouse/index.ts';
 import { countRows } from './count-rows.ts';
 import { finishWithin } from './finish-within.ts';
-import { publishAfterCommit, type JobMessage } from './publish-after-commit.ts';
 import type { WarehouseLock } from './warehouse-lock.ts';
 
 type JobEvent = Parameters<EventBus['publish']>[0];
 
-/** What a job kind's work may use: its signal, its log, the warehouse (under the lock) and the publish rule. */
+/** What a job kind's work may use: its signal, its log and the warehouse (under the lock). */
 export interface JobTools {
   readonly job: JobRecord;
   readonly signal: AbortSignal;
@@ -18,13 +17,11 @@ export interface JobTools {
   log(level: LogLevel, message: string): void;
   /** Row counts keyed `schema.name`, read through the writer's connection; only while the job holds the lock. */
   countRows(tables: readonly { schema: string; name: string }[]): Promise<Map<string, number>>;
-  /** Refreshes the read-only replica; a failure is a warning, never the job's failure (the data is committed). */
-  publish(): Promise<JobMessage[]>;
   /**
-   * Runs `work` with the warehouse's one write connection, then publishes; `messages` holds the publish's
-   * warnings. Holds the warehouse lock for it when the kind's `lockScope` is `write` (else the job holds it).
+   * Runs `work` with the lake's one write connection; each transaction it commits is one snapshot readers
+   * see from then on. Holds the warehouse lock for it when the kind's `lockScope` is `write` (else the job holds it).
    */
-  write<T>(work: (connection: DuckDBConnection) => Promise<T>): Promise<{ result: T; messages: JobMessage[] }>;
+  write<T>(work: (connection: DuckDBConnection) => Promise<T>): Promise<T>;
 }
 
 /** How a job ended well, as the kind reports it; written in one transaction with the job's own ending. */
@@ -115,7 +112,7 @@ export interface ActiveJob {
 
 /**
  * The one job lifecycle: enqueue (one active job per kind and target), wait for the warehouse lock,
- * work, publish, record, emit events only after the record, fail or interrupt, and close with a grace
+ * work, record, emit events only after the record, fail or interrupt, and close with a grace
  * period. Every job kind runs through it.
  */
 export class JobLifecycle {
@@ -194,16 +191,13 @@ export class JobLifecycle {
     signal.throwIfAborted();
     const started = now();
     store.jobs.markRunning(job.id, started.toISOString());
-    const publish = (): Promise<JobMessage[]> => publishAfterCommit(paths, log);
-    const writeAndPublish = async <T>(work: (connection: DuckDBConnection) => Promise<T>): Promise<{ result: T; messages: JobMessage[] }> => {
-      const result = await withWriteConnection(paths.warehouseFile, signal, work);
-      return { result, messages: await publish() };
-    };
+    const target = writeTargetOf(paths);
+    const write = <T>(work: (connection: DuckDBConnection) => Promise<T>): Promise<T> => withWriteConnection(target, signal, work);
     const tools: JobTools = {
-      job, signal, publish,
+      job, signal,
       log: (level, message) => { this.#logLine(level, kind.logSource, message, job.id); },
-      countRows: (tables) => countRows(paths.warehouseFile, tables, signal),
-      write: (work) => (kind.lockScope === 'job' ? writeAndPublish(work) : this.#options.lock.hold(() => writeAndPublish(work), signal)),
+      countRows: (tables) => countRows(target, tables, signal),
+      write: (work) => (kind.lockScope === 'job' ? write(work) : this.#options.lock.hold(() => write(work), signal)),
     };
     tools.log('INFO', kind.started(job));
     const outcome = await kind.work(tools);

@@ -7,6 +7,7 @@ import { fileSourceLocation } from '../jobs/index.ts';
 import { removeUnfinishedUploads } from '../sources/index.ts';
 import { startDocsServer, type DocsServer } from '../transform/index.ts';
 import type { ScheduleIncidents } from '../schedules/index.ts';
+import { lakeLocation, prepareWarehouse } from '../warehouse/index.ts';
 import type { WatcherProcess } from '../watcher/index.ts';
 import { buildApp } from './build-app.ts';
 import { listeningAddress, webUrl } from './routes/web-url.ts';
@@ -59,6 +60,7 @@ export interface Platform {
 
 /**
  * Builds and starts the whole platform over a project: context, recovery of what a stopped service left,
+ * the lake (made, or converted from a warehouse of before),
  * alerts and the freshness check, transformations, watcher, docs server, dashboard tool, WebSocket hub and the HTTP app, listening.
  * The CLI and the tests both start it here, so a test never runs a platform the CLI would not.
  */
@@ -70,6 +72,7 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
   try {
     await options.beforeStart?.(ctx);
     await recoverAfterStop(ctx);
+    const upgrade = await prepareWarehouse(ctx.paths, ctx.log.child({ module: 'warehouse' }), new AbortController().signal);
     const alerts = new AlertCenter({
       store: ctx.store, events: ctx.events, alerts: ctx.config.alerts, project: ctx.config.name, env: ctx.env,
       log: ctx.log.child({ module: 'alerts' }), now: ctx.now,
@@ -110,6 +113,7 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
     stops.push('the pid file', () => { rmSync(pidFile, { force: true }); });
     const url = webUrl(ctx, app);
     alerts.startDelivery(url);
+    await upgrade.afterSuccessfulStart();
     return {
       ctx, app, port: listeningAddress(ctx, app).port, url,
       watcher, docsServer, dashboard: superset, alerts, freshness,
@@ -139,7 +143,7 @@ async function recoverAfterStop(ctx: AppContext): Promise<void> {
 /** Keeps Superset in step with the platform (accounts, roles, the warehouse, shipped dashboards). */
 function startDashboardService(ctx: AppContext, superset: SupersetProcess): DashboardService {
   const service = new DashboardService({
-    superset, store: ctx.store, events: ctx.events, servingDb: ctx.paths.servingCurrentFile, dashboardsDir: ctx.paths.dashboardsDir,
+    superset, store: ctx.store, events: ctx.events, lake: lakeLocation(ctx.paths), dashboardsDir: ctx.paths.dashboardsDir,
     secretKey: ctx.secretKey, log: ctx.log.child({ module: 'dashboard' }), now: ctx.now,
   });
   service.start();

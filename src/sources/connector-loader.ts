@@ -35,7 +35,7 @@ export function extractThenLoad(connector: Connector): SourceLoader {
           onCommitted: (work) => { afterCommit.push(work); },
         }, countingSink(window === undefined ? staging : windowSink(staging, context.log), context.progress));
         const staged = await staging.finish();
-        const { result: loaded, messages } = await context.write((connection) => inTransaction(connection, async () => {
+        const loaded = await context.write((connection) => inTransaction(connection, async () => {
           const outcome = await loadStagedTables(connection, context.source.name, staged, { fullRefresh: context.fullRefresh, now: context.now(), window });
           context.signal.throwIfAborted();
           // A backfill loads some of the source's tables; the source still has all of them.
@@ -44,7 +44,7 @@ export function extractThenLoad(connector: Connector): SourceLoader {
         // After the write: the data is committed, and a slow vendor must not hold up other loads.
         const committed = await runAfterCommit(afterCommit);
         return {
-          rows: loaded.rowsLoaded, tables: loaded.tables, messages: [...loaded.messages, ...messages, ...committed],
+          rows: loaded.rowsLoaded, tables: loaded.tables, messages: [...loaded.messages, ...committed],
           ...(window === undefined ? { cursors } : {}),
         };
       } finally {

@@ -28,9 +28,11 @@ export async function describeColumns(connection: DuckDBConnection, sql: string)
   return new Map(result.getRowObjects().map((row) => [String(row.column_name), String(row.column_type)]));
 }
 
+type Widening = { readonly kind: 'widen'; readonly column: string; readonly from: string; readonly to: string };
+
 export type SchemaChange =
   | { readonly kind: 'add'; readonly column: string; readonly type: string }
-  | { readonly kind: 'widen'; readonly column: string; readonly from: string; readonly to: string };
+  | Widening;
 
 /** A column of an input spelt otherwise than the table's column it is loaded into (DuckDB names ignore case). */
 export interface Respelling {
@@ -79,9 +81,24 @@ export function planSchema(existing: readonly Column[], inputs: readonly { name:
   return { columns: [...columns.values()].map((column): Column => [column.name, column.type]), changes, respellings };
 }
 
-/** Runs the plan's ALTERs. DuckDB refuses to commit DDL that follows DML on the same table, so call it before any row is written. */
+/** Integer widenings and FLOAT to DOUBLE: the only type changes the lake makes in place (DuckLake's type promotion). */
+function promotesInPlace(from: string, to: string): boolean {
+  const integers = INTEGER_WIDTH.filter((type) => type !== 'HUGEINT');
+  return (integers.includes(from) && integers.includes(to)) || (from === 'FLOAT' && to === 'DOUBLE');
+}
+
+/**
+ * Runs the plan's changes. A type the lake cannot promote in place (to VARCHAR, integers to DOUBLE, DATE
+ * to TIMESTAMP) is changed by rewriting the table with the column cast, keeping the column order. DuckDB
+ * refuses to commit DDL that follows DML on the same table, so call it before any row is written.
+ */
 export async function applySchemaChanges(connection: DuckDBConnection, table: string, changes: readonly SchemaChange[]): Promise<void> {
-  for (const change of changes) {
+  const rewritten = changes.filter((change): change is Widening => change.kind === 'widen' && !promotesInPlace(change.from, change.to));
+  if (rewritten.length > 0) {
+    const casts = rewritten.map((change) => `CAST(${quoteIdentifier(change.column)} AS ${change.to}) AS ${quoteIdentifier(change.column)}`);
+    await connection.run(`CREATE OR REPLACE TABLE ${table} AS SELECT * REPLACE (${casts.join(', ')}) FROM ${table}`);
+  }
+  for (const change of changes.filter((candidate) => !(rewritten as readonly SchemaChange[]).includes(candidate))) {
     await connection.run(change.kind === 'add'
       ? `ALTER TABLE ${table} ADD COLUMN ${quoteIdentifier(change.column)} ${change.type}`
       : `ALTER TABLE ${table} ALTER ${quoteIdentifier(change.column)} TYPE ${change.to}`);

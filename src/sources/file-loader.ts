@@ -33,8 +33,7 @@ export function readFiles<Source extends SourceConfig>(locateOwn: LocateFiles<So
       if (location === undefined) throw new SyncFailedError(`The files of ${source.name} are not in a local folder`);
       const spec = { source: source.name, ...location, fullRefresh: context.fullRefresh, lookbackDays: source.lookback_days };
       const ledger = context.ledger();
-      const { result, messages } = await context.write((connection) => syncFileSource(connection, spec, ledger, context.now(), signal));
-      return { ...result, messages: [...result.messages, ...messages] };
+      return context.write((connection) => syncFileSource(connection, spec, ledger, context.now(), signal));
     },
     async probe(context) {
       const location = fileLocation(context.source, context.projectDir);

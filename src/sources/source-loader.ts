@@ -46,11 +46,11 @@ export interface LoadContext extends ReadContext {
   /** The files the last successful sync loaded. */
   readonly ledger: () => ReadonlyMap<string, LedgerEntry>;
   /**
-   * Runs `work` with the warehouse's one write connection, then refreshes what readers see; `messages`
-   * holds the warnings of that refresh. Holds the warehouse lock unless the loader's `lockScope` is `sync`,
-   * in which case the whole sync already holds it.
+   * Runs `work` with the warehouse's one write connection; readers see what it committed from then on.
+   * Holds the warehouse lock unless the loader's `lockScope` is `sync`, in which case the whole sync
+   * already holds it.
    */
-  readonly write: <T>(work: (connection: DuckDBConnection) => Promise<T>) => Promise<{ result: T; messages: LoadMessage[] }>;
+  readonly write: <T>(work: (connection: DuckDBConnection) => Promise<T>) => Promise<T>;
 }
 
 /** How far a sync's extraction has come: records read, and the pages (batches) they came in. */

@@ -39,20 +39,34 @@ data_tests:
     +schema: test_failures
 `;
 
-// Relative to the folder dbt runs in (this one) when QUARRY_WAREHOUSE_FILE is not set, so a plain
-// `dbt run` here works too while Quarry is stopped. Models get the warehouse and nothing else of the
-// host: no read_text or COPY TO on other files, no ATTACH, no extension downloads. With the
-// configuration locked, no model (nor a name that slipped into one as code) can switch that back.
+// dbt builds in Quarry's lake, attached as `warehouse` (the catalog and data folder come from Quarry; the
+// plugin quarry_lake.py, on dbt's PYTHONPATH, loads the extensions and sandboxes the connection before
+// the attach). Models get the lake and nothing else of the host: no read_text or COPY TO on other files,
+// no extension downloads; with the configuration locked, no model can switch that back. One thread:
+// two models committing at once into the lake conflict ("Failed to commit DuckLake transaction").
 const PROFILES_YML = `quarry:
   target: warehouse
   outputs:
     warehouse:
       type: duckdb
-      path: "{{ env_var('QUARRY_WAREHOUSE_FILE', '../warehouse/warehouse.duckdb') }}"
-      threads: 2
+      path: ":memory:"
+      database: warehouse
+      schema: main
+      threads: 1
       config_options:
-        enable_external_access: false
-        lock_configuration: true
+        autoinstall_known_extensions: false
+        autoload_known_extensions: false
+      plugins:
+        - module: quarry_lake
+          config:
+            extensions_dir: "{{ env_var('QUARRY_DUCKDB_EXTENSIONS') }}"
+            data_path: "{{ env_var('QUARRY_LAKE_DATA') }}"
+      attach:
+        - path: "ducklake:sqlite:{{ env_var('QUARRY_LAKE_CATALOG') }}"
+          alias: warehouse
+          is_ducklake: true
+          options:
+            data_path: "{{ env_var('QUARRY_LAKE_DATA') }}"
 `;
 
 // Without this dbt names custom schemas <target schema>_<name> (main_staging); layers are exactly staging and marts.

@@ -2,6 +2,7 @@ import path from 'node:path';
 import type { ProjectPaths } from '../config/index.ts';
 import type { Logger } from '../logger.ts';
 import { PythonWorker, type WorkerMessage } from '../python/index.ts';
+import { DUCKDB_EXTENSIONS_DIR, lakeLocation, READER_SANDBOX_PYTHON_PATH } from '../warehouse/index.ts';
 import { writeWorkerProfile } from './dbt-project.ts';
 
 const WORKER_SCRIPT = path.join(import.meta.dirname, 'dbt_worker.py');
@@ -75,12 +76,13 @@ function toTestDetails(test: TestMessage | null): TestDetails | null {
   };
 }
 
-/** dbt kept warm in a python worker (dbtRunner), bound to one project's dbt folder and warehouse file. */
+/** dbt kept warm in a python worker (dbtRunner), bound to one project's dbt folder and lake. */
 export class DbtWorker {
   readonly #worker: PythonWorker;
 
   constructor(options: { python: string; paths: ProjectPaths; baseEnv: Readonly<Record<string, string>>; log: Logger }) {
     const { paths, baseEnv } = options;
+    const lake = lakeLocation(paths);
     this.#worker = new PythonWorker({
       environment: 'dbt',
       python: options.python,
@@ -90,7 +92,11 @@ export class DbtWorker {
         ...baseEnv,
         DBT_PROJECT_DIR: paths.transformDir,
         DBT_PROFILES_DIR: writeWorkerProfile(paths),
-        QUARRY_WAREHOUSE_FILE: paths.warehouseFile,
+        QUARRY_LAKE_CATALOG: lake.catalog.file,
+        QUARRY_LAKE_DATA: lake.dataPath,
+        QUARRY_DUCKDB_EXTENSIONS: DUCKDB_EXTENSIONS_DIR,
+        // The profile's plugin (quarry_lake.py) lives beside this file and opens the lake as reader_sandbox.py does.
+        PYTHONPATH: [import.meta.dirname, READER_SANDBOX_PYTHON_PATH].join(path.delimiter),
         DBT_SEND_ANONYMOUS_USAGE_STATS: 'false',
         DBT_VERSION_CHECK: 'false',
         DBT_USE_COLORS: 'false',

@@ -11,8 +11,8 @@ from datetime import timezone
 
 
 def close_warehouse():
-    # dbt-duckdb keeps its DuckDB instance open after invoke() returns, which locks the warehouse file
-    # against every other process; closing the adapter's environment releases it (an internal attribute).
+    # dbt-duckdb keeps its DuckDB instance open after invoke() returns, holding the lake's catalog open and
+    # its memory; closing the adapter's environment releases them (an internal attribute).
     from dbt.adapters.duckdb.connections import DuckDBConnectionManager
 
     with DuckDBConnectionManager._LOCK:
@@ -105,7 +105,7 @@ def main():
             }
         except Exception as error:  # a failed request must not end the worker
             reply = {"id": request["id"], "type": "result", "success": False, "error": str(error), "results": []}
-        # Released before answering: the caller opens the warehouse as soon as it has the answer.
+        # Released before answering: the caller counts the built tables as soon as it has the answer.
         close_warehouse()
         send(reply)
 

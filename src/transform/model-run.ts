@@ -21,7 +21,6 @@ interface RunOutcome {
   readonly rowCounts: ReadonlyMap<string, number>;
   /** Keyed by the relation dbt stored a test's failures in. */
   readonly failingRows: ReadonlyMap<string, Record<string, unknown>[]>;
-  readonly messages: readonly { level: 'INFO' | 'WARNING'; message: string }[];
 }
 
 export interface ModelRunOptions {
@@ -100,9 +99,9 @@ export class ModelRun implements JobKind<RunOutcome> {
     const rowCounts = await tools.countRows(built.map((model) => ({ schema: model.schema, name: model.name })));
     const stored = dbt.results.filter((result) => result.test !== null && (result.status === 'fail' || result.status === 'warn'))
       .flatMap((result) => result.test?.relationName ?? []);
-    if (stored.length === 0) return { dbt, rowCounts, failingRows: new Map(), messages: await tools.publish() };
-    const { result: failingRows, messages } = await tools.write((connection) => readFailingRows(connection, stored));
-    return { dbt, rowCounts, failingRows, messages };
+    if (stored.length === 0) return { dbt, rowCounts, failingRows: new Map() };
+    const failingRows = await tools.write((connection) => readFailingRows(connection, stored));
+    return { dbt, rowCounts, failingRows };
   }
 
   finished(job: JobRecord, outcome: RunOutcome, finishedAt: string, startedAt: Date): JobSuccess {
@@ -115,7 +114,6 @@ export class ModelRun implements JobKind<RunOutcome> {
     return {
       status, rows: null, error: status === 'success' ? null : summary || 'dbt reported a failure', logFields: { status },
       lines: [
-        ...outcome.messages,
         status === 'success'
           ? { level: 'SUCCESS', message: `Run of ${this.target} finished: ${String(built)} model${built === 1 ? '' : 's'} built in ${seconds.toFixed(1)} s` }
           : { level: 'ERROR', message: `Run of ${this.target} failed: ${summary}` },

@@ -10,6 +10,7 @@ import { dbtErrorLine } from './dbt-error-line.ts';
 import { DbtWorker, type DbtOutcome, type NodeProgress } from './dbt-worker.ts';
 import { DocsGenerationError, ModelNotFoundError, RunInProgressError } from './errors.ts';
 import { ModelGraph, readModelGraph, type ModelNode, type TestNode } from './manifest.ts';
+import { lakeLocation } from '../warehouse/index.ts';
 import { readColumns } from './raw-columns.ts';
 import { ModelRun, type DbtCommand } from './model-run.ts';
 import { generatedNotNullColumns, stagingModelName, writeStagingModels } from './staging-models.ts';
@@ -200,13 +201,13 @@ export class TransformRunner {
     await this.#reloadGraph();
   }
 
-  /** Writes the staging models of a source's raw tables (columns read from the serving replica); true when a file was written. */
+  /** Writes the staging models of a source's raw tables (columns read from the lake); true when a file was written. */
   async refreshStaging(source: string): Promise<boolean> {
     const { store, paths, log } = this.#options;
     const tables = store.warehouseTables.forSource(source).filter((table) => table.schema.startsWith('raw_'));
     if (tables.length === 0) return false;
     ensureDbtProject(paths);
-    const columns = await readColumns(paths.servingFile, tables);
+    const columns = await readColumns(lakeLocation(paths), tables);
     const tested = generatedNotNullColumns(paths.transformDir, source);
     const outcomes = writeStagingModels(paths.transformDir, source, tables.map((table) => {
       const raw = columns.get(`${table.schema}.${table.name}`) ?? [];

@@ -1,11 +1,13 @@
-export { withWriteConnection, WarehouseBusyError } from './write-connection.ts';
-export { publishReplica, replicaProblem } from './replica.ts';
+export { withWriteConnection, writeTargetOf, WarehouseBusyError, type WriteTarget } from './write-connection.ts';
 export { quoteIdentifier, quoteLiteral } from './sql.ts';
 export type { DuckDBConnection } from '@duckdb/node-api';
-export { inTransaction } from './transaction.ts';
+export { inTransaction, AbortedTransactionError } from './transaction.ts';
 export { withSandboxedReader, openSandboxedReader, READER_SANDBOX_PYTHON_PATH, type ReaderLimits, type SandboxedReader } from './sandboxed-reader.ts';
 export { assertReadsOnly, QueryNotAllowedError } from './reader-sql.ts';
 export {
   WarehouseReaders, QueryTimeoutError, QueryFailedError,
   type ReadQueryLimits, type ReadQueryResult, type QueryAnswer, type QueryColumn,
 } from './read-query.ts';
+export { lakeLocation, extensionFile, DUCKDB_EXTENSIONS_DIR, LAKE_ALIAS, LAKE_EXTENSIONS, type LakeLocation } from './lake-location.ts';
+export { lakeProblem } from './lake-health.ts';
+export { prepareWarehouse } from './prepare-warehouse.ts';

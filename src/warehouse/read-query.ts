@@ -3,6 +3,7 @@ import { JsonDuckDBValueConverter, type DuckDBResult, type Json } from '@duckdb/
 import type { ProjectPaths } from '../config/index.ts';
 import { describeError, firstLineOf, InvalidRequestError, QuarryError } from '../errors.ts';
 import { assertReadsOnly, QueryNotAllowedError } from './reader-sql.ts';
+import { lakeLocation, type LakeLocation } from './lake-location.ts';
 import { ReaderPool } from './reader-pool.ts';
 import { DEFAULT_READER_LIMITS } from './sandboxed-reader.ts';
 
@@ -54,18 +55,17 @@ const CONCURRENT_QUERIES = 4;
  * sandboxed read-only connection of the current snapshot (never the writer), interrupted at its time limit.
  */
 export class WarehouseReaders {
-  readonly #warehouseFile: string;
+  readonly #lake: LakeLocation;
   readonly #pool: ReaderPool;
 
   constructor(paths: ProjectPaths) {
-    // The one place that knows which files are the current warehouse: the lake changes these lines only.
-    this.#warehouseFile = paths.servingFile;
-    this.#pool = new ReaderPool(this.#warehouseFile, { size: CONCURRENT_QUERIES, limits: DEFAULT_READER_LIMITS });
+    this.#lake = lakeLocation(paths);
+    this.#pool = new ReaderPool(this.#lake, { size: CONCURRENT_QUERIES, limits: DEFAULT_READER_LIMITS });
   }
 
   /** Runs the query; `work` reads the result while the reader is lent. */
   async withQuery<T>(sql: string, limits: ReadQueryLimits, work: (result: ReadQueryResult) => Promise<T>): Promise<T> {
-    if (!existsSync(this.#warehouseFile)) throw new QueryFailedError('Nothing has been loaded into the warehouse yet: sync a source first');
+    if (!existsSync(this.#lake.catalog.file)) throw new QueryFailedError('Nothing has been loaded into the warehouse yet: sync a source first');
     return this.#pool.lend(async (connection) => {
       let timedOut = false;
       const interrupt = (): void => { connection.interrupt(); };

@@ -1,9 +1,9 @@
-import { realpath } from 'node:fs/promises';
 import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
+import type { LakeLocation } from './lake-location.ts';
 import { openSandboxedReaders, type ReaderLimits } from './sandboxed-reader.ts';
 
-/** The sandboxed connections of one warehouse snapshot, lent one query at a time. */
-class SnapshotReaders {
+/** Sandboxed connections on one instance, lent one query at a time. */
+class LentReaders {
   readonly #instance: DuckDBInstance;
   readonly #idle: DuckDBConnection[];
   readonly #waiting: ((connection: DuckDBConnection) => void)[] = [];
@@ -29,7 +29,7 @@ class SnapshotReaders {
     }
   }
 
-  /** Closes the snapshot's connections once no query uses them (a newer snapshot serves new queries). */
+  /** Closes the connections once no query uses them. */
   retire(): void {
     this.#retired = true;
     this.#closeWhenUnused();
@@ -43,40 +43,37 @@ class SnapshotReaders {
 }
 
 /**
- * Sandboxed readers of the current snapshot of one warehouse file, kept open between queries (opening one costs
- * more than a small query) and shared within one memory limit; at most `size` queries run at once, the rest wait.
- * When `file` resolves to a newer snapshot, new queries get readers of it and the old ones close when done.
+ * Sandboxed readers of the lake, kept open between queries (opening one costs more than a small query) and
+ * shared within one memory limit; at most `size` queries run at once, the rest wait. Each query reads the
+ * lake's latest snapshot when it starts, so nothing is reopened when a job commits.
  */
 export class ReaderPool {
-  readonly #file: string;
+  readonly #lake: LakeLocation;
   readonly #size: number;
   readonly #limits: ReaderLimits;
-  #current: { snapshot: string; readers: Promise<SnapshotReaders> } | undefined;
+  #readers: Promise<LentReaders> | undefined;
   #closed = false;
 
-  constructor(file: string, options: { size: number; limits: ReaderLimits }) {
-    this.#file = file;
+  constructor(lake: LakeLocation, options: { size: number; limits: ReaderLimits }) {
+    this.#lake = lake;
     this.#size = options.size;
     this.#limits = options.limits;
   }
 
   async lend<T>(work: (connection: DuckDBConnection) => Promise<T>): Promise<T> {
     if (this.#closed) throw new Error('The warehouse readers are closed');
-    const snapshot = await realpath(this.#file);
-    if (this.#current?.snapshot !== snapshot) {
-      const previous = this.#current;
-      const readers = openSandboxedReaders(snapshot, this.#size, this.#limits).then(({ instance, connections }) => new SnapshotReaders(instance, connections));
-      this.#current = { snapshot, readers };
-      readers.catch(() => { if (this.#current?.readers === readers) this.#current = undefined; });
-      void previous?.readers.then((old) => { old.retire(); }, () => undefined);
+    if (this.#readers === undefined) {
+      const readers = openSandboxedReaders(this.#lake, this.#size, this.#limits).then(({ instance, connections }) => new LentReaders(instance, connections));
+      this.#readers = readers;
+      readers.catch(() => { if (this.#readers === readers) this.#readers = undefined; });
     }
-    return (await this.#current.readers).lend(work);
+    return (await this.#readers).lend(work);
   }
 
   /** Closes every reader once its query ends. */
   close(): void {
     this.#closed = true;
-    void this.#current?.readers.then((readers) => { readers.retire(); }, () => undefined);
-    this.#current = undefined;
+    void this.#readers?.then((readers) => { readers.retire(); }, () => undefined);
+    this.#readers = undefined;
   }
 }

@@ -1,35 +1,63 @@
 """The one way a process that runs other people's SQL (the dashboard tool) opens Quarry's warehouse.
 
-A read-only DuckDB connection can still write files: DuckDB lets `COPY ... TO` reach the database file
-and its WAL even with external access off, which destroyed the serving replica once. So a reader gets
-an in-memory database of its own with the warehouse attached read-only as `warehouse`, then loses the
-local file system altogether and has its configuration locked; and every statement it is handed must
-be a query before it runs. When the warehouse becomes a lake, the ATTACH below is what changes.
+The warehouse is a DuckLake lake: a catalog database plus Parquet files. A reader gets an in-memory
+DuckDB of its own with the lake attached read-only as `warehouse` (its default database), the file system
+narrowed to the lake's data folder, external access off and the configuration locked, as
+lake-connection.ts does for Node readers. The catalog's extension (sqlite_scanner) ignores the
+external-access switch, so every statement a reader is handed must also pass assert_reads_only.
 """
+
+import json
+import os
+import threading
+from pathlib import Path
 
 import duckdb
 
-CATALOG = "warehouse"
+LAKE = "warehouse"  # as LAKE_ALIAS in lake-location.ts
+EXTENSIONS = ("ducklake", "sqlite_scanner")
 
-# DESCRIBE, SUMMARIZE, FROM-first, VALUES and PRAGMA functions all parse as SELECT.
-_READING_STATEMENTS = frozenset({duckdb.StatementType.SELECT, duckdb.StatementType.EXPLAIN})
+_REFUSED = json.loads((Path(__file__).parent / "reader-refused-functions.json").read_text())
+_anchor = None
+_anchor_lock = threading.Lock()
+_parser = None
+_parser_lock = threading.Lock()
 
 
 class ReaderWriteRefused(PermissionError):
-    """A reader was handed a statement that is not a query (COPY, EXPORT, ATTACH, SET, CREATE...)."""
+    """A reader was handed a statement that is not a query (COPY, ATTACH, SET, CREATE...) or calls a refused function."""
 
 
-def connect_sandboxed(database_file, memory_limit="1GB", threads=1):
-    """A new connection that can read the warehouse and nothing else: no writes, no files, no settings."""
-    connection = duckdb.connect(":memory:", config={"memory_limit": memory_limit, "threads": threads})
+def _quote(value):
+    return "'" + value.replace("'", "''") + "'"
+
+
+def load_lake_extensions(connection, extensions_dir):
+    """Loads the lake's extensions by path from the folder bin/setup fills (nothing is downloaded)."""
+    for name in EXTENSIONS:
+        connection.execute(f"LOAD {_quote(os.path.join(extensions_dir, name + '.duckdb_extension'))}")
+
+
+def confine_to_lake_data(connection, data_path):
+    """Leaves the connection the lake's data folder and no other file: call it before attaching the catalog.
+
+    allowed_directories must come before external access goes off; the SQLite catalog is attached after
+    (its extension opens the file itself), as DuckDB lets COPY write the files of a database attached before.
+    """
+    connection.execute(f"SET allowed_directories = [{_quote(data_path)}]")
+    connection.execute("SET enable_external_access = false")
+
+
+def connect_sandboxed(catalog_file, data_path, extensions_dir, memory_limit="1GB", threads=1):
+    """A new connection that can read the lake and nothing else: no writes, no files outside its data, no settings."""
+    connection = duckdb.connect(":memory:", config={"autoinstall_known_extensions": False, "autoload_known_extensions": False})
     try:
-        escaped = database_file.replace("'", "''")
-        connection.execute(f"ATTACH '{escaped}' AS {CATALOG} (READ_ONLY)")
-        connection.execute(f"USE {CATALOG}")
-        # The attached file stays readable through its open handle; nothing else on disk is reachable,
-        # the warehouse's own path included, and no later statement can undo it.
-        connection.execute("SET enable_external_access = false")
-        connection.execute("SET disabled_filesystems = 'LocalFileSystem'")
+        load_lake_extensions(connection, extensions_dir)
+        connection.execute(f"SET threads = {int(threads)}")
+        connection.execute(f"SET memory_limit = {_quote(memory_limit)}")
+        confine_to_lake_data(connection, data_path)
+        connection.execute(f"ATTACH {_quote('ducklake:sqlite:' + catalog_file)} AS {LAKE} (DATA_PATH {_quote(data_path)}, READ_ONLY)")
+        connection.execute(f"USE {LAKE}")
         connection.execute("SET lock_configuration = true")
     except BaseException:
         connection.close()
@@ -37,9 +65,58 @@ def connect_sandboxed(database_file, memory_limit="1GB", threads=1):
     return connection
 
 
+def sandboxed_cursor(catalog_file, data_path, extensions_dir):
+    """A cursor on this process's one sandboxed connection, opened at first use.
+
+    Loading the extensions and attaching take a quarter of a second; a cursor takes none, and each query
+    still sees the lake's latest snapshot. The cursors share the anchor's memory limit and threads.
+    """
+    global _anchor
+    with _anchor_lock:
+        if _anchor is None:
+            _anchor = connect_sandboxed(catalog_file, data_path, extensions_dir)
+        cursor = _anchor.cursor()
+    cursor.execute(f"USE {LAKE}")
+    return cursor
+
+
 def assert_reads_only(sql):
-    """Raises ReaderWriteRefused unless every statement of `sql`, as DuckDB itself parses it, is a query."""
-    for statement in duckdb.extract_statements(sql):
-        if statement.type not in _READING_STATEMENTS:
-            kind = statement.type.name
-            raise ReaderWriteRefused(f"{kind} statements are refused: the warehouse is read-only here")
+    """Raises ReaderWriteRefused unless every statement of `sql`, as DuckDB itself parses it, is a query calling no refused function.
+
+    json_serialize_sql only parses (nothing is bound or read) and serialises SELECT statements alone.
+    """
+    global _parser
+    with _parser_lock:
+        if _parser is None:
+            _parser = duckdb.connect(":memory:")
+        tree = json.loads(_parser.execute("SELECT json_serialize_sql(?::VARCHAR)", [sql]).fetchone()[0])
+    if tree.get("error"):
+        message = tree.get("error_message", "")
+        if message.startswith("Only SELECT statements"):
+            raise ReaderWriteRefused("statements other than queries are refused: the warehouse is read-only here")
+        raise ReaderWriteRefused(message)
+    reach = _refused_reach(tree)
+    if reach is not None:
+        raise ReaderWriteRefused(f"{reach} is refused: the warehouse is read-only here")
+
+
+def _refused_reach(node):
+    """What in the parse tree reaches past the warehouse (a refused function, a file named as a table), or None."""
+    if isinstance(node, list):
+        for child in node:
+            found = _refused_reach(child)
+            if found is not None:
+                return found
+        return None
+    if not isinstance(node, dict):
+        return None
+    name = node.get("function_name")
+    if isinstance(name, str):
+        lowered = name.lower()
+        if lowered in _REFUSED["names"] or lowered.startswith(tuple(_REFUSED["prefixes"])):
+            return f"the function {name}"
+    # `FROM 'file.csv'` is a table whose name DuckDB turns into a file scan (as reader-sql.ts checks).
+    table = node.get("table_name")
+    if node.get("type") == "BASE_TABLE" and isinstance(table, str) and any(mark in table for mark in "./\\:"):
+        return f"reading the file {table!r}"
+    return _refused_reach(list(node.values()))

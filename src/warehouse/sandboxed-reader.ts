@@ -1,4 +1,7 @@
+import { existsSync } from 'node:fs';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
+import { loadLakeExtensions } from './lake-connection.ts';
+import { attachStatement, LAKE_ALIAS, type LakeLocation } from './lake-location.ts';
 import { quoteLiteral } from './sql.ts';
 
 /**
@@ -23,41 +26,19 @@ export interface SandboxedReader {
 }
 
 /**
- * Opens the warehouse as reader_sandbox.py does: an in-memory database with the file attached read-only
- * as `warehouse`, no file system, no extension loading and a locked configuration, so nothing run on it
- * can write or read a file. The caller closes it; SQL it did not write goes through assertReadsOnly first.
+ * `count` sandboxed connections on one DuckDB instance (one memory limit for all), each with the lake as
+ * its default database: the file system shrinks to the lake's data folder, external access goes off, the
+ * catalog is attached read-only, and the configuration is locked, so no later statement can undo it.
+ * The order matters: allowed_directories before external access goes off, and the SQLite catalog
+ * attached after it (its extension opens the file itself), because DuckDB lets COPY write the files of
+ * a database attached before, which would overwrite the catalog. Each query reads the lake's latest
+ * snapshot when it starts; no writer waits for it.
+ *
+ * The catalog's extension (sqlite_scanner) ignores enable_external_access: SQL the caller did not write
+ * passes assertReadsOnly first. The caller closes the connections and the instance.
  */
-export async function openSandboxedReader(databaseFile: string, limits: ReaderLimits = DEFAULT_READER_LIMITS): Promise<SandboxedReader> {
-  const instance = await DuckDBInstance.create(':memory:', {
-    threads: String(limits.threads),
-    memory_limit: limits.memoryLimit,
-    autoinstall_known_extensions: 'false',
-    autoload_known_extensions: 'false',
-  });
-  const close = (): void => {
-    connection?.closeSync();
-    instance.closeSync();
-  };
-  let connection: DuckDBConnection | undefined;
-  try {
-    connection = await instance.connect();
-    await connection.run(`ATTACH ${quoteLiteral(databaseFile)} AS warehouse (READ_ONLY)`);
-    await connection.run('USE warehouse');
-    await connection.run('SET enable_external_access = false');
-    await connection.run("SET disabled_filesystems = 'LocalFileSystem'");
-    await connection.run('SET lock_configuration = true');
-    return { connection, close };
-  } catch (error) {
-    close();
-    throw error;
-  }
-}
-
-/**
- * The same sandbox with `count` connections on one instance (one memory limit for all), each using the warehouse
- * as its default database; the configuration is locked once they all exist. The caller closes them and the instance.
- */
-export async function openSandboxedReaders(databaseFile: string, count: number, limits: ReaderLimits): Promise<{ instance: DuckDBInstance; connections: DuckDBConnection[] }> {
+export async function openSandboxedReaders(location: LakeLocation, count: number, limits: ReaderLimits): Promise<{ instance: DuckDBInstance; connections: DuckDBConnection[] }> {
+  if (!existsSync(location.catalog.file)) throw new Error(`The warehouse has no catalog yet (${location.catalog.file}); start Quarry once to create it`);
   const instance = await DuckDBInstance.create(':memory:', {
     threads: String(limits.threads),
     memory_limit: limits.memoryLimit,
@@ -69,10 +50,11 @@ export async function openSandboxedReaders(databaseFile: string, count: number, 
     for (let index = 0; index < count; index++) connections.push(await instance.connect());
     const [first] = connections;
     if (first === undefined) throw new Error('a pool of no readers');
-    await first.run(`ATTACH ${quoteLiteral(databaseFile)} AS warehouse (READ_ONLY)`);
-    for (const connection of connections) await connection.run('USE warehouse');
+    await loadLakeExtensions(first);
+    await first.run(`SET allowed_directories = [${quoteLiteral(location.dataPath)}]`);
     await first.run('SET enable_external_access = false');
-    await first.run("SET disabled_filesystems = 'LocalFileSystem'");
+    await first.run(attachStatement(location, 'read'));
+    for (const connection of connections) await connection.run(`USE ${LAKE_ALIAS}`);
     await first.run('SET lock_configuration = true');
     return { instance, connections };
   } catch (error) {
@@ -82,9 +64,22 @@ export async function openSandboxedReaders(databaseFile: string, count: number, 
   }
 }
 
+/** One sandboxed reader of the lake (see openSandboxedReaders); the caller closes it. */
+export async function openSandboxedReader(location: LakeLocation, limits: ReaderLimits = DEFAULT_READER_LIMITS): Promise<SandboxedReader> {
+  const { instance, connections: [connection] } = await openSandboxedReaders(location, 1, limits);
+  if (connection === undefined) throw new Error('no reader was opened');
+  return {
+    connection,
+    close: () => {
+      connection.closeSync();
+      instance.closeSync();
+    },
+  };
+}
+
 /** Opens a sandboxed reader, runs `work` on it, then closes it. */
-export async function withSandboxedReader<T>(databaseFile: string, work: (connection: DuckDBConnection) => Promise<T>): Promise<T> {
-  const reader = await openSandboxedReader(databaseFile);
+export async function withSandboxedReader<T>(location: LakeLocation, work: (connection: DuckDBConnection) => Promise<T>): Promise<T> {
+  const reader = await openSandboxedReader(location);
   try {
     return await work(reader.connection);
   } finally {

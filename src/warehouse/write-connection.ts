@@ -1,7 +1,10 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
+import type { ProjectPaths } from '../config/index.ts';
 import { ConflictError, describeError } from '../errors.ts';
+import { openLakeForWriting } from './lake-connection.ts';
+import { lakeLocation, type LakeLocation } from './lake-location.ts';
 
 /** Another process (a second `quarry start`, a `quarry sync` in a terminal) has the warehouse open for writing. */
 export class WarehouseBusyError extends ConflictError {
@@ -11,7 +14,23 @@ export class WarehouseBusyError extends ConflictError {
   }
 }
 
-async function openForWriting(file: string): Promise<DuckDBInstance> {
+/** Where the writer of a lake holds its lock, and the lake itself. */
+export interface WriteTarget {
+  readonly lake: LakeLocation;
+  readonly writerLockFile: string;
+}
+
+/** The project's lake and writers' lock. */
+export function writeTargetOf(paths: ProjectPaths): WriteTarget {
+  return { lake: lakeLocation(paths), writerLockFile: paths.writerLockFile };
+}
+
+/**
+ * Takes the writers' lock between processes: a small DuckDB database opened for writing, whose OS file
+ * lock DuckDB holds until it is closed and names the holder's pid when refused.
+ */
+async function takeWriterLock(file: string): Promise<DuckDBInstance> {
+  mkdirSync(path.dirname(file), { recursive: true });
   try {
     return await DuckDBInstance.create(file);
   } catch (error) {
@@ -22,23 +41,25 @@ async function openForWriting(file: string): Promise<DuckDBInstance> {
   }
 }
 
-/** Opens the warehouse for writing, runs `work`, and closes it so another process (dbt) may open it next. */
+/**
+ * Opens the lake as its one writer, runs `work`, and closes it. What `work` commits is one snapshot per
+ * transaction; readers keep reading the snapshot they started on meanwhile.
+ */
 export async function withWriteConnection<T>(
-  file: string, signal: AbortSignal, work: (connection: DuckDBConnection) => Promise<T>,
+  target: WriteTarget, signal: AbortSignal, work: (connection: DuckDBConnection) => Promise<T>,
 ): Promise<T> {
-  mkdirSync(path.dirname(file), { recursive: true });
-  const instance = await openForWriting(file);
+  const writerLock = await takeWriterLock(target.writerLockFile);
   try {
-    const connection = await instance.connect();
-    const interrupt = (): void => { connection.interrupt(); };
+    const lake = await openLakeForWriting(target.lake);
+    const interrupt = (): void => { lake.connection.interrupt(); };
     signal.addEventListener('abort', interrupt, { once: true });
     try {
-      return await work(connection);
+      return await work(lake.connection);
     } finally {
       signal.removeEventListener('abort', interrupt);
-      connection.closeSync();
+      lake.close();
     }
   } finally {
-    instance.closeSync(); // dbt, in its own process, can open the file for writing only after this
+    writerLock.closeSync();
   }
 }

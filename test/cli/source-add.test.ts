@@ -65,7 +65,7 @@ describe('quarry source add (the form for scripts)', () => {
   });
 
   it('a sync while another process holds the warehouse fails with one line saying where to sync from', async () => {
-    const holder = await DuckDBInstance.create(path.join(dir, 'warehouse', 'warehouse.duckdb'));
+    const holder = await DuckDBInstance.create(path.join(dir, 'warehouse', 'writer.lock'));
     try {
       const busy = await quarry(['sync', 'people', '--project', dir]);
       expect(busy.code).toBe(1);

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startStripeFake, type StripeObject } from '../fakes/stripe.ts';
-import { queryDuckDb } from '../support/duckdb-query.ts';
+import { queryLake } from '../support/duckdb-query.ts';
 import { records, type FakeApi } from '../support/fake-api.ts';
 import { QUARRY_BIN } from '../support/quarry-process.ts';
 
@@ -29,9 +29,9 @@ function quarry(args: string[], project: string[] = ['--project', dir]): Promise
   return new Promise((resolve) => { child.on('close', (code) => { resolve({ code, stdout, stderr }); }); });
 }
 
-/** The warehouse as a reader sees it, opened read-only while no Quarry runs. */
+/** The warehouse as a reader sees it. */
 function query(sql: string): Promise<Record<string, unknown>[]> {
-  return queryDuckDb(path.join(dir, 'warehouse', 'warehouse.duckdb'), sql, { access_mode: 'READ_ONLY' });
+  return queryLake(dir, sql);
 }
 
 beforeAll(async () => {

@@ -188,10 +188,10 @@ describe('the dashboard tool (Superset) under /dashboard/, on the demo project',
     });
   });
 
-  it('registers the replica read-only and sandboxed: SQL reads the marts, writes and host files are refused', async () => {
+  it('registers the lake read-only and sandboxed: SQL reads the marts, writes, host files and the catalog extension\'s functions are refused', async () => {
     const { database } = await dashboardConfig();
     const registered = await superset.request<{ result: { sqlalchemy_uri: string } }>('GET', `/api/v1/database/${String(database.id)}/connection`);
-    expect(registered.result.sqlalchemy_uri).toBe(`duckdb:///${path.join(quarry.dir, 'warehouse', 'serving', 'current', 'warehouse.duckdb')}`);
+    expect(registered.result.sqlalchemy_uri).toBe('duckdb:///quarry_lake');
 
     const run = await sqlLab('editor', database.id);
     const count = await run('select count(*) as n from marts.orders_enriched');
@@ -202,11 +202,22 @@ describe('the dashboard tool (Superset) under /dashboard/, on the demo project',
     expect(write.text).toMatch(/read-only|DML/i);
     const host = await run("select * from read_text('/etc/passwd')");
     expect(host.status).toBeGreaterThanOrEqual(400);
-    expect(host.text).toMatch(/disabled by configuration|Permission Error/i);
+    expect(host.text).toMatch(/function read_text is refused/i);
+    const files = await run("select * from '/etc/passwd'");
+    expect(files.status).toBeGreaterThanOrEqual(400);
+    // sqlite_scanner (the catalog's extension) ignores enable_external_access: only the check before the query stops it.
+    for (const sql of [
+      `select * from sqlite_scan('${path.join(quarry.dir, '.quarry', 'platform.db')}', 'users')`,
+      `select * from "SQLITE_SCAN"('${path.join(quarry.dir, '.quarry', 'platform.db')}', 'users')`,
+      `select * from query('select 1')`,
+    ]) {
+      const refused = await run(sql);
+      expect({ sql, status: refused.status, text: refused.text }).toEqual({ sql, status: expect.any(Number), text: expect.stringMatching(/is refused/) });
+      expect(refused.status).toBeGreaterThanOrEqual(400);
+    }
   });
 
-  it('keeps every database an admin registers on the sandboxed replica, whatever its URI or engine parameters say', async () => {
-    const replica = path.join(quarry.dir, 'warehouse', 'serving', 'current', 'warehouse.duckdb');
+  it('keeps every database an admin registers on the sandboxed lake, whatever its URI or engine parameters say', async () => {
     const admin = await supersetSession('admin');
     const register = async (name: string, uri: string, extra: unknown) => quarry.request('POST', '/dashboard/api/v1/database/', {
       ...admin, body: { database_name: name, sqlalchemy_uri: uri, expose_in_sqllab: true, allow_dml: true, extra: JSON.stringify(extra) },
@@ -214,13 +225,13 @@ describe('the dashboard tool (Superset) under /dashboard/, on the demo project',
     const hostileParams = { engine_params: { connect_args: {
       url_config: { enable_external_access: 'true', lock_configuration: 'false' }, database: ':memory:', read_only: false,
     } } };
-    const hostile = await register('hostile', `duckdb:///${replica}?access_mode=read_write&enable_external_access=true`, hostileParams);
+    const hostile = await register('hostile', 'duckdb:///quarry_lake?access_mode=read_write&enable_external_access=true', hostileParams);
     expect(hostile.status, hostile.text).toBe(201);
     const run = await sqlLab('admin', hostile.json.id);
     const settings = await run("select current_setting('enable_external_access') as external, current_setting('lock_configuration') as locked, "
       + "(select readonly from duckdb_databases() where database_name = 'warehouse') as read_only");
     expect(settings.json.data).toEqual([{ external: false, locked: true, read_only: true }]);
-    expect((await run("select * from read_text('/etc/passwd')")).text).toMatch(/disabled by configuration|Permission Error/i);
+    expect((await run("select * from read_csv('/etc/passwd')")).text).toMatch(/refused|disabled by configuration|Permission Error/i);
     expect((await run('create table marts.intruder as select 1 as x')).text).toMatch(/read-only/i);
     for (const uri of ['duckdb:///:memory:', `duckdb:///${path.join(quarry.dir, '.quarry', 'platform.db')}`, 'postgresql://postgres@127.0.0.1:5432/test']) {
       const refused = await register(`elsewhere-${String(uri.length)}`, uri, {});
@@ -228,13 +239,13 @@ describe('the dashboard tool (Superset) under /dashboard/, on the demo project',
     }
   });
 
-  it('lets a viewer read chart data from the replica', async () => {
+  it('lets a viewer read chart data from the lake', async () => {
     const data = await revenueByCountry('viewer');
     expect(data.status).toBe(200);
     expect(data.json.result[0].data).toEqual([{ orders: 240 }]);
   });
 
-  it('keeps answering chart queries from the replica while a sync is running', async () => {
+  it('keeps answering chart queries from the lake while a sync is running', async () => {
     const held = feed.hold();
     expect((await quarry.request('POST', '/api/sources/feed/sync', { as: 'admin' })).status).toBe(200);
     await held.reached;
@@ -246,7 +257,7 @@ describe('the dashboard tool (Superset) under /dashboard/, on the demo project',
     }
     held.release();
     await vi.waitFor(() => { expect(quarry.ctx.store.jobs.latest('sync', 'feed')?.status).toBe('success'); }, { timeout: 30_000 });
-    // After the replica was swapped under it, too.
+    // And after the sync committed its snapshot.
     expect((await revenueByCountry('viewer')).json.result[0].data).toEqual([{ orders: 240 }]);
   }, 60_000);
 
@@ -341,7 +352,7 @@ describe('the dashboard tool (Superset) under /dashboard/, on the demo project',
       await page.getByRole('link', { name: 'Dashboards' }).click();
       await page.waitForURL(/\/dashboard\/superset\/dashboard\/sales\//);
       await expect.poll(() => page.getByText('Demo shop sales').count(), { timeout: 60_000 }).toBeGreaterThan(0);
-      // The big numbers are the demo's figures, read from the replica: 240 orders.
+      // The big numbers are the demo's figures, read from the lake: 240 orders.
       await expect.poll(() => page.getByText('240', { exact: true }).count(), { timeout: 60_000 }).toBeGreaterThan(0);
       await expect.poll(() => page.locator('canvas, svg.echarts, [data-test="chart-container"] svg').count(), { timeout: 30_000 }).toBeGreaterThan(0);
       await page.waitForLoadState('networkidle');

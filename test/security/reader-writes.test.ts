@@ -1,28 +1,34 @@
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { chmodSync, existsSync, readFileSync, realpathSync, statSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pythonExecutable } from '../../src/python/index.ts';
-import { READER_SANDBOX_PYTHON_PATH } from '../../src/warehouse/index.ts';
+import { DUCKDB_EXTENSIONS_DIR, lakeLocation, READER_SANDBOX_PYTHON_PATH } from '../../src/warehouse/index.ts';
 import { awaitDemoDashboard, dashboardSession, runInSqlLab, type DashboardSession } from '../support/dashboard-session.ts';
 import { startQuarry, type TestQuarry } from '../support/quarry.ts';
-import { syncAndWait } from '../support/sync.ts';
 
 // Whoever may run SQL on the warehouse through a reader (an editor in SQL Lab, anyone whose chart
-// carries custom SQL) must not be able to write a byte anywhere: not the replica the dashboards read,
-// not its WAL, not a file next to it.
+// carries custom SQL) must not be able to write a byte anywhere: not the lake's catalog, not its data
+// files, not a file next to them; nor read another database through the catalog's extension.
 
-const REPLICA_UNREADABLE = /Dashboards cannot read the published copy of the warehouse/;
+const LAKE_UNREADABLE = /readers cannot read the warehouse/;
 
 describe('writes through every reader of the warehouse', () => {
   let quarry: TestQuarry;
   let databaseId: number;
   let editor: DashboardSession;
-  let replica: string;
+  let catalog: string;
+  let dataPath: string;
 
-  const digest = (file: string): string => createHash('sha256').update(readFileSync(file)).digest('hex');
+  const dataFiles = (): string[] => readdirSync(dataPath, { recursive: true, encoding: 'utf8' })
+    .filter((file) => file.endsWith('.parquet')).map((file) => path.join(dataPath, file)).sort();
+  const digest = (files: readonly string[]): string => {
+    const hash = createHash('sha256');
+    for (const file of files) hash.update(file).update(readFileSync(file));
+    return hash.digest('hex');
+  };
   const health = async (): Promise<{ status: string; critical_issues: string[] }> =>
     (await quarry.request('GET', '/api/health/platform', { as: 'viewer' })).json;
 
@@ -30,85 +36,95 @@ describe('writes through every reader of the warehouse', () => {
     quarry = await startQuarry({ dashboard: true, demo: true, transform: true });
     databaseId = await awaitDemoDashboard(quarry);
     editor = await dashboardSession(quarry, 'editor');
-    replica = path.join(quarry.dir, 'warehouse', 'serving', 'current', 'warehouse.duckdb');
+    ({ dataPath } = lakeLocation(quarry.ctx.paths));
+    catalog = quarry.ctx.paths.lakeCatalogFile;
   }, 300_000);
   afterAll(async () => {
     await quarry.close();
   }, 60_000);
 
-  it('refuses every writing statement in SQL Lab before it runs, and the replica stays whole', async () => {
-    const published = realpathSync(replica);
-    const before = digest(published);
-    const refusal = /statements are refused: the warehouse is read-only here/;
+  it('refuses every writing statement and every escape through the catalog extension in SQL Lab before it runs', async () => {
+    await quarry.jobsIdle();
+    const [someDataFile] = dataFiles();
+    const before = digest([...dataFiles(), catalog]);
+    const refusal = /refused: the warehouse is read-only here/;
+    const platformDb = path.join(quarry.dir, '.quarry', 'platform.db');
     const statements: [string, RegExp][] = [
-      [`COPY (select 'junk' as a) TO '${replica}' (FORMAT csv, USE_TMP_FILE false)`, refusal],
-      [`COPY (select 'junk' as a) TO '${published}' (FORMAT csv, USE_TMP_FILE false)`, refusal],
-      [`COPY (select 'junk' as a) TO '${replica}.wal' (FORMAT csv)`, refusal],
-      [`select 1; COPY (select 'junk' as a) TO '${replica}' (FORMAT csv, USE_TMP_FILE false)`, refusal],
+      [`COPY (select 'junk' as a) TO '${someDataFile ?? ''}' (FORMAT parquet)`, refusal],
+      [`COPY (select 'junk' as a) TO '${path.join(dataPath, 'planted.parquet')}' (FORMAT parquet)`, refusal],
+      [`COPY (select 'junk' as a) TO '${catalog}-wal' (FORMAT csv)`, refusal],
+      [`select 1; COPY (select 'junk' as a) TO '${catalog}' (FORMAT csv, USE_TMP_FILE false)`, refusal],
       // Superset refuses these two itself, first: its parser does not know EXPORT, and allow_dml sees CREATE.
       [`EXPORT DATABASE '${path.join(quarry.dir, 'exported')}'`, new RegExp(`${refusal.source}|INVALID_SQL_ERROR`)],
       ['create table marts.intruder as select 1 as x', new RegExp(`${refusal.source}|DML_NOT_ALLOWED_ERROR`)],
       [`ATTACH '${path.join(quarry.dir, 'other.duckdb')}' AS other`, refusal],
+      [`ATTACH 'ducklake:sqlite:${catalog}' AS writable (DATA_PATH '${dataPath}')`, refusal],
+      [`ATTACH '${platformDb}' AS platform (TYPE sqlite)`, refusal],
+      [`select * from sqlite_scan('${platformDb}', 'users')`, refusal],
+      [`select * from main.sqlite_query('${platformDb}', 'select * from users')`, refusal],
+      [`select * from query('select * from sqlite_scan(''${platformDb}'', ''users'')')`, refusal],
+      [`select * from json_execute_serialized_sql(json_serialize_sql('select 1'))`, refusal],
+      ["CALL ducklake_expire_snapshots('warehouse', older_than => now())", refusal],
       ['INSTALL httpfs', refusal],
-      ["SET disabled_filesystems = ''", refusal],
+      ["SET allowed_directories = ['/']", refusal],
+      ['USE memory', refusal],
       ['CHECKPOINT', refusal],
     ];
     for (const [sql, expected] of statements) {
       const response = await runInSqlLab(quarry, editor, databaseId, sql);
       expect({ sql, refused: response.status >= 400, text: response.text }).toEqual({ sql, refused: true, text: expect.stringMatching(expected) });
     }
-    expect(digest(published)).toBe(before);
-    expect(existsSync(`${replica}.wal`)).toBe(false);
+    expect(digest([...dataFiles(), catalog])).toBe(before);
     expect(existsSync(path.join(quarry.dir, 'exported'))).toBe(false);
     const count = await runInSqlLab(quarry, editor, databaseId, 'select count(*) as n from marts.orders_enriched');
     expect(count.json.data).toEqual([{ n: 240 }]);
-    expect((await health()).critical_issues).not.toContainEqual(expect.stringMatching(REPLICA_UNREADABLE));
+    expect((await health()).critical_issues).not.toContainEqual(expect.stringMatching(LAKE_UNREADABLE));
   });
 
-  it('keeps a reader from writing even when a statement gets past the check', async () => {
+  it('keeps a reader off the host\'s files, the lake\'s writer and its settings even when a statement gets past the check', async () => {
     const python = pythonExecutable('superset', quarry.ctx.env.QUARRY_PYTHON_ENVS_DIR);
     const script = [
       'import sys',
       'from reader_sandbox import connect_sandboxed',
-      'connection = connect_sandboxed(sys.argv[1])',
+      'connection = connect_sandboxed(sys.argv[1], sys.argv[2], sys.argv[3])',
       'print(connection.execute("select count(*) from marts.orders_enriched").fetchone()[0])',
-      'for sql in sys.argv[2:]:',
+      'for sql in sys.argv[4:]:',
       '    try:',
       '        connection.execute(sql)',
       '        print("wrote:", sql)',
       '    except Exception as error:',
       '        print("refused:", type(error).__name__)',
     ].join('\n');
-    const before = digest(realpathSync(replica));
-    const { stdout } = await promisify(execFile)(python, ['-c', script, replica,
-      `COPY (select 'junk' as a) TO '${replica}' (FORMAT csv, USE_TMP_FILE false)`,
-      `COPY (select 'junk' as a) TO '${replica}.wal' (FORMAT csv)`,
+    const before = digest([...dataFiles(), catalog]);
+    const { stdout } = await promisify(execFile)(python, ['-c', script, catalog, dataPath, DUCKDB_EXTENSIONS_DIR,
+      `COPY (select 'junk' as a) TO '${catalog}' (FORMAT csv, USE_TMP_FILE false)`,
       "select * from read_text('/etc/passwd')",
-      "SET disabled_filesystems = ''",
+      `COPY (select 'junk' as a) TO '${path.join(quarry.dir, 'planted.csv')}' (FORMAT csv)`,
+      'create table marts.intruder as select 1 as x',
+      "SET allowed_directories = ['/']",
       'SET enable_external_access = true',
       `ATTACH '${path.join(quarry.dir, 'other.duckdb')}' AS other`,
+      `LOAD '${path.join(DUCKDB_EXTENSIONS_DIR, 'postgres_scanner.duckdb_extension')}'`,
     ], { env: { PATH: process.env.PATH ?? '/usr/bin:/bin', PYTHONPATH: READER_SANDBOX_PYTHON_PATH } });
-    expect(stdout.trim().split('\n')).toEqual(['240', ...Array.from({ length: 6 }, () => expect.stringMatching(/^refused: /))]);
-    expect(digest(realpathSync(replica))).toBe(before);
+    expect(stdout.trim().split('\n')).toEqual(['240', ...Array.from({ length: 8 }, () => expect.stringMatching(/^refused: /))]);
+    expect(digest([...dataFiles(), catalog])).toBe(before);
+    expect(existsSync(path.join(quarry.dir, 'planted.csv'))).toBe(false);
   });
 
-  it('publishes the replica read-only on disk', () => {
-    const published = realpathSync(replica);
-    expect(statSync(published).mode & 0o777).toBe(0o444);
-    expect(statSync(path.dirname(published)).mode & 0o777).toBe(0o555);
-  });
-
-  it('reports an unreadable replica as critical, and the next sync publishes a readable one', async () => {
-    expect((await health()).critical_issues).not.toContainEqual(expect.stringMatching(REPLICA_UNREADABLE));
-    const published = realpathSync(replica);
-    chmodSync(published, 0o644);
-    writeFileSync(published, 'a\njunk\n');
-    const broken = await health();
-    expect(broken.status).toBe('critical');
-    expect(broken.critical_issues).toContainEqual(expect.stringMatching(REPLICA_UNREADABLE));
-
-    expect(await syncAndWait(quarry, 'orders', true)).toMatchObject({ type: 'sync_completed' });
-    expect((await health()).critical_issues).not.toContainEqual(expect.stringMatching(REPLICA_UNREADABLE));
+  it('reports a lake readers cannot read as critical, and healthy again once it is whole', async () => {
+    await quarry.jobsIdle();
+    expect((await health()).critical_issues).not.toContainEqual(expect.stringMatching(LAKE_UNREADABLE));
+    const aside = `${catalog}.aside`;
+    copyFileSync(catalog, aside);
+    writeFileSync(catalog, 'a\njunk\n');
+    try {
+      const broken = await health();
+      expect(broken.status).toBe('critical');
+      expect(broken.critical_issues).toContainEqual(expect.stringMatching(LAKE_UNREADABLE));
+    } finally {
+      copyFileSync(aside, catalog);
+    }
+    expect((await health()).critical_issues).not.toContainEqual(expect.stringMatching(LAKE_UNREADABLE));
     const count = await runInSqlLab(quarry, editor, databaseId, 'select count(*) as n from marts.orders_enriched');
     expect(count.json.data).toEqual([{ n: 240 }]);
   });

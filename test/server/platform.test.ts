@@ -66,7 +66,8 @@ describe('platform endpoints', () => {
     ]);
     expect(['healthy', 'warning', 'critical']).toContain(health.status);
     expect(health.timestamp).toMatch(ISO_UTC);
-    expect(health.database).toEqual({ size_mb: 0, tables: 0, status: 'small', raw_tables: 0, staging_tables: 0, marts_tables: 0 });
+    expect(health.database).toEqual({ size_mb: expect.any(Number), tables: 0, status: 'small', raw_tables: 0, staging_tables: 0, marts_tables: 0 });
+    expect(health.database.size_mb).toBeLessThan(1); // a new project's lake is its empty catalog
     expect(['ok', 'low', 'critical']).toContain(health.disk.status);
     expect(health.disk.total_gb).toBeGreaterThan(0);
     expect(health.disk.free_gb).toBeGreaterThan(0);

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { QuarryEvent } from '../../src/events/index.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/alert-receivers.ts';
-import { queryDuckDb } from '../support/duckdb-query.ts';
+import { queryLake } from '../support/duckdb-query.ts';
 import { startQuarry, type TestQuarry } from '../support/quarry.ts';
 
 const DUPLICATED = "select * from (values (1, 'Ada'), (2, 'Grace'), (2, 'Grace again'), (3, null)) as t(id, name)";
@@ -108,7 +108,7 @@ describe('transformations: data tests run with every model run (dbt build)', () 
     expect(tests.get('not_null_customers_name')).toMatchObject({ status: 'warn', severity: 'warn', failures: 1 });
     expect(tests.get('not_null_customers_name')?.failing_rows).toEqual([{ id: 3, name: null }]);
     expect(tests.get('not_null_customer_count_n')?.status).toBe('skipped');
-    const stored = await queryDuckDb(quarry.ctx.paths.servingFile, 'SELECT count(*)::INTEGER AS n FROM test_failures.unique_customers_id', { access_mode: 'READ_ONLY' });
+    const stored = await queryLake(quarry.dir, 'SELECT count(*)::INTEGER AS n FROM test_failures.unique_customers_id');
     expect(stored).toEqual([{ n: 1 }]);
 
     const health = await quarry.request('GET', '/api/health/platform', { as: 'viewer' });
@@ -173,8 +173,8 @@ describe('transformations: seeds and snapshots built with the models', () => {
 
     writeFileSync(seedFile(quarry.dir), 'code,name\nNL,Nederland\nDE,Germany\n');
     await runWithEvents(quarry, 'countries');
-    const history = await queryDuckDb(quarry.ctx.paths.servingFile,
-      'SELECT code, name, dbt_valid_to IS NULL AS current FROM snapshots.countries_history ORDER BY code, dbt_valid_from', { access_mode: 'READ_ONLY' });
+    const history = await queryLake(quarry.dir,
+      'SELECT code, name, dbt_valid_to IS NULL AS current FROM snapshots.countries_history ORDER BY code, dbt_valid_from');
     expect(history).toEqual([
       { code: 'DE', name: 'Germany', current: true },
       { code: 'NL', name: 'Netherlands', current: false },

@@ -13,7 +13,7 @@ import { TestClock } from './test-clock.ts';
 import type { QuarryEvent } from '../../src/events/index.ts';
 import type { WatcherProcess } from '../../src/watcher/index.ts';
 import type { DocsServer } from '../../src/transform/index.ts';
-import { DuckDBInstance } from '@duckdb/node-api';
+import { lakeLocation, withSandboxedReader } from '../../src/warehouse/index.ts';
 import type { SupersetProcess } from '../../src/dashboard/index.ts';
 import type { ScheduleIncidents } from '../../src/schedules/index.ts';
 import type { AlertCenter, FreshnessMonitor } from '../../src/alerts/index.ts';
@@ -63,7 +63,7 @@ export interface TestQuarry {
   nextEvent<T extends QuarryEvent['type']>(type: T, filter?: (event: Extract<QuarryEvent, { type: T }>) => boolean): Promise<Extract<QuarryEvent, { type: T }>>;
   /** Waits until no job is queued or running and the catalog has profiled what they changed. */
   jobsIdle(): Promise<void>;
-  /** Runs a query on the published read-only replica, as a dashboard would. */
+  /** Runs a query on the lake through a sandboxed reader, as a dashboard would. */
   query(sql: string): Promise<Record<string, unknown>[]>;
   close(): Promise<void>;
   /** Stops the platform and leaves the project in place, for a test that starts it again (`projectDir`). */
@@ -194,18 +194,10 @@ export async function startQuarry(options: StartOptions = {}): Promise<TestQuarr
     });
 
   const query = async (sql: string): Promise<Record<string, unknown>[]> => {
-    const instance = await DuckDBInstance.create(ctx.paths.servingFile, { access_mode: 'READ_ONLY' });
-    try {
-      const connection = await instance.connect();
-      try {
-        const rows = (await connection.runAndReadAll(sql)).getRowObjects();
-        return rows.map((row) => Object.fromEntries(Object.entries(row).map(([key, value]) => [key, typeof value === 'bigint' ? Number(value) : value])));
-      } finally {
-        connection.closeSync();
-      }
-    } finally {
-      instance.closeSync();
-    }
+    return withSandboxedReader(lakeLocation(ctx.paths), async (connection) => {
+      const rows = (await connection.runAndReadAll(sql)).getRowObjects();
+      return rows.map((row) => Object.fromEntries(Object.entries(row).map(([key, value]) => [key, typeof value === 'bigint' ? Number(value) : value])));
+    });
   };
 
   return {

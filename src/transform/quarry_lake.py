@@ -1,0 +1,23 @@
+"""A dbt-duckdb plugin: opens dbt's DuckDB as Quarry's lake writer must be, before the lake is attached.
+
+The extensions are loaded by path from the folder bin/setup fills (dbt-duckdb's own `extensions:` would
+copy them into ~/.duckdb), and models get the lake and nothing else of the host: the file system is
+narrowed to the lake's data folder, external access is off and the configuration locked, so no model can
+read_text or COPY TO another file, or switch that back. The profile's `settings:` cannot do this: dbt-duckdb
+re-applies them on every cursor, which the lock refuses. configure_connection runs once, on the parent
+connection, after dbt-duckdb's own set-up and before its `attach:`, the order reader_sandbox.py keeps too.
+"""
+
+from dbt.adapters.duckdb.plugins import BasePlugin
+from reader_sandbox import confine_to_lake_data, load_lake_extensions
+
+
+class Plugin(BasePlugin):
+    def initialize(self, plugin_config):
+        self.extensions_dir = plugin_config["extensions_dir"]
+        self.data_path = plugin_config["data_path"]
+
+    def configure_connection(self, conn):
+        load_lake_extensions(conn, self.extensions_dir)
+        confine_to_lake_data(conn, self.data_path)
+        conn.execute("SET lock_configuration = true")

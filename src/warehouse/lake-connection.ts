@@ -1,0 +1,85 @@
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
+import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
+import { attachStatement, extensionFile, LAKE_ALIAS, LAKE_EXTENSIONS, type LakeLocation } from './lake-location.ts';
+import { quoteLiteral } from './sql.ts';
+
+/** A DuckDB instance of its own with the lake attached as `warehouse` (LAKE_ALIAS), its default database. */
+export interface LakeConnection {
+  readonly connection: DuckDBConnection;
+  close(): void;
+}
+
+// Zstandard and Parquet version 2 keep the lake about the size of a DuckDB file (snappy: 2.3 times it);
+// stored in the catalog, so set once when the lake is made.
+const NEW_LAKE_OPTIONS: Readonly<Record<string, string>> = { parquet_compression: 'zstd', parquet_version: '2' };
+
+/**
+ * Opens the lake for the one writer: read-write, with the file system (the writer reads source files).
+ * Makes the lake on first use.
+ */
+export async function openLakeForWriting(location: LakeLocation): Promise<LakeConnection> {
+  const created = prepareCatalog(location);
+  return openLake(location, async (connection) => {
+    await connection.run(attachStatement(location, 'write'));
+    if (created) {
+      for (const [option, value] of Object.entries(NEW_LAKE_OPTIONS)) {
+        await connection.run(`CALL ${LAKE_ALIAS}.set_option(${quoteLiteral(option)}, ${quoteLiteral(value)})`);
+      }
+    }
+    await connection.run(`USE ${LAKE_ALIAS}`);
+  });
+}
+
+/** Loads the lake's extensions by path from the folder bin/setup fills (nothing is downloaded). */
+export async function loadLakeExtensions(connection: DuckDBConnection): Promise<void> {
+  for (const name of LAKE_EXTENSIONS) await connection.run(`LOAD ${quoteLiteral(extensionFile(name))}`);
+}
+
+async function openLake(location: LakeLocation, attach: (connection: DuckDBConnection) => Promise<void>): Promise<LakeConnection> {
+  mkdirSync(location.dataPath, { recursive: true });
+  const instance = await DuckDBInstance.create(':memory:', { autoinstall_known_extensions: 'false', autoload_known_extensions: 'false' });
+  try {
+    const connection = await instance.connect();
+    try {
+      await loadLakeExtensions(connection);
+      await attach(connection);
+    } catch (error) {
+      connection.closeSync();
+      throw error;
+    }
+    return {
+      connection,
+      close: () => {
+        connection.closeSync();
+        instance.closeSync();
+      },
+    };
+  } catch (error) {
+    instance.closeSync();
+    throw error;
+  }
+}
+
+/**
+ * Makes sure the catalog is in WAL mode before DuckLake first attaches it (in SQLite's default journal
+ * mode a reader's long query makes the writer's COMMIT fail: "database is locked"), creating the file
+ * when missing, and that it names the data folder where it is now: DuckLake stores the absolute path and
+ * refuses an ATTACH with another, so a moved project folder would not open (the files' own paths are
+ * relative to it). Returns whether DuckLake has yet to initialise the catalog (a new lake).
+ */
+function prepareCatalog(location: LakeLocation): boolean {
+  const file = location.catalog.file;
+  mkdirSync(path.dirname(file), { recursive: true });
+  const catalog = new DatabaseSync(file);
+  try {
+    catalog.exec('PRAGMA journal_mode = WAL');
+    const initialised = catalog.prepare("SELECT count(*) AS n FROM sqlite_master WHERE type = 'table' AND name = 'ducklake_metadata'").get();
+    if (Number(initialised?.n ?? 0) === 0) return true;
+    catalog.prepare("UPDATE ducklake_metadata SET value = ? WHERE key = 'data_path' AND scope IS NULL AND value <> ?").run(location.dataPath, location.dataPath);
+    return false;
+  } finally {
+    catalog.close();
+  }
+}
