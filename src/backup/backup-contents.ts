@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { z } from 'zod';
 import type { ProjectPaths } from '../config/index.ts';
 
 /**
@@ -46,12 +47,13 @@ export function backupItems(paths: ProjectPaths): readonly BackupItem[] {
 /** The file a backup folder is recognised by: what it holds and where it was taken from. */
 export const BACKUP_MANIFEST = 'quarry-backup.json';
 
-export interface BackupManifest {
-  readonly format: 1;
-  readonly quarry_version: string;
-  readonly project: string;
+export const BackupManifest = z.object({
+  format: z.literal(1),
+  quarry_version: z.string(),
+  project: z.string(),
   /** The project folder the backup was taken from; the lake catalog names its data folder by it. */
-  readonly project_root: string;
-  readonly taken_at: string;
-  readonly items: readonly string[];
-}
+  project_root: z.string(),
+  taken_at: z.string(),
+  items: z.array(z.string()),
+});
+export type BackupManifest = z.infer<typeof BackupManifest>;

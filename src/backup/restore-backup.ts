@@ -1,7 +1,7 @@
-import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync } from 'node:fs';
+import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { ProjectPaths } from '../config/index.ts';
-import { BACKUP_MANIFEST, backupItems, type BackupManifest } from './backup-contents.ts';
+import { BACKUP_MANIFEST, BackupManifest, backupItems } from './backup-contents.ts';
 import { copyTree } from './copy-tree.ts';
 import { BackupError } from './errors.ts';
 
@@ -46,15 +46,16 @@ export function restoreBackup(from: string, paths: ProjectPaths): RestoreSummary
 function readManifest(folder: string): BackupManifest {
   const file = path.join(folder, BACKUP_MANIFEST);
   if (!existsSync(folder) || !existsSync(file)) throw new BackupError(`${folder} is not a Quarry backup (it has no ${BACKUP_MANIFEST})`);
-  let manifest: BackupManifest;
+  let parsed: unknown;
   try {
-    manifest = JSON.parse(readFileSync(file, 'utf8')) as BackupManifest;
+    parsed = JSON.parse(readFileSync(file, 'utf8'));
   } catch {
     throw new BackupError(`${file} is not readable JSON: the backup is damaged`);
   }
-  if (manifest.format !== 1 || !Array.isArray(manifest.items)) throw new BackupError(`${file} is of a format this Quarry does not know`);
+  const checked = BackupManifest.safeParse(parsed);
+  if (!checked.success) throw new BackupError(`${file} is of a format this Quarry does not know`);
+  const manifest = checked.data;
   const missing = manifest.items.filter((item) => !existsSync(path.join(folder, item)));
   if (missing.length > 0) throw new BackupError(`The backup is incomplete: ${missing.join(', ')} missing from ${folder}`);
-  if (readdirSync(folder).length === 0) throw new BackupError(`${folder} is empty`);
   return manifest;
 }
