@@ -44,7 +44,7 @@ export async function takeBackup(options: BackupOptions): Promise<BackupSummary>
   for (let attempt = 1; ; attempt += 1) {
     const before = readJobsFingerprint(paths.platformDb);
     if (jobsAreUnderWay(before)) {
-      if (Date.now() > deadline) throw new BackupError(`Jobs kept running for ${String(options.waitSeconds ?? 600)} s; no backup was taken. Try again when they end.`);
+      if (Date.now() > deadline) throw new BackupError(`Jobs kept running for ${String(options.waitSeconds ?? 600)} s; no backup was taken. Try again when they end (after a crash, start Quarry once: it marks the jobs it finds unfinished interrupted).`);
       if (attempt === 1) report('Waiting for the running jobs to end...');
       await sleep(1000);
       continue;

@@ -2,6 +2,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { QUARRY_BIN } from '../support/quarry-process.ts';
 import { startQuarry, type TestQuarry } from '../support/quarry.ts';
@@ -93,7 +94,7 @@ describe('quarry backup and quarry restore', () => {
     }
   }, 240_000);
 
-  it('refuses, changing nothing: a non-empty target, a target inside the project, a folder that is no backup', () => {
+  it('refuses, changing nothing: a non-empty target, a target inside the project, jobs that do not end, a folder that is no backup', () => {
     const full = path.join(scratch, 'full');
     mkdirSync(full, { recursive: true });
     writeFileSync(path.join(full, 'keep.txt'), 'mine');
@@ -105,6 +106,20 @@ describe('quarry backup and quarry restore', () => {
     const intoProject = quarry('backup', path.join(original.dir, 'backups'), '--project', original.dir);
     expect(intoProject.status).toBe(1);
     expect(intoProject.stderr).toContain('inside the project');
+
+    // A job that never ends: the backup waits for it, then gives up, leaving no folder behind.
+    const platform = new DatabaseSync(path.join(original.dir, '.quarry', 'platform.db'));
+    try {
+      const { id } = platform.prepare("INSERT INTO jobs (kind, target, status, created_at, started_at) VALUES ('sync', 'orders', 'running', datetime(), datetime()) RETURNING id")
+        .get() as { id: number };
+      const waited = quarry('backup', path.join(scratch, 'never'), '--project', original.dir, '--wait', '1');
+      platform.prepare("UPDATE jobs SET status = 'interrupted', finished_at = datetime() WHERE id = ?").run(id);
+      expect(waited.status).toBe(1);
+      expect(waited.stderr).toContain('Jobs kept running for 1 s; no backup was taken');
+      expect(existsSync(path.join(scratch, 'never'))).toBe(false);
+    } finally {
+      platform.close();
+    }
 
     const notABackup = quarry('restore', full, '--project', path.join(scratch, 'fresh'));
     expect(notABackup.status).toBe(1);
