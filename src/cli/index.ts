@@ -4,6 +4,7 @@ import { ConfigError, describeError, QuarryError } from '../errors.ts';
 import { LOG_FORMATS, type LogFormat } from '../logger.ts';
 import { SERVICE_VERSION } from '../context.ts';
 import { testAlert } from './alert.ts';
+import { backupProject, restoreProject } from './backup.ts';
 import { CliError } from './cli-error.ts';
 import { ensureDemoProject, loadDemoDataOnFirstStart } from './demo.ts';
 import { runDoctor } from './doctor.ts';
@@ -103,6 +104,23 @@ export async function runCli(argv: readonly string[], env: NodeJS.ProcessEnv): P
     .option('--project <dir>', 'project folder', '.')
     .action(async (options: { project: string }) => {
       console.log(await runDoctor(options.project, env));
+    });
+
+  program.command('backup')
+    .description('Take a consistent backup of the project into DIR (a new or empty folder), while it runs or not')
+    .argument('<dir>', 'backup folder')
+    .option('--project <dir>', 'project folder', '.')
+    .option('--wait <seconds>', 'how long to wait for running jobs to end', parsePositiveInteger, 600)
+    .action(async (dir: string, options: { project: string; wait: number }) => {
+      console.log(await backupProject(dir, { project: options.project, waitSeconds: options.wait }));
+    });
+
+  program.command('restore')
+    .description('Restore the backup in DIR into a folder that holds no project')
+    .argument('<dir>', 'backup folder')
+    .option('--project <dir>', 'project folder to create', '.')
+    .action((dir: string, options: { project: string }) => {
+      console.log(restoreProject(dir, options));
     });
 
   program.command('status')

@@ -25,6 +25,8 @@ export interface ProjectPaths {
   readonly legacyWarehouseFile: string;
   readonly transformDir: string;
   readonly dataDir: string;
+  /** The dashboard tool's home: its metadata DB, secret key and service-account password. */
+  readonly dashboardHome: string;
   /** Dashboards the project ships (<slug>.json), created in the dashboard tool once. */
   readonly dashboardsDir: string;
 }
@@ -52,6 +54,7 @@ export function projectPaths(projectDir: string): ProjectPaths {
     legacyWarehouseFile: path.join(warehouseDir, 'warehouse.duckdb'),
     transformDir: path.join(root, 'transform'),
     dataDir: path.join(root, 'data'),
+    dashboardHome: path.join(configDir, 'dashboard'),
     dashboardsDir: path.join(root, 'dashboards'),
   });
 }

@@ -16,7 +16,7 @@ export function startDashboard(options: {
   if (python === undefined) return undefined;
   const superset = new SupersetProcess({
     binDir: path.dirname(python),
-    home: path.join(options.paths.configDir, 'dashboard'),
+    home: options.paths.dashboardHome,
     lake: lakeLocation(options.paths),
     port: options.port ?? options.config.dashboard.port,
     https: options.config.web.public_url?.startsWith('https:') === true,
