@@ -11,9 +11,11 @@ export interface LakeConnection {
   close(): void;
 }
 
-// Zstandard and Parquet version 2 keep the lake about the size of a DuckDB file (snappy: 2.3 times it);
-// stored in the catalog, so set once when the lake is made.
-const NEW_LAKE_OPTIONS: Readonly<Record<string, string>> = { parquet_compression: 'zstd', parquet_version: '2' };
+// Zstandard and Parquet version 2 keep the lake about the size of a DuckDB file (snappy: 2.3 times it).
+// No data inlining: DuckLake 1.5.5 keeps small inserts in the catalog, then fails to read back a STRUCT with a
+// DATE or TIMESTAMP field from there ("Failed to read inlined data from DuckLake: invalid date field format").
+// Stored in the catalog, so set once when the lake is made.
+const NEW_LAKE_OPTIONS: Readonly<Record<string, string>> = { parquet_compression: 'zstd', parquet_version: '2', data_inlining_row_limit: '0' };
 
 /**
  * Opens the lake for the one writer: read-write, with the file system (the writer reads source files).
