@@ -22,7 +22,8 @@ async function loadSummary() {
 
 /** Nested configuration sections become dotted keys, so every setting reads as one line. */
 function flatten(value, prefix = '') {
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) return [[prefix, (Array.isArray(value) ? value.join(', ') : String(value)) || '—']];
+  const shown = (item) => (item !== null && typeof item === 'object' ? JSON.stringify(item) : String(item));
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return [[prefix, (Array.isArray(value) ? value.map(shown).join(', ') : String(value)) || '—']];
   return Object.entries(value).flatMap(([key, inner]) => flatten(inner, prefix ? `${prefix}.${key}` : key));
 }
 
