@@ -75,10 +75,19 @@ export class JobRunner {
     if (this.lifecycle.active().some((active) => active.kind.kind === 'sync' && active.kind.target === name)) throw new SyncInProgressError(name);
   }
 
-  /** Drops a source's tables from the warehouse, in the writer's turn (see dropSourceTables). */
+  /**
+   * Drops a source's tables from the warehouse, in the writer's turn (see dropSourceTables), and forgets what
+   * its syncs recorded of them (cursors, loaded files, tables): a source added again by that name starts afresh.
+   */
   async dropSourceTables(name: string): Promise<void> {
-    const { paths, lock, log } = this.#options;
+    const { paths, lock, log, store, now, afterCommit } = this.#options;
     await dropSourceTables(name, { paths, lock, log, signal: AbortSignal.timeout(10 * 60_000) });
+    store.transaction(() => {
+      store.sourceState.clear(name);
+      store.fileLedger.replace(name, []);
+      store.warehouseTables.replaceForSource(name, [], now().toISOString());
+    });
+    await afterCommit?.();
   }
 
   /** Resolves when no sync is queued or running and the warehouse lock is free of every holder so far. */
