@@ -80,8 +80,8 @@ export class JobRunner {
    * its syncs recorded of them (cursors, loaded files, tables): a source added again by that name starts afresh.
    */
   async dropSourceTables(name: string): Promise<void> {
-    const { paths, lock, log, store, now, afterCommit } = this.#options;
-    await dropSourceTables(name, { paths, lock, log, signal: AbortSignal.timeout(10 * 60_000) });
+    const { paths, lock, store, now, afterCommit } = this.#options;
+    await dropSourceTables(name, { paths, lock, signal: AbortSignal.timeout(10 * 60_000) });
     store.transaction(() => {
       store.sourceState.clear(name);
       store.fileLedger.replace(name, []);

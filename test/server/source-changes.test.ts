@@ -185,11 +185,13 @@ describe('sources from the browser: edit, delete, test before saving (API)', () 
     await quarry.request('POST', '/api/sources/spare/sync', { as: 'editor' });
     await synced;
     await quarry.jobsIdle();
+    const spareSchemas = "SELECT count(*)::INTEGER AS n FROM information_schema.schemata WHERE schema_name = 'raw_spare'";
+    expect(await quarry.query(spareSchemas)).toEqual([{ n: 1 }]);
     const removed = await quarry.request('DELETE', `/api/sources/spare?version=${await version()}&drop_tables=true&remove_credentials=true`, { as: 'admin' });
     expect(removed.json).toMatchObject({ success: true, tables_dropped: true, credentials_removed: ['SPARE_TOKEN'] });
     expect(envFile()).not.toContain('SPARE_TOKEN');
     expect(envFile()).toContain('ITEMS_TOKEN=');
-    expect(await quarry.query("SELECT count(*)::INTEGER AS n FROM information_schema.schemata WHERE schema_name = 'raw_spare'")).toEqual([{ n: 0 }]);
+    expect(await quarry.query(spareSchemas)).toEqual([{ n: 0 }]);
     expect(sourcesFile()).toContain('# Sources Quarry loads (kept by every edit)');
   });
 });
