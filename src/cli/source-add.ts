@@ -1,7 +1,7 @@
 import { checkbox, confirm, input, password, select } from '@inquirer/prompts';
 import { parse as parseYamlValue } from 'yaml';
 import {
-  addableType, addSourceToProject, CATEGORIES, loadEnvironment, loadSources, newSourceNameProblem, projectPaths, sectionFields,
+  addableType, addSourceToProject, CATEGORIES, REST_AUTH_FIELD_NAMES, REST_AUTH_FIELDS, loadEnvironment, loadSources, newSourceNameProblem, projectPaths, sectionFields,
   SOURCE_TYPE_KEYS, SOURCE_TYPES, type ProjectPaths, type SectionField, type SourceTypeKey,
 } from '../config/index.ts';
 import { testConnection } from '../jobs/index.ts';
@@ -23,17 +23,6 @@ export interface SourceAddOptions {
   sync?: boolean;
   nonInteractive?: boolean;
 }
-
-/** The fields of rest_api that matter for each auth type; the others are not asked for. */
-const REST_AUTH_FIELDS: Readonly<Record<string, readonly string[]>> = {
-  bearer: ['auth_token_env'],
-  api_key: ['auth_token_env', 'api_key_name', 'api_key_location'],
-  basic: ['basic_username_env', 'basic_password_env'],
-  oauth2_client_credentials: ['access_token_url', 'client_id_env', 'client_secret_env'],
-  custom_header: ['auth_header_name', 'auth_token_env'],
-  none: [],
-};
-const REST_AUTH_FIELD_NAMES = new Set(Object.values(REST_AUTH_FIELDS).flat());
 
 /** `quarry source add`: the wizard, or its flag form for scripts. Writes sources.yml and .env, tests, optionally syncs. */
 export async function addSource(options: SourceAddOptions, env: NodeJS.ProcessEnv): Promise<string> {

@@ -6,11 +6,17 @@ export {
 export { loadSources } from './sources-file.ts';
 export { parseSources, serializeSources, defaultSourcesYaml, type SourceConfig } from './sources-config.ts';
 export { createProjectFiles } from './create-project-files.ts';
-export { setProjectSetting, setEnvValue, checkEnvValue, writeFileAtomically, addSourceEntry, setSourceEnabled } from './update-project-files.ts';
+export {
+  setProjectSetting, setEnvValue, checkEnvValue, writeFileAtomically, addSourceEntry, setSourceEnabled,
+  readSourceSection, removeEnvValue,
+} from './update-project-files.ts';
 export { sectionFields, type SectionField } from './section-fields.ts';
 export {
-  addableType, addSourceToProject, newSourceNameProblem, type SourceAddition,
+  addableType, addSourceToProject, candidateSource, newSourceNameProblem, type SourceAddition,
 } from './source-addition.ts';
+export { editSourceInProject, removeSourceFromProject, credentialVariables, type SourceEdit } from './source-change.ts';
+export { REST_AUTH_FIELDS, REST_AUTH_FIELD_NAMES, authTypesUsing } from './rest-auth-fields.ts';
+export { fieldHelp } from './field-help.ts';
 export { assertSourcesFileUnchanged, sourcesFileVersion, SourcesFileChangedError } from './sources-file-version.ts';
 export type { SourceConfigOf } from './source-entry.ts';
 export {
@@ -20,7 +26,7 @@ export {
 export {
   endpointTableName, ENV_REFERENCE_PREFIX, isEnvReference, type RestApiSection, type RestApiEndpoint, type CsvReadOptions,
 } from '../sources/type-definition/index.ts';
-export { shownSourceConfig } from './shown-source-config.ts';
+export { shownSourceConfig, maskedHeaders } from './shown-source-config.ts';
 export { closestMatch } from './closest-match.ts';
 export { assertScheduledSourcesExist, scheduleSourceProblems, hostTimeZone, type ScheduleConfig, type ScheduleSyncConfig } from './schedules-config.ts';
 export { INCIDENT_KINDS, type IncidentKind, type AlertConfig, type EmailAlertConfig } from './alerts-config.ts';

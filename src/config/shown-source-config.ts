@@ -1,7 +1,7 @@
 import { isEnvReference } from '../sources/type-definition/index.ts';
 import type { SourceConfig } from './sources-config.ts';
 
-const MASK = '***';
+export const MASK = '***';
 
 /**
  * A source's configuration as the API shows it, to viewers too: header values masked, since a header is where a
@@ -9,6 +9,10 @@ const MASK = '***';
  */
 export function shownSourceConfig(source: SourceConfig): SourceConfig {
   if (source.type !== 'rest_api' || source.rest_api.headers === undefined) return source;
-  const headers = Object.fromEntries(Object.entries(source.rest_api.headers).map(([name, value]) => [name, isEnvReference(value) ? value : MASK]));
-  return { ...source, rest_api: { ...source.rest_api, headers } };
+  return { ...source, rest_api: { ...source.rest_api, headers: maskedHeaders(source.rest_api.headers) } };
+}
+
+/** Header values masked, `env:NAME` references kept. */
+export function maskedHeaders(headers: Readonly<Record<string, unknown>>): Record<string, string> {
+  return Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, typeof value === 'string' && isEnvReference(value) ? value : MASK]));
 }

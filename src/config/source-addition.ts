@@ -6,6 +6,7 @@ import { SOURCE_NAME_PATTERN } from '../sources/type-definition/index.ts';
 import { loadSources } from './sources-file.ts';
 import { assertSourcesFileUnchanged } from './sources-file-version.ts';
 import type { SourceConfig } from './sources-config.ts';
+import { parseSourceEntry } from './source-entry.ts';
 import { addSourceEntry, checkEnvValue, setEnvValue } from './update-project-files.ts';
 
 /** A source to add, as the CLI's wizard and flags and the browser's form describe it. */
@@ -51,4 +52,16 @@ export function addSourceToProject(paths: ProjectPaths, addition: SourceAddition
   const added = addSourceEntry(paths, { name: addition.name, type, [SOURCE_TYPES[type].section]: addition.section });
   for (const [variable, value] of addition.secrets) setEnvValue(paths, variable, value);
   return added;
+}
+
+/**
+ * The source a form describes before it is saved, validated as sources.yml would be, for a connection test
+ * that writes nothing; InvalidRequestError with each problem when it would not be accepted.
+ */
+export function candidateSource(name: string, type: string, section: Readonly<Record<string, unknown>>): SourceConfig {
+  const key = addableType(type);
+  if (!SOURCE_NAME_PATTERN.test(name)) throw new InvalidRequestError(`"${name}" is not a valid source name: use lowercase letters, digits and underscores, starting with a letter`);
+  const parsed = parseSourceEntry({ name, type: key, [SOURCE_TYPES[key].section]: section }, [], 'the form');
+  if (!parsed.success) throw new InvalidRequestError(parsed.problems.join('; '));
+  return parsed.data;
 }

@@ -79,12 +79,64 @@ export function addSourceEntry(paths: ProjectPaths, entry: Readonly<Record<strin
 
 /** Sets a source's `enabled` in sources.yml, keeping the file's comments; validated before it is written. */
 export function setSourceEnabled(paths: ProjectPaths, name: string, enabled: boolean): void {
-  const document = parseDocument(readProjectFile(paths.sourcesFile, paths));
-  const sources = document.get('sources');
-  const index = isSeq(sources) ? sources.items.findIndex((item) => isMap(item) && item.get('name') === name) : -1;
-  if (index < 0) throw new ConfigError([`The source ${name} is not in sources.yml`]);
+  const { document, index } = findSourceEntry(paths, name);
   document.setIn(['sources', index, 'enabled'], enabled);
   const text = document.toString();
   parseSources(text, path.relative(paths.root, paths.sourcesFile));
   writeFileAtomically(paths.sourcesFile, text, 0o644);
+}
+
+/** The index of `name` in sources.yml's list, with the parsed document, or ConfigError when it is not there. */
+function findSourceEntry(paths: ProjectPaths, name: string): { document: ReturnType<typeof parseDocument>; index: number } {
+  const document = parseDocument(readProjectFile(paths.sourcesFile, paths));
+  const sources = document.get('sources');
+  const index = isSeq(sources) ? sources.items.findIndex((item) => isMap(item) && item.get('name') === name) : -1;
+  if (index < 0) throw new ConfigError([`The source ${name} is not in sources.yml`]);
+  return { document, index };
+}
+
+/** A source's section as sources.yml holds it (defaults not applied), for a form to show. */
+export function readSourceSection(paths: ProjectPaths, name: string, sectionName: string): Record<string, unknown> {
+  const { document, index } = findSourceEntry(paths, name);
+  const section: unknown = document.getIn(['sources', index, sectionName]);
+  const value: unknown = isMap(section) ? section.toJS(document) : {};
+  return value !== null && typeof value === 'object' ? value as Record<string, unknown> : {};
+}
+
+/**
+ * Replaces a source's section in sources.yml, keeping the file's comments, the entry's place and its other
+ * fields; the whole file is validated before it is written. Returns the parsed source.
+ */
+export function replaceSourceSection(paths: ProjectPaths, name: string, sectionName: string, section: Readonly<Record<string, unknown>>): SourceConfig {
+  const { document, index } = findSourceEntry(paths, name);
+  document.setIn(['sources', index, sectionName], document.createNode(section));
+  const text = document.toString();
+  const parsed = parseSources(text, path.relative(paths.root, paths.sourcesFile));
+  writeFileAtomically(paths.sourcesFile, text, 0o644);
+  const changed = parsed.find((source) => source.name === name);
+  if (changed === undefined) throw new ConfigError([`The source ${name} was not written`]);
+  return changed;
+}
+
+/** Removes a source's entry from sources.yml, keeping the rest of the file and its comments. */
+export function removeSourceEntry(paths: ProjectPaths, name: string): void {
+  const { document, index } = findSourceEntry(paths, name);
+  document.deleteIn(['sources', index]);
+  const text = document.toString();
+  parseSources(text, path.relative(paths.root, paths.sourcesFile));
+  writeFileAtomically(paths.sourcesFile, text, 0o644);
+}
+
+/** Removes NAME's line from the project's .env; nothing happens when it has none. */
+export function removeEnvValue(paths: ProjectPaths, name: string): void {
+  let lines: string[];
+  try {
+    lines = readFileSync(paths.envFile, 'utf8').split('\n');
+  } catch (error) {
+    if (isMissingFile(error)) return;
+    throw error;
+  }
+  const kept = lines.filter((line) => !line.startsWith(`${name}=`) && line !== '');
+  if (kept.length === lines.filter((line) => line !== '').length) return;
+  writeFileAtomically(paths.envFile, kept.length === 0 ? '' : `${kept.join('\n')}\n`, 0o600);
 }

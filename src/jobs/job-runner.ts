@@ -3,7 +3,8 @@ import type { EventBus } from '../events/index.ts';
 import type { Logger } from '../logger.ts';
 import { backfillWindow, loaderFor, type SourceTokens } from '../sources/index.ts';
 import type { JobRecord, Store } from '../store/index.ts';
-import { SourceDisabledError, SourceNotFoundError, SourceTypeNotSupportedError } from './errors.ts';
+import { dropSourceTables } from './drop-source-tables.ts';
+import { SourceDisabledError, SourceNotFoundError, SourceTypeNotSupportedError, SyncInProgressError } from './errors.ts';
 import { JobLifecycle } from './job-lifecycle.ts';
 import { SyncJob } from './sync-job.ts';
 import type { WarehouseLock } from './warehouse-lock.ts';
@@ -67,6 +68,26 @@ export class JobRunner {
     const window = backfill === undefined ? undefined : backfillWindow(source, backfill, { now: now(), fullRefresh });
     const sync = new SyncJob({ source, loader, fullRefresh, requestedBy, window, store, paths, events, now, env, sourceTokens });
     return this.lifecycle.enqueue(sync).job;
+  }
+
+  /** Throws SyncInProgressError while a sync of `name` is queued or running. */
+  assertNoSync(name: string): void {
+    if (this.lifecycle.active().some((active) => active.kind.kind === 'sync' && active.kind.target === name)) throw new SyncInProgressError(name);
+  }
+
+  /**
+   * Drops a source's tables from the warehouse, in the writer's turn (see dropSourceTables), and forgets what
+   * its syncs recorded of them (cursors, loaded files, tables): a source added again by that name starts afresh.
+   */
+  async dropSourceTables(name: string): Promise<void> {
+    const { paths, lock, store, now, afterCommit } = this.#options;
+    await dropSourceTables(name, { paths, lock, signal: AbortSignal.timeout(10 * 60_000) });
+    store.transaction(() => {
+      store.sourceState.clear(name);
+      store.fileLedger.replace(name, []);
+      store.warehouseTables.replaceForSource(name, [], now().toISOString());
+    });
+    await afterCommit?.();
   }
 
   /** Resolves when no sync is queued or running and the warehouse lock is free of every holder so far. */

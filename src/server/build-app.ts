@@ -26,6 +26,7 @@ import { queryRoutes } from './routes/query.ts';
 import { csvFileRoutes } from './routes/csv-files.ts';
 import { scheduleRoutes } from './routes/schedules.ts';
 import { sourceConfigRoutes } from './routes/source-config.ts';
+import { sourceChangeRoutes } from './routes/source-changes.ts';
 import { sourceRoutes } from './routes/sources.ts';
 import { statusRoutes } from './routes/status.ts';
 import { installTransformDocsProxy } from './routes/transform-docs.ts';
@@ -105,6 +106,7 @@ export async function buildApp(ctx: AppContext, parts: AppParts): Promise<Fastif
   await app.register(apiKeyRoutes, { ctx });
   await app.register(sourceRoutes, { ctx });
   await app.register(sourceConfigRoutes, { ctx });
+  await app.register(sourceChangeRoutes, { ctx });
   // Only the CSV upload parses multipart, so only its scope has the parser: the proxies' reply-from warns of every scope that does.
   await app.register(async (uploads) => {
     await uploads.register(multipart, { limits: { fileSize: ctx.config.limits.max_upload_mb * 1024 * 1024, files: 1, fields: 5, parts: 6 } });

@@ -9,7 +9,7 @@ export interface SourcePageOptions {
   /** Only file sources take uploads, and only roles that may write files see the controls. */
   readonly canUpload: boolean;
   readonly hasFiles: boolean;
-  /** Admins and editors may disable and enable the source; `enabled` says which it is now. */
+  /** Admins and editors may disable, enable, edit and delete the source; `enabled` says whether it is enabled now. */
   readonly canConfigure: boolean;
   readonly enabled: boolean;
 }
@@ -17,7 +17,17 @@ export interface SourcePageOptions {
 /** One source: status and actions, its files with upload, tables, history, configuration, logs. */
 export function renderSourcePage(options: SourcePageOptions): string {
   const toggle = options.canConfigure
-    ? html`<button type="button" id="toggle-enabled" class="secondary" data-enabled="${options.enabled ? 'yes' : 'no'}">${options.enabled ? 'Disable' : 'Enable'}</button>`
+    ? html`<button type="button" id="toggle-enabled" class="secondary" data-enabled="${options.enabled ? 'yes' : 'no'}">${options.enabled ? 'Disable' : 'Enable'}</button>
+      <a class="button secondary" href="/sources/${encodeURIComponent(options.name)}/edit">Edit</a>`
+    : html``;
+  const removal = options.canConfigure
+    ? html`<section class="card" aria-labelledby="delete-title">
+        <h2 id="delete-title">Delete this source</h2>
+        <p class="muted">Removes it from <code>sources.yml</code>. Its warehouse tables and its credentials in <code>.env</code> stay unless you tick below.</p>
+        <div class="check"><input type="checkbox" id="drop-tables"><label for="drop-tables">Also drop its warehouse tables</label></div>
+        <div class="check"><input type="checkbox" id="remove-credentials"><label for="remove-credentials">Also remove its credentials from .env</label></div>
+        <button type="button" id="delete-source" class="danger">Delete source…</button>
+      </section>`
     : html``;
   const actions = options.canSync || options.canConfigure
     ? html`<div class="actions">
@@ -77,6 +87,7 @@ export function renderSourcePage(options: SourcePageOptions): string {
     <section class="card" aria-labelledby="logs-title">
       <h2 id="logs-title">Logs</h2>
       <ul id="source-logs" class="activity" aria-live="polite"></ul>
-    </section>`,
+    </section>
+    ${removal}`,
   });
 }

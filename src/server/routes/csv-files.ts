@@ -8,9 +8,9 @@ import { InvalidRequestError, QuarryError } from '../../errors.ts';
 import { SyncInProgressError, fileSourceLocation } from '../../jobs/index.ts';
 import { NotACsvSourceError, deleteCsvFile, saveUpload, type CsvLocation } from '../../sources/index.ts';
 import { requireActor, requireAction } from '../plugins/index.ts';
+import { QueryFlag } from './query-flag.ts';
 
 const NameParams = z.object({ source_name: z.string().min(1).max(63) });
-const Flag = z.enum(['true', 'false', '1', '0']).transform((value) => value === 'true' || value === '1');
 
 const UploadReply = z.object({
   success: z.boolean(), message: z.string(), source_name: z.string(), file_path: z.string(), file_name: z.string(), auto_sync: z.boolean(),
@@ -63,7 +63,7 @@ export const csvFileRoutes: FastifyPluginCallbackZod<{ ctx: AppContext }> = (app
     preHandler: requireAction('files.write'),
     schema: {
       tags: ['csv'], summary: 'Upload a CSV file (multipart part "file") into a file source', params: NameParams,
-      querystring: z.object({ trigger_sync: Flag.default(false) }), response: { 200: UploadReply },
+      querystring: z.object({ trigger_sync: QueryFlag.default(false) }), response: { 200: UploadReply },
       upload: {
         field: 'file', fileName: 'orders.csv', contentType: 'text/csv',
         description: "The CSV file; its file name must end in .csv and match the source's file_pattern, and it replaces a file of the same name",

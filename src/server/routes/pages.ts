@@ -42,6 +42,14 @@ export const pageRoutes: FastifyPluginCallbackZod<{ ctx: AppContext; oauthButton
     return reply.type(asHtml).send(renderAddSourcePage({ user: actor }));
   });
 
+  app.get('/sources/:source_name/edit', { schema: { ...hidden, params: SourceParams } }, async (request, reply) => {
+    const actor = requireActor(request);
+    if (!can(actor, 'sources.configure')) return reply.code(403).type(asHtml).send(renderForbiddenPage({ user: actor }));
+    const source = ctx.sources.find((candidate) => candidate.name === request.params.source_name);
+    if (!source) return reply.code(404).type(asHtml).send(renderNotFoundPage({ user: actor, what: 'Source' }));
+    return reply.type(asHtml).send(renderAddSourcePage({ user: actor, editing: source.name }));
+  });
+
   app.get('/sources/:source_name', { schema: { ...hidden, params: SourceParams } }, async (request, reply) => {
     const actor = requireActor(request);
     const source = ctx.sources.find((candidate) => candidate.name === request.params.source_name);

@@ -1,7 +1,7 @@
 import type { FastifyPluginCallbackZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import {
-  addSourceToProject, assertSourcesFileUnchanged, CATEGORIES, sectionFields, setSourceEnabled, SOURCE_TYPE_KEYS, SOURCE_TYPES, sourcesFileVersion,
+  addSourceToProject, assertSourcesFileUnchanged, authTypesUsing, CATEGORIES, fieldHelp, sectionFields, setSourceEnabled, SOURCE_TYPE_KEYS, SOURCE_TYPES, sourcesFileVersion,
   type SourceTypeKey,
 } from '../../config/index.ts';
 import type { AppContext } from '../../context.ts';
@@ -15,6 +15,9 @@ const Field = z.object({
   required: z.boolean(),
   default: z.unknown().optional().describe('the value used when the field is left out'),
   options: z.array(z.string()).optional().describe('for choice and choices: the allowed values'),
+  help: z.string().describe('one line shown beside the field; empty when there is nothing to add'),
+  shown_for: z.object({ field: z.string(), values: z.array(z.string()) }).optional()
+    .describe("shown only while `field` holds one of `values` (rest_api's credential fields by auth_type)"),
 });
 
 const SourceTypeEntry = z.object({
@@ -118,13 +121,19 @@ export const sourceConfigRoutes: FastifyPluginCallbackZod<{ ctx: AppContext }> =
   done();
 };
 
+function shownFor(type: SourceTypeKey, field: string): { shown_for?: { field: string; values: string[] } } {
+  const authTypes = type === 'rest_api' ? authTypesUsing(field) : undefined;
+  return authTypes === undefined ? {} : { shown_for: { field: 'auth_type', values: authTypes } };
+}
+
 function describeType(key: SourceTypeKey): z.infer<typeof SourceTypeEntry> {
   const type = SOURCE_TYPES[key];
   const fields = type.wizard ? sectionFields(key as Parameters<typeof sectionFields>[0]) : [];
   return {
     key, category: type.category, auth_type: type.authType, addable: type.wizard, reason: type.wizardDisabledReason, section: type.section,
     fields: fields.map((field) => ({
-      name: field.name, kind: field.kind, required: field.required,
+      name: field.name, kind: field.kind, required: field.required, help: fieldHelp(key, field.name),
+      ...shownFor(key, field.name),
       ...(field.defaultValue === undefined ? {} : { default: field.defaultValue }), ...(field.options === undefined ? {} : { options: [...field.options] }),
     })),
   };

@@ -1,10 +1,12 @@
-// Adding a source: category → type → fields built from the type's schema (GET /api/source-types); credentials in
-// password fields, sent once and written to .env only; saved with the sources.yml version read, then tested and
-// synced with its progress live.
+// Adding or editing a source: category → type → fields built from the type's schema (GET /api/source-types), each
+// with its help, rest_api's credential fields only for the chosen auth type; credentials in password fields, sent
+// once and written to .env only (an existing one shows as set). The entered configuration can be tested before it
+// is saved; it is saved with the sources.yml version read; a new source is then synced with its progress live.
 import { api, el, formatNumber, say } from './api.js';
 import { onEvent, onProgress } from './live.js';
 
 const form = document.getElementById('add-source-form');
+const editing = form.dataset.editing;
 const message = document.getElementById('add-source-message');
 const categorySelect = document.getElementById('source-category');
 const typeSelect = document.getElementById('source-type');
@@ -12,6 +14,7 @@ const typeHelp = document.getElementById('type-help');
 const nameInput = document.getElementById('source-name');
 const fieldset = document.getElementById('source-fields');
 const afterSave = document.getElementById('after-save');
+const testButton = document.getElementById('test-source');
 const testResult = document.getElementById('test-result');
 const syncProgress = document.getElementById('sync-progress');
 const syncResult = document.getElementById('sync-result');
@@ -20,55 +23,93 @@ const syncButton = document.getElementById('sync-source');
 let types = [];
 let version = '';
 let savedName = '';
+/** The edited source's section as sources.yml holds it; the form edits the first endpoint and keeps the others. */
+let current = {};
+let credentialsSet = new Set();
 
 const label = (name) => name.replaceAll('_', ' ');
 const fieldId = (name) => `field-${name}`;
+const helpOf = (field) => (field.help ? el('p', { id: `${fieldId(field.name)}-help`, className: 'muted' }, field.help) : undefined);
+const describedBy = (field) => (field.help ? { 'aria-describedby': `${fieldId(field.name)}-help` } : {});
+
+/** What the form shows for a field: the saved value when editing, else the default. */
+function shownValue(field) {
+  return Object.hasOwn(current, field.name) ? current[field.name] : field.default;
+}
 
 /** The inputs of one field, by its kind; each carries data-field (and data-part for credentials and endpoints). */
 function fieldInputs(field) {
   const id = fieldId(field.name);
-  const shown = field.default === undefined || typeof field.default === 'object' ? '' : String(field.default);
+  const value = shownValue(field);
   const required = field.required ? ' (required)' : '';
+  const attributes = describedBy(field);
   switch (field.kind) {
     case 'boolean':
       return [el('div', { className: 'check' },
-        el('input', { type: 'checkbox', id, checked: field.default === true, dataset: { field: field.name } }),
+        el('input', { type: 'checkbox', id, checked: value === true, dataset: { field: field.name }, ...attributes }),
         el('label', { htmlFor: id }, label(field.name)))];
     case 'choice':
       return [el('label', { htmlFor: id }, label(field.name)),
-        el('select', { id, dataset: { field: field.name } }, ...field.options.map((option) => el('option', { value: option, selected: option === field.default }, option)))];
+        el('select', { id, dataset: { field: field.name }, ...attributes }, ...field.options.map((option) => el('option', { value: option, selected: option === value }, option)))];
     case 'choices':
       return [el('fieldset', {}, el('legend', {}, label(field.name)), ...field.options.map((option) => el('div', { className: 'check' },
-        el('input', { type: 'checkbox', id: `${id}-${option}`, value: option, checked: Array.isArray(field.default) && field.default.includes(option), dataset: { field: field.name } }),
+        el('input', { type: 'checkbox', id: `${id}-${option}`, value: option, checked: Array.isArray(value) && value.includes(option), dataset: { field: field.name } }),
         el('label', { htmlFor: `${id}-${option}` }, option))))];
     case 'env': {
-      const suggested = typeof field.default === 'string' ? field.default : '';
+      const variable = typeof value === 'string' ? value : '';
+      const isSet = credentialsSet.has(variable);
       return [el('label', { htmlFor: id }, `${label(field.name)}: the environment variable holding it${required}`),
-        el('input', { id, value: suggested, placeholder: 'e.g. MY_API_TOKEN', autocomplete: 'off', dataset: { field: field.name, part: 'variable' } }),
-        el('label', { htmlFor: `${id}-value` }, 'Its value (saved in .env, never in sources.yml; leave blank if already set)'),
-        el('input', { id: `${id}-value`, type: 'password', autocomplete: 'new-password', dataset: { field: field.name, part: 'secret' } })];
+        el('input', { id, value: variable, placeholder: 'e.g. MY_API_TOKEN', autocomplete: 'off', dataset: { field: field.name, part: 'variable' }, ...attributes }),
+        el('label', { htmlFor: `${id}-value` }, isSet ? 'Its value: set (type a new one to replace it)' : 'Its value (saved in .env, never in sources.yml; leave blank if already set)'),
+        el('input', { id: `${id}-value`, type: 'password', autocomplete: 'new-password', placeholder: isSet ? 'set' : '', dataset: { field: field.name, part: 'secret' } })];
     }
-    case 'items':
-      return [el('fieldset', {}, el('legend', {}, `${label(field.name)}: the first one`),
+    case 'items': {
+      const first = Array.isArray(value) && value[0] !== null && typeof value[0] === 'object' ? value[0] : {};
+      return [el('fieldset', {}, el('legend', {}, `${label(field.name)}: the first one${Array.isArray(value) && value.length > 1 ? ` (the other ${String(value.length - 1)} are kept)` : ''}`),
         ...[['path', 'path (relative to the API root)'], ['data_selector', 'where the records sit in the response, e.g. data (blank: found automatically)'],
           ['primary_key', 'primary key column (blank: none; records are replaced each sync)']]
-          .flatMap(([part, text]) => [el('label', { htmlFor: `${id}-${part}` }, text), el('input', { id: `${id}-${part}`, autocomplete: 'off', dataset: { field: field.name, part } })]))];
+          .flatMap(([part, text]) => [el('label', { htmlFor: `${id}-${part}` }, text),
+            el('input', { id: `${id}-${part}`, value: typeof first[part] === 'string' ? first[part] : '', autocomplete: 'off', dataset: { field: field.name, part } })]))];
+    }
     case 'mapping':
-      return [el('label', { htmlFor: id }, `${label(field.name)} as JSON, e.g. {"key": "value"}${required}`), el('textarea', { id, rows: 2, dataset: { field: field.name } })];
-    default:
+      return [el('label', { htmlFor: id }, `${label(field.name)} as JSON, e.g. {"key": "value"}${required}`),
+        el('textarea', { id, rows: 2, value: Object.hasOwn(current, field.name) ? JSON.stringify(value) : '', dataset: { field: field.name }, ...attributes })];
+    default: {
+      const shown = value === undefined || value === null || typeof value === 'object' && !Array.isArray(value) ? '' : Array.isArray(value) ? value.join(', ') : String(value);
       return [el('label', { htmlFor: id }, `${label(field.name)}${field.kind === 'list' ? ', comma-separated' : ''}${required}`),
-        el('input', { id, type: field.kind === 'number' ? 'number' : 'text', value: shown, autocomplete: 'off', dataset: { field: field.name } })];
+        el('input', { id, type: field.kind === 'number' ? 'number' : 'text', value: shown, autocomplete: 'off', dataset: { field: field.name }, ...attributes })];
+    }
   }
+}
+
+/** One field, its inputs and help together, so it can be hidden as one while another field's choice excludes it. */
+function fieldBlock(field) {
+  return el('div', { className: 'field', dataset: { fieldBlock: field.name } }, ...fieldInputs(field), helpOf(field));
 }
 
 function currentType() {
   return types.find((type) => type.key === typeSelect.value);
 }
 
+/** Whether `field` applies given the other fields' current choices (rest_api's credentials by auth type). */
+function applies(field) {
+  if (!field.shown_for) return true;
+  const chooser = fieldset.querySelector(`[data-field="${field.shown_for.field}"]`);
+  return chooser !== null && field.shown_for.values.includes(chooser.value);
+}
+
+function showApplicableFields() {
+  for (const field of currentType()?.fields ?? []) {
+    const block = fieldset.querySelector(`[data-field-block="${field.name}"]`);
+    if (block) block.hidden = !applies(field);
+  }
+}
+
 function showFields() {
   const type = currentType();
   typeHelp.textContent = type ? `Signs in with: ${type.auth_type ?? 'nothing'}.` : '';
-  fieldset.replaceChildren(el('legend', {}, 'Settings'), ...(type?.fields ?? []).flatMap(fieldInputs));
+  fieldset.replaceChildren(el('legend', {}, 'Settings'), ...(type?.fields ?? []).map(fieldBlock));
+  showApplicableFields();
 }
 
 function showTypes() {
@@ -77,8 +118,26 @@ function showTypes() {
   showFields();
 }
 
-/** One field's value as the section wants it, or undefined when left blank or at its default. */
+/** rest_api's first endpoint as edited, over the saved one so its other keys (a paginator, params) stay. */
+function editedItems(field, inputs) {
+  const saved = Array.isArray(current[field.name]) ? current[field.name] : [];
+  const first = { ...(saved[0] ?? {}) };
+  for (const part of inputs) {
+    const text = part.value.trim();
+    if (text === '') delete first[part.dataset.part];
+    else first[part.dataset.part] = text;
+  }
+  return first.path === undefined ? undefined : [first, ...saved.slice(1)];
+}
+
+function sameMembers(chosen, defaults) {
+  const expected = Array.isArray(defaults) ? defaults : [];
+  return chosen.length === expected.length && chosen.every((value) => expected.includes(value));
+}
+
+/** One field's value as the section wants it, or undefined when left blank, at its default, or not applying. */
 function valueOf(field, secrets) {
+  if (!applies(field)) return undefined;
   const inputs = [...fieldset.querySelectorAll(`[data-field="${field.name}"]`)];
   const [input] = inputs;
   switch (field.kind) {
@@ -86,8 +145,7 @@ function valueOf(field, secrets) {
     case 'choice': return input.value === field.default ? undefined : input.value;
     case 'choices': {
       const chosen = inputs.filter((box) => box.checked).map((box) => box.value);
-      const defaults = Array.isArray(field.default) ? field.default : [];
-      return chosen.length === defaults.length && chosen.every((value) => defaults.includes(value)) ? undefined : chosen;
+      return sameMembers(chosen, field.default) ? undefined : chosen;
     }
     case 'env': {
       const variable = inputs.find((part) => part.dataset.part === 'variable').value.trim();
@@ -95,24 +153,19 @@ function valueOf(field, secrets) {
       if (variable !== '' && secret !== '') secrets[variable] = secret;
       return variable === '' || variable === field.default ? undefined : variable;
     }
-    case 'items': {
-      const item = Object.fromEntries(inputs.map((part) => [part.dataset.part, part.value.trim()]).filter(([, value]) => value !== ''));
-      return item.path === undefined ? undefined : [item];
-    }
+    case 'items': return editedItems(field, inputs);
     case 'mapping': return input.value.trim() === '' ? undefined : JSON.parse(input.value);
     case 'list': {
       const items = input.value.split(',').map((item) => item.trim()).filter((item) => item !== '');
-      return items.length === 0 ? undefined : items;
+      return items.length === 0 || sameMembers(items, field.default) ? undefined : items;
     }
     case 'number': return input.value === '' || Number(input.value) === field.default ? undefined : Number(input.value);
     default: return input.value.trim() === '' || input.value.trim() === field.default ? undefined : input.value.trim();
   }
 }
 
-async function save(event) {
-  event.preventDefault();
-  const type = currentType();
-  if (!type) return;
+/** The section and credentials the form holds; undefined (having said why) when a JSON field cannot be read. */
+function entered(type) {
   const secrets = {};
   const config = {};
   try {
@@ -122,15 +175,37 @@ async function save(event) {
     }
   } catch {
     say(message, 'A JSON field could not be read: check its braces and quotes.');
-    return;
+    return undefined;
   }
+  return { config, secrets };
+}
+
+function clearSecrets() {
+  for (const secret of fieldset.querySelectorAll('[data-part="secret"]')) {
+    if (secret.value !== '') secret.placeholder = 'set';
+    secret.value = '';
+  }
+}
+
+async function save(event) {
+  event.preventDefault();
+  const type = currentType();
+  const values = type && entered(type);
+  if (!values) return;
   try {
-    const reply = await api('POST', '/api/sources', { name: nameInput.value.trim(), type: type.key, config, secrets, version });
+    if (editing) {
+      const reply = await api('PUT', `/api/sources/${encodeURIComponent(editing)}`, { ...values, version });
+      version = reply.version;
+      clearSecrets();
+      say(message, reply.message, 'ok');
+      return;
+    }
+    const reply = await api('POST', '/api/sources', { name: nameInput.value.trim(), type: type.key, ...values, version });
     version = reply.version;
     savedName = reply.source_name;
-    for (const secret of fieldset.querySelectorAll('[data-part="secret"]')) { secret.value = ''; secret.placeholder = 'set'; }
+    clearSecrets();
     say(message, reply.message, 'ok');
-    document.getElementById('after-save-text').textContent = `${savedName} is in sources.yml. Test that Quarry can read it, then sync it.`;
+    document.getElementById('after-save-text').textContent = `${savedName} is in sources.yml. Sync it to load its data.`;
     document.getElementById('source-link').href = `/sources/${encodeURIComponent(savedName)}`;
     afterSave.hidden = false;
     form.querySelector('#save-source').disabled = true;
@@ -139,17 +214,21 @@ async function save(event) {
   }
 }
 
-async function testSource() {
-  const button = document.getElementById('test-source');
-  button.disabled = true;
+/** Tests what the form holds, saved or not (the check of `quarry source test`); nothing is written. */
+async function testEntered() {
+  const type = currentType();
+  const values = type && entered(type);
+  if (!values) return;
+  testButton.disabled = true;
   testResult.hidden = true;
+  const name = editing || nameInput.value.trim();
   try {
-    const reply = await api('POST', `/api/sources/${encodeURIComponent(savedName)}/test`);
+    const reply = await api('POST', '/api/source-test', { ...(name === '' ? {} : { name }), type: type.key, ...values });
     say(testResult, reply.success ? `Connection test passed: ${reply.message}` : `Connection test failed: ${reply.message}`, reply.success ? 'ok' : 'error');
   } catch (error) {
     say(testResult, error.message);
   } finally {
-    button.disabled = false;
+    testButton.disabled = false;
   }
 }
 
@@ -177,20 +256,44 @@ onEvent((event) => {
   if (event.type === 'sync_completed' || event.type === 'sync_failed') syncButton.disabled = false;
 });
 
+/** Editing: the type and name are fixed, the fields show what sources.yml holds. */
+async function startEditing() {
+  const saved = await api('GET', `/api/sources/${encodeURIComponent(editing)}/config`);
+  version = saved.version;
+  current = saved.section;
+  credentialsSet = new Set(saved.credentials.filter((credential) => credential.set).map((credential) => credential.variable));
+  const type = types.find((candidate) => candidate.key === saved.type);
+  categorySelect.replaceChildren(el('option', { value: type.category }, type.category));
+  typeSelect.replaceChildren(el('option', { value: type.key }, type.key));
+  categorySelect.disabled = true;
+  typeSelect.disabled = true;
+  nameInput.value = saved.name;
+  nameInput.readOnly = true;
+  showFields();
+  if (!type.addable) {
+    say(message, `${type.key} sources are edited in sources.yml by hand: ${type.reason}`);
+    form.querySelector('#save-source').disabled = true;
+    testButton.disabled = true;
+  }
+}
+
 async function start() {
   const [catalog, file] = await Promise.all([api('GET', '/api/source-types'), api('GET', '/api/sources-file')]);
   types = catalog.types;
   version = file.version;
+  if (editing) return startEditing();
   const categories = catalog.categories.filter((category) => types.some((type) => type.category === category && type.addable));
   categorySelect.replaceChildren(...categories.map((category) => el('option', { value: category }, category)));
   document.getElementById('not-addable').replaceChildren(...types.filter((type) => !type.addable)
     .map((type) => el('li', {}, el('code', {}, type.key), ` — ${type.reason}`)));
   showTypes();
+  return undefined;
 }
 
 categorySelect.addEventListener('change', showTypes);
 typeSelect.addEventListener('change', showFields);
+fieldset.addEventListener('change', showApplicableFields);
 form.addEventListener('submit', (event) => { void save(event); });
-document.getElementById('test-source').addEventListener('click', () => { void testSource(); });
+testButton.addEventListener('click', () => { void testEntered(); });
 syncButton.addEventListener('click', () => { void syncSource(); });
 start().catch((error) => { say(message, error.message); });

@@ -1,4 +1,4 @@
-// A source's page: live status, Sync and Full refresh, CSV files with drag-and-drop upload, history, logs.
+// A source's page: live status, Sync and Full refresh, Disable/Enable, Edit and Delete, CSV files with drag-and-drop upload, history, logs.
 import { api, badge, el, emptyRow, formatBytes, formatDuration, formatNumber, formatTime, say, upload } from './api.js';
 import { debounced, onEvent, onProgress } from './live.js';
 import { activityItem } from './log-list.js';
@@ -22,7 +22,8 @@ async function loadSummary() {
 
 /** Nested configuration sections become dotted keys, so every setting reads as one line. */
 function flatten(value, prefix = '') {
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) return [[prefix, (Array.isArray(value) ? value.join(', ') : String(value)) || '—']];
+  const shown = (item) => (item !== null && typeof item === 'object' ? JSON.stringify(item) : String(item));
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return [[prefix, (Array.isArray(value) ? value.map(shown).join(', ') : String(value)) || '—']];
   return Object.entries(value).flatMap(([key, inner]) => flatten(inner, prefix ? `${prefix}.${key}` : key));
 }
 
@@ -142,7 +143,27 @@ async function toggleEnabled(event) {
   }
 }
 
+/** Removes the source after asking; the boxes say whether its tables and credentials go too. */
+async function deleteSource(event) {
+  const dropTables = document.getElementById('drop-tables').checked;
+  const removeCredentials = document.getElementById('remove-credentials').checked;
+  const also = [dropTables ? 'its warehouse tables are dropped' : 'its warehouse tables stay', removeCredentials ? 'its credentials leave .env' : 'its credentials stay in .env'];
+  if (!window.confirm(`Delete ${name} from sources.yml? ${also.join('; ')}.`)) return;
+  const button = event.currentTarget;
+  button.disabled = true;
+  try {
+    const { version } = await api('GET', '/api/sources-file');
+    const query = new URLSearchParams({ version, drop_tables: String(dropTables), remove_credentials: String(removeCredentials) });
+    await api('DELETE', `${base}?${query}`);
+    window.location.assign('/');
+  } catch (error) {
+    say(message, error.message);
+    button.disabled = false;
+  }
+}
+
 document.getElementById('sync')?.addEventListener('click', startSync(false));
+document.getElementById('delete-source')?.addEventListener('click', (event) => { void deleteSource(event); });
 document.getElementById('toggle-enabled')?.addEventListener('click', (event) => { void toggleEnabled(event); });
 document.getElementById('full-refresh')?.addEventListener('click', startSync(true));
 setUpDropZone();

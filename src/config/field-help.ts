@@ -1,0 +1,66 @@
+/**
+ * One line of help beside each field of a source's section, from the Notes of the spec's type tables (2.8):
+ * by type and field where the spec says something of that type, else by field name alone.
+ */
+const BY_TYPE: Readonly<Record<string, Readonly<Record<string, string>>>> = {
+  local_files: {
+    directory: 'The folder holding the files, relative to the project (CSV, JSON, JSONL or Parquet); they load into one raw table.',
+    file_pattern: 'A glob choosing the files, e.g. *.csv.',
+    notes: 'How to regenerate the files, for whoever reads this later.',
+  },
+  rest_api: {
+    base_url: 'The API root every endpoint path is relative to.',
+    endpoints: 'Each endpoint has a path and, optionally, where its records sit and a primary key.',
+    auth_type: 'How requests sign in; the fields it needs appear below.',
+    auth_token_env: 'The environment variable holding the token or key.',
+    api_key_name: 'The header or query parameter name the key is sent in.',
+    api_key_location: 'Whether the key goes in a header or the query string.',
+    basic_username_env: 'The environment variable holding the user name.',
+    basic_password_env: 'The environment variable holding the password.',
+    access_token_url: 'The OAuth2 token endpoint.',
+    client_id_env: 'The environment variable holding the OAuth2 client id.',
+    client_secret_env: 'The environment variable holding the OAuth2 client secret.',
+    auth_header_name: 'The name of the custom header carrying the token.',
+    headers: 'Extra request headers; a value may be env:<VAR_NAME> to read a variable.',
+  },
+  native_pipeline: {
+    source_module: 'The module name.',
+    source_function: 'The function to call.',
+    function_kwargs: 'Arguments for the function; a value may be env:<VAR_NAME>.',
+    pipeline_name: 'Defaults to the source name.',
+    dataset_name: 'Defaults to the source name.',
+  },
+  spreadsheets: {
+    spreadsheet_url_or_id: 'The spreadsheet’s address or id; sign in first with quarry oauth setup.',
+    range_names: 'Sheet or tab names.',
+  },
+  social_ads: {
+    account_id: 'The ads account id, including the platform’s account prefix.',
+    initial_load_past_days: 'Days loaded on the first sync.',
+  },
+  web_analytics: { start_date: 'YYYY-MM-DD, or relative such as 90daysAgo.' },
+  search_ads: { property_id: 'The ads customer id.' },
+  code_host: { owner: 'The repository’s owner.', name: 'The repository name.' },
+  team_chat: { selected_channels: 'Channel ids, comma-separated; blank reads them all.' },
+  payments: { endpoints: 'The objects to load; all by default.' },
+  helpdesk_a: { subdomain: 'Your helpdesk subdomain.', email: 'The email of the account the token belongs to.' },
+};
+
+const BY_NAME: Readonly<Record<string, string>> = {
+  base_url: 'Replaces the vendor’s API address (for a proxy or a test server); blank keeps the vendor’s.',
+  start_date: 'YYYY-MM-DD; blank loads from the beginning.',
+  end_date: 'YYYY-MM-DD; blank loads up to today.',
+  resources: 'The resources to load.',
+  deduplication: 'How re-read rows are kept: none, latest only, appended, or as history (SCD type 2).',
+  timeout_seconds: 'How long one request may take.',
+  concurrency: 'How many requests run at once.',
+  url: 'The address of the file.',
+};
+
+/** The help line for `field` of `type`'s section; a credential field says where its value goes when none is written. */
+export function fieldHelp(type: string, field: string): string {
+  const help = BY_TYPE[type]?.[field] ?? BY_NAME[field];
+  if (help !== undefined) return help;
+  if (field.endsWith('_env')) return 'The environment variable holding it; its value is written to .env only.';
+  return '';
+}

@@ -1,0 +1,73 @@
+import { InvalidRequestError } from '../errors.ts';
+import type { ProjectPaths } from './project-paths.ts';
+import { MASK } from './shown-source-config.ts';
+import { SOURCE_TYPES } from './source-types.ts';
+import { loadSources } from './sources-file.ts';
+import { assertSourcesFileUnchanged } from './sources-file-version.ts';
+import type { SourceConfig } from './sources-config.ts';
+import { checkEnvValue, readSourceSection, removeEnvValue, removeSourceEntry, replaceSourceSection, setEnvValue } from './update-project-files.ts';
+
+/** A new section for an existing source, as the browser's form sends it; its type and name stay. */
+export interface SourceEdit {
+  readonly name: string;
+  /** The type's section, only the fields that differ from the defaults. */
+  readonly section: Readonly<Record<string, unknown>>;
+  /** Credentials to set or replace, by variable name, for `.env` only; a variable left out keeps its value. */
+  readonly secrets: ReadonlyMap<string, string>;
+}
+
+function existingSource(paths: ProjectPaths, name: string): SourceConfig {
+  const source = loadSources(paths).find((candidate) => candidate.name === name);
+  if (source === undefined) throw new InvalidRequestError(`There is no source named "${name}" in sources.yml`);
+  return source;
+}
+
+/**
+ * Replaces a source's section: checks (with `expectedVersion`) that sources.yml is still the one the caller read,
+ * then writes the validated section in place (comments and order kept) and the credentials given to .env.
+ * A header shown masked keeps the value the file holds. Nothing is written when anything is refused.
+ */
+export function editSourceInProject(paths: ProjectPaths, edit: SourceEdit, expectedVersion: string): SourceConfig {
+  assertSourcesFileUnchanged(paths, expectedVersion);
+  const sectionName = SOURCE_TYPES[existingSource(paths, edit.name).type].section;
+  for (const [variable, value] of edit.secrets) checkEnvValue(variable, value);
+  const section = withMaskedHeadersKept(edit.section, readSourceSection(paths, edit.name, sectionName));
+  const changed = replaceSourceSection(paths, edit.name, sectionName, section);
+  for (const [variable, value] of edit.secrets) setEnvValue(paths, variable, value);
+  return changed;
+}
+
+function withMaskedHeadersKept(section: Readonly<Record<string, unknown>>, current: Readonly<Record<string, unknown>>): Record<string, unknown> {
+  const headers = section.headers;
+  const currentHeaders = current.headers;
+  if (!isRecord(headers) || !isRecord(currentHeaders)) return { ...section };
+  const kept = Object.fromEntries(Object.entries(headers).map(([key, value]) => [key, value === MASK && key in currentHeaders ? currentHeaders[key] : value]));
+  return { ...section, headers: kept };
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+/** The environment variables a source reads its credentials from: the values of its section's *_env fields. */
+export function credentialVariables(source: SourceConfig): string[] {
+  const section: unknown = (source as unknown as Record<string, unknown>)[SOURCE_TYPES[source.type].section];
+  if (!isRecord(section)) return [];
+  return Object.entries(section).filter(([field, value]) => field.endsWith('_env') && typeof value === 'string' && value !== '').map(([, value]) => value as string);
+}
+
+/**
+ * Removes a source from sources.yml (version-checked, comments kept). With `removeCredentials`, the variables it
+ * alone reads are removed from .env too (one another source still reads stays). Returns the variables removed.
+ */
+export function removeSourceFromProject(paths: ProjectPaths, name: string, expectedVersion: string, options: { removeCredentials: boolean }): string[] {
+  assertSourcesFileUnchanged(paths, expectedVersion);
+  const sources = loadSources(paths);
+  const removed = existingSource(paths, name);
+  removeSourceEntry(paths, name);
+  if (!options.removeCredentials) return [];
+  const stillRead = new Set(sources.filter((source) => source.name !== name).flatMap(credentialVariables));
+  const variables = credentialVariables(removed).filter((variable) => !stillRead.has(variable));
+  for (const variable of variables) removeEnvValue(paths, variable);
+  return variables;
+}

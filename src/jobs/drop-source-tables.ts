@@ -1,0 +1,23 @@
+import type { ProjectPaths } from '../config/index.ts';
+import { rawSchemaOf } from '../sources/index.ts';
+import { quoteIdentifier, withWriteConnection, writeTargetOf } from '../warehouse/index.ts';
+import type { WarehouseLock } from './warehouse-lock.ts';
+
+export interface DropSourceTablesOptions {
+  readonly paths: ProjectPaths;
+  readonly lock: WarehouseLock;
+  readonly signal: AbortSignal;
+}
+
+/**
+ * Drops a source's raw schema and every table in it, in the warehouse lock's turn with the one write
+ * connection. The one place a removed source's tables leave the warehouse.
+ */
+export async function dropSourceTables(source: string, options: DropSourceTablesOptions): Promise<void> {
+  const { paths, lock, signal } = options;
+  await lock.hold(async () => {
+    await withWriteConnection(writeTargetOf(paths), signal, async (connection) => {
+      await connection.run(`DROP SCHEMA IF EXISTS ${quoteIdentifier(rawSchemaOf(source))} CASCADE`);
+    });
+  }, signal);
+}
