@@ -99,7 +99,7 @@ describe('schedules', () => {
     await vi.waitFor(() => {
       expect(quarry?.ctx.store.schedules.latestRun('minutely')?.outcome).toBe('success');
       expect(quarry?.ctx.store.schedules.latestRun('hourly')?.outcome).toBe('success');
-    });
+    }, { timeout: 30_000 });
     expect(quarry.ctx.store.schedules.runs('minutely', 10)).toMatchObject([{ trigger: 'catch_up', outcome: 'success' }]);
     expect(quarry.ctx.store.schedules.runs('hourly', 10)).toMatchObject([{ trigger: 'catch_up', outcome: 'success' }]);
     expect(syncJobsOf(quarry, 'shop', 'minutely')).toHaveLength(1);
