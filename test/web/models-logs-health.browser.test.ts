@@ -111,7 +111,7 @@ describe('models, logs and health pages in Chromium', () => {
 
   it('shows health problems first, services and the watcher; follows the dark system setting; a viewer gets no Run buttons; fits a phone', async () => {
     const page = await openAs('viewer', '/health', { colorScheme: 'dark' });
-    await expect.poll(() => page.locator('#run-failures li').first().textContent()).toMatch(/d_broken: .*no_such_column/);
+    await expect.poll(() => page.locator('#run-failures li').allTextContents(), { timeout: 15_000 }).toContainEqual(expect.stringMatching(/d_broken: .*no_such_column/));
     expect(await page.locator('#run-failures li').allTextContents()).toContainEqual(expect.stringMatching(/e_dupes: The test unique_e_dupes_id failed: 1 failing row$/));
     expect(await page.locator('#watcher dd').first().textContent()).toBe('not running');
     expect(await page.locator('#services dd').first().textContent()).toBe(quarry.ctx.version);
