@@ -1,5 +1,5 @@
 import path from 'node:path';
-import multipart, { type Multipart } from '@fastify/multipart';
+import type { Multipart } from '@fastify/multipart';
 import type { FastifyPluginCallbackZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { SourceConfig } from '../../config/index.ts';
@@ -40,8 +40,6 @@ function asUnreadableBody(error: unknown): unknown {
 }
 
 export const csvFileRoutes: FastifyPluginCallbackZod<{ ctx: AppContext }> = (app, { ctx }, done) => {
-  // Registered here, not at the root: its per-request hooks then run for the upload route alone.
-  void app.register(multipart, { limits: { fileSize: ctx.config.limits.max_upload_mb * 1024 * 1024, files: 1, fields: 5, parts: 6 } });
   const csvSource = (name: string): { source: SourceConfig; location: CsvLocation } => {
     const source = ctx.sourceReports.source(name);
     const location = fileSourceLocation(source, ctx.paths.root);
