@@ -38,7 +38,7 @@ describe('platform endpoints', () => {
 
   it('reports a warehouse that appears or goes while it runs, within a few seconds', async () => {
     const warehouseOf = async (): Promise<string> => (await quarry.request('GET', '/api/status', { as: 'viewer' })).json.services.warehouse;
-    const file = quarry.ctx.paths.warehouseFile;
+    const file = quarry.ctx.paths.lakeCatalogFile;
     const existed = existsSync(file);
     try {
       if (existed) renameSync(file, `${file}.aside`);
