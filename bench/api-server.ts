@@ -1,6 +1,7 @@
 // The servers the API benchmark loads, in their own process so the load generator does not share their event
 // loop: a Quarry with a signed-in admin and an API key, and a bare Fastify route answering the same status JSON.
 // Prints one JSON line with their addresses and credentials, then serves until stdin closes.
+import { createInterface } from 'node:readline';
 import Fastify from 'fastify';
 import { startBenchServer } from './bench-server.ts';
 
@@ -23,7 +24,10 @@ if (bareAddress === null || typeof bareAddress === 'string') throw new Error('th
 const servers: ApiServers = { quarry: quarry.base, bare: `http://127.0.0.1:${String(bareAddress.port)}`, cookie: quarry.cookie, key: quarry.key };
 process.stdout.write(`${JSON.stringify(servers)}\n`);
 
-process.stdin.resume();
-process.stdin.on('end', () => {
+// Each line on stdin asks for the CPU time this process has used so far (one JSON line back): the load generator's
+// share of a busy machine then does not blur what a request costs the server. The end of stdin stops it.
+const commands = createInterface({ input: process.stdin });
+commands.on('line', () => { process.stdout.write(`${JSON.stringify(process.cpuUsage())}\n`); });
+commands.on('close', () => {
   void Promise.all([bare.close(), quarry.close()]).then(() => { process.exit(0); });
 });

@@ -74,7 +74,7 @@ const latencies = [
 const query = wanted('query') ? await runQueryBenchmark() : undefined;
 
 const apiValue = (figure: ApiFigure): string =>
-  `${String(figure.requestsPerSecond)} req/s, p50 ${String(figure.p50Ms)} ms, p99 ${String(figure.p99Ms)} ms${figure.non2xx > 0 ? `, ${String(figure.non2xx)} non-2xx` : ''}`;
+  `${String(figure.requestsPerSecond)} req/s, p50 ${String(figure.p50Ms)} ms, p99 ${String(figure.p99Ms)} ms, server CPU ${figure.serverCpuMicrosPerRequest.toFixed(1)} µs/req${figure.non2xx > 0 ? `, ${String(figure.non2xx)} non-2xx` : ''}`;
 const rows: Row[] = [
   ...api === undefined ? [] : [
     row({ id: api.baseline.id, benchmark: api.benchmark, name: api.baseline.name, value: apiValue(api.baseline), ratio: null, ratioText: '1.00 (baseline)' }),

@@ -33,6 +33,7 @@ import { installTransformDocsProxy } from './routes/transform-docs.ts';
 import { transformRoutes } from './routes/transform.ts';
 import { userRoutes } from './routes/users.ts';
 import { websocketRoutes } from './routes/websocket.ts';
+import { requestLogger } from './request-logger.ts';
 import type { WebSocketHub } from './websocket-hub.ts';
 import { OneLinePerRequest } from './request-log.ts';
 
@@ -64,6 +65,7 @@ export async function buildApp(ctx: AppContext, parts: AppParts): Promise<Fastif
   const app = Fastify({
     loggerInstance: logger,
     logController: new OneLinePerRequest(),
+    childLoggerFactory: requestLogger,
     trustProxy: ctx.config.trusted_proxies.length > 0 ? [...ctx.config.trusted_proxies] : false,
     bodyLimit: 1024 * 1024,
     requestTimeout: 120_000,

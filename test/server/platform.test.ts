@@ -1,4 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { existsSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startQuarry, type TestQuarry } from '../support/quarry.ts';
 
 const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
@@ -33,6 +34,21 @@ describe('platform endpoints', () => {
     expect(Object.keys(response.json.services).sort()).toEqual(['api', 'dashboard', 'transform_docs', 'warehouse']);
     for (const value of Object.values(response.json.services)) expect(typeof value).toBe('string');
     expect(response.json.uptime).toMatch(/^(\d+d )?\d+h \d+m \d+s$/);
+  });
+
+  it('reports a warehouse that appears or goes while it runs, within a few seconds', async () => {
+    const warehouseOf = async (): Promise<string> => (await quarry.request('GET', '/api/status', { as: 'viewer' })).json.services.warehouse;
+    const file = quarry.ctx.paths.lakeCatalogFile;
+    const existed = existsSync(file);
+    try {
+      if (existed) renameSync(file, `${file}.aside`);
+      await vi.waitFor(async () => { expect(await warehouseOf()).toBe('not_created'); }, { timeout: 10_000, interval: 200 });
+      writeFileSync(file, '');
+      await vi.waitFor(async () => { expect(await warehouseOf()).toBe('healthy'); }, { timeout: 10_000, interval: 200 });
+    } finally {
+      rmSync(file, { force: true });
+      if (existed) renameSync(`${file}.aside`, file);
+    }
   });
 
   it('counts uptime on the injected clock', async () => {

@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 import { assertCan, type Action, type Actor } from '../../auth/index.ts';
 import type { AppContext } from '../../context.ts';
 import { ForbiddenError, UnauthenticatedError } from '../../errors.ts';
@@ -25,7 +25,8 @@ export function installAuthentication(app: FastifyInstance, ctx: AppContext): vo
   app.decorateRequest('actor', null);
   app.decorateRequest('sessionStage', null);
 
-  app.addHook('onRequest', async (request, reply) => {
+  // Synchronous (no promise per request); a hook that answers with a redirect does not call `done`.
+  app.addHook('onRequest', (request, reply, done) => {
     const config = request.routeOptions.config;
     const bearer = bearerToken(request);
     if (bearer !== undefined) {
@@ -33,6 +34,7 @@ export function installAuthentication(app: FastifyInstance, ctx: AppContext): vo
       if (!actor) throw new UnauthenticatedError('Invalid, expired or revoked API key');
       request.actor = actor;
       request.sessionStage = 'full';
+      done();
       return;
     }
     const token = request.cookies[SESSION_COOKIE];
@@ -41,20 +43,26 @@ export function installAuthentication(app: FastifyInstance, ctx: AppContext): vo
       request.actor = resolved.actor;
       request.sessionStage = resolved.session.stage;
     }
-    if (config.public === true) return;
+    if (config.public === true) {
+      done();
+      return;
+    }
     if (!resolved) {
       if (isApiRequest(request)) throw new UnauthenticatedError();
-      return reply.redirect(`/login?next=${encodeURIComponent(request.url)}`, 303);
+      void reply.redirect(`/login?next=${encodeURIComponent(request.url)}`, 303);
+      return;
     }
     const stage = resolved.session.stage;
     if (stage !== 'full' && config.incompleteStages?.includes(stage) !== true) {
       if (!isApiRequest(request)) {
-        return reply.redirect(stage === 'password_change' ? '/settings/change-password' : '/login?step=2fa', 303);
+        void reply.redirect(stage === 'password_change' ? '/settings/change-password' : '/login?step=2fa', 303);
+        return;
       }
       // A two-factor-pending session is not a login: to the API it is no credential at all.
       if (stage === 'partial') throw new UnauthenticatedError('Finish logging in with your two-factor code first');
       throw new ForbiddenError('Change your password before doing anything else');
     }
+    done();
   });
 }
 
@@ -74,7 +82,8 @@ export function requireActor(request: FastifyRequest): Actor {
 
 /** A preHandler that lets the request through only when its actor's role grants `action`. */
 export function requireAction(action: Action) {
-  return async (request: FastifyRequest): Promise<void> => {
+  return (request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction): void => {
     assertCan(requireActor(request), action);
+    done();
   };
 }

@@ -30,12 +30,16 @@ export class UnsupportedMediaTypeError extends QuarryError {
  * one; refused before parsing, so nothing changes.
  */
 export function installBodyTypeCheck(app: FastifyInstance): void {
-  app.addHook('onRequest', async (request) => {
-    if (!isApiRequest(request) || !hasBody(request)) return;
-    const accepted: string[] = ['json' as const, ...request.routeOptions.config.bodyTypes ?? []].map((type) => MEDIA_TYPES[type]);
-    const mediaType = (request.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
-    if (!accepted.includes(mediaType)) throw new UnsupportedMediaTypeError(accepted);
+  app.addHook('onRequest', (request, _reply, done) => {
+    if (hasBody(request) && isApiRequest(request)) refuseUnlessAccepted(request);
+    done();
   });
+}
+
+function refuseUnlessAccepted(request: FastifyRequest): void {
+  const accepted: string[] = ['json' as const, ...request.routeOptions.config.bodyTypes ?? []].map((type) => MEDIA_TYPES[type]);
+  const mediaType = (request.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
+  if (!accepted.includes(mediaType)) throw new UnsupportedMediaTypeError(accepted);
 }
 
 function hasBody(request: FastifyRequest): boolean {

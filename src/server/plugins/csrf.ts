@@ -10,16 +10,21 @@ const STATE_CHANGING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
  * no session yet, is checked by Origin alone.
  */
 export function installCsrfProtection(app: FastifyInstance, publicUrl: string | undefined): void {
-  app.addHook('onRequest', async (request) => {
-    if (!STATE_CHANGING.has(request.method)) return;
-    if (request.headers.authorization !== undefined) return;
-    const origin = request.headers.origin;
-    const sameOrigin = origin !== undefined && isSameOrigin(request, origin, publicUrl);
-    if (origin !== undefined && !sameOrigin) throw new CsrfError();
-    if (request.routeOptions.config.public === true) return;
-    if (request.actor === null) return;
-    if (!sameOrigin && request.headers['x-requested-with'] !== 'XMLHttpRequest') throw new CsrfError();
+  app.addHook('onRequest', (request, _reply, done) => {
+    if (isForgedStateChange(request, publicUrl)) throw new CsrfError();
+    done();
   });
+}
+
+function isForgedStateChange(request: FastifyRequest, publicUrl: string | undefined): boolean {
+  if (!STATE_CHANGING.has(request.method)) return false;
+  if (request.headers.authorization !== undefined) return false;
+  const origin = request.headers.origin;
+  const sameOrigin = origin !== undefined && isSameOrigin(request, origin, publicUrl);
+  if (origin !== undefined && !sameOrigin) return true;
+  if (request.routeOptions.config.public === true) return false;
+  if (request.actor === null) return false;
+  return !sameOrigin && request.headers['x-requested-with'] !== 'XMLHttpRequest';
 }
 
 export function isSameOrigin(request: FastifyRequest, origin: string, publicUrl: string | undefined): boolean {

@@ -8,9 +8,15 @@ import { decodedSegments } from './routed-path.ts';
  * (which may resolve them) would disagree on what `/transform-docs/../x` or `/dashboard/%2e%2e/x` names.
  */
 export function installDotSegmentCheck(app: FastifyInstance): void {
-  app.addHook('onRequest', async (request) => {
-    if (decodedSegments(request.url).some((segment) => segment === '.' || segment === '..')) {
+  app.addHook('onRequest', (request, _reply, done) => {
+    if (mayHaveDotSegments(request.url) && decodedSegments(request.url).some((segment) => segment === '.' || segment === '..')) {
       throw new InvalidRequestError('The path has "." or ".." segments; send it as resolved');
     }
+    done();
   });
+}
+
+/** A dot segment is spelled with a `.`, plainly or as `%2e`: a URL with neither needs no decoding to be cleared. */
+function mayHaveDotSegments(url: string): boolean {
+  return url.includes('.') || url.includes('%');
 }

@@ -24,17 +24,24 @@ function isLogin(request: FastifyRequest): boolean {
 export async function installRateLimits(app: FastifyInstance, config: ProjectConfig): Promise<void> {
   const exempt = new Set(config.rate_limit_exempt.map(normalizeAddress));
   await app.register(rateLimit, { global: false, enableDraftSpec: true });
-  // A root-level hook, added before authentication's, so unauthenticated floods are limited too.
-  app.addHook('onRequest', app.rateLimit({
+  const limit = app.rateLimit({
     timeWindow: 60_000,
     max: (request) => isLogin(request) ? config.limits.login_requests_per_minute : config.limits.api_requests_per_minute,
     keyGenerator: (request) => `${isLogin(request) ? 'login' : 'api'}|${normalizeAddress(request.ip)}`,
-    allowList: (request) => !isApiRequest(request) || exempt.has(normalizeAddress(request.ip)),
     errorResponseBuilder: (_request, context) => new TooManyRequestsError(
       `Too many requests: at most ${String(context.max)} a minute from one address; retry in ${context.after}`,
       context.ttl / 1000,
     ),
-  }));
+  });
+  // A root-level hook, added before authentication's, so unauthenticated floods are limited too. A request the
+  // limits do not apply to (a page, an exempt address) passes synchronously, without the limiter's promises.
+  app.addHook('onRequest', function limitUnlessExempt(this: FastifyInstance, request, reply, done) {
+    if (!isApiRequest(request) || exempt.has(normalizeAddress(request.ip))) {
+      done();
+      return undefined;
+    }
+    return limit.call(this, request, reply);
+  });
 }
 
 /** `::ffff:127.0.0.1` and `127.0.0.1` are one client. */

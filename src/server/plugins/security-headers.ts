@@ -23,15 +23,15 @@ export function contentSecurityPolicy(extra: { scriptSources?: readonly string[]
 
 const CONTENT_SECURITY_POLICY = contentSecurityPolicy();
 
+const ALWAYS = { 'x-content-type-options': 'nosniff', 'referrer-policy': 'same-origin', 'x-frame-options': 'DENY' } as const;
+
 /** Security headers on every response we produce ourselves; a proxied upstream keeps its own policy. */
 export function installSecurityHeaders(app: FastifyInstance): void {
-  app.addHook('onSend', async (request, reply, payload) => {
-    reply.header('x-content-type-options', 'nosniff');
-    reply.header('referrer-policy', 'same-origin');
+  app.addHook('onSend', (request, reply, payload, done) => {
+    reply.headers(ALWAYS);
     if (!reply.hasHeader('content-security-policy')) reply.header('content-security-policy', CONTENT_SECURITY_POLICY);
-    reply.header('x-frame-options', 'DENY');
     // Behind a login nothing is cached unless its route (static assets, Superset's bundles) said otherwise.
     if (request.actor !== null && !reply.hasHeader('cache-control')) reply.header('cache-control', 'no-store');
-    return payload;
+    done(null, payload);
   });
 }

@@ -8,6 +8,7 @@ import { checkPlatformHealth, warehouseExists } from '../../health/index.ts';
 import { fileSourceLocation } from '../../jobs/index.ts';
 import { requireAction } from '../plugins/index.ts';
 import { describeUptime } from './describe-uptime.ts';
+import { recentAnswer } from './recent-answer.ts';
 import { listeningAddress, webUrl } from './web-url.ts';
 
 const Timestamp = z.iso.datetime().describe('ISO 8601 UTC timestamp');
@@ -70,6 +71,8 @@ interface StatusParts {
 
 export const statusRoutes: FastifyPluginCallbackZod<StatusParts> = (app, { ctx, watcher: watcherProcess, docsServer, dashboard, dashboardEnabled }, done) => {
   const readAccess = { preHandler: requireAction('data.read') };
+  // A status poller learns of a new or removed warehouse within a second, without a file check per request.
+  const warehouseState = recentAnswer(1000, () => warehouseExists(ctx.paths) ? 'healthy' : 'not_created');
 
   app.get('/api/status', {
     ...readAccess,
@@ -80,7 +83,7 @@ export const statusRoutes: FastifyPluginCallbackZod<StatusParts> = (app, { ctx, 
       service_version: ctx.version,
       services: {
         api: 'running',
-        warehouse: warehouseExists(ctx.paths) ? 'healthy' : 'not_created',
+        warehouse: warehouseState(),
         dashboard: dashboardState(dashboardEnabled, dashboard),
         transform_docs: docsServer?.socket() === undefined ? 'not_running' : 'running',
       },
