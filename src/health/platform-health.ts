@@ -5,7 +5,7 @@ import type { ProjectPaths, ScheduleConfig, SourceConfig } from '../config/index
 import { isMissingFile } from '../config/index.ts';
 import type { SourceReports } from '../jobs/index.ts';
 import type { Store } from '../store/index.ts';
-import { lakeLocation, lakeProblem } from '../warehouse/index.ts';
+import { lakeProblem, type LakeLocation } from '../warehouse/index.ts';
 import { freshnessLimitsOf, stalenessOf } from './freshness.ts';
 
 const GB = 1024 ** 3;
@@ -34,6 +34,7 @@ export interface PlatformHealthReport {
 
 export interface PlatformHealthInputs {
   readonly paths: ProjectPaths;
+  readonly lake: LakeLocation;
   readonly store: Store;
   readonly sources: readonly SourceConfig[];
   readonly schedules: readonly ScheduleConfig[];
@@ -56,7 +57,7 @@ export async function checkPlatformHealth(inputs: PlatformHealthInputs): Promise
   const warnings: string[] = [];
   if (diskStatus === 'critical') criticalIssues.push(`Only ${String(round(freeBytes / GB))} GB of disk left for the project`);
   if (diskStatus === 'low') warnings.push(`Disk space is low: ${String(round(freeBytes / GB))} GB free`);
-  const unreadable = await lakeProblem(lakeLocation(paths));
+  const unreadable = await lakeProblem(inputs.lake);
   if (unreadable !== undefined) {
     criticalIssues.push(`Dashboards and other readers cannot read the warehouse (${unreadable})`);
   }
