@@ -87,10 +87,11 @@ const OAuthLogin = z.strictObject({
 const SqlName = z.string().regex(/^[a-z_][a-z0-9_]*$/, 'expected a lower-case SQL name such as quarry_lake');
 
 /**
- * `postgres://user@host:port/database`: a PostgreSQL catalog several hosts share. The password is never
- * written here (it is read from the environment variable `password_env` names, usually in `.env`).
+ * `sqlite` (the embedded catalog), or `postgres://user@host:port/database`: a PostgreSQL catalog several
+ * hosts share. The password is never written here (it is read from the variable `password_env` names, usually in `.env`).
  */
-const PostgresCatalogUrl = z.string().transform((text, context) => {
+const Catalog = z.string().transform((text, context) => {
+  if (text === 'sqlite') return { kind: 'sqlite' as const };
   let url: URL;
   try {
     url = new URL(text);
@@ -129,7 +130,7 @@ function postgresUrlProblem(url: URL): string | undefined {
  * (a PostgreSQL advisory lock), every one reads; data_path is then their shared folder.
  */
 const Warehouse = z.strictObject({
-  catalog: z.union([z.literal('sqlite').transform(() => ({ kind: 'sqlite' as const })), PostgresCatalogUrl]).prefault('sqlite'),
+  catalog: Catalog.prefault('sqlite'),
   /** The PostgreSQL schema of the lake's catalog tables (one lake per schema). */
   metadata_schema: SqlName.default('quarry_lake'),
   /** The environment variable (in .env) holding the catalog user's password; none for trust or .pgpass. */
