@@ -1,13 +1,18 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { promisify } from 'node:util';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { initProject } from '../../src/cli/init.ts';
 import { startPlatform } from '../../src/server/index.ts';
 import { createLogger } from '../../src/logger.ts';
-import { takeCatalogWriterLock, type PostgresCatalog } from '../../src/warehouse/index.ts';
+import { pythonExecutable } from '../../src/python/index.ts';
+import {
+  DUCKDB_EXTENSIONS_DIR, lakeChildEnv, READER_SANDBOX_PYTHON_PATH, takeCatalogWriterLock, type PostgresCatalog,
+} from '../../src/warehouse/index.ts';
 import { EMAILS, PASSWORDS, startQuarry, type TestQuarry } from '../support/quarry.ts';
 import { syncAndWait, type SyncEnd } from '../support/sync.ts';
 
@@ -68,8 +73,8 @@ describe('a lake with a PostgreSQL catalog, shared by two Quarry services', () =
   }, 180_000);
 
   afterAll(async () => {
-    await second?.close();
-    await first?.close();
+    await second.close();
+    await first.close();
     await onPostgres((client) => client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`));
     await rm(shared, { recursive: true, force: true });
   });
@@ -123,6 +128,33 @@ describe('a lake with a PostgreSQL catalog, shared by two Quarry services', () =
     expect(await viewerQuery(first, 'SELECT region, total::INTEGER FROM marts.totals_by_region ORDER BY region'))
       .toEqual([['north', 15], ['south', 22], ['west', 1]]);
   }, 180_000);
+
+  it('opens the same lake for a Python reader (the dashboard tool\'s sandbox): attached first, then nothing past its data', async () => {
+    const script = [
+      'import sys',
+      'from reader_sandbox import connect_sandboxed',
+      'connection = connect_sandboxed(sys.argv[1], sys.argv[2], sys.argv[3], metadata_schema=sys.argv[4])',
+      'print(connection.execute("select count(*) from raw_orders.orders").fetchone()[0])',
+      'for sql in sys.argv[5:]:',
+      '    try:',
+      '        connection.execute(sql)',
+      '        print("wrote:", sql)',
+      '    except Exception as error:',
+      '        print("refused:", type(error).__name__)',
+    ].join('\n');
+    const lake = lakeChildEnv(first.ctx.lake);
+    const planted = path.join(shared, 'planted.csv');
+    const { stdout } = await promisify(execFile)(pythonExecutable('superset', first.ctx.env.QUARRY_PYTHON_ENVS_DIR), [
+      '-c', script, lake.QUARRY_LAKE_ATTACH ?? '', first.ctx.lake.dataPath, DUCKDB_EXTENSIONS_DIR, schema,
+      `COPY (select 'junk' as a) TO '${planted}' (FORMAT csv)`,
+      "select * from read_text('/etc/passwd')",
+      'create table raw_orders.intruder as select 1 as x',
+      `ATTACH 'ducklake:${lake.QUARRY_LAKE_ATTACH ?? ''}' AS other (DATA_PATH '${first.ctx.lake.dataPath}', METADATA_SCHEMA '${schema}')`,
+      'SET enable_external_access = true',
+    ], { env: { PATH: process.env.PATH ?? '/usr/bin:/bin', PYTHONPATH: READER_SANDBOX_PYTHON_PATH } });
+    expect(stdout.trim().split('\n')).toEqual(['5', ...Array.from({ length: 5 }, () => expect.stringMatching(/^refused: /))]);
+    expect(existsSync(planted)).toBe(false);
+  }, 60_000);
 });
 
 describe('a PostgreSQL catalog Quarry cannot use', () => {
