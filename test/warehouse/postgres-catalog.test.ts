@@ -11,7 +11,7 @@ import { startPlatform } from '../../src/server/index.ts';
 import { createLogger } from '../../src/logger.ts';
 import { pythonExecutable } from '../../src/python/index.ts';
 import {
-  DUCKDB_EXTENSIONS_DIR, lakeChildEnv, READER_SANDBOX_PYTHON_PATH, takeCatalogWriterLock, type PostgresCatalog,
+  DUCKDB_EXTENSIONS_DIR, lakeChildEnv, openSandboxedReader, READER_SANDBOX_PYTHON_PATH, takeCatalogWriterLock, type PostgresCatalog,
 } from '../../src/warehouse/index.ts';
 import { EMAILS, PASSWORDS, startQuarry, type TestQuarry } from '../support/quarry.ts';
 import { syncAndWait, type SyncEnd } from '../support/sync.ts';
@@ -128,6 +128,26 @@ describe('a lake with a PostgreSQL catalog, shared by two Quarry services', () =
     expect(await viewerQuery(first, 'SELECT region, total::INTEGER FROM marts.totals_by_region ORDER BY region'))
       .toEqual([['north', 15], ['south', 22], ['west', 1]]);
   }, 180_000);
+
+  it('gives a Node reader the lake attached before the sandbox closes, and nothing past its data folder', async () => {
+    const reader = await openSandboxedReader(first.ctx.lake);
+    const planted = path.join(shared, 'planted-by-node.csv');
+    try {
+      expect(Number((await reader.connection.runAndReadAll('SELECT count(*) FROM raw_orders.orders')).getRows()[0]?.[0])).toBe(5);
+      for (const sql of [
+        `COPY (SELECT 'junk' AS a) TO '${planted}' (FORMAT csv)`,
+        "SELECT * FROM read_text('/etc/passwd')",
+        'CREATE TABLE raw_orders.intruder AS SELECT 1 AS x',
+        `ATTACH 'ducklake:${lakeChildEnv(first.ctx.lake).QUARRY_LAKE_ATTACH ?? ''}' AS other (DATA_PATH '${first.ctx.lake.dataPath}', METADATA_SCHEMA '${schema}')`,
+        'SET enable_external_access = true',
+      ]) {
+        await expect(reader.connection.run(sql), sql).rejects.toThrow();
+      }
+    } finally {
+      reader.close();
+    }
+    expect(existsSync(planted)).toBe(false);
+  }, 60_000);
 
   it('opens the same lake for a Python reader (the dashboard tool\'s sandbox): attached first, then nothing past its data', async () => {
     const script = [
