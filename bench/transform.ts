@@ -12,7 +12,7 @@ import { closeContext, createContext, type AppContext } from '../src/context.ts'
 import { createLogger } from '../src/logger.ts';
 import { pythonExecutable } from '../src/python/index.ts';
 import type { ProjectPaths } from '../src/config/index.ts';
-import { DUCKDB_EXTENSIONS_DIR, lakeLocation, READER_SANDBOX_PYTHON_PATH, withWriteConnection, writeTargetOf } from '../src/warehouse/index.ts';
+import { DUCKDB_EXTENSIONS_DIR, lakeChildEnv, lakeLocation, READER_SANDBOX_PYTHON_PATH, withWriteConnection, writeTargetOf } from '../src/warehouse/index.ts';
 import type { LoadBenchResult } from './load.ts';
 import { timed } from './measure.ts';
 
@@ -107,7 +107,7 @@ export async function runTransformBenchmark(): Promise<LoadBenchResult[]> {
         cwd: ctx.paths.transformDir,
         env: {
           PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? dir, DBT_PROFILES_DIR: ctx.paths.transformDir,
-          QUARRY_LAKE_CATALOG: lake.catalog.file, QUARRY_LAKE_DATA: lake.dataPath, QUARRY_DUCKDB_EXTENSIONS: DUCKDB_EXTENSIONS_DIR,
+          ...lakeChildEnv(lake), QUARRY_DUCKDB_EXTENSIONS: DUCKDB_EXTENSIONS_DIR,
           PYTHONPATH: [path.join(import.meta.dirname, '..', 'src', 'transform'), READER_SANDBOX_PYTHON_PATH].join(path.delimiter), DBT_SEND_ANONYMOUS_USAGE_STATS: 'false', DBT_VERSION_CHECK: 'false',
         },
       });

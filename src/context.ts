@@ -12,7 +12,7 @@ import { SourceTokens } from './sources/index.ts';
 import { Scheduler, type Timer } from './schedules/index.ts';
 import { openStore, type Store } from './store/index.ts';
 import { TransformRunner } from './transform/index.ts';
-import { WarehouseReaders } from './warehouse/index.ts';
+import { lakeLocation, WarehouseReaders, type LakeLocation } from './warehouse/index.ts';
 import packageJson from '../package.json' with { type: 'json' };
 
 /** Everything a request handler, job or command may use, built once and passed down. */
@@ -20,6 +20,8 @@ export interface AppContext {
   readonly version: string;
   readonly paths: ProjectPaths;
   readonly config: ProjectConfig;
+  /** Where the lake's catalog and data are (project.yml's `warehouse`, the embedded lake by default). */
+  readonly lake: LakeLocation;
   /** The sources as sources.yml was last read: one list every part reads when it needs it, refreshed by reloadSources. */
   readonly sources: readonly SourceConfig[];
   /** The process environment over the project's .env, as last read (refreshed with the sources). */
@@ -95,16 +97,17 @@ export function createContext(options: ContextOptions): AppContext {
   const store = openStore(paths.platformDb);
   const log = options.log ?? createLogger({ level: env.QUARRY_LOG_LEVEL ?? 'info', format: options.logFormat });
   const events = new EventBus(log.child({ module: 'events' }), now);
-  const warehouseLock = new WarehouseLock();
+  const lake = lakeLocation(paths, config.warehouse, env);
+  const warehouseLock = new WarehouseLock(lake);
   const sourceTokens = new SourceTokens({ store, secretKey, now });
   const childEnv = Object.freeze({ PATH: env.PATH ?? '/usr/local/bin:/usr/bin:/bin', HOME: env.HOME ?? paths.runDir });
-  const readers = new WarehouseReaders(paths);
+  const readers = new WarehouseReaders(lake);
   const profiler = new TableProfiler({ readers, store, log: log.child({ module: 'catalog' }), now });
   const jobs = new JobRunner({
-    store, paths, sources, events, log: log.child({ module: 'jobs' }), now, env, lock: warehouseLock, sourceTokens, afterCommit: () => profiler.refresh(),
+    store, paths, sources, events, log: log.child({ module: 'jobs' }), now, env, lake, lock: warehouseLock, sourceTokens, afterCommit: () => profiler.refresh(),
   });
   const transform = new TransformRunner({
-    store, paths, config, events, log: log.child({ module: 'transform' }), now, lock: warehouseLock,
+    store, paths, lake, config, events, log: log.child({ module: 'transform' }), now, lock: warehouseLock,
     jobs: jobs.lifecycle,
     pythonEnvironmentsDir: env.QUARRY_PYTHON_ENVS_DIR,
     baseEnv: childEnv,
@@ -113,6 +116,7 @@ export function createContext(options: ContextOptions): AppContext {
     version: SERVICE_VERSION,
     paths,
     config,
+    lake,
     sources,
     env,
     reloadSources,

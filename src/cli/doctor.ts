@@ -1,5 +1,5 @@
 import { styleText } from 'node:util';
-import { loadProjectConfig, projectPaths } from '../config/index.ts';
+import { loadEnvironment, loadProjectConfig, projectPaths } from '../config/index.ts';
 import { describeError } from '../errors.ts';
 import {
   checkDashboardTool, checkDisk, checkDuckDbExtensions, checkNode, checkPlatformDatabase, checkPort, checkPythonEnvironment, checkWarehouse, problem,
@@ -25,7 +25,7 @@ async function examine(project: string, env: NodeJS.ProcessEnv): Promise<Finding
     await checkDisk(paths.root),
     await checkPort('web', config.web.host, config.web.port, running, 'web.port in .quarry/project.yml, or quarry start --port'),
     checkPlatformDatabase(paths.platformDb),
-    await checkWarehouse(lakeLocation(paths)),
+    await checkWarehouse(lakeLocation(paths, config.warehouse, loadEnvironment(paths, process.env))),
     checkDashboardTool(config.dashboard.enabled, environmentsDir),
   );
   return findings;

@@ -1,5 +1,5 @@
 export { projectPaths, type ProjectPaths } from './project-paths.ts';
-export { ProjectConfigSchema, type ProjectConfig } from './project-config.ts';
+export { ProjectConfigSchema, type ProjectConfig, type WarehouseConfig } from './project-config.ts';
 export {
   loadProjectConfig, serializeProjectConfig, loadEnvironment, loadSecretKey, isMissingFile,
 } from './project-files.ts';

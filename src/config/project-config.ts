@@ -1,3 +1,4 @@
+import path from 'node:path';
 import { z } from 'zod';
 import { SchedulesSchema } from './schedules-config.ts';
 import { Alerts } from './alerts-config.ts';
@@ -83,6 +84,68 @@ const OAuthLogin = z.strictObject({
   github: GithubLogin.optional(),
 });
 
+const SqlName = z.string().regex(/^[a-z_][a-z0-9_]*$/, 'expected a lower-case SQL name such as quarry_lake');
+
+/**
+ * `sqlite` (the embedded catalog), or `postgres://user@host:port/database`: a PostgreSQL catalog several
+ * hosts share. The password is never written here (it is read from the variable `password_env` names, usually in `.env`).
+ */
+const Catalog = z.string().transform((text, context) => {
+  if (text === 'sqlite') return { kind: 'sqlite' as const };
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    context.addIssue({ code: 'custom', message: 'expected "sqlite" or a PostgreSQL address such as postgres://quarry@db.example.com:5432/quarry' });
+    return z.NEVER;
+  }
+  const problem = postgresUrlProblem(url);
+  if (problem !== undefined) {
+    context.addIssue({ code: 'custom', message: problem });
+    return z.NEVER;
+  }
+  return {
+    kind: 'postgres' as const,
+    host: url.hostname.replace(/^\[|\]$/g, ''),
+    port: url.port === '' ? 5432 : Number(url.port),
+    user: decodeURIComponent(url.username),
+    database: decodeURIComponent(url.pathname.slice(1)),
+  };
+});
+
+function postgresUrlProblem(url: URL): string | undefined {
+  if (url.protocol !== 'postgres:' && url.protocol !== 'postgresql:') return 'expected "sqlite" or a postgres:// address';
+  if (url.password !== '') return 'must not contain a password: put it in .env (QUARRY_WAREHOUSE_PASSWORD, or the variable password_env names)';
+  if (url.username === '') return 'expected a user: postgres://USER@host:port/database';
+  if (url.hostname === '') return 'expected a host: postgres://user@HOST:port/database';
+  if (!/^\/[A-Za-z0-9_-]+$/.test(url.pathname)) return 'expected one database name: postgres://user@host:port/DATABASE';
+  if (url.search !== '' || url.hash !== '') return 'expected no ?options or #fragment: postgres://user@host:port/database';
+  if (!/^[A-Za-z0-9_.-]+$/.test(decodeURIComponent(url.username))) return 'expected a user name of letters, digits, _ . -';
+  return undefined;
+}
+
+/**
+ * Where the lake lives. Left out: the embedded catalog (warehouse/catalog.sqlite) and warehouse/data/.
+ * With a PostgreSQL catalog, Quarry services on several hosts share one lake: one writes at a time
+ * (a PostgreSQL advisory lock), every one reads; data_path is then their shared folder.
+ */
+const Warehouse = z.strictObject({
+  catalog: Catalog.prefault('sqlite'),
+  /** The PostgreSQL schema of the lake's catalog tables (one lake per schema). */
+  metadata_schema: SqlName.default('quarry_lake'),
+  /** The environment variable (in .env) holding the catalog user's password; none for trust or .pgpass. */
+  password_env: EnvName.default('QUARRY_WAREHOUSE_PASSWORD'),
+  /** The folder of the lake's Parquet files: absolute, the same path on every host. */
+  data_path: z.string().refine((folder) => path.isAbsolute(folder), 'expected an absolute path (the same on every host)').optional(),
+}).superRefine((warehouse, context) => {
+  if (warehouse.catalog.kind === 'postgres' && warehouse.data_path === undefined) {
+    context.addIssue({ code: 'custom', path: ['data_path'], message: 'a PostgreSQL catalog needs data_path: the absolute path of the folder every host shares' });
+  }
+  if (warehouse.catalog.kind === 'sqlite' && warehouse.data_path !== undefined) {
+    context.addIssue({ code: 'custom', path: ['data_path'], message: 'data_path is for a shared PostgreSQL catalog; the embedded catalog keeps its data in warehouse/data/' });
+  }
+});
+
 export const ProjectConfigSchema = z.strictObject({
   name: z.string().min(1),
   organization: z.string().default(''),
@@ -102,8 +165,11 @@ export const ProjectConfigSchema = z.strictObject({
   schedules: SchedulesSchema,
   /** Where failures, stale sources and missed schedules are reported (`quarry alert test NAME` tries one). */
   alerts: Alerts,
+  /** Where the lake's catalog and data are (default: embedded in the project's warehouse/ folder). */
+  warehouse: Warehouse.prefault({}),
 });
 
 export type ProjectConfig = z.infer<typeof ProjectConfigSchema>;
 /** What a project.yml may say: every default left out. */
 export type ProjectConfigFile = z.input<typeof ProjectConfigSchema>;
+export type WarehouseConfig = ProjectConfig['warehouse'];

@@ -2,12 +2,12 @@ import path from 'node:path';
 import type { ProjectConfig, ProjectPaths } from '../config/index.ts';
 import type { Logger } from '../logger.ts';
 import { pythonExecutableOrLog } from '../python/index.ts';
-import { lakeLocation } from '../warehouse/index.ts';
+import type { LakeLocation } from '../warehouse/index.ts';
 import { SupersetProcess } from './superset-process.ts';
 
 /** Starts Superset for the project; undefined (logged) when the superset environment is missing. */
 export function startDashboard(options: {
-  paths: ProjectPaths; config: ProjectConfig; log: Logger; pythonEnvironmentsDir?: string;
+  paths: ProjectPaths; lake: LakeLocation; config: ProjectConfig; log: Logger; pythonEnvironmentsDir?: string;
   baseEnv: Readonly<Record<string, string>>;
   /** Overrides dashboard.port (0: any free port). */
   port?: number;
@@ -17,7 +17,7 @@ export function startDashboard(options: {
   const superset = new SupersetProcess({
     binDir: path.dirname(python),
     home: options.paths.dashboardHome,
-    lake: lakeLocation(options.paths),
+    lake: options.lake,
     port: options.port ?? options.config.dashboard.port,
     https: options.config.web.public_url?.startsWith('https:') === true,
     baseEnv: options.baseEnv,

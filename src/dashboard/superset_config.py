@@ -1,7 +1,7 @@
 """Superset's configuration under Quarry: the tested set-up of notes/superset.md.
 
 Everything project-specific arrives in the environment Quarry gives the process (SUPERSET_HOME,
-SUPERSET_SECRET_KEY, QUARRY_PROXY_SECRET, QUARRY_LAKE_CATALOG, QUARRY_LAKE_DATA, QUARRY_DUCKDB_EXTENSIONS,
+SUPERSET_SECRET_KEY, QUARRY_PROXY_SECRET, QUARRY_LAKE_ATTACH, QUARRY_LAKE_DATA, QUARRY_LAKE_METADATA_SCHEMA (a PostgreSQL catalog), PGPASSWORD (its password, if any), QUARRY_DUCKDB_EXTENSIONS,
 QUARRY_HTTPS).
 """
 
@@ -23,7 +23,10 @@ from superset.security import SupersetSecurityManager
 
 _HOME = os.environ["SUPERSET_HOME"]
 _PROXY_SECRET = os.environ["QUARRY_PROXY_SECRET"].encode()
-_LAKE = (os.environ["QUARRY_LAKE_CATALOG"], os.environ["QUARRY_LAKE_DATA"], os.environ["QUARRY_DUCKDB_EXTENSIONS"])
+_LAKE = (
+    os.environ["QUARRY_LAKE_ATTACH"], os.environ["QUARRY_LAKE_DATA"], os.environ["QUARRY_DUCKDB_EXTENSIONS"],
+    os.environ.get("QUARRY_LAKE_METADATA_SCHEMA"),
+)
 # What Quarry registers; the name stands for the lake, which the creator below opens whatever the URI says.
 _WAREHOUSE_URI_DATABASE = "quarry_lake"
 _ROOT = "/dashboard"

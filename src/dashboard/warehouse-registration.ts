@@ -1,6 +1,5 @@
-import { existsSync } from 'node:fs';
 import type { Logger } from '../logger.ts';
-import type { LakeLocation } from '../warehouse/index.ts';
+import { catalogMissing, type LakeLocation } from '../warehouse/index.ts';
 import type { SupersetApi } from './superset-api.ts';
 import type { SupersetRoles } from './superset-roles.ts';
 
@@ -61,7 +60,7 @@ export class WarehouseRegistration {
    * viewers access, and brings the datasets in line with `martsTables`.
    */
   async refresh(martsTables: readonly TableName[]): Promise<RegisteredWarehouse | undefined> {
-    if (!existsSync(this.#lake.catalog.file)) return undefined;
+    if (catalogMissing(this.#lake)) return undefined;
     const databaseId = await this.#ensureDatabase();
     if (this.#grantedDatabaseId !== databaseId) {
       await this.#grantViewers(databaseId);

@@ -1,8 +1,7 @@
-import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { describeError } from '../errors.ts';
-import { extensionFile, LAKE_ALIAS, LAKE_EXTENSIONS, quoteLiteral, withSandboxedReader, type LakeLocation } from '../warehouse/index.ts';
+import { catalogMissing, describeLake, extensionFile, LAKE_ALIAS, LAKE_EXTENSIONS, quoteLiteral, withSandboxedReader, type LakeLocation } from '../warehouse/index.ts';
 import { ok, problem, type Finding } from './finding.ts';
 
 const SETUP = path.join(path.resolve(import.meta.dirname, '..', '..'), 'bin', 'setup');
@@ -46,12 +45,12 @@ export async function checkDuckDbExtensions(): Promise<Finding> {
  */
 export async function checkWarehouse(lake: LakeLocation): Promise<Finding> {
   const check = 'Warehouse';
-  if (!existsSync(lake.catalog.file)) return ok(check, 'not created yet: the first sync creates it');
+  if (catalogMissing(lake)) return ok(check, 'not created yet: the first sync creates it');
   try {
     const tables = await withSandboxedReader(lake, async (connection) =>
       (await connection.runAndReadAll(`SELECT count(*)::INTEGER AS n FROM duckdb_tables() WHERE database_name = '${LAKE_ALIAS}'`)).getRowObjects()[0]?.n ?? 0);
-    return ok(check, `${String(tables)} table(s) in the lake ${lake.catalog.file}`);
+    return ok(check, `${String(tables)} table(s) in the lake ${describeLake(lake)}`);
   } catch (error) {
-    return problem(check, `${lake.catalog.file} cannot be read: ${describeError(error)}`, `run ${SETUP} if the lake's DuckDB extensions are missing; else restore the warehouse folder from a backup`);
+    return problem(check, `${describeLake(lake)} cannot be read: ${describeError(error)}`, `run ${SETUP} if the lake's DuckDB extensions are missing; else restore the warehouse folder from a backup`);
   }
 }

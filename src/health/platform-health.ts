@@ -1,11 +1,10 @@
-import { existsSync } from 'node:fs';
 import { readdir, statfs, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { ProjectPaths, ScheduleConfig, SourceConfig } from '../config/index.ts';
 import { isMissingFile } from '../config/index.ts';
 import type { SourceReports } from '../jobs/index.ts';
 import type { Store } from '../store/index.ts';
-import { lakeLocation, lakeProblem } from '../warehouse/index.ts';
+import { catalogMissing, lakeProblem, type LakeLocation } from '../warehouse/index.ts';
 import { freshnessLimitsOf, stalenessOf } from './freshness.ts';
 
 const GB = 1024 ** 3;
@@ -34,6 +33,7 @@ export interface PlatformHealthReport {
 
 export interface PlatformHealthInputs {
   readonly paths: ProjectPaths;
+  readonly lake: LakeLocation;
   readonly store: Store;
   readonly sources: readonly SourceConfig[];
   readonly schedules: readonly ScheduleConfig[];
@@ -46,7 +46,7 @@ export interface PlatformHealthInputs {
 /** The platform's health rules in one place: disk, warehouse size, readers' view of the lake, failures, stale sources, the watcher. */
 export async function checkPlatformHealth(inputs: PlatformHealthInputs): Promise<PlatformHealthReport> {
   const { paths, store, sources, sourceReports } = inputs;
-  const sizeBytes = await warehouseSize(paths) ?? 0;
+  const sizeBytes = await warehouseSize(inputs.lake) ?? 0;
   const layers = store.warehouseTables.countByLayer();
   const disk = await statfs(paths.root);
   const freeBytes = disk.bavail * disk.bsize;
@@ -56,7 +56,7 @@ export async function checkPlatformHealth(inputs: PlatformHealthInputs): Promise
   const warnings: string[] = [];
   if (diskStatus === 'critical') criticalIssues.push(`Only ${String(round(freeBytes / GB))} GB of disk left for the project`);
   if (diskStatus === 'low') warnings.push(`Disk space is low: ${String(round(freeBytes / GB))} GB free`);
-  const unreadable = await lakeProblem(lakeLocation(paths));
+  const unreadable = await lakeProblem(inputs.lake);
   if (unreadable !== undefined) {
     criticalIssues.push(`Dashboards and other readers cannot read the warehouse (${unreadable})`);
   }
@@ -120,10 +120,14 @@ function failingTests(store: Store, sinceIso: string): { model: string; timestam
     }));
 }
 
-/** The lake's size in bytes (its catalog and data files), or null before the lake was made. */
-export async function warehouseSize(paths: ProjectPaths): Promise<number | null> {
+/**
+ * The lake's size in bytes (its catalog and data files; a PostgreSQL catalog's tables are not counted), or null
+ * before the lake was made.
+ */
+export async function warehouseSize(lake: LakeLocation): Promise<number | null> {
   try {
-    return (await stat(paths.lakeCatalogFile)).size + await folderSize(paths.lakeDataDir);
+    const catalogBytes = lake.catalog.kind === 'sqlite' ? (await stat(lake.catalog.file)).size : 0;
+    return catalogBytes + await folderSize(lake.dataPath);
   } catch (error) {
     if (isMissingFile(error)) return null;
     throw error;
@@ -134,8 +138,8 @@ export async function warehouseSize(paths: ProjectPaths): Promise<number | null>
  * Whether the first load has created the warehouse: asked on every GET /api/status, so one synchronous stat that
  * throws nothing (a missing file through the promise API costs an error object and a thread-pool round trip).
  */
-export function warehouseExists(paths: ProjectPaths): boolean {
-  return existsSync(paths.lakeCatalogFile);
+export function warehouseExists(lake: LakeLocation): boolean {
+  return !catalogMissing(lake);
 }
 
 async function folderSize(folder: string): Promise<number> {

@@ -2,7 +2,7 @@ import type { ProjectPaths } from '../config/index.ts';
 import type { EventBus } from '../events/index.ts';
 import type { Logger } from '../logger.ts';
 import type { JobKind as JobKindName, JobRecord, LogLevel, Store } from '../store/index.ts';
-import { withWriteConnection, writeTargetOf, type DuckDBConnection } from '../warehouse/index.ts';
+import { withWriteConnection, writeTargetOf, type DuckDBConnection, type LakeLocation } from '../warehouse/index.ts';
 import { countRows } from './count-rows.ts';
 import { finishWithin } from './finish-within.ts';
 import type { WarehouseLock } from './warehouse-lock.ts';
@@ -89,6 +89,8 @@ export interface JobKind<Outcome> {
 export interface JobLifecycleOptions {
   store: Store;
   paths: ProjectPaths;
+  /** The lake jobs write (the embedded one unless given). */
+  lake?: LakeLocation | undefined;
   events: EventBus;
   log: Logger;
   now: () => Date;
@@ -187,11 +189,11 @@ export class JobLifecycle {
   }
 
   async #run<Outcome>(job: JobRecord, kind: JobKind<Outcome>, signal: AbortSignal): Promise<void> {
-    const { store, events, now, log, paths } = this.#options;
+    const { store, events, now, log, paths, lake } = this.#options;
     signal.throwIfAborted();
     const started = now();
     store.jobs.markRunning(job.id, started.toISOString());
-    const target = writeTargetOf(paths);
+    const target = writeTargetOf(paths, lake);
     const write = <T>(work: (connection: DuckDBConnection) => Promise<T>): Promise<T> => withWriteConnection(target, signal, work);
     const tools: JobTools = {
       job, signal,

@@ -8,10 +8,12 @@ import { SourceDisabledError, SourceNotFoundError, SourceTypeNotSupportedError, 
 import { JobLifecycle } from './job-lifecycle.ts';
 import { SyncJob } from './sync-job.ts';
 import type { WarehouseLock } from './warehouse-lock.ts';
+import type { LakeLocation } from '../warehouse/index.ts';
 
 export interface JobRunnerOptions {
   store: Store;
   paths: ProjectPaths;
+  lake: LakeLocation;
   sources: readonly SourceConfig[];
   events: EventBus;
   log: Logger;
@@ -35,8 +37,8 @@ export class JobRunner {
 
   constructor(options: JobRunnerOptions) {
     this.#options = options;
-    const { store, paths, events, log, now, lock, afterCommit } = options;
-    this.lifecycle = new JobLifecycle({ store, paths, events, log, now, lock, afterCommit });
+    const { store, paths, lake, events, log, now, lock, afterCommit } = options;
+    this.lifecycle = new JobLifecycle({ store, paths, lake, events, log, now, lock, afterCommit });
   }
 
   /** Marks jobs a stopped service left behind as interrupted; call once at start. */

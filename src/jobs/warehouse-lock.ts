@@ -1,11 +1,29 @@
-/** The one door to the warehouse file: holders run one at a time, in the order they asked. */
+import { takeCatalogWriterLock, type LakeLocation } from '../warehouse/index.ts';
+
+/**
+ * The one door to the warehouse: holders run one at a time, in the order they asked. With a PostgreSQL
+ * catalog each holder also holds the catalog's advisory lock, so the writers of every host sharing the
+ * lake take turns too (a model run holds it while dbt writes).
+ */
 export class WarehouseLock {
+  readonly #lake: LakeLocation | undefined;
   #queue: Promise<unknown> = Promise.resolve();
 
+  constructor(lake?: LakeLocation) {
+    this.#lake = lake;
+  }
+
   hold<T>(work: () => Promise<T>, signal: AbortSignal): Promise<T> {
-    const turn = this.#queue.then(() => {
+    const catalog = this.#lake?.catalog;
+    const turn = this.#queue.then(async () => {
       signal.throwIfAborted();
-      return work();
+      if (catalog?.kind !== 'postgres') return work();
+      const acrossHosts = await takeCatalogWriterLock(catalog, signal);
+      try {
+        return await work();
+      } finally {
+        await acrossHosts.release();
+      }
     });
     this.#queue = turn.catch(() => undefined); // a failed holder must not block the next one
     return turn;

@@ -7,7 +7,7 @@ import { fileSourceLocation } from '../jobs/index.ts';
 import { removeUnfinishedUploads } from '../sources/index.ts';
 import { startDocsServer, type DocsServer } from '../transform/index.ts';
 import type { ScheduleIncidents } from '../schedules/index.ts';
-import { lakeLocation, prepareWarehouse } from '../warehouse/index.ts';
+import { checkCatalogReachable, prepareWarehouse } from '../warehouse/index.ts';
 import type { WatcherProcess } from '../watcher/index.ts';
 import { buildApp } from './build-app.ts';
 import { listeningAddress, webUrl } from './routes/web-url.ts';
@@ -72,7 +72,9 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
   try {
     await options.beforeStart?.(ctx);
     await recoverAfterStop(ctx);
-    const upgrade = await prepareWarehouse(ctx.paths, ctx.log.child({ module: 'warehouse' }), new AbortController().signal);
+    await checkCatalogReachable(ctx.lake);
+    const starting = new AbortController().signal;
+    const upgrade = await ctx.warehouseLock.hold(() => prepareWarehouse(ctx.paths, ctx.log.child({ module: 'warehouse' }), starting, ctx.lake), starting);
     const alerts = new AlertCenter({
       store: ctx.store, events: ctx.events, alerts: ctx.config.alerts, project: ctx.config.name, env: ctx.env,
       log: ctx.log.child({ module: 'alerts' }), now: ctx.now,
@@ -93,7 +95,7 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
     if (docsServer) stops.push('the transformation-docs server', () => docsServer.stop());
     const dashboardEnabled = options.dashboard !== 'disabled' && ctx.config.dashboard.enabled;
     const superset = dashboardEnabled && options.dashboard !== 'not_started' ? startDashboard({
-      paths: ctx.paths, config: ctx.config, log: ctx.log.child({ module: 'dashboard' }), pythonEnvironmentsDir: ctx.env.QUARRY_PYTHON_ENVS_DIR,
+      paths: ctx.paths, lake: ctx.lake, config: ctx.config, log: ctx.log.child({ module: 'dashboard' }), pythonEnvironmentsDir: ctx.env.QUARRY_PYTHON_ENVS_DIR,
       baseEnv: ctx.childEnv, port: options.ports?.dashboard,
     }) : undefined;
     if (superset) stops.push('the dashboard tool', () => superset.stop());
@@ -143,7 +145,7 @@ async function recoverAfterStop(ctx: AppContext): Promise<void> {
 /** Keeps Superset in step with the platform (accounts, roles, the warehouse, shipped dashboards). */
 function startDashboardService(ctx: AppContext, superset: SupersetProcess): DashboardService {
   const service = new DashboardService({
-    superset, store: ctx.store, events: ctx.events, lake: lakeLocation(ctx.paths), dashboardsDir: ctx.paths.dashboardsDir,
+    superset, store: ctx.store, events: ctx.events, lake: ctx.lake, dashboardsDir: ctx.paths.dashboardsDir,
     secretKey: ctx.secretKey, log: ctx.log.child({ module: 'dashboard' }), now: ctx.now,
   });
   service.start();

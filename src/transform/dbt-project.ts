@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { ProjectPaths } from '../config/index.ts';
+import type { LakeLocation } from '../warehouse/index.ts';
 
 /** dbt's name for the project; unique ids read `model.quarry.<model>`. */
 export const DBT_PROJECT_NAME = 'quarry';
@@ -69,6 +70,36 @@ const PROFILES_YML = `quarry:
             data_path: "{{ env_var('QUARRY_LAKE_DATA') }}"
 `;
 
+// The same for a PostgreSQL catalog (the worker's own profile only): the plugin attaches it before the sandbox
+// closes, as lakeChildEnv describes it; the password reaches libpq as PGPASSWORD.
+const POSTGRES_CATALOG_PROFILE_YML = `quarry:
+  target: warehouse
+  outputs:
+    warehouse:
+      type: duckdb
+      path: ":memory:"
+      database: warehouse
+      schema: main
+      threads: 1
+      config_options:
+        autoinstall_known_extensions: false
+        autoload_known_extensions: false
+      plugins:
+        - module: quarry_lake
+          config:
+            extensions_dir: "{{ env_var('QUARRY_DUCKDB_EXTENSIONS') }}"
+            data_path: "{{ env_var('QUARRY_LAKE_DATA') }}"
+            catalog: "{{ env_var('QUARRY_LAKE_ATTACH') }}"
+            metadata_schema: "{{ env_var('QUARRY_LAKE_METADATA_SCHEMA') }}"
+      attach:
+        - path: "ducklake:{{ env_var('QUARRY_LAKE_ATTACH') }}"
+          alias: warehouse
+          is_ducklake: true
+          options:
+            data_path: "{{ env_var('QUARRY_LAKE_DATA') }}"
+            metadata_schema: "{{ env_var('QUARRY_LAKE_METADATA_SCHEMA') }}"
+`;
+
 // Without this dbt names custom schemas <target schema>_<name> (main_staging); layers are exactly staging and marts.
 const GENERATE_SCHEMA_NAME = `{% macro generate_schema_name(custom_schema_name, node) -%}
     {{ (custom_schema_name or target.schema) | trim }}
@@ -97,10 +128,10 @@ export function ensureDbtProject(paths: ProjectPaths): void {
  * Writes the profile Quarry's own dbt runs use, in the run folder and rewritten at every start: the
  * sandbox holds even when the project's profiles.yml predates it or was edited.
  */
-export function writeWorkerProfile(paths: ProjectPaths): string {
+export function writeWorkerProfile(paths: ProjectPaths, lake: LakeLocation): string {
   const directory = path.join(paths.runDir, 'dbt');
   mkdirSync(directory, { recursive: true });
-  writeFileSync(path.join(directory, 'profiles.yml'), PROFILES_YML);
+  writeFileSync(path.join(directory, 'profiles.yml'), lake.catalog.kind === 'sqlite' ? PROFILES_YML : POSTGRES_CATALOG_PROFILE_YML);
   return directory;
 }
 

@@ -2,7 +2,7 @@ import path from 'node:path';
 import type { ProjectPaths } from '../config/index.ts';
 import type { Logger } from '../logger.ts';
 import { PythonWorker, type WorkerMessage } from '../python/index.ts';
-import { DUCKDB_EXTENSIONS_DIR, lakeLocation, READER_SANDBOX_PYTHON_PATH } from '../warehouse/index.ts';
+import { DUCKDB_EXTENSIONS_DIR, lakeChildEnv, READER_SANDBOX_PYTHON_PATH, type LakeLocation } from '../warehouse/index.ts';
 import { writeWorkerProfile } from './dbt-project.ts';
 
 const WORKER_SCRIPT = path.join(import.meta.dirname, 'dbt_worker.py');
@@ -80,9 +80,8 @@ function toTestDetails(test: TestMessage | null): TestDetails | null {
 export class DbtWorker {
   readonly #worker: PythonWorker;
 
-  constructor(options: { python: string; paths: ProjectPaths; baseEnv: Readonly<Record<string, string>>; log: Logger }) {
-    const { paths, baseEnv } = options;
-    const lake = lakeLocation(paths);
+  constructor(options: { python: string; paths: ProjectPaths; lake: LakeLocation; baseEnv: Readonly<Record<string, string>>; log: Logger }) {
+    const { paths, lake, baseEnv } = options;
     this.#worker = new PythonWorker({
       environment: 'dbt',
       python: options.python,
@@ -91,9 +90,8 @@ export class DbtWorker {
       env: {
         ...baseEnv,
         DBT_PROJECT_DIR: paths.transformDir,
-        DBT_PROFILES_DIR: writeWorkerProfile(paths),
-        QUARRY_LAKE_CATALOG: lake.catalog.file,
-        QUARRY_LAKE_DATA: lake.dataPath,
+        DBT_PROFILES_DIR: writeWorkerProfile(paths, lake),
+        ...lakeChildEnv(lake),
         QUARRY_DUCKDB_EXTENSIONS: DUCKDB_EXTENSIONS_DIR,
         // The profile's plugin (quarry_lake.py) lives beside this file and opens the lake as reader_sandbox.py does.
         PYTHONPATH: [import.meta.dirname, READER_SANDBOX_PYTHON_PATH].join(path.delimiter),

@@ -10,7 +10,7 @@ import { dbtErrorLine } from './dbt-error-line.ts';
 import { DbtWorker, type DbtOutcome, type NodeProgress } from './dbt-worker.ts';
 import { DocsGenerationError, ModelNotFoundError, RunInProgressError } from './errors.ts';
 import { ModelGraph, readModelGraph, type ModelNode, type TestNode } from './manifest.ts';
-import { lakeLocation } from '../warehouse/index.ts';
+import type { LakeLocation } from '../warehouse/index.ts';
 import { readColumns } from './raw-columns.ts';
 import { ModelRun, type DbtCommand } from './model-run.ts';
 import { generatedNotNullColumns, stagingModelName, writeStagingModels } from './staging-models.ts';
@@ -18,6 +18,7 @@ import { generatedNotNullColumns, stagingModelName, writeStagingModels } from '.
 export interface TransformRunnerOptions {
   store: Store;
   paths: ProjectPaths;
+  lake: LakeLocation;
   config: ProjectConfig;
   events: EventBus;
   log: Logger;
@@ -207,7 +208,7 @@ export class TransformRunner {
     const tables = store.warehouseTables.forSource(source).filter((table) => table.schema.startsWith('raw_'));
     if (tables.length === 0) return false;
     ensureDbtProject(paths);
-    const columns = await readColumns(lakeLocation(paths), tables);
+    const columns = await readColumns(this.#options.lake, tables);
     const tested = generatedNotNullColumns(paths.transformDir, source);
     const outcomes = writeStagingModels(paths.transformDir, source, tables.map((table) => {
       const raw = columns.get(`${table.schema}.${table.name}`) ?? [];
@@ -356,9 +357,9 @@ export class TransformRunner {
   }
 
   #invoke(args: readonly string[], signal: AbortSignal, onStarted?: (progress: NodeProgress) => void): Promise<DbtOutcome> {
-    const { paths, log, baseEnv, pythonEnvironmentsDir } = this.#options;
+    const { paths, lake, log, baseEnv, pythonEnvironmentsDir } = this.#options;
     this.#worker ??= new DbtWorker({
-      python: pythonExecutable('dbt', pythonEnvironmentsDir), paths, baseEnv, log: log.child({ component: 'dbt' }),
+      python: pythonExecutable('dbt', pythonEnvironmentsDir), paths, lake, baseEnv, log: log.child({ component: 'dbt' }),
     });
     return this.#worker.invoke(args, onStarted ?? (() => undefined), signal);
   }

@@ -8,6 +8,10 @@ export {
   WarehouseReaders, QueryTimeoutError, QueryFailedError,
   type ReadQueryLimits, type ReadQueryResult, type QueryAnswer, type QueryColumn,
 } from './read-query.ts';
-export { lakeLocation, extensionFile, DUCKDB_EXTENSIONS_DIR, LAKE_ALIAS, LAKE_EXTENSIONS, type LakeLocation } from './lake-location.ts';
+export {
+  lakeLocation, extensionFile, lakeExtensionsOf, catalogPath, catalogMissing, describeLake, lakeChildEnv, DUCKDB_EXTENSIONS_DIR, LAKE_ALIAS, LAKE_EXTENSIONS,
+  type LakeLocation, type PostgresCatalog,
+} from './lake-location.ts';
+export { takeCatalogWriterLock, checkCatalogReachable, CatalogUnreachableError } from './catalog-writer-lock.ts';
 export { lakeProblem } from './lake-health.ts';
 export { prepareWarehouse } from './prepare-warehouse.ts';

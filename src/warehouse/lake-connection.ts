@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
-import { attachStatement, extensionFile, LAKE_ALIAS, LAKE_EXTENSIONS, type LakeLocation } from './lake-location.ts';
+import { attachStatement, catalogSecretStatement, extensionFile, LAKE_ALIAS, lakeExtensionsOf, type LakeLocation, type PostgresCatalog } from './lake-location.ts';
 import { quoteLiteral } from './sql.ts';
 
 /** A DuckDB instance of its own with the lake attached as `warehouse` (LAKE_ALIAS), its default database. */
@@ -22,9 +22,11 @@ const NEW_LAKE_OPTIONS: Readonly<Record<string, string>> = { parquet_compression
  * Makes the lake on first use.
  */
 export async function openLakeForWriting(location: LakeLocation): Promise<LakeConnection> {
-  const created = prepareCatalog(location);
+  const { catalog } = location;
+  const createdFile = catalog.kind === 'sqlite' && prepareCatalog(catalog.file, location.dataPath);
   return openLake(location, async (connection) => {
     await connection.run(attachStatement(location, 'write'));
+    const created = catalog.kind === 'sqlite' ? createdFile : await isNewPostgresLake(connection, catalog);
     if (created) {
       for (const [option, value] of Object.entries(NEW_LAKE_OPTIONS)) {
         await connection.run(`CALL ${LAKE_ALIAS}.set_option(${quoteLiteral(option)}, ${quoteLiteral(value)})`);
@@ -34,9 +36,22 @@ export async function openLakeForWriting(location: LakeLocation): Promise<LakeCo
   });
 }
 
-/** Loads the lake's extensions by path from the folder bin/setup fills (nothing is downloaded). */
-export async function loadLakeExtensions(connection: DuckDBConnection): Promise<void> {
-  for (const name of LAKE_EXTENSIONS) await connection.run(`LOAD ${quoteLiteral(extensionFile(name))}`);
+/**
+ * Loads the lake's extensions by path from the folder bin/setup fills (nothing is downloaded), and
+ * gives a PostgreSQL catalog its password as a secret (never in the ATTACH string, which errors quote).
+ */
+export async function loadLakeExtensions(connection: DuckDBConnection, location: LakeLocation): Promise<void> {
+  for (const name of lakeExtensionsOf(location)) await connection.run(`LOAD ${quoteLiteral(extensionFile(name))}`);
+  const secret = catalogSecretStatement(location);
+  if (secret !== undefined) await connection.run(secret);
+}
+
+/** Whether DuckLake has just initialised this PostgreSQL catalog (its options not set yet). */
+async function isNewPostgresLake(connection: DuckDBConnection, catalog: PostgresCatalog): Promise<boolean> {
+  const reader = await connection.runAndReadAll(
+    `SELECT count(*)::INTEGER FROM __ducklake_metadata_${LAKE_ALIAS}.${catalog.metadataSchema}.ducklake_metadata WHERE key = 'parquet_compression'`,
+  );
+  return reader.getRows()[0]?.[0] === 0;
 }
 
 async function openLake(location: LakeLocation, attach: (connection: DuckDBConnection) => Promise<void>): Promise<LakeConnection> {
@@ -45,7 +60,7 @@ async function openLake(location: LakeLocation, attach: (connection: DuckDBConne
   try {
     const connection = await instance.connect();
     try {
-      await loadLakeExtensions(connection);
+      await loadLakeExtensions(connection, location);
       await attach(connection);
     } catch (error) {
       connection.closeSync();
@@ -71,15 +86,14 @@ async function openLake(location: LakeLocation, attach: (connection: DuckDBConne
  * refuses an ATTACH with another, so a moved project folder would not open (the files' own paths are
  * relative to it). Returns whether DuckLake has yet to initialise the catalog (a new lake).
  */
-function prepareCatalog(location: LakeLocation): boolean {
-  const file = location.catalog.file;
+function prepareCatalog(file: string, dataPath: string): boolean {
   mkdirSync(path.dirname(file), { recursive: true });
   const catalog = new DatabaseSync(file);
   try {
     catalog.exec('PRAGMA journal_mode = WAL');
     const initialised = catalog.prepare("SELECT count(*) AS n FROM sqlite_master WHERE type = 'table' AND name = 'ducklake_metadata'").get();
     if (Number(initialised?.n ?? 0) === 0) return true;
-    catalog.prepare("UPDATE ducklake_metadata SET value = ? WHERE key = 'data_path' AND scope IS NULL AND value <> ?").run(location.dataPath, location.dataPath);
+    catalog.prepare("UPDATE ducklake_metadata SET value = ? WHERE key = 'data_path' AND scope IS NULL AND value <> ?").run(dataPath, dataPath);
     return false;
   } finally {
     catalog.close();

@@ -1,6 +1,5 @@
-import { existsSync } from 'node:fs';
 import { firstLineOf } from '../errors.ts';
-import { LAKE_ALIAS, type LakeLocation } from './lake-location.ts';
+import { catalogMissing, LAKE_ALIAS, type LakeLocation } from './lake-location.ts';
 import { withSandboxedReader } from './sandboxed-reader.ts';
 
 /**
@@ -8,7 +7,7 @@ import { withSandboxedReader } from './sandboxed-reader.ts';
  * catalog, missing extensions), or undefined when they can, or when there is no lake yet.
  */
 export async function lakeProblem(location: LakeLocation): Promise<string | undefined> {
-  if (!existsSync(location.catalog.file)) return undefined;
+  if (catalogMissing(location)) return undefined;
   try {
     await withSandboxedReader(location, (connection) => connection.run(`SELECT count(*) FROM duckdb_tables() WHERE database_name = '${LAKE_ALIAS}'`));
     return undefined;

@@ -1,5 +1,6 @@
+import { existsSync } from 'node:fs';
 import path from 'node:path';
-import type { ProjectPaths } from '../config/index.ts';
+import type { ProjectPaths, WarehouseConfig } from '../config/index.ts';
 import { quoteLiteral } from './sql.ts';
 
 const REPOSITORY_ROOT = path.resolve(import.meta.dirname, '..', '..');
@@ -10,8 +11,8 @@ const REPOSITORY_ROOT = path.resolve(import.meta.dirname, '..', '..');
  */
 export const DUCKDB_EXTENSIONS_DIR = path.join(REPOSITORY_ROOT, '.tools', 'duckdb-extensions');
 
-/** The extensions every lake connection loads: the format itself and the embedded catalog's database. */
-export const LAKE_EXTENSIONS = ['ducklake', 'sqlite_scanner'] as const;
+/** Every extension a lake connection may load: the format itself and each kind of catalog's database. */
+export const LAKE_EXTENSIONS = ['ducklake', 'sqlite_scanner', 'postgres_scanner'] as const;
 
 /**
  * The name the lake is attached under, and the default database of every connection to it: the name the
@@ -19,23 +20,51 @@ export const LAKE_EXTENSIONS = ['ducklake', 'sqlite_scanner'] as const;
  */
 export const LAKE_ALIAS = 'warehouse';
 
+/** The embedded catalog: an SQLite file in the project's warehouse/ folder. */
+export interface SqliteCatalog {
+  readonly kind: 'sqlite';
+  readonly file: string;
+}
+
+/** A catalog in PostgreSQL, shared by Quarry services on several hosts. */
+export interface PostgresCatalog {
+  readonly kind: 'postgres';
+  readonly host: string;
+  readonly port: number;
+  readonly user: string;
+  readonly database: string;
+  /** The schema of the lake's catalog tables. */
+  readonly metadataSchema: string;
+  /** From the environment; never logged, never in a connection string DuckDB could quote in an error. */
+  readonly password: string | undefined;
+}
+
 /**
  * Where a project's lake lives: its catalog (the SQL database of tables, files and snapshots) and the
- * folder of its Parquet files. The one place that says so: a PostgreSQL catalog or a shared data folder
- * (warehouse.catalog, warehouse.data_path) is a new kind here, nothing else changes.
+ * folder of its Parquet files. The one place that says so.
  */
 export interface LakeLocation {
-  readonly catalog: { readonly kind: 'sqlite'; readonly file: string };
+  readonly catalog: SqliteCatalog | PostgresCatalog;
   /** Ends with a separator, as DuckLake and allowed_directories compare it. */
   readonly dataPath: string;
 }
 
-/** The project's lake: warehouse/catalog.sqlite and warehouse/data/ (the embedded default, nothing to configure). */
-export function lakeLocation(paths: ProjectPaths): LakeLocation {
+/**
+ * The project's lake: warehouse/catalog.sqlite and warehouse/data/ (the embedded default), or the
+ * PostgreSQL catalog and shared data folder project.yml's `warehouse` names, with the password from `env`.
+ */
+export function lakeLocation(paths: ProjectPaths, warehouse?: WarehouseConfig, env: Readonly<Record<string, string>> = {}): LakeLocation {
+  if (warehouse === undefined || warehouse.catalog.kind === 'sqlite' || warehouse.data_path === undefined) {
+    return { catalog: { kind: 'sqlite', file: paths.lakeCatalogFile }, dataPath: withTrailingSeparator(paths.lakeDataDir) };
+  }
   return {
-    catalog: { kind: 'sqlite', file: paths.lakeCatalogFile },
-    dataPath: `${paths.lakeDataDir}${path.sep}`,
+    catalog: { ...warehouse.catalog, metadataSchema: warehouse.metadata_schema, password: env[warehouse.password_env] },
+    dataPath: withTrailingSeparator(path.resolve(warehouse.data_path)),
   };
+}
+
+function withTrailingSeparator(folder: string): string {
+  return folder.endsWith(path.sep) ? folder : `${folder}${path.sep}`;
 }
 
 /** The path of one extension file as bin/setup links it. */
@@ -43,8 +72,63 @@ export function extensionFile(name: string): string {
   return path.join(DUCKDB_EXTENSIONS_DIR, `${name}.duckdb_extension`);
 }
 
-/** `ATTACH 'ducklake:sqlite:…' AS warehouse (DATA_PATH …)`, read-only for readers. */
+/** The extensions a connection to this lake loads. */
+export function lakeExtensionsOf(location: LakeLocation): readonly string[] {
+  return ['ducklake', location.catalog.kind === 'sqlite' ? 'sqlite_scanner' : 'postgres_scanner'];
+}
+
+/**
+ * The catalog as DuckLake's ATTACH names it: `sqlite:<file>` or `postgres:<libpq keywords>` without the
+ * password (catalogSecretStatement supplies it; DuckDB quotes this string in its errors).
+ */
+export function catalogPath(catalog: SqliteCatalog | PostgresCatalog): string {
+  if (catalog.kind === 'sqlite') return `sqlite:${catalog.file}`;
+  return `postgres:dbname=${catalog.database} host=${catalog.host} port=${String(catalog.port)} user=${catalog.user}`;
+}
+
+/**
+ * The unnamed PostgreSQL secret postgres_scanner adds to every connection string it opens, carrying the
+ * catalog's password; none when the catalog needs none (trust, .pgpass).
+ */
+export function catalogSecretStatement(location: LakeLocation): string | undefined {
+  const { catalog } = location;
+  if (catalog.kind !== 'postgres' || catalog.password === undefined) return undefined;
+  return `CREATE SECRET (TYPE postgres, PASSWORD ${quoteLiteral(catalog.password)})`;
+}
+
+/** `ATTACH 'ducklake:…' AS warehouse (DATA_PATH …[, METADATA_SCHEMA …])`, read-only for readers. */
 export function attachStatement(location: LakeLocation, access: 'read' | 'write'): string {
-  const options = [`DATA_PATH ${quoteLiteral(location.dataPath)}`, ...(access === 'read' ? ['READ_ONLY'] : [])];
-  return `ATTACH ${quoteLiteral(`ducklake:sqlite:${location.catalog.file}`)} AS ${LAKE_ALIAS} (${options.join(', ')})`;
+  const { catalog } = location;
+  const options = [
+    `DATA_PATH ${quoteLiteral(location.dataPath)}`,
+    ...(catalog.kind === 'postgres' ? [`METADATA_SCHEMA ${quoteLiteral(catalog.metadataSchema)}`] : []),
+    ...(access === 'read' ? ['READ_ONLY'] : []),
+  ];
+  return `ATTACH ${quoteLiteral(`ducklake:${catalogPath(catalog)}`)} AS ${LAKE_ALIAS} (${options.join(', ')})`;
+}
+
+/** Where the lake is, for messages and logs (never the password). */
+export function describeLake(location: LakeLocation): string {
+  const { catalog } = location;
+  if (catalog.kind === 'sqlite') return catalog.file;
+  return `postgres://${catalog.user}@${catalog.host}:${String(catalog.port)}/${catalog.database} (schema ${catalog.metadataSchema}), data in ${location.dataPath}`;
+}
+
+/** Whether the lake has yet to be made: the embedded catalog's file is missing (a PostgreSQL catalog is made at start). */
+export function catalogMissing(location: LakeLocation): boolean {
+  return location.catalog.kind === 'sqlite' && !existsSync(location.catalog.file);
+}
+
+/**
+ * What a Python child (dbt, the dashboard tool) is told of the lake: QUARRY_LAKE_ATTACH is what follows
+ * `ducklake:` in its ATTACH; the password, if any, travels as libpq's PGPASSWORD, never in that string.
+ */
+export function lakeChildEnv(location: LakeLocation): Record<string, string> {
+  const { catalog } = location;
+  return {
+    QUARRY_LAKE_ATTACH: catalogPath(catalog),
+    QUARRY_LAKE_DATA: location.dataPath,
+    ...(catalog.kind === 'sqlite' ? { QUARRY_LAKE_CATALOG: catalog.file } : { QUARRY_LAKE_METADATA_SCHEMA: catalog.metadataSchema }),
+    ...(catalog.kind === 'postgres' && catalog.password !== undefined ? { PGPASSWORD: catalog.password } : {}),
+  };
 }

@@ -4,7 +4,8 @@ import path from 'node:path';
 import type { ProjectPaths } from '../config/index.ts';
 import type { Logger } from '../logger.ts';
 import { convertLegacyWarehouse } from './legacy-conversion.ts';
-import { WarehouseBusyError, withWriteConnection, writeTargetOf } from './write-connection.ts';
+import { lakeLocation, type LakeLocation } from './lake-location.ts';
+import { WarehouseBusyError, withWriteConnection, writeTargetOf, type WriteTarget } from './write-connection.ts';
 
 /** What the converted single-file warehouse is renamed to, kept until the next successful start. */
 const KEPT_SUFFIX = '.converted';
@@ -19,15 +20,16 @@ export interface WarehouseUpgrade {
  * Quarry makes it), and converts a warehouse.duckdb from before the lake: every table is copied into
  * the lake in one transaction (one snapshot) and its row count checked, the views are made again, the
  * old file is renamed `warehouse.duckdb.converted` (removed after the next successful start) and the
- * old serving/ replicas are removed.
+ * old serving/ replicas are removed. With a PostgreSQL catalog the caller holds its advisory lock (WarehouseLock).
  */
-export async function prepareWarehouse(paths: ProjectPaths, log: Logger, signal: AbortSignal): Promise<WarehouseUpgrade> {
+export async function prepareWarehouse(paths: ProjectPaths, log: Logger, signal: AbortSignal, lake: LakeLocation = lakeLocation(paths)): Promise<WarehouseUpgrade> {
+  const target = writeTargetOf(paths, lake);
   const kept = `${paths.legacyWarehouseFile}${KEPT_SUFFIX}`;
   const keptBefore = existsSync(kept);
   if (!existsSync(paths.legacyWarehouseFile)) {
-    await openOnce(paths, log, signal);
+    await openOnce(target, log, signal);
   } else {
-    await convertLegacyWarehouse(paths, log, signal);
+    await convertLegacyWarehouse(paths, log, signal, target);
     await rename(paths.legacyWarehouseFile, kept);
     await rm(`${paths.legacyWarehouseFile}.wal`, { force: true });
     log.info({ file: kept }, 'the old warehouse file is kept until the next successful start');
@@ -46,9 +48,9 @@ export async function prepareWarehouse(paths: ProjectPaths, log: Logger, signal:
  * Opens the lake as its writer once, which makes it when missing and points it at its data folder
  * when the project moved. A `quarry sync` in another process holding it has done the same.
  */
-async function openOnce(paths: ProjectPaths, log: Logger, signal: AbortSignal): Promise<void> {
+async function openOnce(target: WriteTarget, log: Logger, signal: AbortSignal): Promise<void> {
   try {
-    await withWriteConnection(writeTargetOf(paths), signal, () => Promise.resolve());
+    await withWriteConnection(target, signal, () => Promise.resolve());
   } catch (error) {
     if (!(error instanceof WarehouseBusyError)) throw error;
     log.info('another process is writing the warehouse; it opened the lake itself');

@@ -1,9 +1,7 @@
-import { existsSync } from 'node:fs';
 import { JsonDuckDBValueConverter, type DuckDBResult, type Json } from '@duckdb/node-api';
-import type { ProjectPaths } from '../config/index.ts';
 import { describeError, firstLineOf, InvalidRequestError, QuarryError } from '../errors.ts';
 import { assertReadsOnly, QueryNotAllowedError } from './reader-sql.ts';
-import { lakeLocation, type LakeLocation } from './lake-location.ts';
+import { catalogMissing, type LakeLocation } from './lake-location.ts';
 import { ReaderPool } from './reader-pool.ts';
 import { DEFAULT_READER_LIMITS } from './sandboxed-reader.ts';
 
@@ -58,14 +56,14 @@ export class WarehouseReaders {
   readonly #lake: LakeLocation;
   readonly #pool: ReaderPool;
 
-  constructor(paths: ProjectPaths) {
-    this.#lake = lakeLocation(paths);
+  constructor(lake: LakeLocation) {
+    this.#lake = lake;
     this.#pool = new ReaderPool(this.#lake, { size: CONCURRENT_QUERIES, limits: DEFAULT_READER_LIMITS });
   }
 
   /** Runs the query; `work` reads the result while the reader is lent. */
   async withQuery<T>(sql: string, limits: ReadQueryLimits, work: (result: ReadQueryResult) => Promise<T>): Promise<T> {
-    if (!existsSync(this.#lake.catalog.file)) throw new QueryFailedError('Nothing has been loaded into the warehouse yet: sync a source first');
+    if (catalogMissing(this.#lake)) throw new QueryFailedError('Nothing has been loaded into the warehouse yet: sync a source first');
     return this.#pool.lend(async (connection) => {
       let timedOut = false;
       const interrupt = (): void => { connection.interrupt(); };

@@ -3,7 +3,7 @@
 The warehouse is a DuckLake lake: a catalog database plus Parquet files. A reader gets an in-memory
 DuckDB of its own with the lake attached read-only as `warehouse` (its default database), the file system
 narrowed to the lake's data folder, external access off and the configuration locked, as
-lake-connection.ts does for Node readers. The catalog's extension (sqlite_scanner) ignores the
+sandboxed-reader.ts does for Node readers. The catalog's extension (sqlite_scanner, postgres_scanner) ignores the
 external-access switch, so every statement a reader is handed must also pass assert_reads_only.
 """
 
@@ -15,7 +15,7 @@ from pathlib import Path
 import duckdb
 
 LAKE = "warehouse"  # as LAKE_ALIAS in lake-location.ts
-EXTENSIONS = ("ducklake", "sqlite_scanner")
+POSTGRES = "postgres:"  # how a PostgreSQL catalog's ATTACH path starts (catalogPath in lake-location.ts)
 
 _REFUSED = json.loads((Path(__file__).parent / "reader-refused-functions.json").read_text())
 _anchor = None
@@ -32,9 +32,12 @@ def _quote(value):
     return "'" + value.replace("'", "''") + "'"
 
 
-def load_lake_extensions(connection, extensions_dir):
-    """Loads the lake's extensions by path from the folder bin/setup fills (nothing is downloaded)."""
-    for name in EXTENSIONS:
+def load_lake_extensions(connection, extensions_dir, catalog=""):
+    """Loads the lake's extensions by path from the folder bin/setup fills (nothing is downloaded).
+
+    The password of a PostgreSQL catalog, if any, reaches libpq as PGPASSWORD in the environment.
+    """
+    for name in ("ducklake", "postgres_scanner" if catalog.startswith(POSTGRES) else "sqlite_scanner"):
         connection.execute(f"LOAD {_quote(os.path.join(extensions_dir, name + '.duckdb_extension'))}")
 
 
@@ -48,15 +51,34 @@ def confine_to_lake_data(connection, data_path):
     connection.execute("SET enable_external_access = false")
 
 
-def connect_sandboxed(catalog_file, data_path, extensions_dir, memory_limit="1GB", threads=1):
-    """A new connection that can read the lake and nothing else: no writes, no files outside its data, no settings."""
+def attach_lake_statement(catalog, data_path, metadata_schema=None, read_only=True):
+    """ATTACH of the lake: `catalog` is an SQLite file (or `sqlite:<file>`) or `postgres:<libpq keywords>`."""
+    path = catalog if catalog.startswith((POSTGRES, "sqlite:")) else "sqlite:" + catalog
+    options = [f"DATA_PATH {_quote(data_path)}"]
+    if metadata_schema:
+        options.append(f"METADATA_SCHEMA {_quote(metadata_schema)}")
+    if read_only:
+        options.append("READ_ONLY")
+    return f"ATTACH IF NOT EXISTS {_quote('ducklake:' + path)} AS {LAKE} ({', '.join(options)})"
+
+
+def connect_sandboxed(catalog, data_path, extensions_dir, memory_limit="1GB", threads=1, metadata_schema=None):
+    """A new connection that can read the lake and nothing else: no writes, no files outside its data, no settings.
+
+    A PostgreSQL catalog is attached before the sandbox closes (postgres_scanner refuses to attach after);
+    it has no file a COPY could overwrite. The SQLite catalog is attached after, as confine_to_lake_data says.
+    """
     connection = duckdb.connect(":memory:", config={"autoinstall_known_extensions": False, "autoload_known_extensions": False})
     try:
-        load_lake_extensions(connection, extensions_dir)
+        load_lake_extensions(connection, extensions_dir, catalog)
         connection.execute(f"SET threads = {int(threads)}")
         connection.execute(f"SET memory_limit = {_quote(memory_limit)}")
+        attach = attach_lake_statement(catalog, data_path, metadata_schema)
+        if catalog.startswith(POSTGRES):
+            connection.execute(attach)
         confine_to_lake_data(connection, data_path)
-        connection.execute(f"ATTACH {_quote('ducklake:sqlite:' + catalog_file)} AS {LAKE} (DATA_PATH {_quote(data_path)}, READ_ONLY)")
+        if not catalog.startswith(POSTGRES):
+            connection.execute(attach)
         connection.execute(f"USE {LAKE}")
         connection.execute("SET lock_configuration = true")
     except BaseException:
@@ -65,7 +87,7 @@ def connect_sandboxed(catalog_file, data_path, extensions_dir, memory_limit="1GB
     return connection
 
 
-def sandboxed_cursor(catalog_file, data_path, extensions_dir):
+def sandboxed_cursor(catalog, data_path, extensions_dir, metadata_schema=None):
     """A cursor on this process's one sandboxed connection, opened at first use.
 
     Loading the extensions and attaching take a quarter of a second; a cursor takes none, and each query
@@ -74,7 +96,7 @@ def sandboxed_cursor(catalog_file, data_path, extensions_dir):
     global _anchor
     with _anchor_lock:
         if _anchor is None:
-            _anchor = connect_sandboxed(catalog_file, data_path, extensions_dir)
+            _anchor = connect_sandboxed(catalog, data_path, extensions_dir, metadata_schema=metadata_schema)
         cursor = _anchor.cursor()
     cursor.execute(f"USE {LAKE}")
     return cursor

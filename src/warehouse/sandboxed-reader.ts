@@ -31,14 +31,18 @@ export interface SandboxedReader {
  * catalog is attached read-only, and the configuration is locked, so no later statement can undo it.
  * The order matters: allowed_directories before external access goes off, and the SQLite catalog
  * attached after it (its extension opens the file itself), because DuckDB lets COPY write the files of
- * a database attached before, which would overwrite the catalog. Each query reads the lake's latest
+ * a database attached before, which would overwrite the catalog. A PostgreSQL catalog is attached first
+ * (postgres_scanner refuses to attach with external access off): it has no file to overwrite, and
+ * COPY still reaches only the data folder. Each query reads the lake's latest
  * snapshot when it starts; no writer waits for it.
  *
- * The catalog's extension (sqlite_scanner) ignores enable_external_access: SQL the caller did not write
- * passes assertReadsOnly first. The caller closes the connections and the instance.
+ * The catalog's extension (sqlite_scanner, postgres_scanner) ignores enable_external_access: SQL the
+ * caller did not write passes assertReadsOnly first (postgres_query could reach the whole PostgreSQL
+ * database as the catalog's user: give readers a role limited to the lake's schema, docs/operations.md). The caller closes the connections and the instance.
  */
 export async function openSandboxedReaders(location: LakeLocation, count: number, limits: ReaderLimits): Promise<{ instance: DuckDBInstance; connections: DuckDBConnection[] }> {
-  if (!existsSync(location.catalog.file)) throw new Error(`The warehouse has no catalog yet (${location.catalog.file}); start Quarry once to create it`);
+  const { catalog } = location;
+  if (catalog.kind === 'sqlite' && !existsSync(catalog.file)) throw new Error(`The warehouse has no catalog yet (${catalog.file}); start Quarry once to create it`);
   const instance = await DuckDBInstance.create(':memory:', {
     threads: String(limits.threads),
     memory_limit: limits.memoryLimit,
@@ -50,10 +54,12 @@ export async function openSandboxedReaders(location: LakeLocation, count: number
     for (let index = 0; index < count; index++) connections.push(await instance.connect());
     const [first] = connections;
     if (first === undefined) throw new Error('a pool of no readers');
-    await loadLakeExtensions(first);
+    await loadLakeExtensions(first, location);
+    // A PostgreSQL catalog cannot be attached once external access is off, and has no file a COPY could overwrite.
+    if (catalog.kind === 'postgres') await first.run(attachStatement(location, 'read'));
     await first.run(`SET allowed_directories = [${quoteLiteral(location.dataPath)}]`);
     await first.run('SET enable_external_access = false');
-    await first.run(attachStatement(location, 'read'));
+    if (catalog.kind === 'sqlite') await first.run(attachStatement(location, 'read'));
     for (const connection of connections) await connection.run(`USE ${LAKE_ALIAS}`);
     await first.run('SET lock_configuration = true');
     return { instance, connections };

@@ -17,12 +17,16 @@ export class WarehouseBusyError extends ConflictError {
 /** Where the writer of a lake holds its lock, and the lake itself. */
 export interface WriteTarget {
   readonly lake: LakeLocation;
-  readonly writerLockFile: string;
+  /**
+   * The embedded lake's lock between processes of one host; none for a PostgreSQL catalog, whose
+   * writers hold its advisory lock for their whole job (the job lifecycle's WarehouseLock takes it).
+   */
+  readonly writerLockFile: string | undefined;
 }
 
-/** The project's lake and writers' lock. */
-export function writeTargetOf(paths: ProjectPaths): WriteTarget {
-  return { lake: lakeLocation(paths), writerLockFile: paths.writerLockFile };
+/** The project's lake (the embedded one unless given) and writers' lock. */
+export function writeTargetOf(paths: ProjectPaths, lake: LakeLocation = lakeLocation(paths)): WriteTarget {
+  return { lake, writerLockFile: lake.catalog.kind === 'sqlite' ? paths.writerLockFile : undefined };
 }
 
 /**
@@ -48,7 +52,7 @@ async function takeWriterLock(file: string): Promise<DuckDBInstance> {
 export async function withWriteConnection<T>(
   target: WriteTarget, signal: AbortSignal, work: (connection: DuckDBConnection) => Promise<T>,
 ): Promise<T> {
-  const writerLock = await takeWriterLock(target.writerLockFile);
+  const writerLock = target.writerLockFile === undefined ? undefined : await takeWriterLock(target.writerLockFile);
   try {
     const lake = await openLakeForWriting(target.lake);
     const interrupt = (): void => { lake.connection.interrupt(); };
@@ -60,6 +64,6 @@ export async function withWriteConnection<T>(
       lake.close();
     }
   } finally {
-    writerLock.closeSync();
+    writerLock?.closeSync();
   }
 }

@@ -13,7 +13,7 @@ import { TestClock } from './test-clock.ts';
 import type { QuarryEvent } from '../../src/events/index.ts';
 import type { WatcherProcess } from '../../src/watcher/index.ts';
 import type { DocsServer } from '../../src/transform/index.ts';
-import { lakeLocation, withSandboxedReader } from '../../src/warehouse/index.ts';
+import { withSandboxedReader } from '../../src/warehouse/index.ts';
 import type { SupersetProcess } from '../../src/dashboard/index.ts';
 import type { ScheduleIncidents } from '../../src/schedules/index.ts';
 import type { AlertCenter, FreshnessMonitor } from '../../src/alerts/index.ts';
@@ -194,7 +194,7 @@ export async function startQuarry(options: StartOptions = {}): Promise<TestQuarr
     });
 
   const query = async (sql: string): Promise<Record<string, unknown>[]> => {
-    return withSandboxedReader(lakeLocation(ctx.paths), async (connection) => {
+    return withSandboxedReader(ctx.lake, async (connection) => {
       const rows = (await connection.runAndReadAll(sql)).getRowObjects();
       return rows.map((row) => Object.fromEntries(Object.entries(row).map(([key, value]) => [key, typeof value === 'bigint' ? Number(value) : value])));
     });

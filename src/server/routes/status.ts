@@ -72,7 +72,7 @@ interface StatusParts {
 export const statusRoutes: FastifyPluginCallbackZod<StatusParts> = (app, { ctx, watcher: watcherProcess, docsServer, dashboard, dashboardEnabled }, done) => {
   const readAccess = { preHandler: requireAction('data.read') };
   // A status poller learns of a new or removed warehouse within a second, without a file check per request.
-  const warehouseState = recentAnswer(1000, () => warehouseExists(ctx.paths) ? 'healthy' : 'not_created');
+  const warehouseState = recentAnswer(1000, () => warehouseExists(ctx.lake) ? 'healthy' : 'not_created');
 
   app.get('/api/status', {
     ...readAccess,

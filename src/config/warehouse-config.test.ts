@@ -1,0 +1,58 @@
+import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { configProblemsFrom } from '../../test/support/config-problems.ts';
+import { lakeLocation } from '../warehouse/index.ts';
+import { loadProjectConfig, projectPaths, type ProjectPaths } from './index.ts';
+
+const directories: string[] = [];
+afterEach(() => {
+  for (const directory of directories.splice(0)) rmSync(directory, { recursive: true, force: true });
+});
+
+function projectWith(yamlText: string): ProjectPaths {
+  const dir = mkdtempSync(path.join(tmpdir(), 'quarry-warehouse-config-'));
+  directories.push(dir);
+  mkdirSync(path.join(dir, '.quarry'));
+  writeFileSync(path.join(dir, '.quarry', 'project.yml'), `name: Lake\n${yamlText}`);
+  return projectPaths(dir);
+}
+
+describe('warehouse in project.yml', () => {
+  it('keeps the embedded catalog in the project when left out', () => {
+    const paths = projectWith('');
+    expect(lakeLocation(paths, loadProjectConfig(paths).warehouse, {})).toEqual({
+      catalog: { kind: 'sqlite', file: paths.lakeCatalogFile }, dataPath: `${paths.lakeDataDir}${path.sep}`,
+    });
+  });
+
+  it('reads a PostgreSQL catalog with its schema and shared folder, the password from the environment', () => {
+    const paths = projectWith('warehouse:\n  catalog: postgres://quarry@db.example.com:6543/analytics\n  metadata_schema: team_lake\n  password_env: LAKE_PASSWORD\n  data_path: /mnt/lake\n');
+    expect(lakeLocation(paths, loadProjectConfig(paths).warehouse, { LAKE_PASSWORD: 's3cret' })).toEqual({
+      catalog: { kind: 'postgres', host: 'db.example.com', port: 6543, user: 'quarry', database: 'analytics', metadataSchema: 'team_lake', password: 's3cret' },
+      dataPath: `/mnt/lake${path.sep}`,
+    });
+  });
+
+  it('defaults the port, the schema and the password variable', () => {
+    const paths = projectWith('warehouse:\n  catalog: postgresql://quarry@db/analytics\n  data_path: /mnt/lake/\n');
+    expect(lakeLocation(paths, loadProjectConfig(paths).warehouse, { QUARRY_WAREHOUSE_PASSWORD: 'pw' })).toMatchObject({
+      catalog: { port: 5432, metadataSchema: 'quarry_lake', password: 'pw' }, dataPath: '/mnt/lake/',
+    });
+  });
+
+  it.each([
+    ['a password in the address', 'catalog: postgres://quarry:pw@db/analytics\n  data_path: /mnt/lake', /warehouse\.catalog.*must not contain a password: put it in \.env/],
+    ['no user', 'catalog: postgres://db/analytics\n  data_path: /mnt/lake', /warehouse\.catalog.*expected a user/],
+    ['no database', 'catalog: postgres://quarry@db\n  data_path: /mnt/lake', /warehouse\.catalog.*expected one database name/],
+    ['another kind of address', 'catalog: mysql://quarry@db/analytics\n  data_path: /mnt/lake', /warehouse\.catalog/],
+    ['no shared folder', 'catalog: postgres://quarry@db/analytics', /warehouse\.data_path.*needs data_path/],
+    ['a relative shared folder', 'catalog: postgres://quarry@db/analytics\n  data_path: lake', /warehouse\.data_path.*absolute/],
+    ['a shared folder for the embedded catalog', 'data_path: /mnt/lake', /warehouse\.data_path.*embedded catalog/],
+    ['a schema that is no SQL name', 'catalog: postgres://quarry@db/analytics\n  data_path: /mnt/lake\n  metadata_schema: "x; drop"', /warehouse\.metadata_schema/],
+  ])('refuses %s with a located problem', (_case, section, problem) => {
+    const paths = projectWith(`warehouse:\n  ${section}\n`);
+    expect(configProblemsFrom(() => loadProjectConfig(paths)).join('\n')).toMatch(problem);
+  });
+});

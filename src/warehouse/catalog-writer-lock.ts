@@ -1,0 +1,73 @@
+import pg from 'pg';
+import { QuarryError, describeError } from '../errors.ts';
+import type { LakeLocation, PostgresCatalog } from './lake-location.ts';
+
+/** The lake's PostgreSQL catalog cannot be reached or refused the login: a start-up or job error that says which. */
+export class CatalogUnreachableError extends QuarryError {
+  readonly status = 503;
+  readonly code = 'warehouse_catalog_unreachable';
+  constructor(catalog: PostgresCatalog, cause: unknown) {
+    super(`The warehouse catalog postgres://${catalog.user}@${catalog.host}:${String(catalog.port)}/${catalog.database} cannot be used: ${describeError(cause)}`);
+  }
+}
+
+/** Held until released; releasing ends the session that holds it. */
+export interface HeldLock {
+  release(): Promise<void>;
+}
+
+/**
+ * The writers' turn across hosts: a session-level `pg_advisory_lock` on a connection of its own, keyed on
+ * the catalog's database and schema, so every Quarry writing that lake waits in line (DuckLake would
+ * otherwise fail or, with CREATE OR REPLACE, silently drop one writer's commit). When the holder dies
+ * its session ends and PostgreSQL releases the lock. Aborting while waiting gives up the place in line.
+ */
+export async function takeCatalogWriterLock(catalog: PostgresCatalog, signal: AbortSignal): Promise<HeldLock> {
+  signal.throwIfAborted();
+  const client = catalogClient(catalog);
+  const giveUp = (): void => { void client.end(); };
+  signal.addEventListener('abort', giveUp, { once: true });
+  try {
+    try {
+      await client.connect();
+    } catch (error) {
+      throw new CatalogUnreachableError(catalog, error);
+    }
+    await client.query('SELECT pg_advisory_lock(hashtext($1))', [writerLockKey(catalog)]);
+  } catch (error) {
+    signal.removeEventListener('abort', giveUp);
+    await client.end().catch(() => undefined);
+    signal.throwIfAborted();
+    throw error;
+  }
+  signal.removeEventListener('abort', giveUp);
+  return { release: () => client.end() };
+}
+
+/** Checks at start that the catalog accepts the login, so a wrong password stops `quarry start` with a clear error. */
+export async function checkCatalogReachable(location: LakeLocation): Promise<void> {
+  const { catalog } = location;
+  if (catalog.kind !== 'postgres') return;
+  const client = catalogClient(catalog);
+  try {
+    await client.connect();
+  } catch (error) {
+    throw new CatalogUnreachableError(catalog, error);
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
+function catalogClient(catalog: PostgresCatalog): pg.Client {
+  const client = new pg.Client({
+    host: catalog.host, port: catalog.port, user: catalog.user, database: catalog.database, password: catalog.password,
+    application_name: 'quarry-writer', connectionTimeoutMillis: 10_000,
+  });
+  client.on('error', () => undefined); // a session lost while held surfaces in the writer's own catalog connection
+  return client;
+}
+
+/** One key per lake: advisory locks are per database already; the schema tells lakes in one database apart. */
+function writerLockKey(catalog: PostgresCatalog): string {
+  return `quarry-writer:${catalog.database}.${catalog.metadataSchema}`;
+}

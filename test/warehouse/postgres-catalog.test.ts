@@ -1,0 +1,204 @@
+import { execFile } from 'node:child_process';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { initProject } from '../../src/cli/init.ts';
+import { startPlatform } from '../../src/server/index.ts';
+import { createLogger } from '../../src/logger.ts';
+import { pythonExecutable } from '../../src/python/index.ts';
+import {
+  DUCKDB_EXTENSIONS_DIR, lakeChildEnv, openSandboxedReader, READER_SANDBOX_PYTHON_PATH, takeCatalogWriterLock, type PostgresCatalog,
+} from '../../src/warehouse/index.ts';
+import { EMAILS, PASSWORDS, startQuarry, type TestQuarry } from '../support/quarry.ts';
+import { syncAndWait, type SyncEnd } from '../support/sync.ts';
+
+// Two Quarry services sharing one lake, as two hosts would: the catalog in the local PostgreSQL (a schema
+// of this test's own), the Parquet files in one folder, the source files in another both can read.
+const POSTGRES = { host: '127.0.0.1', port: 5432, user: 'postgres', database: 'test' };
+const schema = `quarry_lake_test_${String(process.pid)}_${Date.now().toString(36)}`;
+
+async function onPostgres<T>(work: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client(POSTGRES);
+  await client.connect();
+  try {
+    return await work(client);
+  } finally {
+    await client.end();
+  }
+}
+
+/** Quarry writers waiting for the catalog's advisory lock right now. */
+const waitingWriters = (): Promise<number> => onPostgres(async (client) => Number((await client.query(
+  "SELECT count(*) AS n FROM pg_locks l JOIN pg_stat_activity a USING (pid) WHERE l.locktype = 'advisory' AND NOT l.granted AND a.application_name = 'quarry-writer'",
+)).rows[0].n));
+
+describe('a lake with a PostgreSQL catalog, shared by two Quarry services', () => {
+  let shared: string;
+  let first: TestQuarry;
+  let second: TestQuarry;
+  const catalog: PostgresCatalog = { kind: 'postgres', ...POSTGRES, metadataSchema: schema, password: undefined };
+
+  const viewerQuery = async (quarry: TestQuarry, sql: string): Promise<unknown[][]> => {
+    const response = await quarry.request('POST', '/api/query', { as: 'viewer', body: { sql } });
+    expect(response.status, response.text).toBe(200);
+    return response.json.rows;
+  };
+  const ordersIn = async (quarry: TestQuarry): Promise<number> => Number((await viewerQuery(quarry, 'SELECT count(*) FROM raw_orders.orders'))[0]?.[0]);
+
+  beforeAll(async () => {
+    shared = await mkdtemp(path.join(tmpdir(), 'quarry-shared-'));
+    mkdirSync(path.join(shared, 'files'), { recursive: true });
+    writeFileSync(path.join(shared, 'files', 'a.csv'), 'id,region,amount\n1,north,10\n2,south,20\n3,north,5\n');
+    const options = {
+      sourcesYaml: `sources:\n  - name: orders\n    type: local_files\n    local_files: { directory: ${JSON.stringify(path.join(shared, 'files'))} }\n`,
+      projectConfig: {
+        warehouse: { catalog: 'postgres://postgres@127.0.0.1:5432/test', metadata_schema: schema, data_path: path.join(shared, 'lake') },
+        watcher: { enabled: false },
+      },
+    };
+    first = await startQuarry(options);
+    second = await startQuarry({
+      ...options, transform: true,
+      prepare: (dir) => {
+        writeFileSync(path.join(dir, 'transform', 'models', 'marts', 'totals_by_region.sql'),
+          "select region, sum(amount) as total from {{ source('raw_orders', 'orders') }} group by region\n");
+        writeFileSync(path.join(dir, 'transform', 'models', 'marts', '_sources.yml'),
+          'version: 2\nsources:\n  - name: raw_orders\n    schema: raw_orders\n    tables:\n      - name: orders\n');
+      },
+    });
+  }, 180_000);
+
+  afterAll(async () => {
+    await second.close();
+    await first.close();
+    await onPostgres((client) => client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`));
+    await rm(shared, { recursive: true, force: true });
+  });
+
+  it('keeps the catalog in PostgreSQL and the data in the shared folder, not in the projects', async () => {
+    const tables = await onPostgres(async (client) => (await client.query('SELECT count(*) AS n FROM information_schema.tables WHERE table_schema = $1', [schema])).rows[0].n);
+    expect(Number(tables)).toBeGreaterThan(10);
+    expect(first.ctx.lake.dataPath).toBe(`${path.join(shared, 'lake')}${path.sep}`);
+  });
+
+  it('lets one service see what the other synced: a new snapshot, its rows through POST /api/query', async () => {
+    const snapshotBefore = Number((await viewerQuery(second, "SELECT max(snapshot_id) FROM ducklake_snapshots('warehouse')"))[0]?.[0]);
+    expect(await syncAndWait(first, 'orders')).toMatchObject({ type: 'sync_completed', rows: 3 });
+    expect(Number((await viewerQuery(second, "SELECT max(snapshot_id) FROM ducklake_snapshots('warehouse')"))[0]?.[0])).toBeGreaterThan(snapshotBefore);
+    expect(await ordersIn(second)).toBe(3);
+    expect(await second.query('SELECT sum(amount)::INTEGER AS total FROM raw_orders.orders')).toEqual([{ total: 35 }]);
+  }, 120_000);
+
+  it('makes a writer wait in line while another host holds the catalog\'s writer lock, then write', async () => {
+    const held = await takeCatalogWriterLock(catalog, AbortSignal.timeout(30_000));
+    let ended: Promise<SyncEnd>;
+    let synced = false;
+    try {
+      ended = syncAndWait(second, 'orders');
+      void ended.then(() => { synced = true; });
+      await expect.poll(waitingWriters, { timeout: 30_000 }).toBe(1);
+      expect(synced).toBe(false);
+    } finally {
+      await held.release();
+    }
+    expect(await ended).toMatchObject({ type: 'sync_completed' });
+    expect(await ordersIn(first)).toBe(3);
+  }, 120_000);
+
+  it('serialises syncs both services start at once: no lost and no doubled rows', async () => {
+    writeFileSync(path.join(shared, 'files', 'b.csv'), 'id,region,amount\n4,west,1\n5,south,2\n');
+    const [one, two] = await Promise.all([syncAndWait(first, 'orders'), syncAndWait(second, 'orders')]);
+    expect([one.type, two.type]).toEqual(['sync_completed', 'sync_completed']);
+    expect(await ordersIn(first)).toBe(5);
+    expect(await viewerQuery(second, 'SELECT _quarry_file, count(*)::INTEGER FROM raw_orders.orders GROUP BY 1 ORDER BY 1'))
+      .toEqual([[path.join(shared, 'files', 'a.csv'), 3], [path.join(shared, 'files', 'b.csv'), 2]]);
+  }, 120_000);
+
+  it('runs dbt on one service under the lock; the other reads the model it built', async () => {
+    await second.ctx.transform.idle();
+    await second.jobsIdle();
+    const finished = second.nextEvent('transform_run_completed', (event) => event.model === 'totals_by_region');
+    const failed = second.nextEvent('transform_run_failed', (event) => event.model === 'totals_by_region');
+    expect((await second.request('POST', '/api/transform/models/totals_by_region/run', { as: 'admin' })).status).toBe(200);
+    expect(await Promise.race([finished, failed])).toMatchObject({ type: 'transform_run_completed' });
+    expect(await viewerQuery(first, 'SELECT region, total::INTEGER FROM marts.totals_by_region ORDER BY region'))
+      .toEqual([['north', 15], ['south', 22], ['west', 1]]);
+  }, 180_000);
+
+  it('gives a Node reader the lake attached before the sandbox closes, and nothing past its data folder', async () => {
+    const reader = await openSandboxedReader(first.ctx.lake);
+    const planted = path.join(shared, 'planted-by-node.csv');
+    try {
+      expect(Number((await reader.connection.runAndReadAll('SELECT count(*) FROM raw_orders.orders')).getRows()[0]?.[0])).toBe(5);
+      for (const sql of [
+        `COPY (SELECT 'junk' AS a) TO '${planted}' (FORMAT csv)`,
+        "SELECT * FROM read_text('/etc/passwd')",
+        'CREATE TABLE raw_orders.intruder AS SELECT 1 AS x',
+        `ATTACH 'ducklake:${lakeChildEnv(first.ctx.lake).QUARRY_LAKE_ATTACH ?? ''}' AS other (DATA_PATH '${first.ctx.lake.dataPath}', METADATA_SCHEMA '${schema}')`,
+        'SET enable_external_access = true',
+      ]) {
+        await expect(reader.connection.run(sql), sql).rejects.toThrow();
+      }
+    } finally {
+      reader.close();
+    }
+    expect(existsSync(planted)).toBe(false);
+  }, 60_000);
+
+  it('opens the same lake for a Python reader (the dashboard tool\'s sandbox): attached first, then nothing past its data', async () => {
+    const script = [
+      'import sys',
+      'from reader_sandbox import connect_sandboxed',
+      'connection = connect_sandboxed(sys.argv[1], sys.argv[2], sys.argv[3], metadata_schema=sys.argv[4])',
+      'print(connection.execute("select count(*) from raw_orders.orders").fetchone()[0])',
+      'for sql in sys.argv[5:]:',
+      '    try:',
+      '        connection.execute(sql)',
+      '        print("wrote:", sql)',
+      '    except Exception as error:',
+      '        print("refused:", type(error).__name__)',
+    ].join('\n');
+    const lake = lakeChildEnv(first.ctx.lake);
+    const planted = path.join(shared, 'planted.csv');
+    const { stdout } = await promisify(execFile)(pythonExecutable('superset', first.ctx.env.QUARRY_PYTHON_ENVS_DIR), [
+      '-c', script, lake.QUARRY_LAKE_ATTACH ?? '', first.ctx.lake.dataPath, DUCKDB_EXTENSIONS_DIR, schema,
+      `COPY (select 'junk' as a) TO '${planted}' (FORMAT csv)`,
+      "select * from read_text('/etc/passwd')",
+      'create table raw_orders.intruder as select 1 as x',
+      `ATTACH 'ducklake:${lake.QUARRY_LAKE_ATTACH ?? ''}' AS other (DATA_PATH '${first.ctx.lake.dataPath}', METADATA_SCHEMA '${schema}')`,
+      'SET enable_external_access = true',
+    ], { env: { PATH: process.env.PATH ?? '/usr/bin:/bin', PYTHONPATH: READER_SANDBOX_PYTHON_PATH } });
+    expect(stdout.trim().split('\n')).toEqual(['5', ...Array.from({ length: 5 }, () => expect.stringMatching(/^refused: /))]);
+    expect(existsSync(planted)).toBe(false);
+  }, 60_000);
+});
+
+describe('a PostgreSQL catalog Quarry cannot use', () => {
+  it.each([
+    ['unreachable', 'postgres://postgres@127.0.0.1:1/test', /cannot be used: .*ECONNREFUSED/],
+    ['refusing the login', 'postgres://no_such_quarry_role@127.0.0.1:5432/test', /cannot be used: .*no_such_quarry_role/],
+  ])('stops the start with a clear error when it is %s, never naming the password', async (_case, address, message) => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'quarry-test-'));
+    const env = { QUARRY_ADMIN_PASSWORD: PASSWORDS.admin, QUARRY_WAREHOUSE_PASSWORD: 'never-shown-secret' };
+    try {
+      await initProject(dir, { name: 'Test project', organization: '', adminEmail: EMAILS.admin, nonInteractive: true }, env);
+      writeFileSync(path.join(dir, '.quarry', 'project.yml'),
+        `name: Test project\nwarehouse:\n  catalog: ${address}\n  data_path: ${path.join(dir, 'shared')}\n`);
+      const starting = startPlatform({
+        projectDir: dir, env, log: createLogger({ level: 'silent' }), host: '127.0.0.1', ports: { web: 0, dashboard: 0 },
+        watcher: false, transform: false, docsServer: false, dashboard: 'not_started',
+      });
+      const error = await starting.then(() => undefined, (failure: unknown) => failure);
+      expect(error).toBeInstanceOf(Error);
+      expect((error as Error).message).toMatch(message);
+      expect((error as Error).message).toContain('@127.0.0.1:');
+      expect((error as Error).message).not.toContain('never-shown-secret');
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
+});
