@@ -121,6 +121,16 @@ describe('quarry backup and quarry restore', () => {
       platform.close();
     }
 
+    // A shared lake's catalog lives in PostgreSQL: the backup says so rather than copying a project without its warehouse.
+    const shared = path.join(scratch, 'shared');
+    expect(quarry('init', shared, '--admin-email', 'a@example.com', '--admin-password', 'a-good-password', '--non-interactive').status).toBe(0);
+    const projectFile = path.join(shared, '.quarry', 'project.yml');
+    writeFileSync(projectFile, `${readFileSync(projectFile, 'utf8')}\nwarehouse:\n  catalog: postgres://postgres@127.0.0.1:5432/test\n  data_path: ${path.join(scratch, 'lake-data')}\n`);
+    const ofShared = quarry('backup', path.join(scratch, 'shared-backup'), '--project', shared);
+    expect(ofShared.status).toBe(1);
+    expect(ofShared.stderr).toContain('PostgreSQL catalog');
+    expect(existsSync(path.join(scratch, 'shared-backup'))).toBe(false);
+
     const notABackup = quarry('restore', full, '--project', path.join(scratch, 'fresh'));
     expect(notABackup.status).toBe(1);
     expect(notABackup.stderr).toContain('not a Quarry backup');
