@@ -22,7 +22,8 @@ const NEW_LAKE_OPTIONS: Readonly<Record<string, string>> = { parquet_compression
  * Makes the lake on first use.
  */
 export async function openLakeForWriting(location: LakeLocation): Promise<LakeConnection> {
-  const created = prepareCatalog(location);
+  const file = location.catalog.file;
+  const created = !preparedCatalogs.has(file) && prepareCatalog(location);
   return openLake(location, async (connection) => {
     await connection.run(attachStatement(location, 'write'));
     if (created) {
@@ -31,6 +32,7 @@ export async function openLakeForWriting(location: LakeLocation): Promise<LakeCo
       }
     }
     await connection.run(`USE ${LAKE_ALIAS}`);
+    preparedCatalogs.add(file);
   });
 }
 
@@ -63,6 +65,14 @@ async function openLake(location: LakeLocation, attach: (connection: DuckDBConne
     throw error;
   }
 }
+
+/**
+ * Catalogs this process has prepared and attached. Once is enough, and more would break: closing node:sqlite's
+ * handle drops every POSIX lock this process holds on the file, DuckDB's own SQLite's too (the readers the
+ * profiler keeps open), and DuckLake's next query then fails with "disk I/O error". A process's first writer
+ * opens the lake before its readers do.
+ */
+const preparedCatalogs = new Set<string>();
 
 /**
  * Makes sure the catalog is in WAL mode before DuckLake first attaches it (in SQLite's default journal
