@@ -10,7 +10,7 @@ import { initProject } from '../src/cli/init.ts';
 import { closeContext, createContext } from '../src/context.ts';
 import { createLogger } from '../src/logger.ts';
 import { openLakeForWriting } from '../src/warehouse/lake-connection.ts';
-import { folderBytes, runDuckDb, syncAndWait, timed, writeWideCsv, type ReportedBenchResult } from './measure.ts';
+import { folderBytes, runDuckDb, settled, syncAndWait, timed, writeWideCsv, type ReportedBenchResult } from './measure.ts';
 
 export interface TimedCase {
   /** Stable across runs, for a row with a target (bench/targets.ts). */
@@ -91,14 +91,23 @@ export async function runLoadBenchmark(): Promise<{ loads: LoadBenchResult[]; re
     try {
       const syncSeconds = await timed(() => syncAndWait(ctx, 'big'));
       const lakeBytes = folderBytes(ctx.paths.warehouseDir);
+      await settled(ctx);
       const fullAlone = await timed(() => syncAndWait(smallCtx, 'small', true));
+      await settled(smallCtx);
       await syncAndWait(ctx, 'small', true);
+      await settled(ctx);
       // Each round changes one file, then re-syncs both projects (in alternating order, so both see the same load).
       const resyncs: { alone: number[]; besideLarge: number[] } = { alone: [], besideLarge: [] };
       for (let round = 0; round < RESYNCS; round++) {
         writeFileSync(path.join(smallDir, `file_no=${String(round)}`, 'part_0.csv'), `id,customer_id,amount,name\n${String(round)},2,3.5,changed\n`);
-        const alone = async (): Promise<void> => { resyncs.alone.push(await timed(() => syncAndWait(smallCtx, 'small'))); };
-        const besideLarge = async (): Promise<void> => { resyncs.besideLarge.push(await timed(() => syncAndWait(ctx, 'small'))); };
+        const alone = async (): Promise<void> => {
+          resyncs.alone.push(await timed(() => syncAndWait(smallCtx, 'small')));
+          await settled(smallCtx);
+        };
+        const besideLarge = async (): Promise<void> => {
+          resyncs.besideLarge.push(await timed(() => syncAndWait(ctx, 'small')));
+          await settled(ctx);
+        };
         for (const resync of round % 2 === 0 ? [alone, besideLarge] : [besideLarge, alone]) await resync();
       }
       const resyncAlone = median(resyncs.alone);

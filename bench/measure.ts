@@ -36,6 +36,11 @@ export async function syncAndWait(ctx: AppContext, source: string, fullRefresh =
   await ctx.jobs.idle();
 }
 
+/** Waits for the table profiles a sync refreshes in the background, so they do not run into the next measurement. */
+export async function settled(ctx: AppContext): Promise<void> {
+  await ctx.profiler.idle();
+}
+
 /** A row a benchmark words itself (sizes, latencies under load): printed as given, with its target by `id`. */
 export interface ReportedRow {
   /** Stable across runs, for a row with a target (bench/targets.ts). */

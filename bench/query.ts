@@ -7,7 +7,7 @@ import path from 'node:path';
 import autocannon from 'autocannon';
 import { lakeLocation, openSandboxedReader } from '../src/warehouse/index.ts';
 import { startBenchServer } from './bench-server.ts';
-import { percentile, syncAndWait, writeWideCsv, type ReportedBenchResult } from './measure.ts';
+import { percentile, settled, syncAndWait, writeWideCsv, type ReportedBenchResult } from './measure.ts';
 
 const ROWS = 1_000_000;
 const RUNS = Number(process.env.QUARRY_BENCH_QUERY_RUNS ?? 30);
@@ -71,6 +71,7 @@ export async function runQueryBenchmark(): Promise<ReportedBenchResult> {
   const server = await startBenchServer(writeEvents);
   try {
     await syncAndWait(server.ctx, 'events');
+    await settled(server.ctx);
     // DuckDB in-process on the same lake, as a reader opens it (the API's own overhead is the difference).
     const reader = await openSandboxedReader(lakeLocation(server.ctx.paths), { threads: 1, memoryLimit: '1GB' });
     const { connection } = reader;
