@@ -1,4 +1,7 @@
-// What the benchmarks share: a stopwatch, a one-statement DuckDB session, and a sync awaited to its end.
+// What the benchmarks share: a stopwatch, a one-statement DuckDB session, a sync awaited to its end, the shared
+// CSV, folder sizes, percentiles and the shape of a row a benchmark words itself.
+import { readdirSync, statSync } from 'node:fs';
+import path from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import type { AppContext } from '../src/context.ts';
 
@@ -31,4 +34,46 @@ export async function syncAndWait(ctx: AppContext, source: string, fullRefresh =
   ctx.jobs.startSync(source, { fullRefresh, requestedBy: 'bench' });
   await done;
   await ctx.jobs.idle();
+}
+
+/** Waits for the table profiles a sync refreshes in the background, so they do not run into the next measurement. */
+export async function settled(ctx: AppContext): Promise<void> {
+  await ctx.profiler.idle();
+}
+
+/** A row a benchmark words itself (sizes, latencies under load): printed as given, with its target by `id`. */
+export interface ReportedRow {
+  /** Stable across runs, for a row with a target (bench/targets.ts). */
+  id?: string;
+  name: string;
+  value: string;
+  /** Null on the baseline row. */
+  ratio: number | null;
+  ratioText: string;
+}
+
+export interface ReportedBenchResult {
+  benchmark: string;
+  rows: ReportedRow[];
+}
+
+/** Writes the 10-column CSV of `rows` rows that the load benchmarks share (the `load.local_files` file). */
+export async function writeWideCsv(file: string, rows: number): Promise<void> {
+  await runDuckDb(':memory:', `COPY (SELECT i AS id, i % 1000 AS customer_id, random() * 1000 AS amount, random() AS score,
+    'name-' || (i % 50000) AS name, 'city-' || (i % 300) AS city, md5(i::VARCHAR) AS token, CASE WHEN i % 2 = 0 THEN 'even' ELSE 'odd' END AS parity,
+    DATE '2024-01-01' + (i % 700)::INTEGER AS day, TIMESTAMP '2024-01-01' + to_seconds(i) AS created_at
+    FROM range(${String(rows)}) t(i)) TO '${file}' (HEADER)`);
+}
+
+/** The bytes of every file under `dir`. */
+export function folderBytes(dir: string): number {
+  return readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((entry) => entry.isFile())
+    .reduce((total, entry) => total + statSync(path.join(entry.parentPath, entry.name)).size, 0);
+}
+
+/** The value at `fraction` (0.99 for p99) of `values`. */
+export function percentile(values: number[], fraction: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * fraction))] ?? Number.NaN;
 }

@@ -59,8 +59,9 @@ if (unknown.length > 0) throw new Error(`Unknown benchmark ${unknown.join(', ')}
 const wanted = (name: (typeof BENCHMARKS)[number]): boolean => only.length === 0 || only.includes(name);
 
 const api = wanted('api') ? await runApiBenchmark() : undefined;
+const fileLoads = wanted('load') ? await runLoadBenchmark() : undefined;
 const loads = [
-  ...wanted('load') ? await runLoadBenchmark() : [],
+  ...fileLoads?.loads ?? [],
   ...wanted('mixed-dialects') ? [await runMixedDialectBenchmark()] : [],
   ...wanted('connectors') || wanted('rest') ? [await runRestBenchmark()] : [],
   ...wanted('connectors') || wanted('postgres') ? [await runPostgresBenchmark()] : [],
@@ -72,6 +73,7 @@ const latencies = [
 ];
 
 const query = wanted('query') ? await runQueryBenchmark() : undefined;
+const reported = [...fileLoads?.reported ?? [], ...query === undefined ? [] : [query]];
 
 const apiValue = (figure: ApiFigure): string =>
   `${String(figure.requestsPerSecond)} req/s, p50 ${String(figure.p50Ms)} ms, p99 ${String(figure.p99Ms)} ms, server CPU ${figure.serverCpuMicrosPerRequest.toFixed(1)} µs/req${figure.non2xx > 0 ? `, ${String(figure.non2xx)} non-2xx` : ''}`;
@@ -92,7 +94,7 @@ const rows: Row[] = [
     row({ benchmark: latency.benchmark, name: latency.baseline.name, value: latency.baseline.detail, ratio: null, ratioText: '1.00 (baseline)' }),
     ...latency.cases.map(({ figure, ratio }) => row({ benchmark: latency.benchmark, name: figure.name, value: figure.detail, ratio, ratioText: `${ratio.toFixed(2)} (p99)` })),
   ]),
-  ...query === undefined ? [] : query.rows.map((entry) => row({ benchmark: query.benchmark, ...entry })),
+  ...reported.flatMap((result) => result.rows.map((entry) => row({ benchmark: result.benchmark, ...entry }))),
 ];
 
 const printed = (entry: Row): Record<(typeof columns)[number], string> => ({
@@ -117,5 +119,5 @@ writeFileSync(path.join(resultsDir, only.length === 0 ? 'latest.json' : `latest-
   rows: rows.map((entry) => ({
     id: entry.id, benchmark: entry.benchmark, case: entry.name, measured: entry.value, ratio: entry.ratio, target: entry.target, pass: entry.pass,
   })),
-  results: { api, loads, latencies, query },
+  results: { api, loads, latencies, reported },
 }, null, 2)}\n`);

@@ -24,7 +24,10 @@ export const TARGETS: Readonly<Record<string, Target>> = {
   'api.api_key': authenticatedApi,
   'rest.rest_api': atMost(1.5, 'download and parse'),
   'postgres.relational_db': atMost(1.3, 'COPY TO STDOUT'),
-  'load.local_files': atMost(1.15, 'DuckDB read_csv CTAS'),
+  'load.local_files': atMost(1.15, 'DuckDB read_csv CTAS into a lake'),
+  'incremental.beside_large': atMost(1.2, 'the same re-sync in an empty project'),
+  'size.lake': atMost(1.3, "DuckDB's own file"),
+  'query.api_during_sync': atMost(1.5, 'idle (p99)'),
   'query.api': atMost(1.2, 'DuckDB in-process'),
   'transform.build': atMost(0.3, 'cold dbt build'),
 };

@@ -23,7 +23,7 @@ const NEW_LAKE_OPTIONS: Readonly<Record<string, string>> = { parquet_compression
  */
 export async function openLakeForWriting(location: LakeLocation): Promise<LakeConnection> {
   const { catalog } = location;
-  const createdFile = catalog.kind === 'sqlite' && prepareCatalog(catalog.file, location.dataPath);
+  const createdFile = catalog.kind === 'sqlite' && !preparedCatalogs.has(catalog.file) && prepareCatalog(catalog.file, location.dataPath);
   return openLake(location, async (connection) => {
     await connection.run(attachStatement(location, 'write'));
     const created = catalog.kind === 'sqlite' ? createdFile : await isNewPostgresLake(connection, catalog);
@@ -33,6 +33,7 @@ export async function openLakeForWriting(location: LakeLocation): Promise<LakeCo
       }
     }
     await connection.run(`USE ${LAKE_ALIAS}`);
+    if (catalog.kind === 'sqlite') preparedCatalogs.add(catalog.file);
   });
 }
 
@@ -78,6 +79,14 @@ async function openLake(location: LakeLocation, attach: (connection: DuckDBConne
     throw error;
   }
 }
+
+/**
+ * Catalogs this process has prepared and attached. Once is enough, and more would break: closing node:sqlite's
+ * handle drops every POSIX lock this process holds on the file, DuckDB's own SQLite's too (the readers the
+ * profiler keeps open), and DuckLake's next query then fails with "disk I/O error". A process's first writer
+ * opens the lake before its readers do.
+ */
+const preparedCatalogs = new Set<string>();
 
 /**
  * Makes sure the catalog is in WAL mode before DuckLake first attaches it (in SQLite's default journal

@@ -95,6 +95,27 @@ describe('the warehouse as a lake', () => {
     expect(await orders()).toBe(4);
   });
 
+  it('keeps writing, write after write, while a reader in the same process is in the middle of a transaction', async () => {
+    await idle();
+    const reader = await openSandboxedReader(lakeLocation(quarry.ctx.paths));
+    try {
+      await reader.connection.run('BEGIN');
+      const count = async (): Promise<number> => Number((await reader.connection.runAndReadAll('SELECT count(*) AS n FROM raw_orders.orders')).getRowObjects()[0]?.n);
+      const before = await count();
+      for (const id of [2000, 2001]) {
+        await withWriteConnection(writeTargetOf(quarry.ctx.paths), AbortSignal.timeout(60_000), (connection) =>
+          connection.run(`INSERT INTO raw_orders.orders (id, region, amount) VALUES (${String(id)}, 'west', 1)`));
+      }
+      expect(await count()).toBe(before);
+      await reader.connection.run('COMMIT');
+      expect(await count()).toBe(before + 2);
+      await withWriteConnection(writeTargetOf(quarry.ctx.paths), AbortSignal.timeout(60_000), (connection) =>
+        connection.run('DELETE FROM raw_orders.orders WHERE id IN (2000, 2001)'));
+    } finally {
+      reader.close();
+    }
+  });
+
   it('gives any query path a sandboxed reader that refuses what is not a query, and the catalog extension\'s functions', async () => {
     const reader = await openSandboxedReader(lakeLocation(quarry.ctx.paths));
     try {
