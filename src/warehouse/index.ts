@@ -11,3 +11,5 @@ export {
 export { lakeLocation, extensionFile, DUCKDB_EXTENSIONS_DIR, LAKE_ALIAS, LAKE_EXTENSIONS, type LakeLocation } from './lake-location.ts';
 export { lakeProblem } from './lake-health.ts';
 export { prepareWarehouse } from './prepare-warehouse.ts';
+export { QUARRY_AUTHOR, type CommitLabel } from './commit-label.ts';
+export { listSnapshots, latestSnapshotId, type LakeSnapshot, type SnapshotJob } from './snapshots.ts';
