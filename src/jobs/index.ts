@@ -1,7 +1,10 @@
 export { JobRunner, type JobRunnerOptions, type BackfillRequest } from './job-runner.ts';
 // The routes and the CLI ask here; the answer belongs to each type's loader in sources/.
 export { fileSourceLocation } from '../sources/index.ts';
-export { SourceNotFoundError, SourceDisabledError, SyncInProgressError, SourceTypeNotSupportedError } from './errors.ts';
+export {
+  SourceNotFoundError, SourceDisabledError, SyncInProgressError, SourceTypeNotSupportedError,
+  SyncNotFoundError, SyncOfAnotherSourceError, SyncCommittedNothingError, SnapshotExpiredError, RestoreInProgressError,
+} from './errors.ts';
 export { SourceReports, summarizeSource, SOURCE_STATUSES, type SourceStatus, type SourceSummary, type SyncHistoryEntry } from './source-report.ts';
 export { WarehouseLock } from './warehouse-lock.ts';
 export { testConnection, type ConnectionTestOptions } from './test-connection.ts';

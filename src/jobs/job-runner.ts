@@ -3,9 +3,11 @@ import type { EventBus } from '../events/index.ts';
 import type { Logger } from '../logger.ts';
 import { backfillWindow, loaderFor, type SourceTokens } from '../sources/index.ts';
 import type { JobRecord, Store } from '../store/index.ts';
+import { withSandboxedReader, writeTargetOf } from '../warehouse/index.ts';
 import { dropSourceTables } from './drop-source-tables.ts';
-import { SourceDisabledError, SourceNotFoundError, SourceTypeNotSupportedError, SyncInProgressError } from './errors.ts';
+import { SourceDisabledError, SourceNotFoundError, SourceTypeNotSupportedError, SyncInProgressError, SyncNotFoundError, SyncOfAnotherSourceError, RestoreInProgressError } from './errors.ts';
 import { JobLifecycle } from './job-lifecycle.ts';
+import { RestoreJob, snapshotBeforeSync } from './restore-job.ts';
 import { SyncJob } from './sync-job.ts';
 import type { WarehouseLock } from './warehouse-lock.ts';
 
@@ -64,7 +66,10 @@ export class JobRunner {
     const loader = loaderFor(source);
     const unsupported = loader.unsupportedReason(source, paths.root);
     if (unsupported !== undefined) throw new SourceTypeNotSupportedError(name, source.type, unsupported);
-    const { fullRefresh, requestedBy, backfill } = options;
+    if (this.lifecycle.active().some((active) => active.kind.kind === 'restore' && active.kind.target === name)) throw new RestoreInProgressError(name);
+    const { requestedBy, backfill } = options;
+    // A restore cleared the source's ledger and cursors: only a rebuild makes its tables whole again.
+    const fullRefresh = options.fullRefresh || store.refreshMarks.isMarked(name);
     const window = backfill === undefined ? undefined : backfillWindow(source, backfill, { now: now(), fullRefresh });
     const sync = new SyncJob({ source, loader, fullRefresh, requestedBy, window, store, paths, events, now, env, sourceTokens });
     return this.lifecycle.enqueue(sync).job;
@@ -86,8 +91,26 @@ export class JobRunner {
       store.sourceState.clear(name);
       store.fileLedger.replace(name, []);
       store.warehouseTables.replaceForSource(name, [], now().toISOString());
+      store.refreshMarks.clear(name);
     });
     await afterCommit?.();
+  }
+
+  /**
+   * Queues a restore of a source's raw tables to just before one of its syncs (see RestoreJob). Refused
+   * before anything is queued when the sync is unknown, of another source, committed nothing or its
+   * snapshot has expired, and while a sync of the source is queued or running.
+   */
+  async startRestore(name: string, options: { beforeSync: number; requestedBy: string | null }): Promise<JobRecord> {
+    const { store, sources, paths, events } = this.#options;
+    if (!sources.some((candidate) => candidate.name === name)) throw new SourceNotFoundError(name);
+    const sync = store.jobs.get(options.beforeSync);
+    if (sync?.kind !== 'sync') throw new SyncNotFoundError(options.beforeSync);
+    if (sync.target !== name) throw new SyncOfAnotherSourceError(sync.id, name, sync.target);
+    await withSandboxedReader(writeTargetOf(paths).lake, (connection) => snapshotBeforeSync(connection, sync.id, sync.status === 'success'));
+    this.assertNoSync(name);
+    const restore = new RestoreJob({ source: name, beforeSync: sync.id, requestedBy: options.requestedBy, store, events });
+    return this.lifecycle.enqueue(restore).job;
   }
 
   /** Resolves when no sync is queued or running and the warehouse lock is free of every holder so far. */

@@ -13,3 +13,4 @@ export { lakeProblem } from './lake-health.ts';
 export { prepareWarehouse } from './prepare-warehouse.ts';
 export { QUARRY_AUTHOR, type CommitLabel } from './commit-label.ts';
 export { listSnapshots, latestSnapshotId, type LakeSnapshot, type SnapshotJob } from './snapshots.ts';
+export { snapshotsOfJob, snapshotExists, restoreSchemaAt } from './restore-schema.ts';
