@@ -83,6 +83,11 @@ const OAuthLogin = z.strictObject({
   github: GithubLogin.optional(),
 });
 
+const Warehouse = z.strictObject({
+  /** Days of snapshots the lake keeps for time travel and restores; older ones go at the daily maintenance. */
+  snapshot_retention_days: z.number().min(0).default(7),
+});
+
 export const ProjectConfigSchema = z.strictObject({
   name: z.string().min(1),
   organization: z.string().default(''),
@@ -94,6 +99,8 @@ export const ProjectConfigSchema = z.strictObject({
   /** Loopback addresses are exempt from rate limits; tests narrow this to reach the limited path. */
   rate_limit_exempt: z.array(z.string().min(1)).default(['127.0.0.1', '::1']),
   watcher: Watcher.prefault({}),
+  /** The lake's upkeep: how long its snapshots are kept. */
+  warehouse: Warehouse.prefault({}),
   dashboard: Dashboard.prefault({}),
   transform_docs: TransformDocs.prefault({}),
   /** OAuth login providers (existing users only); `quarry oauth setup <provider>` writes this section. */

@@ -63,3 +63,10 @@ export class RestoreInProgressError extends ConflictError {
     super(`A restore of "${name}" is already queued or running`);
   }
 }
+
+export class MaintenanceInProgressError extends ConflictError {
+  override readonly code = 'maintenance_in_progress';
+  constructor() {
+    super('A warehouse maintenance is already queued or running');
+  }
+}

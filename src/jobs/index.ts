@@ -3,7 +3,7 @@ export { JobRunner, type JobRunnerOptions, type BackfillRequest } from './job-ru
 export { fileSourceLocation } from '../sources/index.ts';
 export {
   SourceNotFoundError, SourceDisabledError, SyncInProgressError, SourceTypeNotSupportedError,
-  SyncNotFoundError, SyncOfAnotherSourceError, SyncCommittedNothingError, SnapshotExpiredError, RestoreInProgressError,
+  SyncNotFoundError, SyncOfAnotherSourceError, SyncCommittedNothingError, SnapshotExpiredError, RestoreInProgressError, MaintenanceInProgressError,
 } from './errors.ts';
 export { SourceReports, summarizeSource, SOURCE_STATUSES, type SourceStatus, type SourceSummary, type SyncHistoryEntry } from './source-report.ts';
 export { WarehouseLock } from './warehouse-lock.ts';
@@ -11,3 +11,4 @@ export { testConnection, type ConnectionTestOptions } from './test-connection.ts
 export { finishWithin } from './finish-within.ts';
 export { JobLifecycle, type JobKind, type JobTools, type JobSuccess, type ActiveJob, type JobLifecycleOptions } from './job-lifecycle.ts';
 export { startAllSyncs, type SyncAllEntry } from './sync-all.ts';
+export { MaintenanceJob, MAINTENANCE_TARGET } from './maintenance-job.ts';

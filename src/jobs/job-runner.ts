@@ -7,6 +7,7 @@ import { withSandboxedReader, writeTargetOf } from '../warehouse/index.ts';
 import { dropSourceTables } from './drop-source-tables.ts';
 import { SourceDisabledError, SourceNotFoundError, SourceTypeNotSupportedError, SyncInProgressError, SyncNotFoundError, SyncOfAnotherSourceError, RestoreInProgressError } from './errors.ts';
 import { JobLifecycle } from './job-lifecycle.ts';
+import { MaintenanceJob } from './maintenance-job.ts';
 import { RestoreJob, snapshotBeforeSync } from './restore-job.ts';
 import { SyncJob } from './sync-job.ts';
 import type { WarehouseLock } from './warehouse-lock.ts';
@@ -111,6 +112,11 @@ export class JobRunner {
     this.assertNoSync(name);
     const restore = new RestoreJob({ source: name, beforeSync: sync.id, requestedBy: options.requestedBy, store, events });
     return this.lifecycle.enqueue(restore).job;
+  }
+
+  /** Queues the lake's maintenance, keeping `retentionDays` of snapshots (MaintenanceInProgressError while one is active). */
+  startMaintenance(options: { retentionDays: number; requestedBy: string | null }): JobRecord {
+    return this.lifecycle.enqueue(new MaintenanceJob(options)).job;
   }
 
   /** Resolves when no sync is queued or running and the warehouse lock is free of every holder so far. */

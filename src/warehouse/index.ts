@@ -14,3 +14,4 @@ export { prepareWarehouse } from './prepare-warehouse.ts';
 export { QUARRY_AUTHOR, type CommitLabel } from './commit-label.ts';
 export { listSnapshots, latestSnapshotId, type LakeSnapshot, type SnapshotJob } from './snapshots.ts';
 export { snapshotsOfJob, snapshotExists, restoreSchemaAt } from './restore-schema.ts';
+export { maintainLake, liveFileCount, type MaintenanceOutcome } from './maintain-lake.ts';
