@@ -12,3 +12,4 @@ export { finishWithin } from './finish-within.ts';
 export { JobLifecycle, type JobKind, type JobTools, type JobSuccess, type ActiveJob, type JobLifecycleOptions } from './job-lifecycle.ts';
 export { startAllSyncs, type SyncAllEntry } from './sync-all.ts';
 export { MaintenanceJob, MAINTENANCE_TARGET } from './maintenance-job.ts';
+export { snapshotReport } from './snapshot-report.ts';

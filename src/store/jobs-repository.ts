@@ -76,6 +76,12 @@ export class JobsRepository {
     this.#database.prepare('UPDATE jobs SET snapshot_before = ?, snapshot_after = ? WHERE id = ?').run(before, after, id);
   }
 
+  /** Jobs whose recorded snapshot span ends at or after `snapshot` (model runs, whose snapshots dbt commits). */
+  spanningFrom(snapshot: number): JobRecord[] {
+    return (this.#database.prepare('SELECT * FROM jobs WHERE snapshot_after >= ? ORDER BY id')
+      .all(snapshot) as unknown as JobRow[]).map(toRecord);
+  }
+
   get(id: number): JobRecord | undefined {
     const row = this.#database.prepare('SELECT * FROM jobs WHERE id = ?').get(id) as JobRow | undefined;
     return row ? toRecord(row) : undefined;
