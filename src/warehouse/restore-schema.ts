@@ -9,13 +9,13 @@ export async function snapshotsOfJob(connection: DuckDBConnection, jobId: number
   const reader = await connection.runAndReadAll(`
     SELECT snapshot_id::BIGINT AS id FROM ducklake_snapshots('${LAKE_ALIAS}')
     WHERE author = 'quarry' AND try_cast(json_extract(commit_extra_info, '$.job') AS BIGINT) = $job ORDER BY snapshot_id`, { job: jobId });
-  return reader.getRowObjectsJS().map((row) => Number(row.id));
+  return reader.getRowObjects().map((row) => Number(row.id));
 }
 
 /** Whether the lake still keeps `snapshot` (expire_snapshots removes old ones). */
 export async function snapshotExists(connection: DuckDBConnection, snapshot: number): Promise<boolean> {
   const reader = await connection.runAndReadAll(`SELECT count(*)::BIGINT AS n FROM ducklake_snapshots('${LAKE_ALIAS}') WHERE snapshot_id = $snapshot`, { snapshot });
-  return Number(reader.getRowObjectsJS()[0]?.n ?? 0) > 0;
+  return Number(reader.getRowObjects()[0]?.n ?? 0) > 0;
 }
 
 /**
@@ -53,5 +53,5 @@ async function tablesAt(connection: DuckDBConnection, schema: string, snapshot: 
     WHERE s.schema_name = ${quoteLiteral(schema)}
       AND t.begin_snapshot <= ${at} AND (t.end_snapshot IS NULL OR t.end_snapshot > ${at})
       AND s.begin_snapshot <= ${at} AND (s.end_snapshot IS NULL OR s.end_snapshot > ${at})`);
-  return new Set(reader.getRowObjectsJS().map((row) => String(row.name)));
+  return new Set(reader.getRowObjects().map((row) => String(row.name)));
 }

@@ -31,7 +31,7 @@ export async function listSnapshots(connection: DuckDBConnection, limit: number)
       author, commit_message, commit_extra_info, to_json(changes)::VARCHAR AS changes
     FROM ducklake_snapshots('${LAKE_ALIAS}') ORDER BY snapshot_id DESC LIMIT $limit`, { limit });
   const names = await tableNames(connection);
-  return snapshots.getRowObjectsJS().map((row) => ({
+  return snapshots.getRowObjects().map((row) => ({
     id: Number(row.id),
     time: String(row.time),
     author: row.author === null ? null : String(row.author),
@@ -44,7 +44,7 @@ export async function listSnapshots(connection: DuckDBConnection, limit: number)
 /** The latest snapshot's id (a lake always has one once made). */
 export async function latestSnapshotId(connection: DuckDBConnection): Promise<number> {
   const reader = await connection.runAndReadAll(`SELECT max(snapshot_id)::BIGINT AS id FROM ducklake_snapshots('${LAKE_ALIAS}')`);
-  return Number(reader.getRowObjectsJS()[0]?.id ?? 0);
+  return Number(reader.getRowObjects()[0]?.id ?? 0);
 }
 
 /** Every table id the catalog has known, as `schema.table` (its latest name). */
@@ -53,7 +53,7 @@ async function tableNames(connection: DuckDBConnection): Promise<Map<string, str
     SELECT t.table_id::VARCHAR AS id, s.schema_name || '.' || t.table_name AS name
     FROM ${METADATA}.ducklake_table t JOIN ${METADATA}.ducklake_schema s USING (schema_id)
     ORDER BY t.begin_snapshot`);
-  return new Map(reader.getRowObjectsJS().map((row) => [String(row.id), String(row.name)]));
+  return new Map(reader.getRowObjects().map((row) => [String(row.id), String(row.name)]));
 }
 
 function tablesChangedBy(changes: Record<string, string[]>, names: ReadonlyMap<string, string>): string[] {
