@@ -19,9 +19,11 @@ export async function snapshotExists(connection: DuckDBConnection, snapshot: num
 }
 
 /**
- * Puts every table of `schema` back as it was at `snapshot`, in the caller's transaction (one new snapshot:
- * the history after `snapshot` is kept). A table that exists in both keeps its id (its rows are replaced,
- * by name, so a column added since stays, empty); one made since is dropped; one dropped since is made again.
+ * Puts every table of `schema` back as it was at `snapshot`, rows and columns, in the caller's transaction
+ * (one new snapshot: the history after `snapshot` is kept, and time travel by name still reads it); a table
+ * made since is dropped. Each table is made again from its old version: within one transaction DuckLake's
+ * time travel sees the transaction's own deletes, so emptying the table and inserting its old rows
+ * would insert none.
  * Returns the tables it put back.
  */
 export async function restoreSchemaAt(connection: DuckDBConnection, schema: string, snapshot: number): Promise<string[]> {
@@ -34,12 +36,7 @@ export async function restoreSchemaAt(connection: DuckDBConnection, schema: stri
   }
   if (then.size > 0) await connection.run(`CREATE SCHEMA IF NOT EXISTS ${quoteIdentifier(schema)}`);
   for (const table of then) {
-    if (now.has(table)) {
-      await connection.run(`DELETE FROM ${qualified(table)}`);
-      await connection.run(`INSERT INTO ${qualified(table)} BY NAME SELECT * FROM ${qualified(table)} ${asOf}`);
-    } else {
-      await connection.run(`CREATE TABLE ${qualified(table)} AS SELECT * FROM ${qualified(table)} ${asOf}`);
-    }
+    await connection.run(`CREATE OR REPLACE TABLE ${qualified(table)} AS SELECT * FROM ${qualified(table)} ${asOf}`);
   }
   return [...then].sort();
 }
