@@ -48,7 +48,7 @@ export class JobRunner {
     const interrupted = store.jobs.interruptActive(now().toISOString());
     for (const job of interrupted) {
       store.logs.append({
-        timestamp: now().toISOString(), level: 'WARNING', source: job.kind === 'sync' ? job.target : null, jobId: job.id,
+        timestamp: now().toISOString(), level: 'WARNING', source: job.kind === 'sync' || job.kind === 'restore' ? job.target : null, jobId: job.id,
         message: `The ${job.kind} job ${String(job.id)} was interrupted when the service stopped; the previous data is intact`,
       });
     }
