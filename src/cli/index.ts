@@ -18,6 +18,7 @@ import { generateTransformDocs, listModels, runModel } from './transform.ts';
 import { buildModels } from './build.ts';
 import { addSource, testSource, type SourceAddOptions } from './source-add.ts';
 import { listSchedules, runSchedule } from './schedules.ts';
+import { listWarehouseSnapshots, maintainWarehouse, restoreSource } from './warehouse.ts';
 import { listSources, syncAllSources, syncSource } from './source-sync.ts';
 import { setupSourceOAuth, type SourceOAuthSetupOptions } from './source-oauth-setup.ts';
 
@@ -192,6 +193,29 @@ export async function runCli(argv: readonly string[], env: NodeJS.ProcessEnv): P
     .option('--project <dir>', 'project folder', '.')
     .action(async (name: string, options: { project: string }) => {
       console.log(await runSchedule(options.project, name, env));
+    });
+
+  const warehouse = program.command('warehouse').description('The lake\'s snapshots: list them, restore a source from them, maintain the lake');
+  warehouse.command('snapshots')
+    .description('List the latest snapshots: id, time, the job that made each and the tables it changed')
+    .option('--project <dir>', 'project folder', '.')
+    .option('--limit <n>', 'at most this many snapshots', parsePositiveInteger, 20)
+    .action(async (options: { project: string; limit: number }) => {
+      console.log(await listWarehouseSnapshots(options.project, options.limit, env));
+    });
+  warehouse.command('restore')
+    .description('Put a source\'s raw tables back as they were just before one of its syncs, as a new snapshot (stop a running Quarry first, or use POST /api/sources/{name}/restore)')
+    .requiredOption('--source <name>', 'the source')
+    .requiredOption('--before-sync <job id>', 'the sync job to go back before', parsePositiveInteger)
+    .option('--project <dir>', 'project folder', '.')
+    .action(async (options: { project: string; source: string; beforeSync: number }) => {
+      console.log(await restoreSource(options.project, options.source, options.beforeSync, env));
+    });
+  warehouse.command('maintain')
+    .description('Merge small files, expire snapshots past warehouse.snapshot_retention_days and delete files no longer needed (a running Quarry does it daily)')
+    .option('--project <dir>', 'project folder', '.')
+    .action(async (options: { project: string }) => {
+      console.log(await maintainWarehouse(options.project, env));
     });
 
   program.command('query')

@@ -137,6 +137,8 @@ const Warehouse = z.strictObject({
   password_env: EnvName.default('QUARRY_WAREHOUSE_PASSWORD'),
   /** The folder of the lake's Parquet files: absolute, the same path on every host. */
   data_path: z.string().refine((folder) => path.isAbsolute(folder), 'expected an absolute path (the same on every host)').optional(),
+  /** Days of snapshots the lake keeps for time travel and restores; older ones go at the daily maintenance. */
+  snapshot_retention_days: z.number().min(0).default(7),
 }).superRefine((warehouse, context) => {
   if (warehouse.catalog.kind === 'postgres' && warehouse.data_path === undefined) {
     context.addIssue({ code: 'custom', path: ['data_path'], message: 'a PostgreSQL catalog needs data_path: the absolute path of the folder every host shares' });
@@ -165,7 +167,7 @@ export const ProjectConfigSchema = z.strictObject({
   schedules: SchedulesSchema,
   /** Where failures, stale sources and missed schedules are reported (`quarry alert test NAME` tries one). */
   alerts: Alerts,
-  /** Where the lake's catalog and data are (default: embedded in the project's warehouse/ folder). */
+  /** Where the lake's catalog and data are (default: embedded in the project's warehouse/ folder) and how long its snapshots are kept. */
   warehouse: Warehouse.prefault({}),
 });
 

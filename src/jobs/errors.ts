@@ -27,3 +27,46 @@ export class SourceTypeNotSupportedError extends InvalidRequestError {
     super(`The source "${name}" has ${why}`);
   }
 }
+
+export class SyncNotFoundError extends NotFoundError {
+  override readonly code = 'sync_not_found';
+  constructor(jobId: number) {
+    super(`No sync job ${String(jobId)}`);
+  }
+}
+
+export class SyncOfAnotherSourceError extends InvalidRequestError {
+  override readonly code = 'sync_of_another_source';
+  constructor(jobId: number, source: string, actual: string) {
+    super(`The job ${String(jobId)} synced "${actual}", not "${source}"`);
+  }
+}
+
+/** The sync left no snapshot to go back from: it failed or was interrupted, so the data is already as before it. */
+export class SyncCommittedNothingError extends InvalidRequestError {
+  override readonly code = 'sync_committed_nothing';
+  constructor(jobId: number) {
+    super(`The sync ${String(jobId)} committed nothing to the warehouse, so there is nothing to undo`);
+  }
+}
+
+export class SnapshotExpiredError extends ConflictError {
+  override readonly code = 'snapshot_expired';
+  constructor(jobId: number) {
+    super(`The warehouse no longer keeps the snapshot before the sync ${String(jobId)} (older than warehouse.snapshot_retention_days, or from before snapshots named their jobs); it cannot be restored`);
+  }
+}
+
+export class RestoreInProgressError extends ConflictError {
+  override readonly code = 'restore_in_progress';
+  constructor(name: string) {
+    super(`A restore of "${name}" is already queued or running`);
+  }
+}
+
+export class MaintenanceInProgressError extends ConflictError {
+  override readonly code = 'maintenance_in_progress';
+  constructor() {
+    super('A warehouse maintenance is already queued or running');
+  }
+}

@@ -194,7 +194,8 @@ export class JobLifecycle {
     const started = now();
     store.jobs.markRunning(job.id, started.toISOString());
     const target = writeTargetOf(paths, lake);
-    const write = <T>(work: (connection: DuckDBConnection) => Promise<T>): Promise<T> => withWriteConnection(target, signal, work);
+    const label = { job: job.id, kind: kind.kind, target: kind.target };
+    const write = <T>(work: (connection: DuckDBConnection) => Promise<T>): Promise<T> => withWriteConnection(target, signal, work, label);
     const tools: JobTools = {
       job, signal,
       log: (level, message) => { this.#logLine(level, kind.logSource, message, job.id); },

@@ -3,9 +3,12 @@ import type { EventBus } from '../events/index.ts';
 import type { Logger } from '../logger.ts';
 import { backfillWindow, loaderFor, type SourceTokens } from '../sources/index.ts';
 import type { JobRecord, Store } from '../store/index.ts';
+import { withSandboxedReader } from '../warehouse/index.ts';
 import { dropSourceTables } from './drop-source-tables.ts';
-import { SourceDisabledError, SourceNotFoundError, SourceTypeNotSupportedError, SyncInProgressError } from './errors.ts';
+import { SourceDisabledError, SourceNotFoundError, SourceTypeNotSupportedError, SyncInProgressError, SyncNotFoundError, SyncOfAnotherSourceError, RestoreInProgressError } from './errors.ts';
 import { JobLifecycle } from './job-lifecycle.ts';
+import { MaintenanceJob } from './maintenance-job.ts';
+import { RestoreJob, snapshotBeforeSync } from './restore-job.ts';
 import { SyncJob } from './sync-job.ts';
 import type { WarehouseLock } from './warehouse-lock.ts';
 import type { LakeLocation } from '../warehouse/index.ts';
@@ -47,7 +50,7 @@ export class JobRunner {
     const interrupted = store.jobs.interruptActive(now().toISOString());
     for (const job of interrupted) {
       store.logs.append({
-        timestamp: now().toISOString(), level: 'WARNING', source: job.kind === 'sync' ? job.target : null, jobId: job.id,
+        timestamp: now().toISOString(), level: 'WARNING', source: job.kind === 'sync' || job.kind === 'restore' ? job.target : null, jobId: job.id,
         message: `The ${job.kind} job ${String(job.id)} was interrupted when the service stopped; the previous data is intact`,
       });
     }
@@ -66,7 +69,10 @@ export class JobRunner {
     const loader = loaderFor(source);
     const unsupported = loader.unsupportedReason(source, paths.root);
     if (unsupported !== undefined) throw new SourceTypeNotSupportedError(name, source.type, unsupported);
-    const { fullRefresh, requestedBy, backfill } = options;
+    if (this.lifecycle.active().some((active) => active.kind.kind === 'restore' && active.kind.target === name)) throw new RestoreInProgressError(name);
+    const { requestedBy, backfill } = options;
+    // A restore cleared the source's ledger and cursors: only a rebuild makes its tables whole again.
+    const fullRefresh = options.fullRefresh || store.refreshMarks.isMarked(name);
     const window = backfill === undefined ? undefined : backfillWindow(source, backfill, { now: now(), fullRefresh });
     const sync = new SyncJob({ source, loader, fullRefresh, requestedBy, window, store, paths, events, now, env, sourceTokens });
     return this.lifecycle.enqueue(sync).job;
@@ -82,14 +88,37 @@ export class JobRunner {
    * its syncs recorded of them (cursors, loaded files, tables): a source added again by that name starts afresh.
    */
   async dropSourceTables(name: string): Promise<void> {
-    const { paths, lock, store, now, afterCommit } = this.#options;
-    await dropSourceTables(name, { paths, lock, signal: AbortSignal.timeout(10 * 60_000) });
+    const { paths, lake, lock, store, now, afterCommit } = this.#options;
+    await dropSourceTables(name, { paths, lake, lock, signal: AbortSignal.timeout(10 * 60_000) });
     store.transaction(() => {
       store.sourceState.clear(name);
       store.fileLedger.replace(name, []);
       store.warehouseTables.replaceForSource(name, [], now().toISOString());
+      store.refreshMarks.clear(name);
     });
     await afterCommit?.();
+  }
+
+  /**
+   * Queues a restore of a source's raw tables to just before one of its syncs (see RestoreJob). Refused
+   * before anything is queued when the sync is unknown, of another source, committed nothing or its
+   * snapshot has expired, and while a sync of the source is queued or running.
+   */
+  async startRestore(name: string, options: { beforeSync: number; requestedBy: string | null }): Promise<JobRecord> {
+    const { store, sources, events } = this.#options;
+    if (!sources.some((candidate) => candidate.name === name)) throw new SourceNotFoundError(name);
+    const sync = store.jobs.get(options.beforeSync);
+    if (sync?.kind !== 'sync') throw new SyncNotFoundError(options.beforeSync);
+    if (sync.target !== name) throw new SyncOfAnotherSourceError(sync.id, name, sync.target);
+    await withSandboxedReader(this.#options.lake, (connection) => snapshotBeforeSync(connection, sync.id, sync.status === 'success'));
+    this.assertNoSync(name);
+    const restore = new RestoreJob({ source: name, beforeSync: sync.id, requestedBy: options.requestedBy, store, events });
+    return this.lifecycle.enqueue(restore).job;
+  }
+
+  /** Queues the lake's maintenance, keeping `retentionDays` of snapshots (MaintenanceInProgressError while one is active). */
+  startMaintenance(options: { retentionDays: number; requestedBy: string | null }): JobRecord {
+    return this.lifecycle.enqueue(new MaintenanceJob(options)).job;
   }
 
   /** Resolves when no sync is queued or running and the warehouse lock is free of every holder so far. */

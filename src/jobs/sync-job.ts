@@ -63,6 +63,7 @@ export class SyncJob implements JobKind<LoadOutcome> {
     const source = this.target;
     store.warehouseTables.replaceForSource(source, outcome.tables, finishedAt);
     if (outcome.ledger !== undefined) store.fileLedger.replace(source, outcome.ledger);
+    if (job.fullRefresh) store.refreshMarks.clear(source);
     if (outcome.cursors !== undefined) {
       if (job.fullRefresh) store.sourceState.clear(source);
       store.sourceState.save(source, outcome.cursors, finishedAt);

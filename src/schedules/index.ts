@@ -4,3 +4,4 @@ export { ScheduleNotFoundError, ScheduleInProgressError } from './errors.ts';
 export { systemTimer, type Timer } from './timer.ts';
 export { requesterOf } from './schedule-run.ts';
 export { syncIntervalHours } from './sync-interval.ts';
+export { DailyMaintenance, type DailyMaintenanceOptions } from './daily-maintenance.ts';

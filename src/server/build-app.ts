@@ -25,6 +25,7 @@ import { pageRoutes } from './routes/pages.ts';
 import { queryRoutes } from './routes/query.ts';
 import { csvFileRoutes } from './routes/csv-files.ts';
 import { scheduleRoutes } from './routes/schedules.ts';
+import { warehouseRoutes } from './routes/warehouse.ts';
 import { sourceConfigRoutes } from './routes/source-config.ts';
 import { sourceChangeRoutes } from './routes/source-changes.ts';
 import { sourceRoutes } from './routes/sources.ts';
@@ -116,6 +117,7 @@ export async function buildApp(ctx: AppContext, parts: AppParts): Promise<Fastif
   });
   await app.register(transformRoutes, { ctx });
   await app.register(scheduleRoutes, { ctx });
+  await app.register(warehouseRoutes, { ctx });
   await app.register(queryRoutes, { ctx });
   await app.register(catalogRoutes, { ctx });
   await installTransformDocsProxy(app, parts.docsServer, ctx.paths);

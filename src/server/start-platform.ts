@@ -6,7 +6,8 @@ import { DashboardService, startDashboard, type SupersetProcess } from '../dashb
 import { fileSourceLocation } from '../jobs/index.ts';
 import { removeUnfinishedUploads } from '../sources/index.ts';
 import { startDocsServer, type DocsServer } from '../transform/index.ts';
-import type { ScheduleIncidents } from '../schedules/index.ts';
+import { DailyMaintenance, type ScheduleIncidents } from '../schedules/index.ts';
+import { MAINTENANCE_TARGET } from '../jobs/index.ts';
 import { checkCatalogReachable, prepareWarehouse } from '../warehouse/index.ts';
 import type { WatcherProcess } from '../watcher/index.ts';
 import { buildApp } from './build-app.ts';
@@ -101,6 +102,16 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
     if (superset) stops.push('the dashboard tool', () => superset.stop());
     ctx.schedules.start(options.scheduleIncidents ?? alerts);
     stops.push('the schedules', () => ctx.schedules.close());
+    const maintenance = new DailyMaintenance({
+      start: () => { ctx.jobs.startMaintenance({ retentionDays: ctx.config.warehouse.snapshot_retention_days, requestedBy: 'schedule:maintenance' }); },
+      lastStartedAt: () => {
+        const last = ctx.store.jobs.latest('maintain', MAINTENANCE_TARGET);
+        return last === undefined ? undefined : new Date(last.createdAt);
+      },
+      now: ctx.now, log: ctx.log.child({ module: 'maintenance' }),
+    });
+    maintenance.start();
+    stops.push('the daily maintenance', () => { maintenance.close(); });
     if (options.awaitUpstreams === true) await Promise.all([docsServer?.whenReady(), superset?.whenReady()]);
     const dashboard = superset === undefined ? undefined : startDashboardService(ctx, superset);
     if (dashboard) stops.push('the dashboard service', () => dashboard.close());

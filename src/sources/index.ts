@@ -8,7 +8,7 @@ export {
 } from './csv-files.ts';
 export { loaderFor, fileSourceLocation } from './source-loaders.ts';
 export type { SourceLoader, LoadContext, LoadOutcome, LoadMessage, ReadContext, FileLocation, SyncProgress } from './source-loader.ts';
-export { loadStagedTables } from './load-staged-tables.ts';
+export { loadStagedTables, rawTablesOf } from './load-staged-tables.ts';
 export { StagingArea } from './staging-area.ts';
 export type { Connector, CursorState, ExtractContext, RecordSink, TableSpec } from './connector.ts';
 export { SourceTokens, SOURCE_OAUTH_PROVIDERS, isSourceOAuthProvider, type SourceOAuthProviderName, type StoredSourceToken } from './source-oauth.ts';

@@ -20,6 +20,7 @@ import { SourceStateRepository } from './source-state-repository.ts';
 import { TotpFailuresRepository } from './totp-failures-repository.ts';
 import { UsersRepository } from './users-repository.ts';
 import { WarehouseTablesRepository } from './warehouse-tables-repository.ts';
+import { RefreshMarksRepository } from './refresh-marks-repository.ts';
 import { TableProfilesRepository } from './table-profiles-repository.ts';
 
 export type { DashboardAccount } from './dashboard-accounts-repository.ts';
@@ -56,6 +57,7 @@ export interface Store {
   /** Each data test's outcome per model run. */
   readonly testResults: TestResultsRepository;
   readonly sourceState: SourceStateRepository;
+  readonly refreshMarks: RefreshMarksRepository;
   readonly sourceOAuthTokens: SourceOAuthTokensRepository;
   readonly dashboardAccounts: DashboardAccountsRepository;
   readonly schedules: SchedulesRepository;
@@ -90,6 +92,7 @@ export function openStore(file: string): Store {
     modelRuns: new ModelRunsRepository(database),
     testResults: new TestResultsRepository(database),
     sourceState: new SourceStateRepository(database),
+    refreshMarks: new RefreshMarksRepository(database),
     sourceOAuthTokens: new SourceOAuthTokensRepository(database),
     dashboardAccounts: new DashboardAccountsRepository(database),
     schedules: new SchedulesRepository(database),

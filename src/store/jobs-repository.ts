@@ -2,7 +2,7 @@ import type { DatabaseSync } from 'node:sqlite';
 
 export const JOB_STATUSES = ['queued', 'running', 'success', 'failed', 'interrupted'] as const;
 export type JobStatus = (typeof JOB_STATUSES)[number];
-export type JobKind = 'sync' | 'run';
+export type JobKind = 'sync' | 'run' | 'restore' | 'maintain';
 
 export interface JobRecord {
   readonly id: number;
@@ -20,12 +20,15 @@ export interface JobRecord {
   readonly filesFailed: number;
   /** A failure that may pass if tried again (network, 5xx, 429 after the connector's own retries). */
   readonly transient: boolean;
+  /** A model run's span of lake snapshots: the latest before it started and after it ended (null for other kinds). */
+  readonly snapshotBefore: number | null;
+  readonly snapshotAfter: number | null;
 }
 
 interface JobRow {
   id: number; kind: JobKind; target: string; status: JobStatus; full_refresh: number; requested_by: string | null;
   created_at: string; started_at: string | null; finished_at: string | null; rows: number | null; error: string | null; files_failed: number;
-  transient: number;
+  transient: number; snapshot_before: number | null; snapshot_after: number | null;
 }
 
 function toRecord(row: JobRow): JobRecord {
@@ -33,6 +36,7 @@ function toRecord(row: JobRow): JobRecord {
     id: row.id, kind: row.kind, target: row.target, status: row.status, fullRefresh: row.full_refresh === 1,
     requestedBy: row.requested_by, createdAt: row.created_at, startedAt: row.started_at, finishedAt: row.finished_at,
     rows: row.rows, error: row.error, filesFailed: row.files_failed, transient: row.transient === 1,
+    snapshotBefore: row.snapshot_before, snapshotAfter: row.snapshot_after,
   });
 }
 
@@ -67,11 +71,21 @@ export class JobsRepository {
       .run(outcome.status, now, outcome.rows, outcome.error, outcome.filesFailed ?? 0, outcome.transient === true ? 1 : 0, id);
   }
 
+  /** Records the lake snapshots a job spans (a model run, whose snapshots dbt commits). */
+  recordSnapshotRange(id: number, before: number | null, after: number | null): void {
+    this.#database.prepare('UPDATE jobs SET snapshot_before = ?, snapshot_after = ? WHERE id = ?').run(before, after, id);
+  }
+
+  /** Jobs whose recorded snapshot span ends at or after `snapshot` (model runs, whose snapshots dbt commits). */
+  spanningFrom(snapshot: number): JobRecord[] {
+    return (this.#database.prepare('SELECT * FROM jobs WHERE snapshot_after >= ? ORDER BY id')
+      .all(snapshot) as unknown as JobRow[]).map(toRecord);
+  }
+
   get(id: number): JobRecord | undefined {
     const row = this.#database.prepare('SELECT * FROM jobs WHERE id = ?').get(id) as JobRow | undefined;
     return row ? toRecord(row) : undefined;
   }
-
 
   /** Jobs a stopped service left queued or running become interrupted; returns them. */
   interruptActive(now: string): JobRecord[] {

@@ -298,6 +298,41 @@ const MIGRATIONS: readonly string[] = [
   -- A raw table's merge key (JSON array), so its staging model gets a unique test.
   ALTER TABLE warehouse_tables ADD COLUMN primary_key TEXT;
   `,
+  `
+  -- Jobs of the warehouse's own (a restore of a source's raw tables, the lake's maintenance), and the lake
+  -- snapshots a model run spans (dbt commits its own snapshots, so they cannot carry the job's id): the
+  -- latest snapshot before and after it. SQLite cannot change a CHECK, so the table is made again.
+  CREATE TABLE jobs_widened (
+    id INTEGER PRIMARY KEY,
+    kind TEXT NOT NULL CHECK (kind IN ('sync', 'run', 'restore', 'maintain')),
+    target TEXT NOT NULL,
+    status TEXT NOT NULL CHECK (status IN ('queued', 'running', 'success', 'failed', 'interrupted')),
+    full_refresh INTEGER NOT NULL DEFAULT 0,
+    requested_by TEXT,
+    created_at TEXT NOT NULL,
+    started_at TEXT,
+    finished_at TEXT,
+    rows INTEGER,
+    error TEXT,
+    files_failed INTEGER NOT NULL DEFAULT 0,
+    transient INTEGER NOT NULL DEFAULT 0,
+    snapshot_before INTEGER,
+    snapshot_after INTEGER
+  );
+  INSERT INTO jobs_widened (id, kind, target, status, full_refresh, requested_by, created_at, started_at, finished_at, rows, error, files_failed, transient)
+    SELECT id, kind, target, status, full_refresh, requested_by, created_at, started_at, finished_at, rows, error, files_failed, transient FROM jobs;
+  DROP TABLE jobs;
+  ALTER TABLE jobs_widened RENAME TO jobs;
+  CREATE INDEX jobs_by_target ON jobs(kind, target, id);
+  CREATE INDEX jobs_active ON jobs(status) WHERE status IN ('queued', 'running');
+  -- Sources whose next sync must rebuild: a restore put their raw tables back, so the file ledger and
+  -- cursors (cleared with it) no longer describe what the tables hold.
+  CREATE TABLE refresh_marks (
+    source TEXT PRIMARY KEY,
+    reason TEXT NOT NULL,
+    marked_at TEXT NOT NULL
+  );
+  `,
 ];
 
 /** Brings the schema up to date inside one transaction; a database newer than this code is refused. */

@@ -2,6 +2,7 @@ import type { EventBus, QuarryEvent } from '../events/index.ts';
 import { firstLineOf } from '../errors.ts';
 import type { JobKind, JobSuccess, JobTools } from '../jobs/index.ts';
 import { TEST_STATUSES, type JobRecord, type Store } from '../store/index.ts';
+import { latestSnapshotId } from '../warehouse/index.ts';
 import type { DbtOutcome, NodeProgress, NodeResult } from './dbt-worker.ts';
 import { readFailingRows } from './failing-rows.ts';
 import { RunInProgressError } from './errors.ts';
@@ -85,6 +86,10 @@ export class ModelRun implements JobKind<RunOutcome> {
   async work(tools: JobTools): Promise<RunOutcome> {
     const { store, events, now, graph, invoke, selector, onNode } = this.#options;
     const models = graph();
+    // dbt commits its own snapshots (about two per model), so they cannot carry the job's id: the job
+    // records the span of snapshots it made instead, the latest before it and after it.
+    const before = await tools.write(latestSnapshotId);
+    store.jobs.recordSnapshotRange(tools.job.id, before, null);
     // Failing rows go to tables dbt names after each test, replaced by every run (dbt's store_failures).
     const dbt = await invoke([this.#options.command ?? 'build', '--store-failures', ...(selector.length > 0 ? ['--select', ...selector] : [])], tools.signal, (progress) => {
       onNode?.(progress);
@@ -93,6 +98,7 @@ export class ModelRun implements JobKind<RunOutcome> {
       store.modelRuns.markRunning(tools.job.id, name, now().toISOString());
       events.publish({ type: 'transform_run_started', model: name });
     });
+    store.jobs.recordSnapshotRange(tools.job.id, before, await tools.write(latestSnapshotId));
     const built = modelResults(dbt).filter((result) => result.status === 'success')
       .flatMap((result) => models.models.get(result.name) ?? [])
       .filter((model) => LAYERS.has(model.schema));

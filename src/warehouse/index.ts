@@ -15,3 +15,7 @@ export {
 export { takeCatalogWriterLock, checkCatalogReachable, CatalogUnreachableError } from './catalog-writer-lock.ts';
 export { lakeProblem } from './lake-health.ts';
 export { prepareWarehouse } from './prepare-warehouse.ts';
+export { QUARRY_AUTHOR, type CommitLabel } from './commit-label.ts';
+export { listSnapshots, latestSnapshotId, type LakeSnapshot, type SnapshotJob } from './snapshots.ts';
+export { snapshotsOfJob, snapshotExists, restoreSchemaAt } from './restore-schema.ts';
+export { maintainLake, liveFileCount, type MaintenanceOutcome } from './maintain-lake.ts';

@@ -1,4 +1,5 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
+import { applyCommitLabel } from './commit-label.ts';
 
 /** A statement failed inside the transaction and `work` went on: committing would silently commit nothing. */
 export class AbortedTransactionError extends Error {
@@ -12,7 +13,8 @@ export class AbortedTransactionError extends Error {
  * when it throws. A statement that failed inside it aborts the transaction, and DuckLake's COMMIT of an
  * aborted transaction commits nothing without an error: so the transaction is checked alive before
  * COMMIT. DuckDB may already have ended a transaction a failed statement broke (a full disk); the error
- * that broke it is what the caller gets, never the rollback's own.
+ * that broke it is what the caller gets, never the rollback's own. The snapshot carries the label of the
+ * job that opened the connection (labelCommits), so every job kind's snapshots name their job.
  */
 export async function inTransaction<T>(connection: DuckDBConnection, work: () => Promise<T>): Promise<T> {
   await connection.run('BEGIN TRANSACTION');
@@ -23,6 +25,7 @@ export async function inTransaction<T>(connection: DuckDBConnection, work: () =>
     } catch (error) {
       throw new AbortedTransactionError(error);
     }
+    await applyCommitLabel(connection);
     await connection.run('COMMIT');
     return result;
   } catch (error) {

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import type { ProjectPaths } from '../config/index.ts';
 import { ConflictError, describeError } from '../errors.ts';
+import { labelCommits, type CommitLabel } from './commit-label.ts';
 import { openLakeForWriting } from './lake-connection.ts';
 import { lakeLocation, type LakeLocation } from './lake-location.ts';
 
@@ -47,14 +48,15 @@ async function takeWriterLock(file: string): Promise<DuckDBInstance> {
 
 /**
  * Opens the lake as its one writer, runs `work`, and closes it. What `work` commits is one snapshot per
- * transaction; readers keep reading the snapshot they started on meanwhile.
+ * transaction, labelled `label` (the job's) when given; readers keep reading the snapshot they started on meanwhile.
  */
 export async function withWriteConnection<T>(
-  target: WriteTarget, signal: AbortSignal, work: (connection: DuckDBConnection) => Promise<T>,
+  target: WriteTarget, signal: AbortSignal, work: (connection: DuckDBConnection) => Promise<T>, label?: CommitLabel,
 ): Promise<T> {
   const writerLock = target.writerLockFile === undefined ? undefined : await takeWriterLock(target.writerLockFile);
   try {
     const lake = await openLakeForWriting(target.lake);
+    if (label !== undefined) labelCommits(lake.connection, label);
     const interrupt = (): void => { lake.connection.interrupt(); };
     signal.addEventListener('abort', interrupt, { once: true });
     try {

@@ -154,4 +154,15 @@ describe('the warehouse as a lake', () => {
     expect(await quarry.query("SELECT table_type FROM information_schema.tables WHERE table_schema = 'marts' AND table_name LIKE 'totals_by_region%'"))
       .toEqual([{ table_type: 'BASE TABLE' }]);
   }, 120_000);
+
+  it('records the snapshots a model run spans (dbt commits its own) and lists them as the run\'s', async () => {
+    const run = quarry.ctx.store.jobs.history('run', 'totals_by_region', 1)[0];
+    expect(run?.snapshotBefore).toEqual(expect.any(Number));
+    expect(run?.snapshotAfter).toBeGreaterThan(run?.snapshotBefore ?? Infinity);
+    const snapshots = (await quarry.request('GET', '/api/warehouse/snapshots?limit=100', { as: 'viewer' })).json as { id: number; job: unknown; tables_changed: string[] }[];
+    const ofRun = snapshots.filter((snapshot) => snapshot.id > (run?.snapshotBefore ?? 0) && snapshot.id <= (run?.snapshotAfter ?? 0));
+    expect(ofRun.length).toBeGreaterThan(0);
+    for (const snapshot of ofRun) expect(snapshot.job).toEqual({ id: run?.id, kind: 'run', target: 'totals_by_region' });
+    expect(ofRun.flatMap((snapshot) => snapshot.tables_changed)).toContain('marts.totals_by_region');
+  });
 });

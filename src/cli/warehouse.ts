@@ -1,0 +1,53 @@
+import type { AppContext } from '../context.ts';
+import { snapshotReport } from '../jobs/index.ts';
+import type { JobRecord } from '../store/index.ts';
+import { CliError } from './cli-error.ts';
+import { textTable } from './text-table.ts';
+import { withProject } from './with-project.ts';
+
+/** One line per snapshot, newest first: id, time, the job that made it and the tables it changed. */
+export async function listWarehouseSnapshots(project: string, limit: number, env: NodeJS.ProcessEnv): Promise<string> {
+  return withProject(project, env, async (ctx) => {
+    const snapshots = await snapshotReport(ctx.paths, ctx.store, limit);
+    const rows = snapshots.map((snapshot) => [
+      String(snapshot.id), snapshot.time,
+      snapshot.job === null ? '—' : `${snapshot.job.kind} ${snapshot.job.target} (job ${String(snapshot.job.id)})`,
+      snapshot.tablesChanged.join(', ') || '—',
+    ]);
+    return textTable(['SNAPSHOT', 'TIME', 'JOB', 'TABLES CHANGED'], rows);
+  });
+}
+
+/** Restores a source's raw tables to before a sync, in this process, as a job; resolves with its last line. */
+export async function restoreSource(project: string, source: string, beforeSync: number, env: NodeJS.ProcessEnv): Promise<string> {
+  return withProject(project, env, async (ctx) => {
+    const job = await ctx.jobs.startRestore(source, { beforeSync, requestedBy: 'cli' });
+    await endOf(ctx, job, `the restore of ${source}`);
+    return `Restored the raw tables of ${source} to before the sync ${String(beforeSync)} (job ${String(job.id)}); its next sync is a full refresh`;
+  });
+}
+
+/** Runs the lake's maintenance in this process, as a job; resolves with its last line. */
+export async function maintainWarehouse(project: string, env: NodeJS.ProcessEnv): Promise<string> {
+  return withProject(project, env, async (ctx) => {
+    const job = ctx.jobs.startMaintenance({ retentionDays: ctx.config.warehouse.snapshot_retention_days, requestedBy: 'cli' });
+    await endOf(ctx, job, 'the warehouse maintenance');
+    return `Warehouse maintenance finished (job ${String(job.id)}); see quarry logs for what it merged, expired and deleted`;
+  });
+}
+
+/** Waits for `job` to end; throws a CliError with its error unless it succeeded. */
+async function endOf(ctx: AppContext, job: JobRecord, what: string): Promise<void> {
+  // Ctrl-C stops the job as a stopping service does: it is recorded interrupted, the lake untouched.
+  const interrupt = (): void => { void ctx.jobs.close(0); };
+  process.once('SIGINT', interrupt);
+  process.once('SIGTERM', interrupt);
+  try {
+    await ctx.jobs.lifecycle.idle();
+  } finally {
+    process.off('SIGINT', interrupt);
+    process.off('SIGTERM', interrupt);
+  }
+  const ended = ctx.store.jobs.get(job.id);
+  if (ended?.status !== 'success') throw new CliError(`${what} ${ended?.status === 'interrupted' ? 'was interrupted' : 'failed'}: ${ended?.error ?? 'unknown'}`);
+}

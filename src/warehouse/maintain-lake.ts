@@ -1,0 +1,50 @@
+import type { DuckDBConnection } from '@duckdb/node-api';
+import { LAKE_ALIAS } from './lake-location.ts';
+import { inTransaction } from './transaction.ts';
+
+/**
+ * How long a file the lake no longer needs stays on disk: a reader that started on an older snapshot may still
+ * read it. On a SQLite catalog DuckLake ignores shorter intervals within the same day, so never less than two days.
+ */
+const FILE_GRACE_DAYS = 2;
+
+/** What one maintenance pass did. */
+export interface MaintenanceOutcome {
+  readonly filesMerged: number;
+  readonly filesCreated: number;
+  readonly snapshotsExpired: number;
+  readonly filesDeleted: number;
+  readonly orphansDeleted: number;
+}
+
+/**
+ * Keeps the lake small: merges adjacent small files (time travel still reads the old ones), expires snapshots
+ * older than `retentionDays`, deletes files no snapshot needs once the grace has passed, and deletes files no
+ * transaction committed (a writer killed mid-write). Call holding the writers' lock: a writer's files in
+ * flight look orphaned.
+ */
+export async function maintainLake(connection: DuckDBConnection, retentionDays: number): Promise<MaintenanceOutcome> {
+  const merged = await inTransaction(connection, () => rows(connection, `CALL ducklake_merge_adjacent_files('${LAKE_ALIAS}')`));
+  const expired = await rows(connection, `CALL ducklake_expire_snapshots('${LAKE_ALIAS}', older_than => now() - INTERVAL (${String(retentionDays)}) DAY)`);
+  const grace = `now() - INTERVAL (${String(FILE_GRACE_DAYS)}) DAY`;
+  const deleted = await rows(connection, `CALL ducklake_cleanup_old_files('${LAKE_ALIAS}', older_than => ${grace})`);
+  const orphans = await rows(connection, `CALL ducklake_delete_orphaned_files('${LAKE_ALIAS}', older_than => ${grace})`);
+  return {
+    filesMerged: merged.reduce((sum, row) => sum + Number(row.files_processed ?? 0), 0),
+    filesCreated: merged.reduce((sum, row) => sum + Number(row.files_created ?? 0), 0),
+    snapshotsExpired: expired.length,
+    filesDeleted: deleted.length,
+    orphansDeleted: orphans.length,
+  };
+}
+
+/** How many data files the latest snapshot reads. */
+export async function liveFileCount(connection: DuckDBConnection): Promise<number> {
+  const reader = await connection.runAndReadAll(`
+    SELECT count(*)::BIGINT AS n FROM __ducklake_metadata_${LAKE_ALIAS}.ducklake_data_file WHERE end_snapshot IS NULL`);
+  return Number(reader.getRowObjects()[0]?.n ?? 0);
+}
+
+async function rows(connection: DuckDBConnection, sql: string): Promise<Record<string, unknown>[]> {
+  return (await connection.runAndReadAll(sql)).getRowObjects();
+}
