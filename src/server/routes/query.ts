@@ -46,7 +46,8 @@ export const queryRoutes: FastifyPluginCallbackZod<{ ctx: AppContext }> = (app, 
   }, async (request, reply) => {
     const actor = requireActor(request);
     const abort = new AbortController();
-    request.raw.once('close', () => { if (!reply.raw.writableFinished) abort.abort(); });
+    // The response's close, not the request's: a request closes as soon as its body has been read.
+    reply.raw.once('close', () => { if (!reply.raw.writableFinished) abort.abort(); });
     const query = {
       sql: request.body.sql,
       limit: request.body.limit ?? (wantsCsv(request.headers.accept) ? ctx.queries.maxRows : DEFAULT_ROWS),
