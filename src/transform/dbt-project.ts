@@ -45,60 +45,45 @@ data_tests:
 // the attach). Models get the lake and nothing else of the host: no read_text or COPY TO on other files,
 // no extension downloads; with the configuration locked, no model can switch that back. One thread:
 // two models committing at once into the lake conflict ("Failed to commit DuckLake transaction").
-const PROFILES_YML = `quarry:
-  target: warehouse
-  outputs:
-    warehouse:
-      type: duckdb
-      path: ":memory:"
-      database: warehouse
-      schema: main
-      threads: 1
-      config_options:
-        autoinstall_known_extensions: false
-        autoload_known_extensions: false
-      plugins:
-        - module: quarry_lake
-          config:
-            extensions_dir: "{{ env_var('QUARRY_DUCKDB_EXTENSIONS') }}"
-            data_path: "{{ env_var('QUARRY_LAKE_DATA') }}"
-      attach:
-        - path: "ducklake:sqlite:{{ env_var('QUARRY_LAKE_CATALOG') }}"
-          alias: warehouse
-          is_ducklake: true
-          options:
-            data_path: "{{ env_var('QUARRY_LAKE_DATA') }}"
-`;
-
-// The same for a PostgreSQL catalog (the worker's own profile only): the plugin attaches it before the sandbox
-// closes, as lakeChildEnv describes it; the password reaches libpq as PGPASSWORD.
-const POSTGRES_CATALOG_PROFILE_YML = `quarry:
-  target: warehouse
-  outputs:
-    warehouse:
-      type: duckdb
-      path: ":memory:"
-      database: warehouse
-      schema: main
-      threads: 1
-      config_options:
-        autoinstall_known_extensions: false
-        autoload_known_extensions: false
-      plugins:
-        - module: quarry_lake
-          config:
-            extensions_dir: "{{ env_var('QUARRY_DUCKDB_EXTENSIONS') }}"
-            data_path: "{{ env_var('QUARRY_LAKE_DATA') }}"
+/**
+ * dbt's profile: an in-memory DuckDB with the lake attached by the quarry_lake plugin, which loads the
+ * extensions by path and sandboxes the connection. A PostgreSQL catalog (the worker's own profile only) is
+ * attached by the plugin before the sandbox closes, as lakeChildEnv describes it; its password reaches libpq
+ * as PGPASSWORD.
+ */
+function profileYml(catalog: 'sqlite' | 'postgres'): string {
+  const postgres = catalog === 'postgres';
+  const pluginCatalog = postgres ? `
             catalog: "{{ env_var('QUARRY_LAKE_ATTACH') }}"
-            metadata_schema: "{{ env_var('QUARRY_LAKE_METADATA_SCHEMA') }}"
+            metadata_schema: "{{ env_var('QUARRY_LAKE_METADATA_SCHEMA') }}"` : '';
+  const attachPath = postgres ? "ducklake:{{ env_var('QUARRY_LAKE_ATTACH') }}" : "ducklake:sqlite:{{ env_var('QUARRY_LAKE_CATALOG') }}";
+  const attachSchema = postgres ? `
+            metadata_schema: "{{ env_var('QUARRY_LAKE_METADATA_SCHEMA') }}"` : '';
+  return `quarry:
+  target: warehouse
+  outputs:
+    warehouse:
+      type: duckdb
+      path: ":memory:"
+      database: warehouse
+      schema: main
+      threads: 1
+      config_options:
+        autoinstall_known_extensions: false
+        autoload_known_extensions: false
+      plugins:
+        - module: quarry_lake
+          config:
+            extensions_dir: "{{ env_var('QUARRY_DUCKDB_EXTENSIONS') }}"
+            data_path: "{{ env_var('QUARRY_LAKE_DATA') }}"${pluginCatalog}
       attach:
-        - path: "ducklake:{{ env_var('QUARRY_LAKE_ATTACH') }}"
+        - path: "${attachPath}"
           alias: warehouse
           is_ducklake: true
           options:
-            data_path: "{{ env_var('QUARRY_LAKE_DATA') }}"
-            metadata_schema: "{{ env_var('QUARRY_LAKE_METADATA_SCHEMA') }}"
+            data_path: "{{ env_var('QUARRY_LAKE_DATA') }}"${attachSchema}
 `;
+}
 
 // Without this dbt names custom schemas <target schema>_<name> (main_staging); layers are exactly staging and marts.
 const GENERATE_SCHEMA_NAME = `{% macro generate_schema_name(custom_schema_name, node) -%}
@@ -114,7 +99,7 @@ export function ensureDbtProject(paths: ProjectPaths): void {
   for (const folder of ['models/staging', 'models/marts', 'macros', 'seeds', 'snapshots']) mkdirSync(path.join(directory, folder), { recursive: true });
   const files: Record<string, string> = {
     'dbt_project.yml': DBT_PROJECT_YML,
-    'profiles.yml': PROFILES_YML,
+    'profiles.yml': profileYml('sqlite'),
     'macros/generate_schema_name.sql': GENERATE_SCHEMA_NAME,
     '.gitignore': GITIGNORE,
   };
@@ -131,7 +116,7 @@ export function ensureDbtProject(paths: ProjectPaths): void {
 export function writeWorkerProfile(paths: ProjectPaths, lake: LakeLocation): string {
   const directory = path.join(paths.runDir, 'dbt');
   mkdirSync(directory, { recursive: true });
-  writeFileSync(path.join(directory, 'profiles.yml'), lake.catalog.kind === 'sqlite' ? PROFILES_YML : POSTGRES_CATALOG_PROFILE_YML);
+  writeFileSync(path.join(directory, 'profiles.yml'), profileYml(lake.catalog.kind));
   return directory;
 }
 
