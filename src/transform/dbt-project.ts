@@ -1,6 +1,8 @@
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { isMap, parseDocument } from 'yaml';
 import type { ProjectPaths } from '../config/index.ts';
+import type { Logger } from '../logger.ts';
 import type { LakeLocation } from '../warehouse/index.ts';
 
 /** dbt's name for the project; unique ids read `model.quarry.<model>`. */
@@ -93,8 +95,45 @@ const GENERATE_SCHEMA_NAME = `{% macro generate_schema_name(custom_schema_name, 
 
 const GITIGNORE = 'target/\nlogs/\n';
 
-/** Creates whatever part of the dbt project is missing (all of it for a new project); never replaces a file. */
-export function ensureDbtProject(paths: ProjectPaths): void {
+/**
+ * Settings of dbt_project.yml Quarry's runs depend on, by their path under the project's name in each section.
+ * A project made by an earlier version lacks them: they are added, and one the user has set is never changed.
+ */
+const REQUIRED_SETTINGS = [
+  { section: 'seeds', key: '+fast', value: false, why: "seeds load by row inserts (the sandbox refuses dbt-duckdb's COPY from the file)" },
+  { section: 'data_tests', key: '+schema', value: 'test_failures', why: 'the failing rows of data tests are kept in the test_failures schema' },
+] as const;
+
+/** Adds the REQUIRED_SETTINGS an existing dbt_project.yml lacks, keeping its comments and layout; logs each one added. */
+function addMissingSettings(file: string, log: Logger | undefined): void {
+  const document = parseDocument(readFileSync(file, 'utf8'));
+  // A file dbt cannot read either is left for dbt to report.
+  if (document.errors.length > 0 || !isMap(document.contents)) return;
+  const name = document.get('name');
+  const project = typeof name === 'string' ? name : DBT_PROJECT_NAME;
+  const added: string[] = [];
+  for (const setting of REQUIRED_SETTINGS) {
+    const keyPath = [setting.section, project, setting.key];
+    if (document.hasIn(keyPath)) continue;
+    try {
+      document.setIn(keyPath, setting.value);
+      added.push(`${keyPath.join('.')}: ${String(setting.value)} (${setting.why})`);
+    } catch {
+      log?.warn({ file, setting: keyPath.join('.') }, `dbt_project.yml could not be given ${keyPath.join('.')}: ${setting.why}; add it by hand`);
+    }
+  }
+  if (added.length === 0) return;
+  const written = `${file}.quarry-upgrade`;
+  writeFileSync(written, document.toString());
+  renameSync(written, file);
+  log?.info({ file, added }, 'dbt_project.yml was given the settings this version of Quarry needs');
+}
+
+/**
+ * Creates whatever part of the dbt project is missing (all of it for a new project) and adds the settings
+ * Quarry needs to a dbt_project.yml an earlier version wrote; never replaces a file.
+ */
+export function ensureDbtProject(paths: ProjectPaths, log?: Logger): void {
   const directory = paths.transformDir;
   for (const folder of ['models/staging', 'models/marts', 'macros', 'seeds', 'snapshots']) mkdirSync(path.join(directory, folder), { recursive: true });
   const files: Record<string, string> = {
@@ -107,6 +146,7 @@ export function ensureDbtProject(paths: ProjectPaths): void {
     const file = path.join(directory, name);
     if (!existsSync(file)) writeFileSync(file, content, { flag: 'wx' });
   }
+  addMissingSettings(path.join(directory, 'dbt_project.yml'), log);
 }
 
 /**

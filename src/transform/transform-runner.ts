@@ -82,7 +82,7 @@ export class TransformRunner {
     this.#started = true;
     pythonExecutableOrLog('dbt', this.#options.pythonEnvironmentsDir, this.#options.log, 'transformations are unavailable');
     store.modelRuns.failRunning(null, 'The service stopped before the model finished', now().toISOString());
-    ensureDbtProject(paths);
+    ensureDbtProject(paths, this.#options.log);
     void this.#inBackground('initial parse and docs', async () => {
       // The manifest the last run left serves the models list at once; the parse then refreshes it.
       await this.#reloadGraph();
@@ -207,7 +207,7 @@ export class TransformRunner {
     const { store, paths, log } = this.#options;
     const tables = store.warehouseTables.forSource(source).filter((table) => table.schema.startsWith('raw_'));
     if (tables.length === 0) return false;
-    ensureDbtProject(paths);
+    ensureDbtProject(paths, log);
     const columns = await readColumns(this.#options.lake, tables);
     const tested = generatedNotNullColumns(paths.transformDir, source);
     const outcomes = writeStagingModels(paths.transformDir, source, tables.map((table) => {
@@ -246,7 +246,8 @@ export class TransformRunner {
     target: string, selector: readonly string[], models: ReadonlySet<string>, requestedBy: string | null,
     options: { command?: DbtCommand; onNode?: (progress: NodeProgress) => void; exactModels?: boolean } = {},
   ): ActiveJob {
-    const { store, events, now, jobs } = this.#options;
+    const { store, events, now, jobs, paths, log } = this.#options;
+    ensureDbtProject(paths, log);
     const run = new ModelRun({
       target, selector, models, requestedBy, store, events, now, command: options.command, onNode: options.onNode, exactModels: options.exactModels,
       graph: () => this.#graph ?? ModelGraph.empty,
