@@ -152,6 +152,9 @@ export class AlertCenter {
         // The model's tests are recorded before its events: they pass again when none of their latest outcomes fails.
         if (!this.#options.store.testResults.failsFor(event.model)) this.recovered({ kind: 'transform_test_failed', subject: event.model });
         break;
+      case 'transform_tests_passed':
+        if (!this.#options.store.testResults.failsFor(event.model)) this.recovered({ kind: 'transform_test_failed', subject: event.model });
+        break;
       case 'transform_test_failed':
         this.incident({
           kind: 'transform_test_failed', subject: event.model,

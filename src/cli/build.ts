@@ -1,7 +1,7 @@
 import type { DbtCommand, NodeProgress } from '../transform/index.ts';
 import { CliError } from './cli-error.ts';
 import { textTable } from './text-table.ts';
-import { withProject } from './with-project.ts';
+import { withAlertingProject } from './with-project.ts';
 
 /** `model.quarry.orders` → `model orders`; a test's id ends in a hash after its name. */
 function describeNode(uniqueId: string): { kind: string; name: string } {
@@ -24,7 +24,7 @@ function progressLine(progress: NodeProgress): string | undefined {
 export async function buildModels(
   project: string, selector: string | undefined, command: DbtCommand, env: NodeJS.ProcessEnv,
 ): Promise<string> {
-  return withProject(project, env, async (ctx) => {
+  return withAlertingProject(project, env, async (ctx) => {
     const job = await ctx.transform.buildAndWait(selector, {
       command, requestedBy: 'cli',
       onNode: (progress) => {

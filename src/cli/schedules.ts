@@ -1,7 +1,7 @@
 import type { AppContext } from '../context.ts';
 import { CliError } from './cli-error.ts';
 import { textTable } from './text-table.ts';
-import { withProject } from './with-project.ts';
+import { withAlertingProject, withProject } from './with-project.ts';
 
 /** One line per schedule: name, cron and zone, whether enabled, next run, last run and its outcome. */
 export async function listSchedules(project: string, env: NodeJS.ProcessEnv): Promise<string> {
@@ -40,5 +40,5 @@ export async function runScheduleHere(ctx: AppContext, name: string, print: (lin
 }
 
 export async function runSchedule(project: string, name: string, env: NodeJS.ProcessEnv): Promise<string> {
-  return withProject(project, env, (ctx) => runScheduleHere(ctx, name, (line) => { console.log(line); }));
+  return withAlertingProject(project, env, (ctx) => runScheduleHere(ctx, name, (line) => { console.log(line); }));
 }

@@ -8,7 +8,7 @@ import { testConnection } from '../jobs/index.ts';
 import { CliError } from './cli-error.ts';
 import { isInteractive } from './prompt-or-flag.ts';
 import { runSyncHere } from './source-sync.ts';
-import { withProject } from './with-project.ts';
+import { withAlertingProject, withProject } from './with-project.ts';
 import { describeError } from '../errors.ts';
 
 export interface SourceAddOptions {
@@ -50,7 +50,7 @@ export async function addSource(options: SourceAddOptions, env: NodeJS.ProcessEn
   if (runSync) {
     console.log(lines.join('\n'));
     lines.length = 0;
-    lines.push(await withProject(options.project, env, (ctx) => runSyncHere(ctx, name, { fullRefresh: false })));
+    lines.push(await withAlertingProject(options.project, env, (ctx) => runSyncHere(ctx, name, { fullRefresh: false })));
   }
   lines.push('A running Quarry picks the source up when restarted.');
   return lines.join('\n');

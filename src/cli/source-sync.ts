@@ -5,7 +5,7 @@ import type { LogFormat } from '../logger.ts';
 import { CliError } from './cli-error.ts';
 import { ProgressLine } from './progress-line.ts';
 import { textTable } from './text-table.ts';
-import { withProject } from './with-project.ts';
+import { withAlertingProject, withProject } from './with-project.ts';
 
 /**
  * Runs one sync in this process, printing the source's log lines as they are written and, on a terminal, a
@@ -73,7 +73,7 @@ export async function syncSource(
 ): Promise<string> {
   if (options.until !== undefined && options.since === undefined) throw new CliError('--until needs --since');
   const backfill = options.since === undefined ? undefined : { since: options.since, until: options.until };
-  return withProject(project, env, (ctx) => runSyncHere(ctx, name, { fullRefresh: options.fullRefresh === true, backfill }), options.logFormat);
+  return withAlertingProject(project, env, (ctx) => runSyncHere(ctx, name, { fullRefresh: options.fullRefresh === true, backfill }), options.logFormat);
 }
 
 /**
@@ -82,7 +82,7 @@ export async function syncSource(
  * when a sync could not start or failed.
  */
 export async function syncAllSources(project: string, env: NodeJS.ProcessEnv, logFormat?: LogFormat): Promise<string> {
-  return withProject(project, env, async (ctx) => {
+  return withAlertingProject(project, env, async (ctx) => {
     const ends = new Map(ctx.sources.filter((source) => source.enabled).map((source) => [source.name, syncEnd(ctx, source.name)]));
     const entries = startAllSyncs(ctx.jobs, ctx.sources, 'cli');
     const progress = new ProgressLine();

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { withProject } from './with-project.ts';
+import { withAlertingProject, withProject } from './with-project.ts';
 import type { LogFormat } from '../logger.ts';
 import { CliError } from './cli-error.ts';
 import { ProgressLine } from './progress-line.ts';
@@ -11,7 +11,7 @@ import { ProgressLine } from './progress-line.ts';
 export async function runModel(
   project: string, model: string, options: { cascade: boolean; logFormat?: LogFormat | undefined }, env: NodeJS.ProcessEnv,
 ): Promise<string> {
-  return withProject(project, env, async (ctx) => {
+  return withAlertingProject(project, env, async (ctx) => {
     const progress = new ProgressLine();
     progress.set(`Running ${model}`);
     let started = 0;

@@ -1,6 +1,9 @@
+import { AlertCenter } from '../alerts/index.ts';
 import { closeContext, createContext, type AppContext } from '../context.ts';
 import { createLogger, type LogFormat } from '../logger.ts';
+import { webUrl } from '../server/index.ts';
 import { defaultLogFormat } from './log-format.ts';
+import { runningServerPid } from './running-server.ts';
 
 /**
  * Opens a project for one command (warnings to stderr, in `logFormat` or as suits stderr; stdout stays the
@@ -16,4 +19,29 @@ export async function withProject<T>(
   } finally {
     await closeContext(ctx);
   }
+}
+
+/**
+ * withProject for a command that runs jobs (a sync, a build, a schedule run): its failures and recoveries open
+ * and end incidents as the service's jobs do, and the alerts they queue are sent before the command exits
+ * (by a running service instead, when one runs, so that no message goes twice), so a project run from cron alerts too.
+ */
+export async function withAlertingProject<T>(
+  project: string, env: NodeJS.ProcessEnv, work: (ctx: AppContext) => T | Promise<T>, logFormat?: LogFormat,
+): Promise<T> {
+  return withProject(project, env, async (ctx) => {
+    const alerts = new AlertCenter({
+      store: ctx.store, events: ctx.events, alerts: ctx.config.alerts, project: ctx.config.name, env: ctx.env, log: ctx.log, now: ctx.now,
+    });
+    alerts.start();
+    try {
+      return await work(ctx);
+    } finally {
+      if (runningServerPid(ctx.paths) === undefined) {
+        alerts.startDelivery(webUrl(ctx));
+        await alerts.deliverDue();
+      }
+      await alerts.close();
+    }
+  }, logFormat);
 }

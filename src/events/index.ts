@@ -23,6 +23,8 @@ export type QuarryEvent = { timestamp: string } & (
   // Issue 23: a data test of a model run that failed (severity error, or dbt could not run it) or warned; `failures` counts its failing rows.
   | { type: 'transform_test_failed'; model: string; test: string; failures: number }
   | { type: 'transform_test_warned'; model: string; test: string; failures: number }
+  // None of a model's tests a run (a build, or a test-only run) ran failed (a warning passes); `tests` counts them.
+  | { type: 'transform_tests_passed'; model: string; tests: number }
   // Issue 22: a source's raw tables were put back as they were at `snapshot`, just before the sync `before_sync`.
   | { type: 'warehouse_restored'; source: string; before_sync: number; snapshot: number }
 );
@@ -31,7 +33,7 @@ export type QuarryEventType = QuarryEvent['type'];
 export const EVENT_TYPES: readonly QuarryEventType[] = [
   'sync_started', 'sync_progress', 'sync_completed', 'sync_failed', 'transform_run_started', 'transform_run_completed', 'transform_run_failed',
   'csv_uploaded', 'csv_deleted', 'schedule_started', 'schedule_completed', 'alert_sent', 'alert_failed',
-  'transform_test_failed', 'transform_test_warned', 'warehouse_restored',
+  'transform_test_failed', 'transform_test_warned', 'transform_tests_passed', 'warehouse_restored',
 ];
 
 type Listener = (event: QuarryEvent) => void;

@@ -193,10 +193,25 @@ export class ModelRun implements JobKind<RunOutcome> {
     for (const name of this.#unreported(outcome)) {
       events.push({ type: 'transform_run_failed', model: name, error: dbtErrorLine(outcome.error ?? 'dbt did not run the model'), timestamp });
     }
+    return [...events, ...this.#testEvents(outcome, timestamp)];
+  }
+
+  /** A failed or warned test's event each, and for each model none of whose tests failed, that they passed. */
+  #testEvents(outcome: DbtOutcome, timestamp: string): QuarryEvent[] {
+    const events: QuarryEvent[] = [];
+    const passedOf = new Map<string, number>();
+    const notPassed = new Set<string>();
     for (const result of outcome.results) {
-      if (result.test === null || !['fail', 'error', 'warn'].includes(result.status)) continue;
+      if (result.test === null) continue;
+      const model = this.#testedModel(result) ?? result.name;
+      if (result.status === 'pass' || result.status === 'warn') passedOf.set(model, (passedOf.get(model) ?? 0) + 1);
+      else notPassed.add(model);
+      if (!['fail', 'error', 'warn'].includes(result.status)) continue;
       const type = result.status === 'warn' ? 'transform_test_warned' as const : 'transform_test_failed' as const;
-      events.push({ type, model: this.#testedModel(result) ?? result.name, test: result.name, failures: result.test.failures ?? 0, timestamp });
+      events.push({ type, model, test: result.name, failures: result.test.failures ?? 0, timestamp });
+    }
+    for (const [model, tests] of passedOf) {
+      if (!notPassed.has(model)) events.push({ type: 'transform_tests_passed', model, tests, timestamp });
     }
     return events;
   }

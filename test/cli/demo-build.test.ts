@@ -1,28 +1,43 @@
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { execFile, spawnSync } from 'node:child_process';
+import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startWebhookReceiver, type WebhookReceiver } from '../support/alert-receivers.ts';
 import { QUARRY_BIN } from '../support/quarry-process.ts';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'quarry-demo-build-'));
 const OCTOBER = path.join(dir, 'data', 'orders', 'orders_2026-10.csv');
+let receiver: WebhookReceiver;
 
-function quarry(args: string[]) {
-  const result = spawnSync(QUARRY_BIN, [...args, '--project', dir], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
-  return { code: result.status, stdout: result.stdout, stderr: result.stderr };
+// Not spawnSync: the webhook receiver in this process must answer the command's alerts while it runs.
+async function quarry(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(QUARRY_BIN, [...args, '--project', dir], { encoding: 'utf8' }, (error, stdout, stderr) => {
+      resolve({ code: error === null ? 0 : typeof error.code === 'number' ? error.code : null, stdout, stderr });
+    });
+  });
 }
 
-afterAll(() => {
+const alertsSent = (): unknown[][] => receiver.accepted.map((body) => [body.event, body.model]);
+
+beforeAll(async () => {
+  receiver = await startWebhookReceiver();
+});
+
+afterAll(async () => {
+  await receiver.close();
   rmSync(dir, { recursive: true, force: true });
 });
 
 describe('the demo project, built with its data tests from the command line', () => {
-  it('passes its tests; a duplicated order fails unique and skips the marts after it; the fixed file turns it green', { timeout: 240_000 }, () => {
+  it('passes its tests; a duplicated order fails unique, skips the marts after it and alerts once; the fixed file turns it green', { timeout: 240_000 }, async () => {
     expect(spawnSync(QUARRY_BIN, ['init', dir, '--demo', '--admin-email', 'admin@example.com', '--admin-password', 'demo-password-123', '--non-interactive']).status).toBe(0);
-    expect(quarry(['sync', 'orders']).code).toBe(0);
+    appendFileSync(path.join(dir, '.quarry', 'project.yml'), 'alerts:\n  - {name: team, webhook_url_env: ALERT_WEBHOOK_URL, on: [transform_test_failed]}\n');
+    appendFileSync(path.join(dir, '.env'), `\nALERT_WEBHOOK_URL=${receiver.url}\n`);
+    expect((await quarry(['sync', 'orders'])).code).toBe(0);
 
-    const green = quarry(['build']);
+    const green = await quarry(['build']);
     expect(green.stderr).toBe('');
     expect(green.code).toBe(0);
     expect(green.stdout).toMatch(/^pass +test +unique_orders_enriched_order_id$/m);
@@ -34,23 +49,29 @@ describe('the demo project, built with its data tests from the command line', ()
     const original = readFileSync(OCTOBER, 'utf8');
     const lines = original.trimEnd().split('\n');
     writeFileSync(OCTOBER, `${[...lines, lines[1] ?? ''].join('\n')}\n`);
-    expect(quarry(['sync', 'orders']).code).toBe(0);
-    const red = quarry(['build']);
+    expect((await quarry(['sync', 'orders'])).code).toBe(0);
+    const red = await quarry(['build']);
     expect(red.code).toBe(1);
-    expect(red.stderr).toMatch(/^quarry: The build failed: orders_enriched: the test unique_orders_enriched_order_id failed \(1 failing rows\)/);
+    expect(red.stderr).toMatch(/^quarry: The build failed: orders_enriched: the test unique_orders_enriched_order_id failed \(1 failing rows\)/m);
+    expect(red.stderr).toContain('incident opened');
     expect(red.stdout).toMatch(/^fail +test +unique_orders_enriched_order_id$/m);
     expect(red.stdout).toMatch(/^unique_orders_enriched_order_id +test +fail +1 failing rows on orders_enriched$/m);
     expect(red.stdout).toMatch(/^revenue_by_month +model +skipped +Skipped because the upstream test unique_orders_enriched_order_id of orders_enriched failed$/m);
 
-    const tests = quarry(['test', 'orders_enriched']);
+    // Sent by the command itself before it exits: no service runs.
+    expect(alertsSent()).toEqual([['transform_test_failed', 'orders_enriched']]);
+
+    const tests = await quarry(['test', 'orders_enriched']);
     expect(tests.code).toBe(1);
     expect(tests.stdout).toMatch(/^unique_orders_enriched_order_id +test +fail/m);
+    expect(alertsSent()).toHaveLength(1);
 
     writeFileSync(OCTOBER, original);
-    expect(quarry(['sync', 'orders']).code).toBe(0);
-    const fixed = quarry(['build', 'orders_enriched+']);
+    expect((await quarry(['sync', 'orders'])).code).toBe(0);
+    const fixed = await quarry(['build', 'orders_enriched+']);
     expect(fixed.stderr).toBe('');
     expect(fixed.code).toBe(0);
     expect(fixed.stdout).toMatch(/^4 of 4 models, seeds and snapshots built; tests: 8 passed, 0 failed, 0 warned, 0 skipped$/m);
+    expect(alertsSent()).toEqual([['transform_test_failed', 'orders_enriched'], ['transform_test_failed_resolved', 'orders_enriched']]);
   });
 });

@@ -137,6 +137,24 @@ describe('transformations: data tests run with every model run (dbt build)', () 
     expect(health.json.transform_failures.filter((failure: { test?: string }) => failure.test !== undefined)).toEqual([]);
     await expect.poll(() => alertsSent().at(-1), { timeout: 10_000 }).toEqual(['transform_test_failed_resolved', 'customers', null]);
   });
+
+  it('a test-only run (quarry test) whose tests pass ends the incident too', async () => {
+    writeModels(quarry.dir, DUPLICATED);
+    await runWithEvents(quarry, 'customers');
+    await expect.poll(() => alertsSent().at(-1), { timeout: 10_000 }).toEqual(['transform_test_failed', 'customers', 'The test unique_customers_id failed: 1 failing row']);
+
+    // The team decides the second Grace is a known exception: the test changes, the table is not rebuilt.
+    const marts = path.join(quarry.dir, 'transform', 'models', 'marts');
+    writeFileSync(path.join(marts, '_marts.yml'), MARTS_YAML.replace('          - unique\n', "          - unique:\n              config:\n                where: \"name <> 'Grace again'\"\n"));
+    const events: QuarryEvent[] = [];
+    const unsubscribe = quarry.ctx.events.subscribe((event) => { events.push(event); });
+    const job = await quarry.ctx.transform.buildAndWait(undefined, { command: 'test', requestedBy: null, onNode: () => undefined });
+    unsubscribe();
+    expect(job.status).toBe('success');
+    expect(events.filter((event) => event.type.startsWith('transform_run'))).toEqual([]);
+    expect(events).toContainEqual(expect.objectContaining({ type: 'transform_tests_passed', model: 'customers', tests: 2 }));
+    await expect.poll(() => alertsSent().at(-1), { timeout: 10_000 }).toEqual(['transform_test_failed_resolved', 'customers', null]);
+  });
 });
 
 describe('transformations: seeds and snapshots built with the models', () => {
