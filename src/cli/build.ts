@@ -1,3 +1,5 @@
+import type { AppContext } from '../context.ts';
+import type { JobRecord } from '../store/index.ts';
 import type { DbtCommand, NodeProgress } from '../transform/index.ts';
 import { CliError } from './cli-error.ts';
 import { textTable } from './text-table.ts';
@@ -16,6 +18,23 @@ function progressLine(progress: NodeProgress): string | undefined {
   return `${(progress.status ?? 'done').padEnd(8)} ${kind.padEnd(9)} ${name}`;
 }
 
+/** What a model run did: a table of every model, seed, snapshot and test it ran, and a summary line. */
+export function buildReport(ctx: AppContext, job: JobRecord): string {
+  const models = ctx.store.modelRuns.forJob(job.id);
+  const tests = ctx.store.testResults.forJob(job.id);
+  const table = textTable(['NODE', 'TYPE', 'STATUS', 'DETAIL'], [
+    ...models.map((run) => [run.model, 'model', run.status, run.error ?? (run.durationSeconds === null ? '' : `${run.durationSeconds.toFixed(2)} s`)]),
+    ...tests.map((test) => [
+      test.name, 'test', test.status,
+      test.status === 'fail' || test.status === 'warn' ? `${String(test.failures ?? 0)} failing rows on ${test.model ?? 'several models'}` : test.status === 'error' ? test.message ?? '' : '',
+    ]),
+  ]);
+  const count = (status: string): number => tests.filter((test) => test.status === status).length;
+  const summary = `${String(models.filter((run) => run.status === 'success').length)} of ${String(models.length)} models, seeds and snapshots built; tests: `
+    + `${String(count('pass'))} passed, ${String(count('fail') + count('error'))} failed, ${String(count('warn'))} warned, ${String(count('skipped'))} skipped`;
+  return `\n${table}\n\n${summary}`;
+}
+
 /**
  * `quarry build [SELECTOR]` and `quarry test [SELECTOR]`: dbt build (models, tests, seeds, snapshots) or dbt test
  * of a dbt selector in this process, a line per node as it finishes and a table of every model and test at the
@@ -32,22 +51,11 @@ export async function buildModels(
         if (line !== undefined) console.log(line);
       },
     });
-    const models = ctx.store.modelRuns.forJob(job.id);
-    const tests = ctx.store.testResults.forJob(job.id);
-    const table = textTable(['NODE', 'TYPE', 'STATUS', 'DETAIL'], [
-      ...models.map((run) => [run.model, 'model', run.status, run.error ?? (run.durationSeconds === null ? '' : `${run.durationSeconds.toFixed(2)} s`)]),
-      ...tests.map((test) => [
-        test.name, 'test', test.status,
-        test.status === 'fail' || test.status === 'warn' ? `${String(test.failures ?? 0)} failing rows on ${test.model ?? 'several models'}` : test.status === 'error' ? test.message ?? '' : '',
-      ]),
-    ]);
-    const count = (status: string): number => tests.filter((test) => test.status === status).length;
-    const summary = `${String(models.filter((run) => run.status === 'success').length)} of ${String(models.length)} models, seeds and snapshots built; tests: `
-      + `${String(count('pass'))} passed, ${String(count('fail') + count('error'))} failed, ${String(count('warn'))} warned, ${String(count('skipped'))} skipped`;
+    const report = buildReport(ctx, job);
     if (job.status !== 'success') {
-      console.log(`\n${table}\n\n${summary}`);
+      console.log(report);
       throw new CliError(`The ${command} failed: ${job.error ?? job.status}`);
     }
-    return `\n${table}\n\n${summary}`;
+    return report;
   });
 }

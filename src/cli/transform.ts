@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { withAlertingProject, withProject } from './with-project.ts';
 import type { LogFormat } from '../logger.ts';
+import { buildReport } from './build.ts';
 import { CliError } from './cli-error.ts';
 import { ProgressLine } from './progress-line.ts';
 
@@ -22,15 +23,12 @@ export async function runModel(
     });
     const job = await ctx.transform.runAndWait(model, { cascade: options.cascade, requestedBy: 'cli' })
       .finally(() => { stopProgress(); progress.stop(); });
-    const lines = ctx.store.modelRuns.forJob(job.id).map((run) => [
-      run.model.padEnd(32), run.status.padEnd(8), run.durationSeconds === null ? '' : `${run.durationSeconds.toFixed(2)} s`,
-      run.error === null ? '' : `  ${run.error}`,
-    ].join(' ').trimEnd());
+    const report = buildReport(ctx, job);
     if (job.status !== 'success') {
-      console.log(lines.join('\n'));
+      console.log(report);
       throw new CliError(`The run of ${model} failed: ${job.error ?? job.status}`);
     }
-    return lines.join('\n');
+    return report;
   }, options.logFormat);
 }
 

@@ -77,6 +77,9 @@ describe('the demo project, as a newcomer uses it', () => {
     const single = quarry(['run', 'revenue_by_month', '--no-cascade', '--project', dir]);
     expect(single.stderr).toBe('');
     expect(single.code).toBe(0);
-    expect(single.stdout).toMatch(/^revenue_by_month +success +\d+\.\d\d s$/m);
+    expect(single.stdout).toMatch(/^revenue_by_month +model +success +\d+\.\d\d s$/m);
+    // The model's data tests run with it (dbt build), and are reported beside it.
+    expect(single.stdout).toMatch(/^not_null_revenue_by_month_\w+ +test +pass/m);
+    expect(single.stdout).toMatch(/^1 of 1 models, seeds and snapshots built; tests: \d+ passed, 0 failed, 0 warned, 0 skipped$/m);
   });
 });
