@@ -1,0 +1,36 @@
+import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
+import { extensionFile } from './lake-location.ts';
+import { quoteLiteral } from './sql.ts';
+
+/** A DuckDB of its own, in memory, apart from the lake: for work such as reading another database through its scanner. */
+export interface ScratchConnection {
+  readonly connection: DuckDBConnection;
+  close(): void;
+}
+
+/** Opens an in-memory DuckDB with the named extensions loaded by path from the folder bin/setup fills (nothing is downloaded). */
+export async function openScratchConnection(extensions: readonly string[]): Promise<ScratchConnection> {
+  const instance = await DuckDBInstance.create(':memory:', { autoinstall_known_extensions: 'false', autoload_known_extensions: 'false' });
+  try {
+    const connection = await instance.connect();
+    try {
+      for (const name of extensions) await connection.run(`LOAD ${quoteLiteral(extensionFile(name))}`);
+    } catch (error) {
+      connection.closeSync();
+      throw error;
+    }
+    let closed = false;
+    return {
+      connection,
+      close: () => {
+        if (closed) return;
+        closed = true;
+        connection.closeSync();
+        instance.closeSync();
+      },
+    };
+  } catch (error) {
+    instance.closeSync();
+    throw error;
+  }
+}
