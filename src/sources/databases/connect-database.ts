@@ -29,9 +29,10 @@ export async function connectDatabase(url: string, variable: string): Promise<Da
 
 /** A driver's error in one line, with the password masked should the driver have echoed it. */
 export function databaseCause(error: unknown, url: URL): string {
-  const message = firstLineOf(error);
-  if (/connection refused|can't connect to mysql server.*\(111\)/i.test(message)) return 'connection refused';
-  if (/could not translate host name|unknown mysql server host|name or service not known/i.test(message)) return 'the host name does not resolve';
+  // The scanner names the ATTACH string it connected with, which says nothing to the user.
+  const message = firstLineOf(error).replace(/^IO Error: (Unable to connect to \w+ at|Failed to connect to \w+ database with parameters) "[^"]*": /, '');
+  if (/connection refused/i.test(message)) return 'connection refused';
+  if (/could not translate host name|unknown (mysql )?server host|name or service not known/i.test(message)) return 'the host name does not resolve';
   const password = decodeURIComponent(url.password);
   return password === '' ? message : message.replaceAll(password, '***');
 }
