@@ -119,18 +119,24 @@ describe('relational_db from PostgreSQL', () => {
     expect(quarry.ctx.store.sourceState.forSource('evolving_db').get('evolving')).toBe('2026-05-02 00:00:00');
   });
 
-  it('a missing variable, a refused connection and an unknown user fail with one line naming the variable or the host, never the password', async () => {
+  it('a missing variable, a refused connection, an unknown user and a TLS option the server refuses fail with one line naming the variable or the host, never the password', async () => {
     const missing = await syncAndWait(quarry, 'no_url');
     expect(missing.type === 'sync_failed' ? missing.error : '').toMatch(/^The environment variable NOT_SET_URL is not set/);
     await quarry.close();
     quarry = await startQuarry({
-      env: { REFUSED_URL: 'postgresql://postgres:s3cret-pw@127.0.0.1:1/test', DENIED_URL: 'postgresql://nobody_here:s3cret-pw@127.0.0.1:5432/test' },
-      sourcesYaml: `${sourcesYaml('refused', 'REFUSED_URL', '')}${sourcesYaml('denied', 'DENIED_URL', '').replace(/^sources:\n/, '')}`,
+      env: {
+        REFUSED_URL: 'postgresql://postgres:s3cret-pw@127.0.0.1:1/test', DENIED_URL: 'postgresql://nobody_here:s3cret-pw@127.0.0.1:5432/test',
+        TLS_URL: 'postgresql://postgres:s3cret-pw@127.0.0.1:5432/test?sslmode=require',
+      },
+      sourcesYaml: [sourcesYaml('refused', 'REFUSED_URL', ''), sourcesYaml('denied', 'DENIED_URL', ''), sourcesYaml('tls', 'TLS_URL', '')]
+        .map((yaml, index) => (index === 0 ? yaml : yaml.replace(/^sources:\n/, ''))).join(''),
     });
     const refused = await syncAndWait(quarry, 'refused');
     expect(refused.type === 'sync_failed' ? refused.error : '').toBe('Could not connect to the database at 127.0.0.1:1: connection refused');
     const denied = await syncAndWait(quarry, 'denied');
     expect(denied.type === 'sync_failed' ? denied.error : '').toMatch(/^Could not connect to the database at 127\.0\.0\.1:5432: connection to server .*role "nobody_here" does not exist$/);
+    const tls = await syncAndWait(quarry, 'tls'); // the URL's options reach the connection: this server has no TLS
+    expect(tls.type === 'sync_failed' ? tls.error : '').toMatch(/^Could not connect to the database at 127\.0\.0\.1:5432: .*server does not support SSL, but SSL was required/);
     expect(JSON.stringify(quarry.ctx.store.logs.latest(100))).not.toContain('s3cret-pw');
   });
 });

@@ -39,8 +39,7 @@ export class ScannedDatabase implements DatabaseReader {
       const options = Object.entries(secret).filter(([, value]) => value !== '').map(([name, value]) => `${name} ${quoteLiteral(value)}`);
       await connection.run(`CREATE TEMPORARY SECRET ${SOURCE}_secret (TYPE ${dialect.type}, ${options.join(', ')})`);
       const applicationName = `quarry_${randomBytes(6).toString('hex')}`;
-      const attach = dialect.type === 'postgres' ? `application_name=${applicationName}` : '';
-      await connection.run(`ATTACH ${quoteLiteral(attach)} AS ${SOURCE} (TYPE ${dialect.type}, SECRET ${SOURCE}_secret, READ_ONLY)`);
+      await connection.run(`ATTACH ${quoteLiteral(attachString(dialect, url, applicationName))} AS ${SOURCE} (TYPE ${dialect.type}, SECRET ${SOURCE}_secret, READ_ONLY)`);
       // The scanner opens its repeatable-read transaction on the database with this one and shares its snapshot with every parallel reader.
       await connection.run('BEGIN TRANSACTION');
       return new ScannedDatabase(scratch, dialect, url, applicationName);
@@ -103,4 +102,14 @@ export class ScannedDatabase implements DatabaseReader {
       signal.removeEventListener('abort', stop);
     }
   }
+}
+
+/**
+ * The connection options of the URL's query (`?sslmode=require`, `?ssl_mode=REQUIRED`) as the keywords the
+ * scanner hands its client library, plus the application name a stop cancels by; never the password.
+ */
+function attachString(dialect: DatabaseDialect, url: URL, applicationName: string): string {
+  const options = [...url.searchParams].filter(([name]) => /^[a-z_]+$/i.test(name) && name.toLowerCase() !== 'password');
+  if (dialect.type === 'postgres') options.push(['application_name', applicationName]);
+  return options.map(([name, value]) => `${name}='${value.replaceAll('\\', '\\\\').replaceAll("'", "\\'")}'`).join(' ');
 }
