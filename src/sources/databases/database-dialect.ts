@@ -1,3 +1,8 @@
+/** The database a connection URL names: its path, without the slash. */
+export function databaseNameOf(url: URL): string {
+  return decodeURIComponent(url.pathname.replace(/^\//, ''));
+}
+
 /** One row of a dialect's column query, as DuckDB hands back the remote result. */
 export type RemoteRow = Readonly<Record<string, unknown>>;
 

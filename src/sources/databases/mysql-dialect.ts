@@ -1,4 +1,4 @@
-import type { DatabaseDialect, RemoteRow } from './database-dialect.ts';
+import { databaseNameOf, type DatabaseDialect, type RemoteRow } from './database-dialect.ts';
 
 interface MysqlColumn { dataType: string; columnType: string; precision: unknown; scale: unknown }
 
@@ -42,7 +42,7 @@ export const mysqlDialect: DatabaseDialect = {
     mysql_incomplete_dates_as_nulls: 'true',
     mysql_session_time_zone: '+00:00',
   },
-  defaultSchema: (url) => decodeURIComponent(url.pathname.replace(/^\//, '')),
+  defaultSchema: databaseNameOf,
   tablesSql: (schema) => `SELECT TABLE_NAME AS name FROM information_schema.TABLES WHERE TABLE_SCHEMA = ${literal(schema)} ORDER BY 1`,
   columnsSql: (schema, table) => `
     SELECT COLUMN_NAME AS name, DATA_TYPE AS data_type, COLUMN_TYPE AS column_type, NUMERIC_PRECISION AS num_precision, NUMERIC_SCALE AS num_scale,

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { openScratchConnection, quoteIdentifier, quoteLiteral, type ScratchConnection } from '../../warehouse/index.ts';
-import type { DatabaseDialect, RemoteRow } from './database-dialect.ts';
+import { databaseNameOf, type DatabaseDialect, type RemoteRow } from './database-dialect.ts';
 import type { CursorRange, DatabaseReader, ExportResult, TableDescription } from './database-reader.ts';
 
 /** The name the database is attached under in the extraction's own DuckDB. */
@@ -34,7 +34,7 @@ export class ScannedDatabase implements DatabaseReader {
       for (const [name, value] of Object.entries(dialect.settings)) await connection.run(`SET ${name} = ${quoteLiteral(value)}`);
       const secret = {
         HOST: url.hostname, PORT: url.port === '' ? String(dialect.defaultPort) : url.port,
-        DATABASE: decodeURIComponent(url.pathname.replace(/^\//, '')), USER: decodeURIComponent(url.username), PASSWORD: decodeURIComponent(url.password),
+        DATABASE: databaseNameOf(url), USER: decodeURIComponent(url.username), PASSWORD: decodeURIComponent(url.password),
       };
       const options = Object.entries(secret).filter(([, value]) => value !== '').map(([name, value]) => `${name} ${quoteLiteral(value)}`);
       await connection.run(`CREATE TEMPORARY SECRET ${SOURCE}_secret (TYPE ${dialect.type}, ${options.join(', ')})`);
