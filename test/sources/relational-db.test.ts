@@ -38,11 +38,18 @@ describe('relational_db from PostgreSQL', () => {
       day date, at_time time, id uuid, flags boolean[], doc json, label varchar(20))`);
     await admin.query(`INSERT INTO ${schema}.kinds VALUES (-3, 70000, 1.5, 2.25, 3.125, 12345678901234567890123456789012345678901.25,
       '2026-02-28', '13:45:10', 'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11', '{t,f}', '{"a": [1, 2]}', 'it''s')`);
+    // A row read while the switch is on fails the whole read (division by zero), unless a filter keeps PostgreSQL from computing it.
+    await admin.query(`CREATE TABLE ${schema}.switch (poisoned boolean); INSERT INTO ${schema}.switch VALUES (false)`);
+    await admin.query(`CREATE TABLE ${schema}.event_rows (id integer, changed_at timestamp)`);
+    await admin.query(`INSERT INTO ${schema}.event_rows VALUES (1, '2026-01-01'), (2, '2026-01-02')`);
+    await admin.query(`CREATE VIEW ${schema}.events AS SELECT e.id, e.changed_at, 1 / CASE WHEN s.poisoned AND e.changed_at < '2026-03-01' THEN 0 ELSE 1 END AS one
+      FROM ${schema}.event_rows e CROSS JOIN ${schema}.switch s`);
     quarry = await startQuarry({
       env: { PG_URL: url },
       sourcesYaml: [
         sourcesYaml('shop_db', 'PG_URL', `      schema: ${schema}\n      table_names: [orders, audit]\n      incremental: { orders: updated_at, audit: at }`).trimEnd(),
         `  - name: evolving_db\n    type: relational_db\n    generic_config:\n      credentials_env: PG_URL\n      schema: ${schema}\n      table_names: [evolving, kinds]\n      incremental: { evolving: changed_at }`,
+        `  - name: pushdown_db\n    type: relational_db\n    generic_config:\n      credentials_env: PG_URL\n      schema: ${schema}\n      table_names: [events]\n      incremental: { events: changed_at }`,
         '  - name: no_url', '    type: relational_db', '    generic_config: { credentials_env: NOT_SET_URL }',
         '  - name: refused', '    type: relational_db', '    generic_config: { credentials_env: REFUSED_URL }', '',
       ].join('\n'),
@@ -117,6 +124,15 @@ describe('relational_db from PostgreSQL', () => {
     ]);
     expect(logMessages(quarry, 'evolving_db', 'WARNING')).toEqual(expect.arrayContaining([expect.stringMatching(/^Schema change in evolving: .*qty/), expect.stringMatching(/^Schema change in evolving: .*added/)]));
     expect(quarry.ctx.store.sourceState.forSource('evolving_db').get('evolving')).toBe('2026-05-02 00:00:00');
+  });
+
+  it('pushes the cursor filter into PostgreSQL: rows before the cursor are never read', async () => {
+    expect(await syncAndWait(quarry, 'pushdown_db')).toMatchObject({ type: 'sync_completed', rows: 2 });
+    await admin.query(`UPDATE ${schema}.switch SET poisoned = true`);
+    await admin.query(`INSERT INTO ${schema}.event_rows VALUES (3, '2026-04-01')`);
+    expect(await syncAndWait(quarry, 'pushdown_db')).toMatchObject({ type: 'sync_completed', rows: 1 });
+    expect(await quarry.query('SELECT id FROM raw_pushdown_db.events ORDER BY id')).toEqual([{ id: 1 }, { id: 2 }, { id: 3 }]);
+    expect(await syncAndWait(quarry, 'pushdown_db', true)).toMatchObject({ type: 'sync_failed', error: expect.stringMatching(/division by zero/) });
   });
 
   it('a missing variable, a refused connection, an unknown user and a TLS option the server refuses fail with one line naming the variable or the host, never the password', async () => {
