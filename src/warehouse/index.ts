@@ -1,5 +1,6 @@
 export { withWriteConnection, writeTargetOf, WarehouseBusyError, type WriteTarget } from './write-connection.ts';
 export { quoteIdentifier, quoteLiteral } from './sql.ts';
+export { openScratchConnection, type ScratchConnection } from './scratch-connection.ts';
 export type { DuckDBConnection } from '@duckdb/node-api';
 export { inTransaction, AbortedTransactionError } from './transaction.ts';
 export { withSandboxedReader, openSandboxedReader, READER_SANDBOX_PYTHON_PATH, type ReaderLimits, type SandboxedReader } from './sandboxed-reader.ts';

@@ -32,10 +32,24 @@ describe('relational_db from PostgreSQL', () => {
       FROM generate_series(1, ${String(ROWS)}) i`);
     await admin.query(`CREATE TABLE ${schema}.audit (at timestamp, what text)`);
     await admin.query(`INSERT INTO ${schema}.audit VALUES ('2026-01-01 10:00', 'one'), ('2026-01-02 10:00', 'two')`);
+    await admin.query(`CREATE TABLE ${schema}.evolving (id integer PRIMARY KEY, qty integer, gone text, changed_at timestamp)`);
+    await admin.query(`INSERT INTO ${schema}.evolving VALUES (1, 1, 'g1', '2026-01-01'), (2, 2, 'g2', '2026-01-01'), (3, 3, 'g3', '2026-01-01')`);
+    await admin.query(`CREATE TABLE ${schema}.kinds (small smallint, whole integer, ratio real, wide double precision, free numeric, huge numeric(50,2),
+      day date, at_time time, id uuid, flags boolean[], doc json, label varchar(20))`);
+    await admin.query(`INSERT INTO ${schema}.kinds VALUES (-3, 70000, 1.5, 2.25, 3.125, 12345678901234567890123456789012345678901.25,
+      '2026-02-28', '13:45:10', 'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11', '{t,f}', '{"a": [1, 2]}', 'it''s')`);
+    // A row read while the switch is on fails the whole read (division by zero), unless a filter keeps PostgreSQL from computing it.
+    await admin.query(`CREATE TABLE ${schema}.switch (poisoned boolean); INSERT INTO ${schema}.switch VALUES (false)`);
+    await admin.query(`CREATE TABLE ${schema}.event_rows (id integer, changed_at timestamp)`);
+    await admin.query(`INSERT INTO ${schema}.event_rows VALUES (1, '2026-01-01'), (2, '2026-01-02')`);
+    await admin.query(`CREATE VIEW ${schema}.events AS SELECT e.id, e.changed_at, 1 / CASE WHEN s.poisoned AND e.changed_at < '2026-03-01' THEN 0 ELSE 1 END AS one
+      FROM ${schema}.event_rows e CROSS JOIN ${schema}.switch s`);
     quarry = await startQuarry({
       env: { PG_URL: url },
       sourcesYaml: [
-        sourcesYaml('shop_db', 'PG_URL', `      schema: ${schema}\n      incremental: { orders: updated_at, audit: at }`).trimEnd(),
+        sourcesYaml('shop_db', 'PG_URL', `      schema: ${schema}\n      table_names: [orders, audit]\n      incremental: { orders: updated_at, audit: at }`).trimEnd(),
+        `  - name: evolving_db\n    type: relational_db\n    generic_config:\n      credentials_env: PG_URL\n      schema: ${schema}\n      table_names: [evolving, kinds]\n      incremental: { evolving: changed_at }`,
+        `  - name: pushdown_db\n    type: relational_db\n    generic_config:\n      credentials_env: PG_URL\n      schema: ${schema}\n      table_names: [events]\n      incremental: { events: changed_at }`,
         '  - name: no_url', '    type: relational_db', '    generic_config: { credentials_env: NOT_SET_URL }',
         '  - name: refused', '    type: relational_db', '    generic_config: { credentials_env: REFUSED_URL }', '',
       ].join('\n'),
@@ -83,16 +97,62 @@ describe('relational_db from PostgreSQL', () => {
     expect(logMessages(quarry, 'shop_db', 'INFO')).toContain('No new rows in orders');
   });
 
-  it('a missing variable and a refused connection fail with one line naming the variable or the host, never the password', async () => {
+  it('loads every column type with its declared DuckDB type', async () => {
+    expect(await syncAndWait(quarry, 'evolving_db')).toMatchObject({ type: 'sync_completed' });
+    const types = await quarry.query("SELECT column_name, data_type FROM information_schema.columns WHERE table_schema = 'raw_evolving_db' AND table_name = 'kinds'");
+    expect(Object.fromEntries(types.map((row) => [row.column_name, row.data_type]))).toMatchObject({
+      small: 'SMALLINT', whole: 'INTEGER', ratio: 'FLOAT', wide: 'DOUBLE', free: 'DOUBLE', huge: 'DOUBLE', day: 'DATE', at_time: 'TIME',
+      id: 'UUID', flags: 'VARCHAR', doc: 'JSON', label: 'VARCHAR',
+    });
+    expect(await quarry.query(`SELECT small, whole, ratio, wide, free, day::VARCHAR AS day, at_time::VARCHAR AS at_time, id::VARCHAR AS id, flags,
+      doc->>'$.a[1]' AS second, label FROM raw_evolving_db.kinds`)).toEqual([{
+      small: -3, whole: 70000, ratio: 1.5, wide: 2.25, free: 3.125, day: '2026-02-28', at_time: '13:45:10',
+      id: 'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11', flags: '{t,f}', second: '2', label: "it's",
+    }]);
+  });
+
+  it('loads a table altered between syncs (a column added, one dropped, one retyped), merging the rows past the cursor', async () => {
+    await admin.query(`ALTER TABLE ${schema}.evolving ADD COLUMN added text, DROP COLUMN gone, ALTER COLUMN qty TYPE text USING qty || ' units'`);
+    await admin.query(`UPDATE ${schema}.evolving SET changed_at = '2026-05-01', added = 'new' WHERE id = 2`);
+    await admin.query(`INSERT INTO ${schema}.evolving (id, qty, changed_at, added) VALUES (4, 'four', '2026-05-02', 'x')`);
+    expect(await syncAndWait(quarry, 'evolving_db')).toMatchObject({ type: 'sync_completed' });
+    expect(await quarry.query('SELECT id, qty, gone, added FROM raw_evolving_db.evolving ORDER BY id')).toEqual([
+      { id: 1, qty: '1', gone: 'g1', added: null },
+      { id: 2, qty: '2 units', gone: null, added: 'new' },
+      { id: 3, qty: '3', gone: 'g3', added: null },
+      { id: 4, qty: 'four', gone: null, added: 'x' },
+    ]);
+    expect(logMessages(quarry, 'evolving_db', 'WARNING')).toEqual(expect.arrayContaining([expect.stringMatching(/^Schema change in evolving: .*qty/), expect.stringMatching(/^Schema change in evolving: .*added/)]));
+    expect(quarry.ctx.store.sourceState.forSource('evolving_db').get('evolving')).toBe('2026-05-02 00:00:00');
+  });
+
+  it('pushes the cursor filter into PostgreSQL: rows before the cursor are never read', async () => {
+    expect(await syncAndWait(quarry, 'pushdown_db')).toMatchObject({ type: 'sync_completed', rows: 2 });
+    await admin.query(`UPDATE ${schema}.switch SET poisoned = true`);
+    await admin.query(`INSERT INTO ${schema}.event_rows VALUES (3, '2026-04-01')`);
+    expect(await syncAndWait(quarry, 'pushdown_db')).toMatchObject({ type: 'sync_completed', rows: 1 });
+    expect(await quarry.query('SELECT id FROM raw_pushdown_db.events ORDER BY id')).toEqual([{ id: 1 }, { id: 2 }, { id: 3 }]);
+    expect(await syncAndWait(quarry, 'pushdown_db', true)).toMatchObject({ type: 'sync_failed', error: expect.stringMatching(/division by zero/) });
+  });
+
+  it('a missing variable, a refused connection, an unknown user and a TLS option the server refuses fail with one line naming the variable or the host, never the password', async () => {
     const missing = await syncAndWait(quarry, 'no_url');
     expect(missing.type === 'sync_failed' ? missing.error : '').toMatch(/^The environment variable NOT_SET_URL is not set/);
     await quarry.close();
     quarry = await startQuarry({
-      env: { REFUSED_URL: 'postgresql://postgres:s3cret-pw@127.0.0.1:1/test' },
-      sourcesYaml: sourcesYaml('refused', 'REFUSED_URL', ''),
+      env: {
+        REFUSED_URL: 'postgresql://postgres:s3cret-pw@127.0.0.1:1/test', DENIED_URL: 'postgresql://nobody_here:s3cret-pw@127.0.0.1:5432/test',
+        TLS_URL: 'postgresql://postgres:s3cret-pw@127.0.0.1:5432/test?sslmode=require',
+      },
+      sourcesYaml: [sourcesYaml('refused', 'REFUSED_URL', ''), sourcesYaml('denied', 'DENIED_URL', ''), sourcesYaml('tls', 'TLS_URL', '')]
+        .map((yaml, index) => (index === 0 ? yaml : yaml.replace(/^sources:\n/, ''))).join(''),
     });
     const refused = await syncAndWait(quarry, 'refused');
     expect(refused.type === 'sync_failed' ? refused.error : '').toBe('Could not connect to the database at 127.0.0.1:1: connection refused');
+    const denied = await syncAndWait(quarry, 'denied');
+    expect(denied.type === 'sync_failed' ? denied.error : '').toMatch(/^Could not connect to the database at 127\.0\.0\.1:5432: connection to server .*role "nobody_here" does not exist$/);
+    const tls = await syncAndWait(quarry, 'tls'); // the URL's options reach the connection: this server has no TLS
+    expect(tls.type === 'sync_failed' ? tls.error : '').toMatch(/^Could not connect to the database at 127\.0\.0\.1:5432: .*server does not support SSL, but SSL was required/);
     expect(JSON.stringify(quarry.ctx.store.logs.latest(100))).not.toContain('s3cret-pw');
   });
 });
@@ -137,9 +197,11 @@ describe('relational_db from MariaDB', () => {
       SELECT seq, CONCAT('name ', seq), seq / 100, seq % 2, seq % 3, DATE '2000-01-01' + INTERVAL (seq % 365) DAY, TIMESTAMP '2026-01-01 00:00:00' + INTERVAL (seq % 100) MINUTE,
         CASE WHEN seq % 3 = 0 THEN NULL WHEN seq % 3 = 1 THEN '' ELSE 'a,"b"' END, JSON_OBJECT('level', seq % 4, 'tags', JSON_ARRAY('x'))
       FROM seq_1_to_${String(ROWS)}`);
+    await admin.query(`CREATE TABLE ${database}.evolving (id INT PRIMARY KEY, qty INT, gone VARCHAR(10), changed_at DATETIME)`);
+    await admin.query(`INSERT INTO ${database}.evolving VALUES (1, 1, 'g1', '2026-01-01'), (2, 2, 'g2', '2026-01-01')`);
     quarry = await startQuarry({
-      env: { MY_URL: `mysql://root@127.0.0.1:3306/${database}` },
-      sourcesYaml: sourcesYaml('crm_db', 'MY_URL', '      incremental: { customers: seen_at }'),
+      env: { MY_URL: `mysql://root@127.0.0.1:3306/${database}`, MY_DENIED_URL: `mysql://nobody_here:pw-s3cret-9@127.0.0.1:3306/${database}` },
+      sourcesYaml: `${sourcesYaml('crm_db', 'MY_URL', '      incremental: { customers: seen_at, evolving: changed_at }')}${sourcesYaml('crm_denied', 'MY_DENIED_URL', '').replace(/^sources:\n/, '')}`,
     });
   }, 120_000);
 
@@ -163,7 +225,26 @@ describe('relational_db from MariaDB', () => {
     const types = await quarry.query("SELECT column_name, data_type FROM information_schema.columns WHERE table_schema = 'raw_crm_db' AND table_name = 'customers'");
     expect(Object.fromEntries(types.map((row) => [row.column_name, row.data_type]))).toMatchObject({ id: 'UBIGINT', balance: 'DECIMAL(12,2)', active: 'TINYINT', tier: 'TINYINT', born: 'DATE', seen_at: 'TIMESTAMP' });
     await admin.query(`UPDATE ${database}.customers SET name = 'changed', seen_at = '2026-03-01' WHERE id = 10`);
+    await admin.query(`INSERT INTO ${database}.customers (id, name, seen_at) VALUES (${String(ROWS + 1)}, 'new', '2026-03-02')`);
     expect(await syncAndWait(quarry, 'crm_db')).toMatchObject({ type: 'sync_completed' });
-    expect(await quarry.query("SELECT count(*) AS n, count(*) FILTER (WHERE name = 'changed') AS changed FROM raw_crm_db.customers")).toEqual([{ n: ROWS, changed: 1 }]);
+    expect(await quarry.query("SELECT count(*) AS n, count(*) FILTER (WHERE name = 'changed') AS changed, count(*) FILTER (WHERE name = 'new') AS added FROM raw_crm_db.customers"))
+      .toEqual([{ n: ROWS + 1, changed: 1, added: 1 }]);
+    expect(quarry.ctx.store.sourceState.forSource('crm_db').get('customers')).toBe('2026-03-02 00:00:00');
+  });
+
+  it('loads a table altered between syncs (a column added, one dropped, one retyped)', async () => {
+    await admin.query(`ALTER TABLE ${database}.evolving ADD COLUMN added VARCHAR(10), DROP COLUMN gone, MODIFY qty VARCHAR(20)`);
+    await admin.query(`UPDATE ${database}.evolving SET qty = 'two', added = 'new', changed_at = '2026-05-01' WHERE id = 2`);
+    expect(await syncAndWait(quarry, 'crm_db')).toMatchObject({ type: 'sync_completed' });
+    expect(await quarry.query('SELECT id, qty, gone, added FROM raw_crm_db.evolving ORDER BY id')).toEqual([
+      { id: 1, qty: '1', gone: 'g1', added: null },
+      { id: 2, qty: 'two', gone: null, added: 'new' },
+    ]);
+  });
+
+  it('an unknown user fails with one line naming the host, never the password', async () => {
+    const denied = await syncAndWait(quarry, 'crm_denied');
+    expect(denied.type === 'sync_failed' ? denied.error : '').toMatch(/^Could not connect to the database at 127\.0\.0\.1:3306: Access denied for user 'nobody_here'/);
+    expect(JSON.stringify(quarry.ctx.store.logs.latest(100))).not.toContain('pw-s3cret-9');
   });
 });

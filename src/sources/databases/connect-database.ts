@@ -1,7 +1,8 @@
 import { SyncFailedError } from '../sync-failed-error.ts';
 import type { DatabaseReader } from './database-reader.ts';
-import { MysqlReader } from './mysql-reader.ts';
-import { PostgresReader } from './postgres-reader.ts';
+import { mysqlDialect } from './mysql-dialect.ts';
+import { postgresDialect } from './postgres-dialect.ts';
+import { ScannedDatabase } from './scanned-database.ts';
 import { firstLineOf } from '../../errors.ts';
 
 /** Connects by URL scheme; a failure names the host and the cause, never the URL (it holds the password). */
@@ -15,8 +16,8 @@ export async function connectDatabase(url: string, variable: string): Promise<Da
   const where = `${parsed.hostname}:${parsed.port === '' ? 'default port' : parsed.port}`;
   try {
     switch (parsed.protocol) {
-      case 'postgres:': case 'postgresql:': return await PostgresReader.connect(url);
-      case 'mysql:': case 'mariadb:': return await MysqlReader.connect(url.replace(/^mariadb:/, 'mysql:'));
+      case 'postgres:': case 'postgresql:': return await ScannedDatabase.open(postgresDialect, parsed);
+      case 'mysql:': case 'mariadb:': return await ScannedDatabase.open(mysqlDialect, parsed);
       default:
         throw new SyncFailedError(`The URL in ${variable} is for ${parsed.protocol.replace(/:$/, '')}; relational_db reads postgresql:// and mysql:// databases`);
     }
@@ -28,10 +29,10 @@ export async function connectDatabase(url: string, variable: string): Promise<Da
 
 /** A driver's error in one line, with the password masked should the driver have echoed it. */
 export function databaseCause(error: unknown, url: URL): string {
-  const code = (error as { code?: unknown }).code;
-  if (code === 'ECONNREFUSED') return 'connection refused';
-  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return 'the host name does not resolve';
-  const message = firstLineOf(error);
+  // The scanner names the ATTACH string it connected with, which says nothing to the user.
+  const message = firstLineOf(error).replace(/^IO Error: (Unable to connect to \w+ at|Failed to connect to \w+ database with parameters) "[^"]*": /, '');
+  if (/connection refused/i.test(message)) return 'connection refused';
+  if (/could not translate host name|unknown (mysql )?server host|name or service not known/i.test(message)) return 'the host name does not resolve';
   const password = decodeURIComponent(url.password);
   return password === '' ? message : message.replaceAll(password, '***');
 }

@@ -9,7 +9,7 @@ export interface TableDescription {
   readonly primaryKey: readonly string[];
 }
 
-/** Rows newer than a cursor value, up to the highest one in the same snapshot, so nothing arriving meanwhile is skipped. */
+/** Rows with the cursor column past a value (every row when `after` is undefined). */
 export interface CursorRange {
   readonly column: string;
   readonly after: string | undefined;
@@ -21,12 +21,12 @@ export interface ExportResult {
   readonly exported: boolean;
 }
 
-/** Reads a relational database's tables out as CSV files, each in one consistent snapshot. */
+/** Reads a relational database's tables out as Parquet files, all of them in one consistent snapshot. */
 export interface DatabaseReader {
   readonly defaultSchema: string;
   listTables(schema: string): Promise<string[]>;
   describe(schema: string, table: string): Promise<TableDescription>;
-  /** Stops early, the transaction rolled back, when `signal` aborts (the service is stopping). */
-  exportCsv(schema: string, table: string, description: TableDescription, range: CursorRange | undefined, file: string, signal: AbortSignal): Promise<ExportResult>;
+  /** Stops early, the remote query cancelled, when `signal` aborts (the service is stopping). */
+  exportParquet(schema: string, table: string, description: TableDescription, range: CursorRange | undefined, file: string, signal: AbortSignal): Promise<ExportResult>;
   close(): Promise<void>;
 }

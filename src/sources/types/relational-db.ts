@@ -22,9 +22,9 @@ export type RelationalDbConfig = z.output<typeof RelationalDbConfig>;
 const DEFAULT_CREDENTIALS_ENV = 'RELATIONAL_DB_URL';
 
 /**
- * `relational_db`: PostgreSQL and MySQL/MariaDB tables, each exported as CSV in one snapshot (COPY for
- * PostgreSQL, a row stream for MySQL) and loaded with the column types the database declares.
- * A table with a cursor column in `incremental` loads only rows past the last cursor, merged on its primary key.
+ * `relational_db`: PostgreSQL and MySQL/MariaDB tables, read through DuckDB's own scanner in one snapshot for
+ * the whole sync, each staged as a Parquet file with the column types the database declares. A table with a
+ * cursor column in `incremental` loads only rows past the last cursor, merged on its primary key.
  */
 const relationalDbConnector: Connector = {
   async extract(context, sink) {
@@ -66,14 +66,12 @@ async function exportTables(
     const range = cursorColumn === undefined ? undefined : { column: cursorColumn, after: typeof saved === 'string' ? saved : undefined };
     const disposition = range === undefined ? 'replace' : description.primaryKey.length > 0 ? 'merge' : 'append';
     const writer = sink.table({ name: table, disposition, primaryKey: description.primaryKey });
-    const file = path.join(context.workDir, `export-${String(index)}.csv`);
-    const result = await reader.exportCsv(schema, table, description, range, file, context.signal).catch((error: unknown) => {
+    const file = path.join(context.workDir, `export-${String(index)}.parquet`);
+    const result = await reader.exportParquet(schema, table, description, range, file, context.signal).catch((error: unknown) => {
       if (context.signal.aborted) throw error;
       throw new SyncFailedError(`Could not read ${schema}.${table}: ${databaseCause(error, url)}`);
     });
-    if (result.exported) {
-      writer.addFile({ path: file, format: 'csv', columns: Object.fromEntries(description.columns.map((column) => [column.name, column.duckdbType])) });
-    }
+    if (result.exported) writer.addFile({ path: file, format: 'parquet' });
     if (result.highest !== undefined) context.state.set(table, result.highest);
     context.log('INFO', range?.after === undefined
       ? `Exported ${table}`
