@@ -36,7 +36,7 @@ seeds:
 snapshots:
   ${DBT_PROJECT_NAME}:
     +schema: snapshots
-# Rows failing a data test are kept here (Quarry's runs pass --store-failures).
+# Rows failing a data test are kept here (Quarry runs the failed tests again with --store-failures).
 data_tests:
   ${DBT_PROJECT_NAME}:
     +schema: test_failures

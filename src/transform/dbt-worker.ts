@@ -20,6 +20,8 @@ export interface TestDetails {
   readonly compiledCode: string | null;
   /** The table dbt stored the failing rows in (with --store-failures), as dbt quotes it. */
   readonly relationName: string | null;
+  /** Where dbt stores the test's failing rows when asked to, stored this time or not. */
+  readonly failuresTable: { readonly schema: string; readonly name: string };
 }
 
 /** dbt's report on one node of an invocation. */
@@ -55,7 +57,7 @@ export interface NodeProgress {
 
 interface TestMessage {
   attached_node: string | null; column_name: string | null; test_type: string; severity: string; failures: number | null;
-  compiled_code: string | null; relation_name: string | null;
+  compiled_code: string | null; relation_name: string | null; failures_table: { schema: string; name: string };
 }
 
 interface ResultMessage {
@@ -72,7 +74,7 @@ function toTestDetails(test: TestMessage | null): TestDetails | null {
   return {
     attachedNode: test.attached_node, columnName: test.column_name, testType: test.test_type,
     severity: test.severity === 'warn' ? 'warn' : 'error', failures: test.failures, compiledCode: test.compiled_code,
-    relationName: test.relation_name,
+    relationName: test.relation_name, failuresTable: test.failures_table,
   };
 }
 

@@ -42,6 +42,8 @@ def describe_test(node, result):
         "compiled_code": getattr(node, "compiled_code", None),
         # Set when dbt stored the failing rows (--store-failures): the table holding them.
         "relation_name": getattr(node, "relation_name", None),
+        # Where they go when stored (the test's schema and alias), whether stored this time or not.
+        "failures_table": {"schema": node.schema, "name": node.alias},
     }
 
 

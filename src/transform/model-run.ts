@@ -4,7 +4,7 @@ import type { JobKind, JobSuccess, JobTools } from '../jobs/index.ts';
 import { TEST_STATUSES, type JobRecord, type Store } from '../store/index.ts';
 import { latestSnapshotId } from '../warehouse/index.ts';
 import type { DbtOutcome, NodeProgress, NodeResult } from './dbt-worker.ts';
-import { readFailingRows } from './failing-rows.ts';
+import { dropStoredFailures, readFailingRows } from './failing-rows.ts';
 import { RunInProgressError } from './errors.ts';
 import { ModelGraph } from './manifest.ts';
 import { dbtErrorLine } from './dbt-error-line.ts';
@@ -20,7 +20,7 @@ const COMPILED_LINES_KEPT = 15;
 interface RunOutcome {
   readonly dbt: DbtOutcome;
   readonly rowCounts: ReadonlyMap<string, number>;
-  /** Keyed by the relation dbt stored a test's failures in. */
+  /** Keyed by the failed or warned test's unique id. */
   readonly failingRows: ReadonlyMap<string, Record<string, unknown>[]>;
 }
 
@@ -90,24 +90,41 @@ export class ModelRun implements JobKind<RunOutcome> {
     // records the span of snapshots it made instead, the latest before it and after it.
     const before = await tools.write(latestSnapshotId);
     store.jobs.recordSnapshotRange(tools.job.id, before, null);
-    // Failing rows go to tables dbt names after each test, replaced by every run (dbt's store_failures).
-    const dbt = await invoke([this.#options.command ?? 'build', '--store-failures', ...(selector.length > 0 ? ['--select', ...selector] : [])], tools.signal, (progress) => {
+    const dbt = await invoke([this.#options.command ?? 'build', ...selectArguments(selector)], tools.signal, (progress) => {
       onNode?.(progress);
       const name = models.nameOf(progress.uniqueId);
       if (name === undefined || progress.event !== 'started') return;
       store.modelRuns.markRunning(tools.job.id, name, now().toISOString());
       events.publish({ type: 'transform_run_started', model: name });
     });
+    const failingRows = await this.#storeFailures(dbt, tools);
     store.jobs.recordSnapshotRange(tools.job.id, before, await tools.write(latestSnapshotId));
     const built = modelResults(dbt).filter((result) => result.status === 'success')
       .flatMap((result) => models.models.get(result.name) ?? [])
       .filter((model) => LAYERS.has(model.schema));
     const rowCounts = await tools.countRows(built.map((model) => ({ schema: model.schema, name: model.name })));
-    const stored = dbt.results.filter((result) => result.test !== null && (result.status === 'fail' || result.status === 'warn'))
-      .flatMap((result) => result.test?.relationName ?? []);
-    if (stored.length === 0) return { dbt, rowCounts, failingRows: new Map() };
-    const failingRows = await tools.write((connection) => readFailingRows(connection, stored));
     return { dbt, rowCounts, failingRows };
+  }
+
+  /**
+   * Keeps the failing rows of the tests that failed or warned, in tables of the test_failures schema named after
+   * each test (dbt's store_failures), and drops the tables of tests that pass now. Only the failed tests run a
+   * second time, with --store-failures: a green run writes no table per test (40 tests stored at every run
+   * cost more than building the models). Returns up to FAILING_ROWS_KEPT rows of each, by the test's id.
+   */
+  async #storeFailures(dbt: DbtOutcome, tools: JobTools): Promise<Map<string, Record<string, unknown>[]>> {
+    const tests = dbt.results.filter((result) => result.test !== null);
+    const failed = tests.filter((result) => result.status === 'fail' || result.status === 'warn');
+    const passed = tests.filter((result) => result.status === 'pass').flatMap((result) => result.test?.failuresTable ?? []);
+    const rows = new Map<string, Record<string, unknown>[]>();
+    if (failed.length > 0) {
+      const stored = await this.#options.invoke(['test', '--store-failures', ...selectArguments(failed.map((result) => result.name))], tools.signal, () => undefined);
+      const relations = new Map(stored.results.flatMap((result) => (result.test?.relationName == null ? [] : [[result.uniqueId, result.test.relationName] as const])));
+      const read = await tools.write((connection) => readFailingRows(connection, [...relations.values()]));
+      for (const [test, relation] of relations) rows.set(test, read.get(relation) ?? []);
+    }
+    if (passed.length > 0) await tools.write((connection) => dropStoredFailures(connection, passed));
+    return rows;
   }
 
   finished(job: JobRecord, outcome: RunOutcome, finishedAt: string, startedAt: Date): JobSuccess {
@@ -158,7 +175,7 @@ export class ModelRun implements JobKind<RunOutcome> {
         jobId: job.id, test: result.uniqueId, name: result.name, model, column: result.test.columnName, type: result.test.testType,
         severity: result.test.severity, status, failures: result.test.failures, message: result.message,
         compiledSql: result.test.compiledCode === null ? null : result.test.compiledCode.trim().split('\n').slice(0, COMPILED_LINES_KEPT).join('\n'),
-        failingRows: result.test.relationName === null ? [] : outcome.failingRows.get(result.test.relationName) ?? [],
+        failingRows: outcome.failingRows.get(result.uniqueId) ?? [],
         finishedAt: result.completedAt ?? now,
       });
       if (status === 'fail') failures.push(`${model ?? result.name}: the test ${result.name} failed (${String(result.test.failures ?? 0)} failing rows)`);
@@ -246,6 +263,11 @@ export class ModelRun implements JobKind<RunOutcome> {
     if (tests.length > 0) return `Skipped because the upstream test ${tests.join(', ')} failed`;
     return 'Skipped because an upstream model failed';
   }
+}
+
+/** dbt's --select and its arguments; nothing for every node. */
+function selectArguments(selector: readonly string[]): string[] {
+  return selector.length > 0 ? ['--select', ...selector] : [];
 }
 
 /** The results of models, seeds and snapshots (dbt build also reports tests). */

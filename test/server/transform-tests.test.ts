@@ -133,6 +133,9 @@ describe('transformations: data tests run with every model run (dbt build)', () 
     expect(tests.get('unique_customers_id')).toMatchObject({ status: 'pass', failures: 0, failing_rows: [] });
     expect(tests.get('not_null_customer_count_n')?.status).toBe('pass');
     expect(quarry.ctx.store.jobs.latest('run', 'customers')?.status).toBe('success');
+    // Failing rows are kept for failing tests only: the table of the test that passes now is gone (the warning's stays).
+    expect(await queryLake(quarry.dir, "SELECT table_name FROM duckdb_tables() WHERE schema_name = 'test_failures' ORDER BY 1"))
+      .toEqual([{ table_name: 'not_null_customers_name' }]);
     const health = await quarry.request('GET', '/api/health/platform', { as: 'viewer' });
     expect(health.json.transform_failures.filter((failure: { test?: string }) => failure.test !== undefined)).toEqual([]);
     await expect.poll(() => alertsSent().at(-1), { timeout: 10_000 }).toEqual(['transform_test_failed_resolved', 'customers', null]);
