@@ -107,7 +107,7 @@ export function createContext(options: ContextOptions): AppContext {
     store, paths, sources, events, log: log.child({ module: 'jobs' }), now, env, lake, readers, lock: warehouseLock, sourceTokens, afterCommit: () => profiler.refresh(),
   });
   const transform = new TransformRunner({
-    store, paths, lake, config, events, log: log.child({ module: 'transform' }), now, lock: warehouseLock,
+    store, paths, lake, readers, config, events, log: log.child({ module: 'transform' }), now, lock: warehouseLock,
     jobs: jobs.lifecycle,
     pythonEnvironmentsDir: env.QUARRY_PYTHON_ENVS_DIR,
     baseEnv: childEnv,
