@@ -98,7 +98,7 @@ export class Catalog {
    * this Quarry's jobs did not record is profiled now, or shown without a profile when that fails.
    */
   async table(schema: string, name: string): Promise<TableDetail> {
-    const found = (await this.#entries()).find((entry) => entry.lake.schema === schema && entry.lake.name === name);
+    const [found] = await this.#entries({ schema, name });
     if (!found) throw new TableNotFoundError(schema, name);
     const entry = found.recorded ? found : { ...found, profile: await this.#currentProfile(found) };
     const models = this.#modelsByName();
@@ -139,11 +139,11 @@ export class Catalog {
     return hits.slice(0, MAX_HITS);
   }
 
-  /** The lake's tables in a layer (a recorded table's, or by its schema), by schema and name. */
-  async #entries(): Promise<Entry[]> {
+  /** The lake's tables in a layer (a recorded table's, or by its schema), or the one named `only`, by schema and name. */
+  async #entries(only?: { schema: string; name: string }): Promise<Entry[]> {
     const { readers, store } = this.#options;
     if (catalogMissing(readers.lake)) return [];
-    const lakeTables = await readers.withReader((connection) => listLakeTables(connection, readers.lake));
+    const lakeTables = await readers.withReader((connection) => listLakeTables(connection, readers.lake, only));
     const recorded = new Map(store.tableProfiles.tables().map((table) => [keyOf(table.schema, table.name), table]));
     const profiles = new Map(store.tableProfiles.profiles().map((profile) => [keyOf(profile.schema, profile.name), profile]));
     return lakeTables.flatMap((lake) => {
