@@ -92,6 +92,11 @@ export class Catalog {
     return (await this.#entries()).map((entry) => this.#summary(entry, models));
   }
 
+  /** Whether the lake has this table or view in one of the layers. */
+  async has(schema: string, name: string): Promise<boolean> {
+    return (await this.#entries({ schema, name })).length > 0;
+  }
+
   /**
    * A table's columns and profiles, its first rows (read now) and its lineage; TableNotFoundError when the
    * lake has no such table (never had, or a full refresh, a restore or a removed model dropped it). A table
