@@ -104,10 +104,10 @@ export function createContext(options: ContextOptions): AppContext {
   const readers = new WarehouseReaders(lake);
   const profiler = new TableProfiler({ readers, store, log: log.child({ module: 'catalog' }), now });
   const jobs = new JobRunner({
-    store, paths, sources, events, log: log.child({ module: 'jobs' }), now, env, lake, lock: warehouseLock, sourceTokens, afterCommit: () => profiler.refresh(),
+    store, paths, sources, events, log: log.child({ module: 'jobs' }), now, env, lake, readers, lock: warehouseLock, sourceTokens, afterCommit: () => profiler.refresh(),
   });
   const transform = new TransformRunner({
-    store, paths, lake, config, events, log: log.child({ module: 'transform' }), now, lock: warehouseLock,
+    store, paths, lake, readers, config, events, log: log.child({ module: 'transform' }), now, lock: warehouseLock,
     jobs: jobs.lifecycle,
     pythonEnvironmentsDir: env.QUARRY_PYTHON_ENVS_DIR,
     baseEnv: childEnv,
@@ -138,7 +138,7 @@ export function createContext(options: ContextOptions): AppContext {
     }),
     readers,
     queries: new QueryService({ readers, config, store, now }),
-    catalog: new Catalog({ readers, store, models: () => transform.listModels() }),
+    catalog: new Catalog({ readers, store, profiler, log: log.child({ module: 'catalog' }), models: () => transform.listModels() }),
     profiler,
     now,
     startedAt: now(),

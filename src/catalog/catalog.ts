@@ -1,7 +1,11 @@
 import { NotFoundError } from '../errors.ts';
-import type { CatalogTable, ColumnProfile, Layer, Store } from '../store/index.ts';
+import type { Logger } from '../logger.ts';
+import type { CatalogTable, ColumnProfile, Layer, Store, TableProfile } from '../store/index.ts';
 import type { ModelSummary } from '../transform/index.ts';
-import { quoteIdentifier, type QueryAnswer, type WarehouseReaders } from '../warehouse/index.ts';
+import {
+  catalogMissing, listLakeTables, QueryFailedError, quoteIdentifier, type LakeTable, type QueryAnswer, type WarehouseReaders,
+} from '../warehouse/index.ts';
+import type { TableProfiler } from './table-profiler.ts';
 
 export class TableNotFoundError extends NotFoundError {
   override readonly code = 'table_not_found';
@@ -13,6 +17,9 @@ export class TableNotFoundError extends NotFoundError {
 export interface CatalogOptions {
   readonly readers: WarehouseReaders;
   readonly store: Store;
+  /** Profiles on request the tables this Quarry's jobs did not record (another host's, with a shared lake). */
+  readonly profiler: TableProfiler;
+  readonly log: Logger;
   /** The models as last parsed (names, descriptions, dependencies). */
   readonly models: () => readonly ModelSummary[];
 }
@@ -21,15 +28,16 @@ export interface TableSummary {
   readonly schema: string;
   readonly name: string;
   readonly layer: Layer;
-  /** 'table' or 'view'; undefined until its first profile. */
-  readonly kind: 'table' | 'view' | undefined;
+  /** 'table' or 'view'. */
+  readonly kind: 'table' | 'view';
   readonly rowCount: number;
   readonly columnCount: number | undefined;
-  /** The source a raw table is loaded from. */
+  /** The source a raw table is loaded from, when this Quarry's syncs load it. */
   readonly source: string | null;
   /** The model that builds a staging or marts table. */
   readonly model: string | null;
   readonly description: string;
+  /** When the lake's snapshot that last changed the table was committed. */
   readonly updatedAt: string;
   readonly profiledAt: string | undefined;
 }
@@ -51,36 +59,66 @@ export interface SearchHit {
   readonly column: string | null;
 }
 
+/** A lake table with what this Quarry knows of it: what its jobs recorded (none for another host's) and its profile. */
+interface Entry {
+  readonly lake: LakeTable;
+  readonly layer: Layer;
+  readonly recorded: CatalogTable | undefined;
+  readonly profile: TableProfile | undefined;
+}
+
 const SAMPLE_ROWS = 50;
 const SAMPLE_LIMITS = { maxRows: SAMPLE_ROWS, timeoutMs: 30_000 };
 const MAX_HITS = 100;
+const RAW_SCHEMA_PREFIX = 'raw_';
 
-/** What the warehouse holds, as the jobs recorded and profiled it: tables, columns, samples, lineage and search. */
+/**
+ * What the warehouse holds: the lake's tables and views of the raw, staging and marts layers as its catalog
+ * has them now (whichever host wrote them), with what this Quarry's jobs recorded (sources, profiles), their
+ * columns, samples, lineage and search.
+ */
 export class Catalog {
   readonly #options: CatalogOptions;
+  /** Profiles made on request, by table: the lake change each was made after, so a newer change is profiled again. */
+  readonly #profiledAfter = new Map<string, string>();
+  readonly #profiling = new Map<string, Promise<TableProfile | undefined>>();
 
   constructor(options: CatalogOptions) {
     this.#options = options;
   }
 
-  tables(): TableSummary[] {
+  async tables(): Promise<TableSummary[]> {
     const models = this.#modelsByName();
-    return this.#options.store.tableProfiles.tables().map((table) => this.#summary(table, models));
+    return (await this.#entries()).map((entry) => this.#summary(entry, models));
   }
 
-  /** A table's columns and profiles, its first rows (read now) and its lineage; TableNotFoundError when unknown. */
+  /** Whether the lake has this table or view in one of the layers. */
+  async has(schema: string, name: string): Promise<boolean> {
+    return (await this.#entries({ schema, name })).length > 0;
+  }
+
+  /**
+   * A table's columns and profiles, its first rows (read now) and its lineage; TableNotFoundError when the
+   * lake has no such table (never had, or a full refresh, a restore or a removed model dropped it). A table
+   * this Quarry's jobs did not record is profiled now, or shown without a profile when that fails.
+   */
   async table(schema: string, name: string): Promise<TableDetail> {
-    const table = this.#options.store.tableProfiles.table(schema, name);
-    if (!table) throw new TableNotFoundError(schema, name);
+    const [found] = await this.#entries({ schema, name });
+    if (!found) throw new TableNotFoundError(schema, name);
+    const entry = found.recorded ? found : { ...found, profile: await this.#currentProfile(found) };
     const models = this.#modelsByName();
-    const summary = this.#summary(table, models);
-    const sample = await this.#options.readers.run(`SELECT * FROM ${quoteIdentifier(schema)}.${quoteIdentifier(name)}`, SAMPLE_LIMITS);
+    const summary = this.#summary(entry, models);
+    const sample = await this.#options.readers.run(`SELECT * FROM ${quoteIdentifier(schema)}.${quoteIdentifier(name)}`, SAMPLE_LIMITS).catch((error: unknown) => {
+      // Dropped between the listing and this read.
+      if (error instanceof QueryFailedError && error.message.startsWith('Catalog Error')) throw new TableNotFoundError(schema, name);
+      throw error;
+    });
     const builtBy = summary.model === null ? undefined : models.get(summary.model);
     const readsThis = (model: ModelSummary): boolean =>
       (summary.model !== null && model.dependsOn.includes(summary.model)) || model.sourceTables.some((source) => source.schema === schema && source.name === name);
     return {
       ...summary,
-      columns: table.profile?.columns ?? [],
+      columns: entry.profile?.columns ?? [],
       sample,
       upstream: builtBy ? [...builtBy.dependsOn] : [],
       downstream: [...models.values()].filter(readsThis).map((model) => model.name),
@@ -88,33 +126,79 @@ export class Catalog {
   }
 
   /** Tables whose name, a column's name or whose model's description contains `text` (case-insensitive). */
-  search(text: string): SearchHit[] {
+  async search(text: string): Promise<SearchHit[]> {
     const needle = text.trim().toLowerCase();
     if (needle === '') return [];
     const models = this.#modelsByName();
     const hits: SearchHit[] = [];
-    for (const table of this.#options.store.tableProfiles.tables()) {
-      const base = { schema: table.schema, name: table.name, layer: table.layer };
-      if (`${table.schema}.${table.name}`.toLowerCase().includes(needle)) hits.push({ ...base, match: 'table', column: null });
-      for (const column of table.profile?.columns ?? []) {
+    for (const entry of await this.#entries()) {
+      const { schema, name } = entry.lake;
+      const base = { schema, name, layer: entry.layer };
+      if (`${schema}.${name}`.toLowerCase().includes(needle)) hits.push({ ...base, match: 'table', column: null });
+      for (const column of entry.profile?.columns ?? []) {
         if (column.name.toLowerCase().includes(needle)) hits.push({ ...base, match: 'column', column: column.name });
       }
-      const description = this.#summary(table, models).description;
+      const description = this.#summary(entry, models).description;
       if (description.toLowerCase().includes(needle)) hits.push({ ...base, match: 'description', column: null });
     }
     return hits.slice(0, MAX_HITS);
   }
 
-  #summary(table: CatalogTable, models: ReadonlyMap<string, ModelSummary>): TableSummary {
-    const model = table.layer === 'raw' ? undefined : models.get(table.name);
+  /** The lake's tables in a layer (a recorded table's, or by its schema), or the one named `only`, by schema and name. */
+  async #entries(only?: { schema: string; name: string }): Promise<Entry[]> {
+    const { readers, store } = this.#options;
+    if (catalogMissing(readers.lake)) return [];
+    const lakeTables = await readers.withReader((connection) => listLakeTables(connection, readers.lake, only));
+    const recorded = new Map(store.tableProfiles.tables().map((table) => [keyOf(table.schema, table.name), table]));
+    const profiles = new Map(store.tableProfiles.profiles().map((profile) => [keyOf(profile.schema, profile.name), profile]));
+    return lakeTables.flatMap((lake) => {
+      const key = keyOf(lake.schema, lake.name);
+      const own = recorded.get(key);
+      const layer = own?.layer ?? layerOfSchema(lake.schema);
+      return layer === undefined ? [] : [{ lake, layer, recorded: own, profile: profiles.get(key) }];
+    });
+  }
+
+  /** The stored profile of a table no job of this Quarry recorded when made after its last change, else one made now. */
+  async #currentProfile(entry: Entry): Promise<TableProfile | undefined> {
+    const { schema, name, changedAt } = entry.lake;
+    const key = keyOf(schema, name);
+    if (entry.profile !== undefined && this.#profiledAfter.get(key) === changedAt) return entry.profile;
+    const running = this.#profiling.get(key);
+    if (running !== undefined) return running;
+    const profiling = this.#options.profiler.profileNow(schema, name).then((profile) => {
+      this.#profiledAfter.set(key, changedAt);
+      return profile;
+    }, (error: unknown) => {
+      this.#options.log.warn({ err: error, table: `${schema}.${name}` }, 'profiling a table on request failed; it is shown with its previous profile or none');
+      return entry.profile;
+    }).finally(() => { this.#profiling.delete(key); });
+    this.#profiling.set(key, profiling);
+    return profiling;
+  }
+
+  #summary(entry: Entry, models: ReadonlyMap<string, ModelSummary>): TableSummary {
+    const { lake, layer, recorded, profile } = entry;
+    const model = layer === 'raw' ? undefined : models.get(lake.name);
     return {
-      schema: table.schema, name: table.name, layer: table.layer, kind: table.profile?.kind, rowCount: table.rowCount,
-      columnCount: table.profile?.columns.length, source: table.sourceName, model: table.layer === 'raw' ? null : table.name,
-      description: model?.description ?? '', updatedAt: table.updatedAt, profiledAt: table.profile?.profiledAt,
+      schema: lake.schema, name: lake.name, layer, kind: lake.kind,
+      // A view stores no rows: the count its model run recorded, when this Quarry ran it.
+      rowCount: lake.kind === 'view' ? recorded?.rowCount ?? 0 : lake.rowCount,
+      columnCount: profile?.columns.length, source: recorded?.sourceName ?? null, model: layer === 'raw' ? null : lake.name,
+      description: model?.description ?? '', updatedAt: lake.changedAt, profiledAt: profile?.profiledAt,
     };
   }
 
   #modelsByName(): Map<string, ModelSummary> {
     return new Map(this.#options.models().map((model) => [model.name, model]));
   }
+}
+
+function keyOf(schema: string, name: string): string {
+  return JSON.stringify([schema, name]);
+}
+
+function layerOfSchema(schema: string): Layer | undefined {
+  if (schema.startsWith(RAW_SCHEMA_PREFIX)) return 'raw';
+  return schema === 'staging' || schema === 'marts' ? schema : undefined;
 }

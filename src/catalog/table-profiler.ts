@@ -1,6 +1,6 @@
 import type { Logger } from '../logger.ts';
 import type { ColumnProfile, Store, TableProfile } from '../store/index.ts';
-import { quoteIdentifier, quoteLiteral, type QueryAnswer, type WarehouseReaders } from '../warehouse/index.ts';
+import { quoteIdentifier, quoteLiteral, type QueryAnswer, type ReadQueryLimits, type WarehouseReaders } from '../warehouse/index.ts';
 
 export interface TableProfilerOptions {
   readonly readers: WarehouseReaders;
@@ -11,6 +11,10 @@ export interface TableProfilerOptions {
 
 // Profiling reads whole tables: allowed longer than a user's query, and reads at most one row per column.
 const PROFILE_LIMITS = { maxRows: 10_000, timeoutMs: 10 * 60_000 };
+// A profile a request waits for (a table another host wrote): given up sooner, and the table shown without one.
+const ON_DEMAND_LIMITS = { maxRows: 10_000, timeoutMs: 60_000 };
+/** What a profile of a table this Quarry's jobs never recorded is stored at: any change a job records is newer. */
+const UNRECORDED_GENERATION = 0;
 /** A text column with at most this many distinct values gets its top values. */
 const LOW_CARDINALITY = 20;
 const TOP_VALUES = 5;
@@ -34,6 +38,21 @@ export class TableProfiler {
     return this.#running;
   }
 
+  /**
+   * Profiles one table now, once any refresh running has ended, and stores the profile: for a table this
+   * Quarry's jobs did not record (another host wrote it), which the refreshes after its own jobs never see.
+   * Rejects when profiling fails or runs past a minute.
+   */
+  profileNow(schema: string, name: string): Promise<TableProfile> {
+    const profiled = this.#running.then(async () => {
+      const profile = await this.#profile(schema, name, ON_DEMAND_LIMITS);
+      this.#options.store.tableProfiles.save(profile, UNRECORDED_GENERATION);
+      return profile;
+    });
+    this.#running = profiled.then(() => undefined, () => undefined);
+    return profiled;
+  }
+
   /** Resolves when no refresh is running (before the platform database closes). */
   idle(): Promise<void> {
     return this.#running;
@@ -43,17 +62,17 @@ export class TableProfiler {
     const { store, log } = this.#options;
     for (const table of store.tableProfiles.stale()) {
       try {
-        store.tableProfiles.save(await this.#profile(table.schema, table.name), table.generation);
+        store.tableProfiles.save(await this.#profile(table.schema, table.name, PROFILE_LIMITS), table.generation);
       } catch (error) {
         log.warn({ err: error, table: `${table.schema}.${table.name}` }, 'profiling a warehouse table failed; it keeps its previous profile');
       }
     }
   }
 
-  async #profile(schema: string, name: string): Promise<TableProfile> {
+  async #profile(schema: string, name: string, limits: ReadQueryLimits): Promise<TableProfile> {
     const relation = `${quoteIdentifier(schema)}.${quoteIdentifier(name)}`;
-    const kinds = await this.#read(`SELECT table_type FROM information_schema.tables WHERE table_catalog = current_database() AND table_schema = ${quoteLiteral(schema)} AND table_name = ${quoteLiteral(name)}`);
-    const summary = await this.#read(`SUMMARIZE ${relation}`);
+    const kinds = await this.#read(limits, `SELECT table_type FROM information_schema.tables WHERE table_catalog = current_database() AND table_schema = ${quoteLiteral(schema)} AND table_name = ${quoteLiteral(name)}`);
+    const summary = await this.#read(limits, `SUMMARIZE ${relation}`);
     const at = (column: string): number => summary.columns.findIndex((candidate) => candidate.name === column);
     const [nameAt, typeAt, minAt, maxAt, uniqueAt, nullsAt] = ['column_name', 'column_type', 'min', 'max', 'approx_unique', 'null_percentage'].map(at);
     const columns: ColumnProfile[] = [];
@@ -68,18 +87,18 @@ export class TableProfiler {
       const lowCardinalityText = type === 'VARCHAR' && distinctCount <= LOW_CARDINALITY;
       columns.push({
         name: column, type, nullFraction: Number(cell(nullsAt) ?? 0) / 100, distinctCount, min: cell(minAt), max: cell(maxAt),
-        topValues: lowCardinalityText ? await this.#topValues(relation, column) : [],
+        topValues: lowCardinalityText ? await this.#topValues(relation, column, limits) : [],
       });
     }
     return { schema, name, kind: kinds.rows[0]?.[0] === 'VIEW' ? 'view' : 'table', columns, profiledAt: this.#options.now().toISOString() };
   }
 
-  async #topValues(relation: string, column: string): Promise<{ value: string | null; count: number }[]> {
-    const top = await this.#read(`SELECT ${quoteIdentifier(column)}::VARCHAR AS value, count(*) AS n FROM ${relation} GROUP BY 1 ORDER BY n DESC, value NULLS LAST LIMIT ${String(TOP_VALUES)}`);
+  async #topValues(relation: string, column: string, limits: ReadQueryLimits): Promise<{ value: string | null; count: number }[]> {
+    const top = await this.#read(limits, `SELECT ${quoteIdentifier(column)}::VARCHAR AS value, count(*) AS n FROM ${relation} GROUP BY 1 ORDER BY n DESC, value NULLS LAST LIMIT ${String(TOP_VALUES)}`);
     return top.rows.map(([value, count]) => ({ value: typeof value === 'string' ? value : null, count: Number(count) }));
   }
 
-  #read(sql: string): Promise<QueryAnswer> {
-    return this.#options.readers.run(sql, PROFILE_LIMITS);
+  #read(limits: ReadQueryLimits, sql: string): Promise<QueryAnswer> {
+    return this.#options.readers.run(sql, limits);
   }
 }

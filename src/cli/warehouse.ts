@@ -8,7 +8,7 @@ import { withProject } from './with-project.ts';
 /** One line per snapshot, newest first: id, time, the job that made it and the tables it changed. */
 export async function listWarehouseSnapshots(project: string, limit: number, env: NodeJS.ProcessEnv): Promise<string> {
   return withProject(project, env, async (ctx) => {
-    const snapshots = await snapshotReport(ctx.lake, ctx.store, limit);
+    const snapshots = await snapshotReport(ctx.readers, ctx.store, limit);
     const rows = snapshots.map((snapshot) => [
       String(snapshot.id), snapshot.time,
       snapshot.job === null ? '—' : `${snapshot.job.kind} ${snapshot.job.target} (job ${String(snapshot.job.id)})`,

@@ -4,7 +4,7 @@ import type { ProjectPaths, ScheduleConfig, SourceConfig } from '../config/index
 import { isMissingFile } from '../config/index.ts';
 import type { SourceReports } from '../jobs/index.ts';
 import type { Store } from '../store/index.ts';
-import { catalogMissing, lakeProblem, type LakeLocation } from '../warehouse/index.ts';
+import { catalogMissing, lakeProblem, type LakeLocation, type WarehouseReaders } from '../warehouse/index.ts';
 import { freshnessLimitsOf, stalenessOf } from './freshness.ts';
 
 const GB = 1024 ** 3;
@@ -34,6 +34,7 @@ export interface PlatformHealthReport {
 export interface PlatformHealthInputs {
   readonly paths: ProjectPaths;
   readonly lake: LakeLocation;
+  readonly readers: WarehouseReaders;
   readonly store: Store;
   readonly sources: readonly SourceConfig[];
   readonly schedules: readonly ScheduleConfig[];
@@ -56,7 +57,7 @@ export async function checkPlatformHealth(inputs: PlatformHealthInputs): Promise
   const warnings: string[] = [];
   if (diskStatus === 'critical') criticalIssues.push(`Only ${String(round(freeBytes / GB))} GB of disk left for the project`);
   if (diskStatus === 'low') warnings.push(`Disk space is low: ${String(round(freeBytes / GB))} GB free`);
-  const unreadable = await lakeProblem(inputs.lake);
+  const unreadable = await lakeProblem(inputs.readers);
   if (unreadable !== undefined) {
     criticalIssues.push(`Dashboards and other readers cannot read the warehouse (${unreadable})`);
   }

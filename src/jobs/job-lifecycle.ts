@@ -89,8 +89,8 @@ export interface JobKind<Outcome> {
 export interface JobLifecycleOptions {
   store: Store;
   paths: ProjectPaths;
-  /** The lake jobs write (the embedded one unless given). */
-  lake?: LakeLocation | undefined;
+  /** The lake jobs write. */
+  lake: LakeLocation;
   events: EventBus;
   log: Logger;
   now: () => Date;

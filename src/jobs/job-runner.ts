@@ -3,7 +3,6 @@ import type { EventBus } from '../events/index.ts';
 import type { Logger } from '../logger.ts';
 import { backfillWindow, loaderFor, type SourceTokens } from '../sources/index.ts';
 import type { JobRecord, Store } from '../store/index.ts';
-import { withSandboxedReader } from '../warehouse/index.ts';
 import { dropSourceTables } from './drop-source-tables.ts';
 import { SourceDisabledError, SourceNotFoundError, SourceTypeNotSupportedError, SyncInProgressError, SyncNotFoundError, SyncOfAnotherSourceError, RestoreInProgressError } from './errors.ts';
 import { JobLifecycle } from './job-lifecycle.ts';
@@ -11,12 +10,14 @@ import { MaintenanceJob } from './maintenance-job.ts';
 import { RestoreJob, snapshotBeforeSync } from './restore-job.ts';
 import { SyncJob } from './sync-job.ts';
 import type { WarehouseLock } from './warehouse-lock.ts';
-import type { LakeLocation } from '../warehouse/index.ts';
+import type { LakeLocation, WarehouseReaders } from '../warehouse/index.ts';
 
 export interface JobRunnerOptions {
   store: Store;
   paths: ProjectPaths;
   lake: LakeLocation;
+  /** Pooled readers of the same lake, for what a job's start reads of it (a restore's snapshot). */
+  readers: WarehouseReaders;
   sources: readonly SourceConfig[];
   events: EventBus;
   log: Logger;
@@ -110,7 +111,7 @@ export class JobRunner {
     const sync = store.jobs.get(options.beforeSync);
     if (sync?.kind !== 'sync') throw new SyncNotFoundError(options.beforeSync);
     if (sync.target !== name) throw new SyncOfAnotherSourceError(sync.id, name, sync.target);
-    await withSandboxedReader(this.#options.lake, (connection) => snapshotBeforeSync(connection, sync.id, sync.status === 'success'));
+    await this.#options.readers.withReader((connection) => snapshotBeforeSync(connection, sync.id, sync.status === 'success'));
     this.assertNoSync(name);
     const restore = new RestoreJob({ source: name, beforeSync: sync.id, requestedBy: options.requestedBy, store, events });
     return this.lifecycle.enqueue(restore).job;

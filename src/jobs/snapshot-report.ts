@@ -1,12 +1,12 @@
 import type { JobRecord, Store } from '../store/index.ts';
-import { listSnapshots, withSandboxedReader, type LakeLocation, type LakeSnapshot, type SnapshotJob } from '../warehouse/index.ts';
+import { listSnapshots, type LakeSnapshot, type SnapshotJob, type WarehouseReaders } from '../warehouse/index.ts';
 
 /**
  * The lake's latest `limit` snapshots, newest first, each with its job: the one it is labelled with, or
  * the model run whose recorded span holds it (dbt commits its own snapshots, unlabelled).
  */
-export async function snapshotReport(lake: LakeLocation, store: Store, limit: number): Promise<LakeSnapshot[]> {
-  const snapshots = await withSandboxedReader(lake, (connection) => listSnapshots(connection, limit));
+export async function snapshotReport(readers: WarehouseReaders, store: Store, limit: number): Promise<LakeSnapshot[]> {
+  const snapshots = await readers.withReader((connection) => listSnapshots(connection, readers.lake, limit));
   const oldest = snapshots.at(-1)?.id;
   if (oldest === undefined) return snapshots;
   const runs = store.jobs.spanningFrom(oldest);

@@ -6,18 +6,18 @@ import { takeCatalogWriterLock, type LakeLocation } from '../warehouse/index.ts'
  * lake take turns too (a model run holds it while dbt writes).
  */
 export class WarehouseLock {
-  readonly #lake: LakeLocation | undefined;
+  readonly #lake: LakeLocation;
   #queue: Promise<unknown> = Promise.resolve();
 
-  constructor(lake?: LakeLocation) {
+  constructor(lake: LakeLocation) {
     this.#lake = lake;
   }
 
   hold<T>(work: () => Promise<T>, signal: AbortSignal): Promise<T> {
-    const catalog = this.#lake?.catalog;
+    const { catalog } = this.#lake;
     const turn = this.#queue.then(async () => {
       signal.throwIfAborted();
-      if (catalog?.kind !== 'postgres') return work();
+      if (catalog.kind !== 'postgres') return work();
       const acrossHosts = await takeCatalogWriterLock(catalog, signal);
       try {
         return await work();

@@ -71,6 +71,15 @@ export class TableProfilesRepository {
     return this.#select('', []);
   }
 
+  /** Every stored profile, of recorded tables and of tables only the lake knows (another host wrote them). */
+  profiles(): TableProfile[] {
+    const rows = this.#database.prepare('SELECT schema_name, table_name, kind, columns, profiled_at FROM table_profiles ORDER BY schema_name, table_name')
+      .all() as unknown as { schema_name: string; table_name: string; kind: 'table' | 'view'; columns: string; profiled_at: string }[];
+    return rows.map((row) => ({
+      schema: row.schema_name, name: row.table_name, kind: row.kind, columns: JSON.parse(row.columns) as ColumnProfile[], profiledAt: row.profiled_at,
+    }));
+  }
+
   table(schema: string, name: string): CatalogTable | undefined {
     return this.#select('WHERE t.schema_name = ? AND t.table_name = ?', [schema, name])[0];
   }

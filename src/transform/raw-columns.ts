@@ -1,4 +1,4 @@
-import { LAKE_ALIAS, quoteIdentifier, withSandboxedReader, type LakeLocation } from '../warehouse/index.ts';
+import { LAKE_ALIAS, quoteIdentifier, type WarehouseReaders } from '../warehouse/index.ts';
 
 /** A raw table's column and whether any of its rows holds a null there. */
 export interface RawColumn {
@@ -7,11 +7,11 @@ export interface RawColumn {
   readonly hasNulls: boolean;
 }
 
-/** The columns of each table, in table order, with their nulls, read through a sandboxed reader of the lake. */
-export async function readColumns(lake: LakeLocation, tables: readonly { schema: string; name: string }[]): Promise<Map<string, RawColumn[]>> {
+/** The columns of each table, in table order, with their nulls, read through a pooled reader of one snapshot of the lake. */
+export async function readColumns(readers: WarehouseReaders, tables: readonly { schema: string; name: string }[]): Promise<Map<string, RawColumn[]>> {
   const columns = new Map<string, RawColumn[]>();
   if (tables.length === 0) return columns;
-  await withSandboxedReader(lake, async (connection) => {
+  await readers.withReader(async (connection) => {
     for (const table of tables) {
       const reader = await connection.runAndReadAll(
         'SELECT column_name FROM information_schema.columns WHERE table_catalog = $catalog AND table_schema = $schema AND table_name = $name ORDER BY ordinal_position',

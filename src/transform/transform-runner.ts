@@ -10,7 +10,7 @@ import { dbtErrorLine } from './dbt-error-line.ts';
 import { DbtWorker, type DbtOutcome, type NodeProgress } from './dbt-worker.ts';
 import { DocsGenerationError, ModelNotFoundError, RunInProgressError } from './errors.ts';
 import { ModelGraph, readModelGraph, type ModelNode, type TestNode } from './manifest.ts';
-import type { LakeLocation } from '../warehouse/index.ts';
+import type { LakeLocation, WarehouseReaders } from '../warehouse/index.ts';
 import { readColumns } from './raw-columns.ts';
 import { ModelRun, type DbtCommand } from './model-run.ts';
 import { generatedNotNullColumns, stagingModelName, writeStagingModels } from './staging-models.ts';
@@ -19,6 +19,8 @@ export interface TransformRunnerOptions {
   store: Store;
   paths: ProjectPaths;
   lake: LakeLocation;
+  /** Pooled readers of the same lake (the raw tables' columns a staging refresh reads). */
+  readers: WarehouseReaders;
   config: ProjectConfig;
   events: EventBus;
   log: Logger;
@@ -208,7 +210,7 @@ export class TransformRunner {
     const tables = store.warehouseTables.forSource(source).filter((table) => table.schema.startsWith('raw_'));
     if (tables.length === 0) return false;
     ensureDbtProject(paths, log);
-    const columns = await readColumns(this.#options.lake, tables);
+    const columns = await readColumns(this.#options.readers, tables);
     const tested = generatedNotNullColumns(paths.transformDir, source);
     const outcomes = writeStagingModels(paths.transformDir, source, tables.map((table) => {
       const raw = columns.get(`${table.schema}.${table.name}`) ?? [];

@@ -10,13 +10,14 @@ export {
   type ReadQueryLimits, type ReadQueryResult, type QueryAnswer, type QueryColumn,
 } from './read-query.ts';
 export {
-  lakeLocation, extensionFile, lakeExtensionsOf, catalogPath, catalogMissing, describeLake, lakeChildEnv, DUCKDB_EXTENSIONS_DIR, LAKE_ALIAS, LAKE_EXTENSIONS,
+  lakeLocation, lakeMetadataSchema, extensionFile, lakeExtensionsOf, catalogPath, catalogMissing, describeLake, lakeChildEnv, DUCKDB_EXTENSIONS_DIR, LAKE_ALIAS, LAKE_EXTENSIONS,
   type LakeLocation, type PostgresCatalog,
 } from './lake-location.ts';
 export { takeCatalogWriterLock, checkCatalogReachable, CatalogUnreachableError } from './catalog-writer-lock.ts';
 export { lakeProblem } from './lake-health.ts';
 export { prepareWarehouse } from './prepare-warehouse.ts';
 export { QUARRY_AUTHOR, type CommitLabel } from './commit-label.ts';
+export { listLakeTables, type LakeTable } from './lake-tables.ts';
 export { listSnapshots, latestSnapshotId, type LakeSnapshot, type SnapshotJob } from './snapshots.ts';
 export { snapshotsOfJob, snapshotExists, restoreSchemaAt } from './restore-schema.ts';
 export { maintainLake, liveFileCount, type MaintenanceOutcome } from './maintain-lake.ts';

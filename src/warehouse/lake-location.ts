@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { ProjectPaths, WarehouseConfig } from '../config/index.ts';
-import { quoteLiteral } from './sql.ts';
+import { quoteIdentifier, quoteLiteral } from './sql.ts';
 
 const REPOSITORY_ROOT = path.resolve(import.meta.dirname, '..', '..');
 
@@ -19,6 +19,15 @@ export const LAKE_EXTENSIONS = ['ducklake', 'sqlite_scanner', 'postgres_scanner'
  * single-file warehouse had, so dbt's `database`, the models API and views naming their tables keep it.
  */
 export const LAKE_ALIAS = 'warehouse';
+
+/**
+ * The lake's own catalog tables (ducklake_table, ducklake_snapshot…) as an attached lake's connection names
+ * them: the metadata database DuckLake attaches beside it, in the SQLite file's `main` or the PostgreSQL schema.
+ */
+export function lakeMetadataSchema(location: LakeLocation): string {
+  const { catalog } = location;
+  return `${quoteIdentifier(`__ducklake_metadata_${LAKE_ALIAS}`)}.${quoteIdentifier(catalog.kind === 'sqlite' ? 'main' : catalog.metadataSchema)}`;
+}
 
 /** The embedded catalog: an SQLite file in the project's warehouse/ folder. */
 export interface SqliteCatalog {

@@ -4,7 +4,7 @@ import type { Logger } from '../logger.ts';
 import { LAKE_ALIAS } from './lake-location.ts';
 import { quoteIdentifier, quoteLiteral } from './sql.ts';
 import { inTransaction } from './transaction.ts';
-import { withWriteConnection, writeTargetOf, type WriteTarget } from './write-connection.ts';
+import { withWriteConnection, type WriteTarget } from './write-connection.ts';
 
 const LEGACY = 'legacy';
 
@@ -15,7 +15,7 @@ interface TableName { readonly schema: string; readonly name: string }
  * checking each table's row count, then makes its views again. A lake that already holds every table
  * with the same counts (converted before the old file was renamed) is only checked.
  */
-export async function convertLegacyWarehouse(paths: ProjectPaths, log: Logger, signal: AbortSignal, target: WriteTarget = writeTargetOf(paths)): Promise<void> {
+export async function convertLegacyWarehouse(paths: ProjectPaths, log: Logger, signal: AbortSignal, target: WriteTarget): Promise<void> {
   log.info({ file: paths.legacyWarehouseFile }, 'converting the single-file warehouse into the lake');
   await withWriteConnection(target, signal, async (connection) => {
     await connection.run(`ATTACH ${quoteLiteral(paths.legacyWarehouseFile)} AS ${LEGACY} (READ_ONLY)`);

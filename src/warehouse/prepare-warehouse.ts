@@ -4,7 +4,7 @@ import path from 'node:path';
 import type { ProjectPaths } from '../config/index.ts';
 import type { Logger } from '../logger.ts';
 import { convertLegacyWarehouse } from './legacy-conversion.ts';
-import { lakeLocation, type LakeLocation } from './lake-location.ts';
+import type { LakeLocation } from './lake-location.ts';
 import { WarehouseBusyError, withWriteConnection, writeTargetOf, type WriteTarget } from './write-connection.ts';
 
 /** What the converted single-file warehouse is renamed to, kept until the next successful start. */
@@ -22,7 +22,7 @@ export interface WarehouseUpgrade {
  * old file is renamed `warehouse.duckdb.converted` (removed after the next successful start) and the
  * old serving/ replicas are removed. With a PostgreSQL catalog the caller holds its advisory lock (WarehouseLock).
  */
-export async function prepareWarehouse(paths: ProjectPaths, log: Logger, signal: AbortSignal, lake: LakeLocation = lakeLocation(paths)): Promise<WarehouseUpgrade> {
+export async function prepareWarehouse(paths: ProjectPaths, lake: LakeLocation, log: Logger, signal: AbortSignal): Promise<WarehouseUpgrade> {
   const target = writeTargetOf(paths, lake);
   const kept = `${paths.legacyWarehouseFile}${KEPT_SUFFIX}`;
   const keptBefore = existsSync(kept);

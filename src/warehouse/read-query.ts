@@ -1,4 +1,4 @@
-import { JsonDuckDBValueConverter, type DuckDBResult, type Json } from '@duckdb/node-api';
+import { JsonDuckDBValueConverter, type DuckDBConnection, type DuckDBResult, type Json } from '@duckdb/node-api';
 import { describeError, firstLineOf, InvalidRequestError, QuarryError } from '../errors.ts';
 import { assertReadsOnly, QueryNotAllowedError } from './reader-sql.ts';
 import { catalogMissing, type LakeLocation } from './lake-location.ts';
@@ -53,17 +53,36 @@ const CONCURRENT_QUERIES = 4;
  * sandboxed read-only connection of the current snapshot (never the writer), interrupted at its time limit.
  */
 export class WarehouseReaders {
-  readonly #lake: LakeLocation;
+  /** The lake they read. */
+  readonly lake: LakeLocation;
   readonly #pool: ReaderPool;
 
   constructor(lake: LakeLocation) {
-    this.#lake = lake;
-    this.#pool = new ReaderPool(this.#lake, { size: CONCURRENT_QUERIES, limits: DEFAULT_READER_LIMITS });
+    this.lake = lake;
+    this.#pool = new ReaderPool(this.lake, { size: CONCURRENT_QUERIES, limits: DEFAULT_READER_LIMITS });
+  }
+
+  /**
+   * Lends a reader to Quarry's own SQL (the catalog's listing, snapshots, health; never a user's, which
+   * withQuery checks) inside one transaction, so every statement of `work` reads the snapshot that was the
+   * latest when it began. DuckDB's failures become QueryFailedError.
+   */
+  async withReader<T>(work: (connection: DuckDBConnection) => Promise<T>): Promise<T> {
+    if (catalogMissing(this.lake)) throw new QueryFailedError('Nothing has been loaded into the warehouse yet: sync a source first');
+    const lent = this.#pool.lend(async (connection) => {
+      await connection.run('BEGIN TRANSACTION');
+      try {
+        return await work(connection);
+      } finally {
+        await connection.run('ROLLBACK').catch(() => undefined);
+      }
+    });
+    return lent.catch((error: unknown) => { throw error instanceof QuarryError ? error : new QueryFailedError(firstLineOf(error)); });
   }
 
   /** Runs the query; `work` reads the result while the reader is lent. */
   async withQuery<T>(sql: string, limits: ReadQueryLimits, work: (result: ReadQueryResult) => Promise<T>): Promise<T> {
-    if (catalogMissing(this.#lake)) throw new QueryFailedError('Nothing has been loaded into the warehouse yet: sync a source first');
+    if (catalogMissing(this.lake)) throw new QueryFailedError('Nothing has been loaded into the warehouse yet: sync a source first');
     return this.#pool.lend(async (connection) => {
       let timedOut = false;
       const interrupt = (): void => { connection.interrupt(); };

@@ -1,5 +1,5 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { LAKE_ALIAS } from './lake-location.ts';
+import { LAKE_ALIAS, lakeMetadataSchema, type LakeLocation } from './lake-location.ts';
 
 /** The job a snapshot belongs to, as Quarry labelled it when committing (see commit-label.ts). */
 export interface SnapshotJob {
@@ -20,17 +20,16 @@ export interface LakeSnapshot {
   readonly tablesChanged: readonly string[];
 }
 
-const METADATA = `__ducklake_metadata_${LAKE_ALIAS}`;
 // Keys of `changes` whose values are table ids; `tables_created` names its tables already.
 const TABLE_ID_CHANGES = ['tables_inserted_into', 'tables_deleted_from', 'tables_altered', 'tables_dropped', 'inlined_insert', 'inlined_delete'];
 
 /** The latest `limit` snapshots of the lake, newest first. */
-export async function listSnapshots(connection: DuckDBConnection, limit: number): Promise<LakeSnapshot[]> {
+export async function listSnapshots(connection: DuckDBConnection, location: LakeLocation, limit: number): Promise<LakeSnapshot[]> {
   const snapshots = await connection.runAndReadAll(`
     SELECT snapshot_id::BIGINT AS id, strftime(snapshot_time AT TIME ZONE 'UTC', '%Y-%m-%dT%H:%M:%S.%gZ') AS time,
       author, commit_message, commit_extra_info, to_json(changes)::VARCHAR AS changes
     FROM ducklake_snapshots('${LAKE_ALIAS}') ORDER BY snapshot_id DESC LIMIT $limit`, { limit });
-  const names = await tableNames(connection);
+  const names = await tableNames(connection, location);
   return snapshots.getRowObjects().map((row) => ({
     id: Number(row.id),
     time: String(row.time),
@@ -48,10 +47,11 @@ export async function latestSnapshotId(connection: DuckDBConnection): Promise<nu
 }
 
 /** Every table id the catalog has known, as `schema.table` (its latest name). */
-async function tableNames(connection: DuckDBConnection): Promise<Map<string, string>> {
+async function tableNames(connection: DuckDBConnection, location: LakeLocation): Promise<Map<string, string>> {
+  const metadata = lakeMetadataSchema(location);
   const reader = await connection.runAndReadAll(`
     SELECT t.table_id::VARCHAR AS id, s.schema_name || '.' || t.table_name AS name
-    FROM ${METADATA}.ducklake_table t JOIN ${METADATA}.ducklake_schema s USING (schema_id)
+    FROM ${metadata}.ducklake_table t JOIN ${metadata}.ducklake_schema s USING (schema_id)
     ORDER BY t.begin_snapshot`);
   return new Map(reader.getRowObjects().map((row) => [String(row.id), String(row.name)]));
 }

@@ -5,7 +5,7 @@ import type { ProjectPaths } from '../config/index.ts';
 import { ConflictError, describeError } from '../errors.ts';
 import { labelCommits, type CommitLabel } from './commit-label.ts';
 import { openLakeForWriting } from './lake-connection.ts';
-import { lakeLocation, type LakeLocation } from './lake-location.ts';
+import type { LakeLocation } from './lake-location.ts';
 
 /** Another process (a second `quarry start`, a `quarry sync` in a terminal) has the warehouse open for writing. */
 export class WarehouseBusyError extends ConflictError {
@@ -25,8 +25,8 @@ export interface WriteTarget {
   readonly writerLockFile: string | undefined;
 }
 
-/** The project's lake (the embedded one unless given) and writers' lock. */
-export function writeTargetOf(paths: ProjectPaths, lake: LakeLocation = lakeLocation(paths)): WriteTarget {
+/** The project's lake (always named: a PostgreSQL-catalogued project must never write the embedded one) and writers' lock. */
+export function writeTargetOf(paths: ProjectPaths, lake: LakeLocation): WriteTarget {
   return { lake, writerLockFile: lake.catalog.kind === 'sqlite' ? paths.writerLockFile : undefined };
 }
 

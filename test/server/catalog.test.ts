@@ -1,6 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { withWriteConnection, writeTargetOf } from '../../src/warehouse/index.ts';
 import { startQuarry, type TestQuarry } from '../support/quarry.ts';
 import { syncAndWait } from '../support/sync.ts';
 
@@ -99,6 +100,22 @@ describe('the catalog', () => {
     expect({ status: unknown.status, code: unknown.json.code }).toEqual({ status: 404, code: 'table_not_found' });
     expect((await quarry.request('GET', '/api/catalog/tables')).status).toBe(401);
   });
+
+  it('answers 404 for a table this Quarry recorded that the lake no longer has (a full refresh, restore or removed model dropped it)', async () => {
+    const write = (sql: string): Promise<void> =>
+      withWriteConnection(writeTargetOf(quarry.ctx.paths, quarry.ctx.lake), AbortSignal.timeout(60_000), async (connection) => { await connection.run(sql); });
+    await write('CREATE TABLE marts.retired_model AS SELECT 1 AS id');
+    quarry.ctx.store.warehouseTables.replaceModelTable({ schema: 'marts', name: 'retired_model', layer: 'marts', rowCount: 1 }, new Date().toISOString());
+    expect((await get('/api/catalog/tables/marts/retired_model')).status).toBe(200);
+    await write('DROP TABLE marts.retired_model');
+
+    const gone = await get('/api/catalog/tables/marts/retired_model');
+    expect({ status: gone.status, body: gone.json }).toEqual({
+      status: 404, body: { detail: 'No table marts.retired_model in the warehouse', code: 'table_not_found' },
+    });
+    const names = (await get('/api/catalog/tables')).json.tables.map((table: { schema: string; name: string }) => `${table.schema}.${table.name}`);
+    expect(names).not.toContain('marts.retired_model');
+  }, 60_000);
 
   it('updates the profiles after a sync changed the table', async () => {
     writeFileSync(path.join(quarry.dir, 'data', 'shop', 'feb.csv'), 'id,amount,channel\n5,500,phone\n');

@@ -93,6 +93,32 @@ describe('a lake with a PostgreSQL catalog, shared by two Quarry services', () =
     expect(await second.query('SELECT sum(amount)::INTEGER AS total FROM raw_orders.orders')).toEqual([{ total: 35 }]);
   }, 120_000);
 
+  it('lists, describes and profiles in one service\'s catalog the table the other synced, with the snapshot that made it', async () => {
+    const viewerGet = (quarry: TestQuarry, url: string) => quarry.request('GET', url, { as: 'viewer' });
+    const listed = await viewerGet(second, '/api/catalog/tables');
+    expect(listed.status, listed.text).toBe(200);
+    expect(listed.json.tables).toContainEqual({
+      schema: 'raw_orders', name: 'orders', layer: 'raw', kind: 'table', row_count: 3, column_count: null, source: null, model: null,
+      description: '', updated_at: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/), profiled_at: null,
+    });
+
+    const detail = await viewerGet(second, '/api/catalog/tables/raw_orders/orders');
+    expect(detail.status, detail.text).toBe(200);
+    expect(detail.json.columns.find((column: { name: string }) => column.name === 'amount')).toMatchObject({ type: 'BIGINT', min: '5', max: '20', null_fraction: 0 });
+    expect(detail.json.columns.find((column: { name: string }) => column.name === 'region').top_values).toEqual([{ value: 'north', count: 2 }, { value: 'south', count: 1 }]);
+    expect(detail.json.sample.rows).toHaveLength(3);
+    const profiled = (await viewerGet(second, '/api/catalog/tables')).json.tables.find((table: { name: string }) => table.name === 'orders');
+    expect(profiled).toMatchObject({ column_count: detail.json.columns.length, profiled_at: detail.json.profiled_at });
+    expect((await viewerGet(second, '/api/catalog/search?q=region')).json.results)
+      .toContainEqual({ schema: 'raw_orders', name: 'orders', layer: 'raw', match: 'column', column: 'region' });
+
+    const snapshots = await viewerGet(second, '/api/warehouse/snapshots?limit=5');
+    expect(snapshots.status, snapshots.text).toBe(200);
+    expect(snapshots.json.find((snapshot: { tables_changed: string[] }) => snapshot.tables_changed.includes('raw_orders.orders'))).toMatchObject({
+      job: { kind: 'sync', target: 'orders' },
+    });
+  }, 120_000);
+
   it('makes a writer wait in line while another host holds the catalog\'s writer lock, then write', async () => {
     const held = await takeCatalogWriterLock(catalog, AbortSignal.timeout(30_000));
     let ended: Promise<SyncEnd>;
@@ -127,6 +153,8 @@ describe('a lake with a PostgreSQL catalog, shared by two Quarry services', () =
     expect(await Promise.race([finished, failed])).toMatchObject({ type: 'transform_run_completed' });
     expect(await viewerQuery(first, 'SELECT region, total::INTEGER FROM marts.totals_by_region ORDER BY region'))
       .toEqual([['north', 15], ['south', 22], ['west', 1]]);
+    const listedByFirst = (await first.request('GET', '/api/catalog/tables', { as: 'viewer' })).json.tables;
+    expect(listedByFirst).toContainEqual(expect.objectContaining({ schema: 'marts', name: 'totals_by_region', layer: 'marts', kind: 'table', row_count: 3 }));
   }, 180_000);
 
   it('gives a Node reader the lake attached before the sandbox closes, and nothing past its data folder', async () => {

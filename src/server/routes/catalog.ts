@@ -10,13 +10,13 @@ const Table = z.object({
   schema: z.string(),
   name: z.string(),
   layer: Layer,
-  kind: z.enum(['table', 'view']).nullable().describe('null until the table is first profiled'),
+  kind: z.enum(['table', 'view']),
   row_count: z.number().int(),
   column_count: z.number().int().nullable(),
   source: z.string().nullable().describe('the source a raw table is loaded from'),
   model: z.string().nullable().describe('the model that builds a staging or marts table'),
   description: z.string().describe("the model's description"),
-  updated_at: z.string().describe('when a job last changed the table'),
+  updated_at: z.string().describe("when the lake's snapshot that last changed the table was committed (by this or another Quarry sharing the lake)"),
   profiled_at: z.string().nullable(),
 });
 
@@ -51,7 +51,7 @@ const SearchQuery = z.object({ q: z.string().max(200).default('') });
 
 function tableJson(table: TableSummary): z.infer<typeof Table> {
   return {
-    schema: table.schema, name: table.name, layer: table.layer, kind: table.kind ?? null, row_count: table.rowCount,
+    schema: table.schema, name: table.name, layer: table.layer, kind: table.kind, row_count: table.rowCount,
     column_count: table.columnCount ?? null, source: table.source, model: table.model, description: table.description,
     updated_at: table.updatedAt, profiled_at: table.profiledAt ?? null,
   };
@@ -61,7 +61,7 @@ export const catalogRoutes: FastifyPluginCallbackZod<{ ctx: AppContext }> = (app
   app.get('/api/catalog/tables', {
     preHandler: requireAction('data.read'),
     schema: { tags: ['catalog'], summary: 'Every table and view of the raw, staging and marts layers', response: { 200: z.object({ tables: z.array(Table) }) } },
-  }, async () => ({ tables: ctx.catalog.tables().map(tableJson) }));
+  }, async () => ({ tables: (await ctx.catalog.tables()).map(tableJson) }));
 
   app.get('/api/catalog/tables/:schema/:table', {
     preHandler: requireAction('data.read'),
@@ -89,6 +89,6 @@ export const catalogRoutes: FastifyPluginCallbackZod<{ ctx: AppContext }> = (app
       tags: ['catalog'], summary: 'Tables whose name, a column name or whose model description contains q (case-insensitive)',
       querystring: SearchQuery, response: { 200: z.object({ results: z.array(Hit) }) },
     },
-  }, async (request) => ({ results: ctx.catalog.search(request.query.q) }));
+  }, async (request) => ({ results: await ctx.catalog.search(request.query.q) }));
   done();
 };

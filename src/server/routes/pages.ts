@@ -73,7 +73,7 @@ export const pageRoutes: FastifyPluginCallbackZod<{ ctx: AppContext; oauthButton
   app.get('/data/:schema/:table', { schema: { ...hidden, params: TableParams } }, async (request, reply) => {
     const actor = requireActor(request);
     const { schema, table } = request.params;
-    if (!ctx.catalog.tables().some((candidate) => candidate.schema === schema && candidate.name === table)) {
+    if (!(await ctx.catalog.has(schema, table))) {
       return reply.code(404).type(asHtml).send(renderNotFoundPage({ user: actor, what: 'Table' }));
     }
     return reply.type(asHtml).send(renderTablePage({ user: actor, schema, table }));

@@ -32,7 +32,7 @@ export const warehouseRoutes: FastifyPluginCallbackZod<{ ctx: AppContext }> = (a
   app.get('/api/warehouse/snapshots', {
     preHandler: requireAction('data.read'),
     schema: { tags: ['warehouse'], summary: 'The lake\'s latest snapshots, newest first, with the job that made each', querystring: SnapshotsQuery, response: { 200: z.array(Snapshot) } },
-  }, async (request) => (await snapshotReport(ctx.lake, ctx.store, request.query.limit)).map((snapshot) => ({
+  }, async (request) => (await snapshotReport(ctx.readers, ctx.store, request.query.limit)).map((snapshot) => ({
     id: snapshot.id, time: snapshot.time, author: snapshot.author, message: snapshot.message, job: snapshot.job, tables_changed: [...snapshot.tablesChanged],
   })));
 
