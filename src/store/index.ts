@@ -4,6 +4,7 @@ import { DatabaseSync } from 'node:sqlite';
 import { AlertsRepository } from './alerts-repository.ts';
 import { ApiKeysRepository } from './api-keys-repository.ts';
 import { AuditRepository } from './audit-repository.ts';
+import { CommitSignal } from './commit-signal.ts';
 import { CredentialGenerationRepository } from './credential-generation-repository.ts';
 import { FileLedgerRepository } from './file-ledger-repository.ts';
 import { JobsRepository } from './jobs-repository.ts';
@@ -75,12 +76,13 @@ export function openStore(file: string): Store {
   const database = new DatabaseSync(file, { timeout: 5000 });
   database.exec('PRAGMA journal_mode = WAL; PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL;');
   migrate(database);
+  const commits = new CommitSignal(file);
   let closed = false;
   return {
     users: new UsersRepository(database),
     sessions: new SessionsRepository(database),
     apiKeys: new ApiKeysRepository(database),
-    credentialGeneration: new CredentialGenerationRepository(database),
+    credentialGeneration: new CredentialGenerationRepository(database, commits),
     loginFailures: new LoginFailuresRepository(database),
     totpFailures: new TotpFailuresRepository(database),
     audit: new AuditRepository(database),
@@ -113,6 +115,7 @@ export function openStore(file: string): Store {
       if (closed) return;
       closed = true;
       database.close();
+      commits.close();
     },
   };
 }

@@ -134,6 +134,14 @@ describe('credential cache', () => {
     expect((await quarry.request('GET', '/api/status', { cookie: user.cookie })).status).toBe(401);
   });
 
+  it('refuses a key revoked by another process on the next request while the key is under load', async () => {
+    const user = await newUser('editor');
+    const load = underLoad('/api/status', { apiKey: user.key });
+    await fromAnotherProcess('UPDATE api_keys SET revoked_at = ? WHERE id = ?', new Date().toISOString(), user.keyId);
+    load.changed();
+    expect(new Set(await load.stop())).toEqual(new Set([401]));
+  });
+
   it('sees revocations, deactivations, role changes and ended sessions made by another process on the next request', async () => {
     const revoked = await newUser('editor');
     expect((await quarry.request('GET', '/api/status', { apiKey: revoked.key })).status).toBe(200);
