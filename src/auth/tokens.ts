@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { hash, randomBytes } from 'node:crypto';
 
 export const API_KEY_PREFIX = 'svc_ak_';
 
@@ -7,6 +7,7 @@ export function randomToken(): string {
   return randomBytes(32).toString('base64url');
 }
 
+/** One call, no Hash object: it runs on every authenticated request. */
 export function sha256Hex(value: string): string {
-  return createHash('sha256').update(value, 'utf8').digest('hex');
+  return hash('sha256', value, 'hex');
 }
