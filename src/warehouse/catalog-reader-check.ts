@@ -8,7 +8,7 @@ export class CatalogReaderRefusedError extends QuarryError {
   readonly code = 'warehouse_reader_refused';
   constructor(catalog: PostgresCatalog, reason: string) {
     super(`The warehouse catalog's reader role (warehouse.reader in project.yml) postgres://${catalog.user}@${catalog.host}:${String(catalog.port)}/${catalog.database} cannot read the lake: ${reason}. `
-      + `It needs USAGE on the schema ${catalog.metadataSchema} and SELECT on its tables (docs/operations.md, "The PostgreSQL role")`);
+      + `It needs USAGE on the schema ${catalog.metadataSchema} and SELECT on its tables (docs/operations.md, "The PostgreSQL roles")`);
   }
 }
 
