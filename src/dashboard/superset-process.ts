@@ -158,7 +158,7 @@ export class SupersetProcess {
       SUPERSET_SECRET_KEY: readOrCreateSecret(path.join(home, 'secret.key')),
       QUARRY_PROXY_SECRET: this.proxySecret,
       // Superset only reads: it logs in to a PostgreSQL catalog as the reader role.
-      ...lakeChildEnv(readerLocation(lake)),
+      ...lakeChildEnv(readerLocation(lake, 'quarry-dashboard')),
       QUARRY_DUCKDB_EXTENSIONS: DUCKDB_EXTENSIONS_DIR,
       // superset_config.py opens the warehouse through reader_sandbox.py, the sandbox every reader shares.
       PYTHONPATH: READER_SANDBOX_PYTHON_PATH,

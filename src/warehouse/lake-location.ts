@@ -49,7 +49,7 @@ export interface PostgresCatalog {
   /** The read-only role readers log in as (project.yml's `warehouse.reader`); left out, they use `user`. */
   readonly reader?: CatalogLogin;
   /** Who the sessions say they are in pg_stat_activity; left out, libpq's default. */
-  readonly applicationName?: string;
+  readonly applicationName?: ReaderApplicationName;
 }
 
 /** A PostgreSQL role and its password (from the environment, under the same rules as the catalog's). */
@@ -58,8 +58,8 @@ export interface CatalogLogin {
   readonly password: string | undefined;
 }
 
-/** The application name of readers' catalog sessions, as `quarry-writer` names the writers' lock. */
-export const READER_APPLICATION_NAME = 'quarry-reader';
+/** What readers' catalog sessions are named in pg_stat_activity (as `quarry-writer` names the writers' lock): Quarry's own readers, Superset. */
+export type ReaderApplicationName = 'quarry-reader' | 'quarry-dashboard';
 
 /**
  * Where a project's lake lives: its catalog (the SQL database of tables, files and snapshots) and the
@@ -91,18 +91,18 @@ export function lakeLocation(paths: ProjectPaths, warehouse?: WarehouseConfig, e
 
 /**
  * The lake as its readers reach it: a PostgreSQL catalog logs in as the reader role when one is configured
- * (else as the catalog's user) and names its sessions quarry-reader. The writer, dbt and maintenance use the
+ * (else as the catalog's user), its sessions named `applicationName`. The writer, dbt and maintenance use the
  * location itself.
  */
-export function readerLocation(location: LakeLocation): LakeLocation {
+export function readerLocation(location: LakeLocation, applicationName: ReaderApplicationName = 'quarry-reader'): LakeLocation {
   const { catalog } = location;
-  return catalog.kind === 'sqlite' ? location : { ...location, catalog: readerCatalog(catalog) };
+  return catalog.kind === 'sqlite' ? location : { ...location, catalog: readerCatalog(catalog, applicationName) };
 }
 
 /** A PostgreSQL catalog as its readers log in to it (see readerLocation). */
-export function readerCatalog(catalog: PostgresCatalog): PostgresCatalog {
+export function readerCatalog(catalog: PostgresCatalog, applicationName: ReaderApplicationName = 'quarry-reader'): PostgresCatalog {
   const { reader, ...shared } = catalog;
-  return { ...shared, ...(reader ?? {}), applicationName: READER_APPLICATION_NAME };
+  return { ...shared, ...(reader ?? {}), applicationName };
 }
 
 function withTrailingSeparator(folder: string): string {

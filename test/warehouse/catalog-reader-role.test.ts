@@ -4,7 +4,6 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { initProject } from '../../src/cli/init.ts';
 import { createLogger } from '../../src/logger.ts';
@@ -12,28 +11,18 @@ import { pythonExecutable } from '../../src/python/index.ts';
 import { startPlatform } from '../../src/server/index.ts';
 import { DUCKDB_EXTENSIONS_DIR, lakeChildEnv, READER_SANDBOX_PYTHON_PATH, readerLocation } from '../../src/warehouse/index.ts';
 import { captureLog } from '../support/captured-log.ts';
+import { onPostgres } from '../support/local-postgres.ts';
 import { EMAILS, PASSWORDS, startQuarry, type TestQuarry } from '../support/quarry.ts';
 import { syncAndWait } from '../support/sync.ts';
 
 // A lake whose catalog is in the local PostgreSQL (trust authentication), written by a role that owns only the
 // lake's schema and read by a role granted as docs/operations.md says; roles and schema are this run's own.
-const POSTGRES = { host: '127.0.0.1', port: 5432, user: 'postgres', database: 'test' };
 const suffix = `${String(process.pid)}_${Date.now().toString(36)}`;
 const schema = `quarry_lake_roles_${suffix}`;
 const writer = `quarry_writer_${suffix}`;
 const reader = `quarry_reader_${suffix}`;
 const ungranted = `quarry_ungranted_${suffix}`;
 const READER_SECRET = 'reader-secret-never-shown';
-
-async function onPostgres<T>(work: (client: pg.Client) => Promise<T>, user = POSTGRES.user): Promise<T> {
-  const client = new pg.Client({ ...POSTGRES, user });
-  await client.connect();
-  try {
-    return await work(client);
-  } finally {
-    await client.end();
-  }
-}
 
 /** The roles PostgreSQL sees on this lake's reader sessions (application name quarry-reader) right now. */
 const readerSessionRoles = (): Promise<string[]> => onPostgres(async (client) => (await client.query<{ usename: string }>(
