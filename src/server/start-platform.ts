@@ -76,7 +76,7 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
     await checkCatalogReachable(ctx.lake);
     const starting = new AbortController().signal;
     const upgrade = await ctx.warehouseLock.hold(() => prepareWarehouse(ctx.paths, ctx.lake, ctx.log.child({ module: 'warehouse' }), starting), starting);
-    await checkCatalogReader(ctx.lake);
+    await checkCatalogReader(ctx.readers);
     const alerts = new AlertCenter({
       store: ctx.store, events: ctx.events, alerts: ctx.config.alerts, project: ctx.config.name, env: ctx.env,
       log: ctx.log.child({ module: 'alerts' }), now: ctx.now,

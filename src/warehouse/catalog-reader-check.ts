@@ -1,6 +1,6 @@
 import { QuarryError, firstLineOf } from '../errors.ts';
-import { LAKE_ALIAS, readerCatalog, type LakeLocation, type PostgresCatalog } from './lake-location.ts';
-import { withSandboxedReader } from './sandboxed-reader.ts';
+import { LAKE_ALIAS, readerCatalog, type PostgresCatalog } from './lake-location.ts';
+import type { WarehouseReaders } from './read-query.ts';
 
 /** The reader role project.yml names cannot read the lake: a start-up error that says which role and why. */
 export class CatalogReaderRefusedError extends QuarryError {
@@ -13,15 +13,16 @@ export class CatalogReaderRefusedError extends QuarryError {
 }
 
 /**
- * Checks at start, once the lake exists, that the reader role project.yml names attaches the lake as every
- * reader does (a wrong password or a missing grant would otherwise fail each query and the dashboard tool).
+ * Checks at start, once the lake exists, that the reader role project.yml names attaches the lake, by opening
+ * the pooled readers (a wrong password or a missing grant would otherwise fail each query and the dashboard tool).
  */
-export async function checkCatalogReader(lake: LakeLocation): Promise<void> {
-  if (lake.catalog.kind !== 'postgres' || lake.catalog.reader === undefined) return;
+export async function checkCatalogReader(readers: WarehouseReaders): Promise<void> {
+  const { catalog } = readers.lake;
+  if (catalog.kind !== 'postgres' || catalog.reader === undefined) return;
   try {
-    await withSandboxedReader(lake, (connection) => connection.run(`SELECT count(*) FROM duckdb_tables() WHERE database_name = '${LAKE_ALIAS}'`));
+    await readers.withReader((connection) => connection.run(`SELECT count(*) FROM duckdb_tables() WHERE database_name = '${LAKE_ALIAS}'`));
   } catch (error) {
-    const reader = readerCatalog(lake.catalog);
+    const reader = readerCatalog(catalog);
     throw new CatalogReaderRefusedError(reader, postgresReason(error, reader.password));
   }
 }

@@ -72,7 +72,7 @@ describe('a PostgreSQL catalog read by a read-only reader role', () => {
     await rm(shared, { recursive: true, force: true });
   }, 60_000);
 
-  it('syncs as the writer and answers POST /api/query and the catalog in sessions of the reader role', async () => {
+  it('syncs as the writer and answers POST /api/query, the catalog, the snapshot list and health in sessions of the reader role', async () => {
     expect(await syncAndWait(quarry, 'orders')).toMatchObject({ type: 'sync_completed', rows: 3 });
     const answer = await quarry.request('POST', '/api/query', { as: 'viewer', body: { sql: 'SELECT count(*)::INTEGER AS n, sum(amount)::INTEGER AS total FROM raw_orders.orders' } });
     expect(answer.status, answer.text).toBe(200);
@@ -81,6 +81,12 @@ describe('a PostgreSQL catalog read by a read-only reader role', () => {
     const tables = await quarry.request('GET', '/api/catalog/tables', { as: 'viewer' });
     expect(tables.status, tables.text).toBe(200);
     expect(tables.text).toContain('orders');
+    const snapshots = await quarry.request('GET', '/api/warehouse/snapshots', { as: 'viewer' });
+    expect(snapshots.status, snapshots.text).toBe(200);
+    expect(snapshots.json[0]).toMatchObject({ tables_changed: ['raw_orders.orders'] });
+    const health = await quarry.request('GET', '/api/health/platform', { as: 'viewer' });
+    expect(health.status, health.text).toBe(200);
+    expect(health.json.critical_issues.filter((issue: string) => issue.includes('cannot read the warehouse'))).toEqual([]);
     expect(JSON.stringify(log.records())).not.toContain(READER_SECRET);
   }, 120_000);
 
