@@ -84,6 +84,8 @@ const OAuthLogin = z.strictObject({
   github: GithubLogin.optional(),
 });
 
+const POSTGRES_USER = /^[A-Za-z0-9_.-]+$/;
+
 const SqlName = z.string().regex(/^[a-z_][a-z0-9_]*$/, 'expected a lower-case SQL name such as quarry_lake');
 
 /**
@@ -120,9 +122,19 @@ function postgresUrlProblem(url: URL): string | undefined {
   if (url.hostname === '') return 'expected a host: postgres://user@HOST:port/database';
   if (!/^\/[A-Za-z0-9_-]+$/.test(url.pathname)) return 'expected one database name: postgres://user@host:port/DATABASE';
   if (url.search !== '' || url.hash !== '') return 'expected no ?options or #fragment: postgres://user@host:port/database';
-  if (!/^[A-Za-z0-9_.-]+$/.test(decodeURIComponent(url.username))) return 'expected a user name of letters, digits, _ . -';
+  if (!POSTGRES_USER.test(decodeURIComponent(url.username))) return 'expected a user name of letters, digits, _ . -';
   return undefined;
 }
+
+/**
+ * The PostgreSQL role the lake's readers log in as (the query API, the catalog, health, Superset): USAGE on the
+ * catalog's schema and SELECT on its tables are enough (docs/operations.md). Left out, readers use the catalog's user.
+ */
+const WarehouseReader = z.strictObject({
+  user: z.string().regex(POSTGRES_USER, 'expected a PostgreSQL role name of letters, digits, _ . -'),
+  /** The environment variable (in .env) holding the reader role's password; none for trust or .pgpass. */
+  password_env: EnvName.default('QUARRY_WAREHOUSE_READER_PASSWORD'),
+});
 
 /**
  * Where the lake lives. Left out: the embedded catalog (warehouse/catalog.sqlite) and warehouse/data/.
@@ -135,6 +147,8 @@ const Warehouse = z.strictObject({
   metadata_schema: SqlName.default('quarry_lake'),
   /** The environment variable (in .env) holding the catalog user's password; none for trust or .pgpass. */
   password_env: EnvName.default('QUARRY_WAREHOUSE_PASSWORD'),
+  /** A read-only role for the readers of a PostgreSQL catalog; the writer, dbt and maintenance keep the catalog's user. */
+  reader: WarehouseReader.optional(),
   /** The folder of the lake's Parquet files: absolute, the same path on every host. */
   data_path: z.string().refine((folder) => path.isAbsolute(folder), 'expected an absolute path (the same on every host)').optional(),
   /** Days of snapshots the lake keeps for time travel and restores; older ones go at the daily maintenance. */
@@ -145,6 +159,9 @@ const Warehouse = z.strictObject({
   }
   if (warehouse.catalog.kind === 'sqlite' && warehouse.data_path !== undefined) {
     context.addIssue({ code: 'custom', path: ['data_path'], message: 'data_path is for a shared PostgreSQL catalog; the embedded catalog keeps its data in warehouse/data/' });
+  }
+  if (warehouse.catalog.kind === 'sqlite' && warehouse.reader !== undefined) {
+    context.addIssue({ code: 'custom', path: ['reader'], message: 'reader is a role of a PostgreSQL catalog; the embedded catalog has no roles' });
   }
 });
 

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { configProblemsFrom } from '../../test/support/config-problems.ts';
-import { lakeLocation } from '../warehouse/index.ts';
+import { lakeChildEnv, lakeLocation, readerLocation } from '../warehouse/index.ts';
 import { loadProjectConfig, projectPaths, type ProjectPaths } from './index.ts';
 
 const directories: string[] = [];
@@ -42,6 +42,23 @@ describe('warehouse in project.yml', () => {
     });
   });
 
+  it('gives readers the reader role and its password, the writer keeps the catalog\'s user', () => {
+    const paths = projectWith('warehouse:\n  catalog: postgres://quarry@db/analytics\n  data_path: /mnt/lake\n  reader: { user: quarry_reader }\n');
+    const env = { QUARRY_WAREHOUSE_PASSWORD: 'writer-pw', QUARRY_WAREHOUSE_READER_PASSWORD: 'reader-pw' };
+    const lake = lakeLocation(paths, loadProjectConfig(paths).warehouse, env);
+    expect(lake.catalog).toMatchObject({ user: 'quarry', password: 'writer-pw', reader: { user: 'quarry_reader', password: 'reader-pw' } });
+    expect(lakeChildEnv(lake)).toMatchObject({ QUARRY_LAKE_ATTACH: 'postgres:dbname=analytics host=db port=5432 user=quarry', PGPASSWORD: 'writer-pw' });
+    expect(lakeChildEnv(readerLocation(lake))).toMatchObject({
+      QUARRY_LAKE_ATTACH: 'postgres:dbname=analytics host=db port=5432 user=quarry_reader application_name=quarry-reader', PGPASSWORD: 'reader-pw',
+    });
+  });
+
+  it('lets readers log in as the catalog\'s user when no reader role is named', () => {
+    const paths = projectWith('warehouse:\n  catalog: postgres://quarry@db/analytics\n  data_path: /mnt/lake\n');
+    const lake = lakeLocation(paths, loadProjectConfig(paths).warehouse, { QUARRY_WAREHOUSE_PASSWORD: 'pw' });
+    expect(readerLocation(lake).catalog).toMatchObject({ user: 'quarry', password: 'pw', applicationName: 'quarry-reader' });
+  });
+
   it.each([
     ['a password in the address', 'catalog: postgres://quarry:pw@db/analytics\n  data_path: /mnt/lake', /warehouse\.catalog.*must not contain a password: put it in \.env/],
     ['no user', 'catalog: postgres://db/analytics\n  data_path: /mnt/lake', /warehouse\.catalog.*expected a user/],
@@ -50,6 +67,10 @@ describe('warehouse in project.yml', () => {
     ['no shared folder', 'catalog: postgres://quarry@db/analytics', /warehouse\.data_path.*needs data_path/],
     ['a relative shared folder', 'catalog: postgres://quarry@db/analytics\n  data_path: lake', /warehouse\.data_path.*absolute/],
     ['a shared folder for the embedded catalog', 'data_path: /mnt/lake', /warehouse\.data_path.*embedded catalog/],
+    ['a reader role for the embedded catalog', 'reader: { user: quarry_reader }', /warehouse\.reader.*PostgreSQL catalog/],
+    ['a reader role without a user', 'catalog: postgres://quarry@db/analytics\n  data_path: /mnt/lake\n  reader: { password_env: READER_PW }', /warehouse\.reader\.user/],
+    ['a reader role name that is no role name', 'catalog: postgres://quarry@db/analytics\n  data_path: /mnt/lake\n  reader: { user: "x y" }', /warehouse\.reader\.user.*role name/],
+    ['a reader password written inline', 'catalog: postgres://quarry@db/analytics\n  data_path: /mnt/lake\n  reader: { user: quarry_reader, password: pw }', /warehouse\.reader.*password/],
     ['a schema that is no SQL name', 'catalog: postgres://quarry@db/analytics\n  data_path: /mnt/lake\n  metadata_schema: "x; drop"', /warehouse\.metadata_schema/],
   ])('refuses %s with a located problem', (_case, section, problem) => {
     const paths = projectWith(`warehouse:\n  ${section}\n`);

@@ -8,7 +8,7 @@ import { promisify } from 'node:util';
 import { describeError } from '../errors.ts';
 import type { Logger } from '../logger.ts';
 import { RestartPolicy, signalProcessGroup, stopProcessGroup } from '../child-process/index.ts';
-import { DUCKDB_EXTENSIONS_DIR, lakeChildEnv, READER_SANDBOX_PYTHON_PATH, type LakeLocation } from '../warehouse/index.ts';
+import { DUCKDB_EXTENSIONS_DIR, lakeChildEnv, READER_SANDBOX_PYTHON_PATH, readerLocation, type LakeLocation } from '../warehouse/index.ts';
 import { availablePort } from './loopback-port.ts';
 import { endOrphanedServer } from './orphaned-server.ts';
 
@@ -157,7 +157,8 @@ export class SupersetProcess {
       SUPERSET_CONFIG_PATH: CONFIG_FILE,
       SUPERSET_SECRET_KEY: readOrCreateSecret(path.join(home, 'secret.key')),
       QUARRY_PROXY_SECRET: this.proxySecret,
-      ...lakeChildEnv(lake),
+      // Superset only reads: it logs in to a PostgreSQL catalog as the reader role.
+      ...lakeChildEnv(readerLocation(lake, 'quarry-dashboard')),
       QUARRY_DUCKDB_EXTENSIONS: DUCKDB_EXTENSIONS_DIR,
       // superset_config.py opens the warehouse through reader_sandbox.py, the sandbox every reader shares.
       PYTHONPATH: READER_SANDBOX_PYTHON_PATH,

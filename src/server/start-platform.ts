@@ -8,7 +8,7 @@ import { removeUnfinishedUploads } from '../sources/index.ts';
 import { startDocsServer, type DocsServer } from '../transform/index.ts';
 import { DailyMaintenance, type ScheduleIncidents } from '../schedules/index.ts';
 import { MAINTENANCE_TARGET } from '../jobs/index.ts';
-import { checkCatalogReachable, prepareWarehouse } from '../warehouse/index.ts';
+import { checkCatalogReachable, checkCatalogReader, prepareWarehouse } from '../warehouse/index.ts';
 import type { WatcherProcess } from '../watcher/index.ts';
 import { buildApp } from './build-app.ts';
 import { listeningAddress, webUrl } from './routes/web-url.ts';
@@ -76,6 +76,7 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
     await checkCatalogReachable(ctx.lake);
     const starting = new AbortController().signal;
     const upgrade = await ctx.warehouseLock.hold(() => prepareWarehouse(ctx.paths, ctx.lake, ctx.log.child({ module: 'warehouse' }), starting), starting);
+    await checkCatalogReader(ctx.readers);
     const alerts = new AlertCenter({
       store: ctx.store, events: ctx.events, alerts: ctx.config.alerts, project: ctx.config.name, env: ctx.env,
       log: ctx.log.child({ module: 'alerts' }), now: ctx.now,

@@ -10,10 +10,11 @@ export {
   type ReadQueryLimits, type ReadQueryResult, type QueryAnswer, type QueryColumn,
 } from './read-query.ts';
 export {
-  lakeLocation, lakeMetadataSchema, extensionFile, lakeExtensionsOf, catalogPath, catalogMissing, describeLake, lakeChildEnv, DUCKDB_EXTENSIONS_DIR, LAKE_ALIAS, LAKE_EXTENSIONS,
+  lakeLocation, lakeMetadataSchema, extensionFile, lakeExtensionsOf, catalogPath, catalogMissing, describeLake, lakeChildEnv, readerLocation, DUCKDB_EXTENSIONS_DIR, LAKE_ALIAS, LAKE_EXTENSIONS,
   type LakeLocation, type PostgresCatalog,
 } from './lake-location.ts';
 export { takeCatalogWriterLock, checkCatalogReachable, CatalogUnreachableError } from './catalog-writer-lock.ts';
+export { checkCatalogReader, CatalogReaderRefusedError } from './catalog-reader-check.ts';
 export { lakeProblem } from './lake-health.ts';
 export { prepareWarehouse } from './prepare-warehouse.ts';
 export { QUARRY_AUTHOR, type CommitLabel } from './commit-label.ts';

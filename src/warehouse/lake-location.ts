@@ -46,7 +46,20 @@ export interface PostgresCatalog {
   readonly metadataSchema: string;
   /** From the environment; never logged, never in a connection string DuckDB could quote in an error. */
   readonly password: string | undefined;
+  /** The read-only role readers log in as (project.yml's `warehouse.reader`); left out, they use `user`. */
+  readonly reader?: CatalogLogin;
+  /** Who the sessions say they are in pg_stat_activity; left out, libpq's default. */
+  readonly applicationName?: ReaderApplicationName;
 }
+
+/** A PostgreSQL role and its password (from the environment, under the same rules as the catalog's). */
+export interface CatalogLogin {
+  readonly user: string;
+  readonly password: string | undefined;
+}
+
+/** What readers' catalog sessions are named in pg_stat_activity (as `quarry-writer` names the writers' lock): Quarry's own readers, Superset. */
+export type ReaderApplicationName = 'quarry-reader' | 'quarry-dashboard';
 
 /**
  * Where a project's lake lives: its catalog (the SQL database of tables, files and snapshots) and the
@@ -66,10 +79,30 @@ export function lakeLocation(paths: ProjectPaths, warehouse?: WarehouseConfig, e
   if (warehouse === undefined || warehouse.catalog.kind === 'sqlite' || warehouse.data_path === undefined) {
     return { catalog: { kind: 'sqlite', file: paths.lakeCatalogFile }, dataPath: withTrailingSeparator(paths.lakeDataDir) };
   }
+  const { reader } = warehouse;
   return {
-    catalog: { ...warehouse.catalog, metadataSchema: warehouse.metadata_schema, password: env[warehouse.password_env] },
+    catalog: {
+      ...warehouse.catalog, metadataSchema: warehouse.metadata_schema, password: env[warehouse.password_env],
+      ...(reader === undefined ? {} : { reader: { user: reader.user, password: env[reader.password_env] } }),
+    },
     dataPath: withTrailingSeparator(path.resolve(warehouse.data_path)),
   };
+}
+
+/**
+ * The lake as its readers reach it: a PostgreSQL catalog logs in as the reader role when one is configured
+ * (else as the catalog's user), its sessions named `applicationName`. The writer, dbt and maintenance use the
+ * location itself.
+ */
+export function readerLocation(location: LakeLocation, applicationName: ReaderApplicationName = 'quarry-reader'): LakeLocation {
+  const { catalog } = location;
+  return catalog.kind === 'sqlite' ? location : { ...location, catalog: readerCatalog(catalog, applicationName) };
+}
+
+/** A PostgreSQL catalog as its readers log in to it (see readerLocation). */
+export function readerCatalog(catalog: PostgresCatalog, applicationName: ReaderApplicationName = 'quarry-reader'): PostgresCatalog {
+  const { reader, ...shared } = catalog;
+  return { ...shared, ...(reader ?? {}), applicationName };
 }
 
 function withTrailingSeparator(folder: string): string {
@@ -92,7 +125,8 @@ export function lakeExtensionsOf(location: LakeLocation): readonly string[] {
  */
 export function catalogPath(catalog: SqliteCatalog | PostgresCatalog): string {
   if (catalog.kind === 'sqlite') return `sqlite:${catalog.file}`;
-  return `postgres:dbname=${catalog.database} host=${catalog.host} port=${String(catalog.port)} user=${catalog.user}`;
+  const applicationName = catalog.applicationName === undefined ? '' : ` application_name=${catalog.applicationName}`;
+  return `postgres:dbname=${catalog.database} host=${catalog.host} port=${String(catalog.port)} user=${catalog.user}${applicationName}`;
 }
 
 /**

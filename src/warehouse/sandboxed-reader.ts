@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { loadLakeExtensions } from './lake-connection.ts';
-import { attachStatement, LAKE_ALIAS, type LakeLocation } from './lake-location.ts';
+import { attachStatement, LAKE_ALIAS, readerLocation, type LakeLocation } from './lake-location.ts';
 import { quoteLiteral } from './sql.ts';
 
 /**
@@ -38,9 +38,11 @@ export interface SandboxedReader {
  *
  * The catalog's extension (sqlite_scanner, postgres_scanner) ignores enable_external_access: SQL the
  * caller did not write passes assertReadsOnly first (postgres_query could reach the whole PostgreSQL
- * database as the catalog's user: give readers a role limited to the lake's schema, docs/operations.md). The caller closes the connections and the instance.
+ * database as its role: readers log in as the catalog's reader role, limited to the lake's schema, when project.yml
+ * names one, docs/operations.md). The caller closes the connections and the instance.
  */
-export async function openSandboxedReaders(location: LakeLocation, count: number, limits: ReaderLimits): Promise<{ instance: DuckDBInstance; connections: DuckDBConnection[] }> {
+export async function openSandboxedReaders(lake: LakeLocation, count: number, limits: ReaderLimits): Promise<{ instance: DuckDBInstance; connections: DuckDBConnection[] }> {
+  const location = readerLocation(lake);
   const { catalog } = location;
   if (catalog.kind === 'sqlite' && !existsSync(catalog.file)) throw new Error(`The warehouse has no catalog yet (${catalog.file}); start Quarry once to create it`);
   const instance = await DuckDBInstance.create(':memory:', {

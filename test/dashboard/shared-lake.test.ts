@@ -2,16 +2,17 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { SERVICE_ACCOUNT, SupersetApi } from '../../src/dashboard/index.ts';
+import { onPostgres } from '../support/local-postgres.ts';
 import { startQuarry, type TestQuarry } from '../support/quarry.ts';
 import { syncAndWait } from '../support/sync.ts';
 
 // Two Quarry services sharing one lake, as two hosts would (catalog in the local PostgreSQL, data in one
-// folder): the one that syncs runs no dashboard tool, the other's Superset reads what the first loaded.
-const POSTGRES = { host: '127.0.0.1', port: 5432, user: 'postgres', database: 'test' };
+// folder): the one that syncs runs no dashboard tool, the other's Superset reads what the first loaded, logged
+// in to the catalog as a read-only reader role.
 const schema = `quarry_lake_dash_${String(process.pid)}_${Date.now().toString(36)}`;
+const reader = `quarry_dash_reader_${String(process.pid)}_${Date.now().toString(36)}`;
 
 describe("a shared lake in the other service's dashboard tool", () => {
   let shared: string;
@@ -42,16 +43,20 @@ describe("a shared lake in the other service's dashboard tool", () => {
       },
     };
     loader = await startQuarry(options);
-    viewer = await startQuarry({ ...options, dashboard: true });
+    await onPostgres((client) => client.query([
+      `CREATE ROLE ${reader} LOGIN`, `GRANT USAGE ON SCHEMA ${schema} TO ${reader}`, `GRANT SELECT ON ALL TABLES IN SCHEMA ${schema} TO ${reader}`,
+    ].join(';\n')));
+    viewer = await startQuarry({
+      ...options, dashboard: true,
+      projectConfig: { ...options.projectConfig, warehouse: { ...options.projectConfig.warehouse, reader: { user: reader } } },
+    });
     superset = new SupersetApi({ origin: () => viewer.dashboard?.origin(), username: SERVICE_ACCOUNT, password: () => viewer.dashboard?.servicePassword() ?? '' });
   }, 300_000);
 
   afterAll(async () => {
     await viewer.close();
     await loader.close();
-    const client = new pg.Client(POSTGRES);
-    await client.connect();
-    await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`).finally(() => client.end());
+    await onPostgres((client) => client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE; DROP OWNED BY ${reader}; DROP ROLE IF EXISTS ${reader}`));
     await rm(shared, { recursive: true, force: true });
   }, 60_000);
 
@@ -66,5 +71,9 @@ describe("a shared lake in the other service's dashboard tool", () => {
     expect(await sqlLab('select count(*) as n, sum(amount) as total from raw_orders.orders')).toEqual([{ n: 5, total: 38 }]);
     // Still the reader's sandbox: the shared folder is not open to SQL.
     await expect(sqlLab(`select * from read_csv('${path.join(shared, 'files', 'a.csv')}')`)).rejects.toThrow(/refused|disabled|Permission/i);
+    const dashboardRoles = await onPostgres(async (client) => (await client.query<{ usename: string }>(
+      "SELECT DISTINCT usename FROM pg_stat_activity WHERE application_name = 'quarry-dashboard' AND usename IN ($1, 'postgres')", [reader],
+    )).rows.map((row) => row.usename));
+    expect(dashboardRoles).toEqual([reader]);
   }, 300_000);
 });
