@@ -4,7 +4,6 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { initProject } from '../../src/cli/init.ts';
 import { startPlatform } from '../../src/server/index.ts';
@@ -14,22 +13,12 @@ import {
   DUCKDB_EXTENSIONS_DIR, lakeChildEnv, openSandboxedReader, READER_SANDBOX_PYTHON_PATH, takeCatalogWriterLock, type PostgresCatalog,
 } from '../../src/warehouse/index.ts';
 import { EMAILS, PASSWORDS, startQuarry, type TestQuarry } from '../support/quarry.ts';
+import { LOCAL_POSTGRES, onPostgres } from '../support/local-postgres.ts';
 import { syncAndWait, type SyncEnd } from '../support/sync.ts';
 
 // Two Quarry services sharing one lake, as two hosts would: the catalog in the local PostgreSQL (a schema
 // of this test's own), the Parquet files in one folder, the source files in another both can read.
-const POSTGRES = { host: '127.0.0.1', port: 5432, user: 'postgres', database: 'test' };
 const schema = `quarry_lake_test_${String(process.pid)}_${Date.now().toString(36)}`;
-
-async function onPostgres<T>(work: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client(POSTGRES);
-  await client.connect();
-  try {
-    return await work(client);
-  } finally {
-    await client.end();
-  }
-}
 
 /** Quarry writers waiting for the catalog's advisory lock right now. */
 const waitingWriters = (): Promise<number> => onPostgres(async (client) => Number((await client.query(
@@ -40,7 +29,7 @@ describe('a lake with a PostgreSQL catalog, shared by two Quarry services', () =
   let shared: string;
   let first: TestQuarry;
   let second: TestQuarry;
-  const catalog: PostgresCatalog = { kind: 'postgres', ...POSTGRES, metadataSchema: schema, password: undefined };
+  const catalog: PostgresCatalog = { kind: 'postgres', ...LOCAL_POSTGRES, metadataSchema: schema, password: undefined };
 
   const viewerQuery = async (quarry: TestQuarry, sql: string): Promise<unknown[][]> => {
     const response = await quarry.request('POST', '/api/query', { as: 'viewer', body: { sql } });
