@@ -23,24 +23,26 @@ export async function withProject<T>(
 
 /**
  * withProject for a command that runs jobs (a sync, a build, a schedule run): its failures and recoveries open
- * and end incidents as the service's jobs do, and the alerts they queue are sent before the command exits
- * (by a running service instead, when one runs, so that no message goes twice), so a project run from cron alerts too.
+ * and end incidents as the service's jobs do, and the alerts they queue are sent before the command exits, so a
+ * project run from cron alerts too. Not while a service runs this project: that one follows its own jobs (and a
+ * command beside it fails on the busy warehouse, which is no incident). The command's own error says what
+ * failed; the alerts' log keeps to errors on stderr.
  */
 export async function withAlertingProject<T>(
   project: string, env: NodeJS.ProcessEnv, work: (ctx: AppContext) => T | Promise<T>, logFormat?: LogFormat,
 ): Promise<T> {
   return withProject(project, env, async (ctx) => {
+    if (runningServerPid(ctx.paths) !== undefined) return work(ctx);
     const alerts = new AlertCenter({
-      store: ctx.store, events: ctx.events, alerts: ctx.config.alerts, project: ctx.config.name, env: ctx.env, log: ctx.log, now: ctx.now,
+      store: ctx.store, events: ctx.events, alerts: ctx.config.alerts, project: ctx.config.name, env: ctx.env,
+      log: ctx.log.child({ module: 'alerts' }, { level: 'error' }), now: ctx.now,
     });
     alerts.start();
     try {
       return await work(ctx);
     } finally {
-      if (runningServerPid(ctx.paths) === undefined) {
-        alerts.startDelivery(webUrl(ctx));
-        await alerts.deliverDue();
-      }
+      alerts.startDelivery(webUrl(ctx));
+      await alerts.deliverDue();
       await alerts.close();
     }
   }, logFormat);
