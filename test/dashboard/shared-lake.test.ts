@@ -1,10 +1,10 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { SERVICE_ACCOUNT, SupersetApi } from '../../src/dashboard/index.ts';
-import { onPostgres } from '../support/local-postgres.ts';
+import { onPostgres, sharedLakeServiceOptions } from '../support/local-postgres.ts';
 import { startQuarry, type TestQuarry } from '../support/quarry.ts';
 import { syncAndWait } from '../support/sync.ts';
 
@@ -33,15 +33,7 @@ describe("a shared lake in the other service's dashboard tool", () => {
 
   beforeAll(async () => {
     shared = await mkdtemp(path.join(tmpdir(), 'quarry-shared-dash-'));
-    mkdirSync(path.join(shared, 'files'), { recursive: true });
-    writeFileSync(path.join(shared, 'files', 'a.csv'), 'id,region,amount\n1,north,10\n2,south,20\n3,north,5\n');
-    const options = {
-      sourcesYaml: `sources:\n  - name: orders\n    type: local_files\n    local_files: { directory: ${JSON.stringify(path.join(shared, 'files'))} }\n`,
-      projectConfig: {
-        warehouse: { catalog: 'postgres://postgres@127.0.0.1:5432/test', metadata_schema: schema, data_path: path.join(shared, 'lake') },
-        watcher: { enabled: false },
-      },
-    };
+    const options = sharedLakeServiceOptions(shared, schema);
     loader = await startQuarry(options);
     await onPostgres((client) => client.query([
       `CREATE ROLE ${reader} LOGIN`, `GRANT USAGE ON SCHEMA ${schema} TO ${reader}`, `GRANT SELECT ON ALL TABLES IN SCHEMA ${schema} TO ${reader}`,

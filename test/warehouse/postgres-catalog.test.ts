@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -13,7 +13,7 @@ import {
   DUCKDB_EXTENSIONS_DIR, lakeChildEnv, openSandboxedReader, READER_SANDBOX_PYTHON_PATH, takeCatalogWriterLock, type PostgresCatalog,
 } from '../../src/warehouse/index.ts';
 import { EMAILS, PASSWORDS, startQuarry, type TestQuarry } from '../support/quarry.ts';
-import { LOCAL_POSTGRES, onPostgres } from '../support/local-postgres.ts';
+import { LOCAL_POSTGRES, onPostgres, sharedLakeServiceOptions } from '../support/local-postgres.ts';
 import { syncAndWait, type SyncEnd } from '../support/sync.ts';
 
 // Two Quarry services sharing one lake, as two hosts would: the catalog in the local PostgreSQL (a schema
@@ -40,15 +40,7 @@ describe('a lake with a PostgreSQL catalog, shared by two Quarry services', () =
 
   beforeAll(async () => {
     shared = await mkdtemp(path.join(tmpdir(), 'quarry-shared-'));
-    mkdirSync(path.join(shared, 'files'), { recursive: true });
-    writeFileSync(path.join(shared, 'files', 'a.csv'), 'id,region,amount\n1,north,10\n2,south,20\n3,north,5\n');
-    const options = {
-      sourcesYaml: `sources:\n  - name: orders\n    type: local_files\n    local_files: { directory: ${JSON.stringify(path.join(shared, 'files'))} }\n`,
-      projectConfig: {
-        warehouse: { catalog: 'postgres://postgres@127.0.0.1:5432/test', metadata_schema: schema, data_path: path.join(shared, 'lake') },
-        watcher: { enabled: false },
-      },
-    };
+    const options = sharedLakeServiceOptions(shared, schema);
     first = await startQuarry(options);
     second = await startQuarry({
       ...options, transform: true,
