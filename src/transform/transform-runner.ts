@@ -68,6 +68,7 @@ export class TransformRunner {
   #worker: DbtWorker | undefined;
   #docsQueued = false;
   #started = false;
+  #projectEnsured = false;
   #closing = false;
 
   constructor(options: TransformRunnerOptions) {
@@ -80,11 +81,11 @@ export class TransformRunner {
    * project is missing, then parses and generates the docs site in the background.
    */
   start(): void {
-    const { store, paths, now } = this.#options;
+    const { store, now } = this.#options;
     this.#started = true;
     pythonExecutableOrLog('dbt', this.#options.pythonEnvironmentsDir, this.#options.log, 'transformations are unavailable');
     store.modelRuns.failRunning(null, 'The service stopped before the model finished', now().toISOString());
-    ensureDbtProject(paths, this.#options.log);
+    this.#ensureProjectOnce();
     void this.#inBackground('initial parse and docs', async () => {
       // The manifest the last run left serves the models list at once; the parse then refreshes it.
       await this.#reloadGraph();
@@ -248,8 +249,8 @@ export class TransformRunner {
     target: string, selector: readonly string[], models: ReadonlySet<string>, requestedBy: string | null,
     options: { command?: DbtCommand; onNode?: (progress: NodeProgress) => void; exactModels?: boolean } = {},
   ): ActiveJob {
-    const { store, events, now, jobs, paths, log } = this.#options;
-    ensureDbtProject(paths, log);
+    const { store, events, now, jobs } = this.#options;
+    this.#ensureProjectOnce();
     const run = new ModelRun({
       target, selector, models, requestedBy, store, events, now, command: options.command, onNode: options.onNode, exactModels: options.exactModels,
       graph: () => this.#graph ?? ModelGraph.empty,
@@ -268,6 +269,13 @@ export class TransformRunner {
   /** The queued and running model runs covering any of `models`. */
   #overlapping(models: ReadonlySet<string>): ActiveJob[] {
     return this.#options.jobs.active().filter((active) => active.kind instanceof ModelRun && active.kind.overlaps(models));
+  }
+
+  /** Creates what is missing of the dbt project and upgrades its dbt_project.yml, once per runner (start or first run). */
+  #ensureProjectOnce(): void {
+    if (this.#projectEnsured) return;
+    ensureDbtProject(this.#options.paths, this.#options.log);
+    this.#projectEnsured = true;
   }
 
   #onEvent(event: QuarryEvent): void {

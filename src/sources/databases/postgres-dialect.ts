@@ -1,4 +1,5 @@
 import pg from 'pg';
+import { quoteLiteral } from '../../warehouse/index.ts';
 import type { DatabaseDialect, RemoteRow } from './database-dialect.ts';
 
 /**
@@ -19,10 +20,6 @@ export function duckdbTypeOfPostgres(type: string, category: string): string {
   return exact[type] ?? 'VARCHAR';
 }
 
-function literal(text: string): string {
-  return `'${text.replaceAll("'", "''")}'`;
-}
-
 export const postgresDialect: DatabaseDialect = {
   extension: 'postgres_scanner',
   type: 'postgres',
@@ -32,13 +29,13 @@ export const postgresDialect: DatabaseDialect = {
   settings: { pg_array_as_varchar: 'true' },
   defaultSchema: () => 'public',
   tablesSql: (schema) => `SELECT table_name::text AS name FROM information_schema.tables
-    WHERE table_schema = ${literal(schema)} AND table_type IN ('BASE TABLE', 'VIEW') ORDER BY 1`,
+    WHERE table_schema = ${quoteLiteral(schema)} AND table_type IN ('BASE TABLE', 'VIEW') ORDER BY 1`,
   columnsSql: (schema, table) => `
     SELECT a.attname::text AS name, format_type(a.atttypid, a.atttypmod) AS type, t.typcategory::text AS category,
       array_position(i.indkey::int2[], a.attnum) AS key_position
     FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid JOIN pg_namespace n ON n.oid = c.relnamespace JOIN pg_type t ON t.oid = a.atttypid
     LEFT JOIN pg_index i ON i.indrelid = c.oid AND i.indisprimary
-    WHERE n.nspname = ${literal(schema)} AND c.relname = ${literal(table)} AND a.attnum > 0 AND NOT a.attisdropped ORDER BY a.attnum`,
+    WHERE n.nspname = ${quoteLiteral(schema)} AND c.relname = ${quoteLiteral(table)} AND a.attnum > 0 AND NOT a.attisdropped ORDER BY a.attnum`,
   duckdbType: (column: RemoteRow) => duckdbTypeOfPostgres(String(column.type), String(column.category)),
   async cancel(url, applicationName) {
     const client = new pg.Client({ connectionString: url.href, connectionTimeoutMillis: 5000 });
