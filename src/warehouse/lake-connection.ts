@@ -1,9 +1,9 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
-import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
+import type { DuckDBConnection } from '@duckdb/node-api';
 import { attachStatement, catalogSecretStatement, extensionFile, LAKE_ALIAS, lakeExtensionsOf, type LakeLocation, type PostgresCatalog } from './lake-location.ts';
-import { QUARRY_SQL_ONLY_INSTANCE_OPTIONS } from './scratch-connection.ts';
+import { createJobInstance } from './job-instance.ts';
 import { quoteLiteral } from './sql.ts';
 
 /** A DuckDB instance of its own with the lake attached as `warehouse` (LAKE_ALIAS), its default database. */
@@ -58,7 +58,7 @@ async function isNewPostgresLake(connection: DuckDBConnection, catalog: Postgres
 
 async function openLake(location: LakeLocation, attach: (connection: DuckDBConnection) => Promise<void>): Promise<LakeConnection> {
   mkdirSync(location.dataPath, { recursive: true });
-  const instance = await DuckDBInstance.create(':memory:', { ...QUARRY_SQL_ONLY_INSTANCE_OPTIONS });
+  const instance = await createJobInstance();
   try {
     const connection = await instance.connect();
     try {

@@ -1,4 +1,5 @@
-import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
+import type { DuckDBConnection } from '@duckdb/node-api';
+import { createJobInstance } from './job-instance.ts';
 import { extensionFile } from './lake-location.ts';
 import { quoteLiteral } from './sql.ts';
 
@@ -8,19 +9,9 @@ export interface ScratchConnection {
   close(): void;
 }
 
-/**
- * The options of a DuckDB instance that runs only SQL Quarry builds (names and values quoted), never a user's:
- * the scratch instance and the lake's writer. LOAD checks a signed extension's signature on every load: 250-300 ms
- * for these 35-40 MB files (1-3 ms without), a quarter of a 1M-row database sync. The files are the ones bin/setup
- * installed beside our own code, loaded by path; nothing is downloaded. Readers, which run users' SQL, keep the check.
- */
-export const QUARRY_SQL_ONLY_INSTANCE_OPTIONS: Readonly<Record<string, string>> = {
-  autoinstall_known_extensions: 'false', autoload_known_extensions: 'false', allow_unsigned_extensions: 'true',
-};
-
 /** Opens an in-memory DuckDB with the named extensions loaded by path from the folder bin/setup fills (nothing is downloaded). */
 export async function openScratchConnection(extensions: readonly string[]): Promise<ScratchConnection> {
-  const instance = await DuckDBInstance.create(':memory:', { ...QUARRY_SQL_ONLY_INSTANCE_OPTIONS });
+  const instance = await createJobInstance();
   try {
     const connection = await instance.connect();
     try {
