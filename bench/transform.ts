@@ -12,7 +12,7 @@ import { closeContext, createContext, type AppContext } from '../src/context.ts'
 import { createLogger } from '../src/logger.ts';
 import { pythonExecutable } from '../src/python/index.ts';
 import type { ProjectPaths } from '../src/config/index.ts';
-import { DUCKDB_EXTENSIONS_DIR, lakeChildEnv, lakeLocation, READER_SANDBOX_PYTHON_PATH, withWriteConnection, writeTargetOf } from '../src/warehouse/index.ts';
+import { DUCKDB_EXTENSIONS_DIR, lakeChildEnv, lakeLocation, READER_SANDBOX_PYTHON_PATH, withWriteConnection } from '../src/warehouse/index.ts';
 import type { LoadBenchResult } from './load.ts';
 import { timed } from './measure.ts';
 
@@ -57,7 +57,7 @@ function writeProject(dir: string): { models: number; selected: number } {
 }
 
 async function createRawTable(paths: ProjectPaths): Promise<void> {
-  await withWriteConnection(writeTargetOf(paths, lakeLocation(paths)), AbortSignal.timeout(600_000), async (connection) => {
+  await withWriteConnection(lakeLocation(paths), AbortSignal.timeout(600_000), async (connection) => {
     await connection.run(`CREATE SCHEMA raw_bench; CREATE TABLE raw_bench.events AS
       SELECT i AS id, i % 997 AS customer_id, (i % 1000) / 10.0 AS amount, DATE '2026-01-01' + (i % 365)::INTEGER AS day FROM range(${String(RAW_ROWS)}) r(i)`);
   });

@@ -6,13 +6,13 @@ import {
   type ProjectConfig, type ProjectPaths, type SourceConfig,
 } from './config/index.ts';
 import { EventBus } from './events/index.ts';
-import { JobRunner, SourceReports, WarehouseLock } from './jobs/index.ts';
+import { JobRunner, SourceReports } from './jobs/index.ts';
 import { createLogger, type LogFormat, type Logger } from './logger.ts';
 import { SourceTokens } from './sources/index.ts';
 import { Scheduler, type Timer } from './schedules/index.ts';
 import { openStore, type Store } from './store/index.ts';
 import { TransformRunner } from './transform/index.ts';
-import { lakeLocation, WarehouseReaders, type LakeLocation } from './warehouse/index.ts';
+import { lakeLocation, WarehouseLock, WarehouseReaders, type LakeLocation } from './warehouse/index.ts';
 import packageJson from '../package.json' with { type: 'json' };
 
 /** Everything a request handler, job or command may use, built once and passed down. */
@@ -98,7 +98,7 @@ export function createContext(options: ContextOptions): AppContext {
   const log = options.log ?? createLogger({ level: env.QUARRY_LOG_LEVEL ?? 'info', format: options.logFormat });
   const events = new EventBus(log.child({ module: 'events' }), now);
   const lake = lakeLocation(paths, config.warehouse, env);
-  const warehouseLock = new WarehouseLock(lake);
+  const warehouseLock = new WarehouseLock(lake, paths.writerLockFile);
   const sourceTokens = new SourceTokens({ store, secretKey, now });
   const childEnv = Object.freeze({ PATH: env.PATH ?? '/usr/local/bin:/usr/bin:/bin', HOME: env.HOME ?? paths.runDir });
   const readers = new WarehouseReaders(lake);

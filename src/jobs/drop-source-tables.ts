@@ -1,10 +1,7 @@
-import type { ProjectPaths } from '../config/index.ts';
 import { rawSchemaOf } from '../sources/index.ts';
-import { quoteIdentifier, withWriteConnection, writeTargetOf, type LakeLocation } from '../warehouse/index.ts';
-import type { WarehouseLock } from './warehouse-lock.ts';
+import { quoteIdentifier, withWriteConnection, type LakeLocation, type WarehouseLock } from '../warehouse/index.ts';
 
 export interface DropSourceTablesOptions {
-  readonly paths: ProjectPaths;
   readonly lake: LakeLocation;
   readonly lock: WarehouseLock;
   readonly signal: AbortSignal;
@@ -15,9 +12,9 @@ export interface DropSourceTablesOptions {
  * connection. The one place a removed source's tables leave the warehouse.
  */
 export async function dropSourceTables(source: string, options: DropSourceTablesOptions): Promise<void> {
-  const { paths, lake, lock, signal } = options;
+  const { lake, lock, signal } = options;
   await lock.hold(async () => {
-    await withWriteConnection(writeTargetOf(paths, lake), signal, async (connection) => {
+    await withWriteConnection(lake, signal, async (connection) => {
       await connection.run(`DROP SCHEMA IF EXISTS ${quoteIdentifier(rawSchemaOf(source))} CASCADE`);
     });
   }, signal);

@@ -6,7 +6,6 @@ export {
   SyncNotFoundError, SyncOfAnotherSourceError, SyncCommittedNothingError, SnapshotExpiredError, RestoreInProgressError, MaintenanceInProgressError,
 } from './errors.ts';
 export { SourceReports, summarizeSource, SOURCE_STATUSES, type SourceStatus, type SourceSummary, type SyncHistoryEntry } from './source-report.ts';
-export { WarehouseLock } from './warehouse-lock.ts';
 export { testConnection, type ConnectionTestOptions } from './test-connection.ts';
 export { finishWithin } from './finish-within.ts';
 export { JobLifecycle, type JobKind, type JobTools, type JobSuccess, type ActiveJob, type JobLifecycleOptions } from './job-lifecycle.ts';

@@ -6,10 +6,9 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { projectPaths } from '../config/index.ts';
 import { EventBus, type QuarryEvent } from '../events/index.ts';
 import { createLogger } from '../logger.ts';
-import { lakeLocation } from '../warehouse/index.ts';
+import { lakeLocation, WarehouseLock } from '../warehouse/index.ts';
 import { openStore, type JobRecord, type Store } from '../store/index.ts';
 import { JobLifecycle, type JobKind, type JobSuccess, type JobTools } from './job-lifecycle.ts';
-import { WarehouseLock } from './warehouse-lock.ts';
 
 class BusyError extends Error {}
 
@@ -90,7 +89,7 @@ describe('JobLifecycle', () => {
     const log = createLogger({ level: 'debug', destination });
     const now = (): Date => new Date();
     events = new EventBus(log, now);
-    lifecycle = new JobLifecycle({ store, paths, lake: lakeLocation(paths), events, log, now, lock: new WarehouseLock(lakeLocation(paths)) });
+    lifecycle = new JobLifecycle({ store, lake: lakeLocation(paths), events, log, now, lock: new WarehouseLock(lakeLocation(paths), paths.writerLockFile) });
   });
 
   afterEach(() => {

@@ -1,11 +1,9 @@
-import type { ProjectPaths } from '../config/index.ts';
 import type { EventBus } from '../events/index.ts';
 import type { Logger } from '../logger.ts';
 import type { JobKind as JobKindName, JobRecord, LogLevel, Store } from '../store/index.ts';
-import { withWriteConnection, writeTargetOf, type DuckDBConnection, type LakeLocation } from '../warehouse/index.ts';
+import { withWriteConnection, type DuckDBConnection, type LakeLocation, type WarehouseLock } from '../warehouse/index.ts';
 import { countRows } from './count-rows.ts';
 import { finishWithin } from './finish-within.ts';
-import type { WarehouseLock } from './warehouse-lock.ts';
 
 type JobEvent = Parameters<EventBus['publish']>[0];
 
@@ -88,7 +86,6 @@ export interface JobKind<Outcome> {
 
 export interface JobLifecycleOptions {
   store: Store;
-  paths: ProjectPaths;
   /** The lake jobs write. */
   lake: LakeLocation;
   events: EventBus;
@@ -189,17 +186,16 @@ export class JobLifecycle {
   }
 
   async #run<Outcome>(job: JobRecord, kind: JobKind<Outcome>, signal: AbortSignal): Promise<void> {
-    const { store, events, now, log, paths, lake } = this.#options;
+    const { store, events, now, log, lake } = this.#options;
     signal.throwIfAborted();
     const started = now();
     store.jobs.markRunning(job.id, started.toISOString());
-    const target = writeTargetOf(paths, lake);
     const label = { job: job.id, kind: kind.kind, target: kind.target };
-    const write = <T>(work: (connection: DuckDBConnection) => Promise<T>): Promise<T> => withWriteConnection(target, signal, work, label);
+    const write = <T>(work: (connection: DuckDBConnection) => Promise<T>): Promise<T> => withWriteConnection(lake, signal, work, label);
     const tools: JobTools = {
       job, signal,
       log: (level, message) => { this.#logLine(level, kind.logSource, message, job.id); },
-      countRows: (tables) => countRows(target, tables, signal),
+      countRows: (tables) => countRows(lake, tables, signal),
       write: (work) => (kind.lockScope === 'job' ? write(work) : this.#options.lock.hold(() => write(work), signal)),
     };
     tools.log('INFO', kind.started(job));

@@ -9,8 +9,7 @@ import { JobLifecycle } from './job-lifecycle.ts';
 import { MaintenanceJob } from './maintenance-job.ts';
 import { RestoreJob, snapshotBeforeSync } from './restore-job.ts';
 import { SyncJob } from './sync-job.ts';
-import type { WarehouseLock } from './warehouse-lock.ts';
-import type { LakeLocation, WarehouseReaders } from '../warehouse/index.ts';
+import type { LakeLocation, WarehouseLock, WarehouseReaders } from '../warehouse/index.ts';
 
 export interface JobRunnerOptions {
   store: Store;
@@ -41,8 +40,8 @@ export class JobRunner {
 
   constructor(options: JobRunnerOptions) {
     this.#options = options;
-    const { store, paths, lake, events, log, now, lock, afterCommit } = options;
-    this.lifecycle = new JobLifecycle({ store, paths, lake, events, log, now, lock, afterCommit });
+    const { store, lake, events, log, now, lock, afterCommit } = options;
+    this.lifecycle = new JobLifecycle({ store, lake, events, log, now, lock, afterCommit });
   }
 
   /** Marks jobs a stopped service left behind as interrupted; call once at start. */
@@ -89,8 +88,8 @@ export class JobRunner {
    * its syncs recorded of them (cursors, loaded files, tables): a source added again by that name starts afresh.
    */
   async dropSourceTables(name: string): Promise<void> {
-    const { paths, lake, lock, store, now, afterCommit } = this.#options;
-    await dropSourceTables(name, { paths, lake, lock, signal: AbortSignal.timeout(10 * 60_000) });
+    const { lake, lock, store, now, afterCommit } = this.#options;
+    await dropSourceTables(name, { lake, lock, signal: AbortSignal.timeout(10 * 60_000) });
     store.transaction(() => {
       store.sourceState.clear(name);
       store.fileLedger.replace(name, []);

@@ -2,7 +2,7 @@ import type { EventBus, QuarryEvent } from '../events/index.ts';
 import { firstLineOf } from '../errors.ts';
 import type { JobKind, JobSuccess, JobTools } from '../jobs/index.ts';
 import { TEST_STATUSES, type JobRecord, type Store } from '../store/index.ts';
-import { latestSnapshotId } from '../warehouse/index.ts';
+import { latestSnapshotId, WarehouseBusyError } from '../warehouse/index.ts';
 import type { DbtOutcome, NodeProgress, NodeResult } from './dbt-worker.ts';
 import { dropStoredFailures, readFailingRows } from './failing-rows.ts';
 import { RunInProgressError } from './errors.ts';
@@ -151,6 +151,11 @@ export class ModelRun implements JobKind<RunOutcome> {
 
   failureLogLevel(): 'warn' {
     return 'warn';
+  }
+
+  /** Another process writing the warehouse (a `quarry sync` in a terminal) is done soon: a schedule tries again. */
+  isTransient(error: unknown): boolean {
+    return error instanceof WarehouseBusyError;
   }
 
   recordFailure(job: JobRecord, message: string, finishedAt: string): void {

@@ -1,6 +1,6 @@
 import type { ProjectConfig, ProjectPaths } from '../config/index.ts';
 import type { EventBus, QuarryEvent } from '../events/index.ts';
-import type { ActiveJob, JobLifecycle, WarehouseLock } from '../jobs/index.ts';
+import type { ActiveJob, JobLifecycle } from '../jobs/index.ts';
 import type { Logger } from '../logger.ts';
 import { pythonExecutable, pythonExecutableOrLog } from '../python/index.ts';
 import type { JobRecord, ModelRunStatus, Store, TestStatus } from '../store/index.ts';
@@ -10,7 +10,7 @@ import { dbtErrorLine } from './dbt-error-line.ts';
 import { DbtWorker, type DbtOutcome, type NodeProgress } from './dbt-worker.ts';
 import { DocsGenerationError, ModelNotFoundError, RunInProgressError } from './errors.ts';
 import { ModelGraph, readModelGraph, type ModelNode, type TestNode } from './manifest.ts';
-import type { LakeLocation, WarehouseReaders } from '../warehouse/index.ts';
+import type { LakeLocation, WarehouseLock, WarehouseReaders } from '../warehouse/index.ts';
 import { readColumns } from './raw-columns.ts';
 import { ModelRun, type DbtCommand } from './model-run.ts';
 import { generatedNotNullColumns, stagingModelName, writeStagingModels } from './staging-models.ts';

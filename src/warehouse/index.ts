@@ -1,4 +1,6 @@
-export { withWriteConnection, writeTargetOf, WarehouseBusyError, type WriteTarget } from './write-connection.ts';
+export { withWriteConnection } from './write-connection.ts';
+export { WarehouseLock } from './warehouse-lock.ts';
+export { WarehouseBusyError } from './writer-lock-file.ts';
 export { quoteIdentifier, quoteLiteral } from './sql.ts';
 export { openScratchConnection, type ScratchConnection } from './scratch-connection.ts';
 export type { DuckDBConnection } from '@duckdb/node-api';

@@ -1,10 +1,10 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { ProjectPaths } from '../config/index.ts';
 import type { Logger } from '../logger.ts';
-import { LAKE_ALIAS } from './lake-location.ts';
+import { LAKE_ALIAS, type LakeLocation } from './lake-location.ts';
 import { quoteIdentifier, quoteLiteral } from './sql.ts';
 import { inTransaction } from './transaction.ts';
-import { withWriteConnection, type WriteTarget } from './write-connection.ts';
+import { withWriteConnection } from './write-connection.ts';
 
 const LEGACY = 'legacy';
 
@@ -15,9 +15,9 @@ interface TableName { readonly schema: string; readonly name: string }
  * checking each table's row count, then makes its views again. A lake that already holds every table
  * with the same counts (converted before the old file was renamed) is only checked.
  */
-export async function convertLegacyWarehouse(paths: ProjectPaths, log: Logger, signal: AbortSignal, target: WriteTarget): Promise<void> {
+export async function convertLegacyWarehouse(paths: ProjectPaths, log: Logger, signal: AbortSignal, lake: LakeLocation): Promise<void> {
   log.info({ file: paths.legacyWarehouseFile }, 'converting the single-file warehouse into the lake');
-  await withWriteConnection(target, signal, async (connection) => {
+  await withWriteConnection(lake, signal, async (connection) => {
     await connection.run(`ATTACH ${quoteLiteral(paths.legacyWarehouseFile)} AS ${LEGACY} (READ_ONLY)`);
     const tables = await rowsOf<{ schema: string; name: string }>(connection,
       `SELECT schema_name AS schema, table_name AS name FROM duckdb_tables() WHERE database_name = '${LEGACY}' AND NOT internal ORDER BY 1, 2`);

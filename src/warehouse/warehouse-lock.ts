@@ -1,28 +1,32 @@
-import { takeCatalogWriterLock, type LakeLocation } from '../warehouse/index.ts';
+import { takeCatalogWriterLock, type HeldLock } from './catalog-writer-lock.ts';
+import type { LakeLocation } from './lake-location.ts';
+import { takeWriterLockFile } from './writer-lock-file.ts';
 
 /**
- * The one door to the warehouse: holders run one at a time, in the order they asked. With a PostgreSQL
- * catalog each holder also holds the catalog's advisory lock, so the writers of every host sharing the
- * lake take turns too (a model run holds it while dbt writes).
+ * The one door to the warehouse: holders run one at a time, in the order they asked, and each also holds
+ * the lock between processes for its whole turn (a model run holds it while dbt writes): the embedded lake's
+ * `writer.lock` file, which another process's writer finds taken (WarehouseBusyError), or a PostgreSQL
+ * catalog's advisory lock, for which the writers of every host sharing the lake wait in line.
  */
 export class WarehouseLock {
   readonly #lake: LakeLocation;
+  readonly #writerLockFile: string;
   #queue: Promise<unknown> = Promise.resolve();
 
-  constructor(lake: LakeLocation) {
+  /** `writerLockFile`: the embedded lake's lock between processes of one host (the project's `warehouse/writer.lock`). */
+  constructor(lake: LakeLocation, writerLockFile: string) {
     this.#lake = lake;
+    this.#writerLockFile = writerLockFile;
   }
 
   hold<T>(work: () => Promise<T>, signal: AbortSignal): Promise<T> {
-    const { catalog } = this.#lake;
     const turn = this.#queue.then(async () => {
       signal.throwIfAborted();
-      if (catalog.kind !== 'postgres') return work();
-      const acrossHosts = await takeCatalogWriterLock(catalog, signal);
+      const acrossProcesses = await this.#takeAcrossProcesses(signal);
       try {
         return await work();
       } finally {
-        await acrossHosts.release();
+        await acrossProcesses.release();
       }
     });
     this.#queue = turn.catch(() => undefined); // a failed holder must not block the next one
@@ -32,5 +36,10 @@ export class WarehouseLock {
   /** Resolves when every holder so far has finished. */
   async idle(): Promise<void> {
     await this.#queue;
+  }
+
+  #takeAcrossProcesses(signal: AbortSignal): Promise<HeldLock> {
+    const { catalog } = this.#lake;
+    return catalog.kind === 'postgres' ? takeCatalogWriterLock(catalog, signal) : takeWriterLockFile(this.#writerLockFile);
   }
 }

@@ -64,13 +64,18 @@ describe('quarry source add (the form for scripts)', () => {
     expect(resync.stdout).toContain('Sync started (full refresh)');
   });
 
-  it('a sync while another process holds the warehouse fails with one line saying where to sync from', async () => {
+  it('a sync or a model run while another process holds the warehouse fails with one line saying where to run it from', async () => {
     const holder = await DuckDBInstance.create(path.join(dir, 'warehouse', 'writer.lock'));
+    const busyLine = `The warehouse is open for writing in another process (process ${String(process.pid)}); `
+      + 'do this from the running Quarry (its web UI or REST API), or stop it first';
     try {
-      const busy = await quarry(['sync', 'people', '--project', dir]);
-      expect(busy.code).toBe(1);
-      expect(busy.stderr.trim()).toBe(`quarry: the sync of people failed: The warehouse is open in another process (process ${String(process.pid)}); `
-        + 'sync from the running Quarry (its Sync button or POST /api/sources/<name>/sync), or stop it first');
+      const busySync = await quarry(['sync', 'people', '--project', dir]);
+      expect(busySync.code).toBe(1);
+      expect(busySync.stderr.trim()).toBe(`quarry: the sync of people failed: ${busyLine}`);
+      // dbt writes the lake from its own process: the model run holds the lock between processes for all of it.
+      const busyRun = await quarry(['build', '--project', dir]);
+      expect(busyRun.code).toBe(1);
+      expect(busyRun.stderr).toContain(busyLine);
     } finally {
       holder.closeSync();
     }

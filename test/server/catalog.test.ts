@@ -1,7 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { withWriteConnection, writeTargetOf } from '../../src/warehouse/index.ts';
+import { withWriteConnection } from '../../src/warehouse/index.ts';
 import { startQuarry, type TestQuarry } from '../support/quarry.ts';
 import { syncAndWait } from '../support/sync.ts';
 
@@ -103,7 +103,7 @@ describe('the catalog', () => {
 
   it('answers 404 for a table this Quarry recorded that the lake no longer has (a full refresh, restore or removed model dropped it)', async () => {
     const write = (sql: string): Promise<void> =>
-      withWriteConnection(writeTargetOf(quarry.ctx.paths, quarry.ctx.lake), AbortSignal.timeout(60_000), async (connection) => { await connection.run(sql); });
+      withWriteConnection(quarry.ctx.lake, AbortSignal.timeout(60_000), async (connection) => { await connection.run(sql); });
     await write('CREATE TABLE marts.retired_model AS SELECT 1 AS id');
     quarry.ctx.store.warehouseTables.replaceModelTable({ schema: 'marts', name: 'retired_model', layer: 'marts', rowCount: 1 }, new Date().toISOString());
     expect((await get('/api/catalog/tables/marts/retired_model')).status).toBe(200);

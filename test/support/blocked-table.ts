@@ -1,4 +1,4 @@
-import { quoteIdentifier, withWriteConnection, writeTargetOf } from '../../src/warehouse/index.ts';
+import { quoteIdentifier, withWriteConnection } from '../../src/warehouse/index.ts';
 import type { TestQuarry } from './quarry.ts';
 
 /**
@@ -10,7 +10,7 @@ export async function blockLoadsInto(quarry: TestQuarry, schema: string, table: 
   const aside = `${table}_set_aside`;
   const run = async (sql: string): Promise<void> => {
     await quarry.jobsIdle(); // the job runner is the warehouse's only other writer
-    await withWriteConnection(writeTargetOf(quarry.ctx.paths, quarry.ctx.lake), AbortSignal.timeout(10_000), async (connection) => { await connection.run(sql); });
+    await withWriteConnection(quarry.ctx.lake, AbortSignal.timeout(10_000), async (connection) => { await connection.run(sql); });
   };
   await run(`ALTER TABLE ${name} RENAME TO ${quoteIdentifier(aside)}; CREATE VIEW ${name} AS SELECT * FROM ${quoteIdentifier(schema)}.${quoteIdentifier(aside)}`);
   return () => run(`DROP VIEW ${name}; ALTER TABLE ${quoteIdentifier(schema)}.${quoteIdentifier(aside)} RENAME TO ${quoteIdentifier(table)}`);

@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  assertReadsOnly, inTransaction, lakeLocation, openSandboxedReader, withSandboxedReader, withWriteConnection, writeTargetOf,
+  assertReadsOnly, inTransaction, lakeLocation, openSandboxedReader, withSandboxedReader, withWriteConnection,
 } from '../../src/warehouse/index.ts';
 import { startQuarry, type TestQuarry } from '../support/quarry.ts';
 import { syncAndWait } from '../support/sync.ts';
@@ -51,7 +51,7 @@ describe('the warehouse as a lake', () => {
     await idle();
     const { promise: writing, resolve: written } = Promise.withResolvers<undefined>();
     const { promise: read, resolve: readDone } = Promise.withResolvers<undefined>();
-    const writer = withWriteConnection(writeTargetOf(quarry.ctx.paths, quarry.ctx.lake), AbortSignal.timeout(60_000), (connection) => inTransaction(connection, async () => {
+    const writer = withWriteConnection(quarry.ctx.lake, AbortSignal.timeout(60_000), (connection) => inTransaction(connection, async () => {
       await connection.run('INSERT INTO raw_orders.orders (id, region, amount) SELECT i, \'east\', 1 FROM range(100, 100100) r(i)');
       written(undefined);
       await read; // the transaction stays open until the reader has read
@@ -63,13 +63,13 @@ describe('the warehouse as a lake', () => {
     await writer;
     expect(during).toBe(3);
     expect(await orders()).toBe(100_003);
-    await withWriteConnection(writeTargetOf(quarry.ctx.paths, quarry.ctx.lake), AbortSignal.timeout(60_000), (connection) => connection.run('DELETE FROM raw_orders.orders WHERE id >= 100'));
+    await withWriteConnection(quarry.ctx.lake, AbortSignal.timeout(60_000), (connection) => connection.run('DELETE FROM raw_orders.orders WHERE id >= 100'));
   });
 
   it('leaves no snapshot behind a write whose statement fails, even when the failure is caught inside the transaction', async () => {
     await idle();
     const before = await latestSnapshot();
-    const failing = withWriteConnection(writeTargetOf(quarry.ctx.paths, quarry.ctx.lake), AbortSignal.timeout(60_000), (connection) => inTransaction(connection, async () => {
+    const failing = withWriteConnection(quarry.ctx.lake, AbortSignal.timeout(60_000), (connection) => inTransaction(connection, async () => {
       await connection.run('INSERT INTO raw_orders.orders (id, region, amount) VALUES (1000, \'east\', 1)');
       await connection.run("INSERT INTO raw_orders.orders (id, region, amount) VALUES ('not a number', 'east', 1)").catch(() => undefined);
     }));
@@ -85,7 +85,7 @@ describe('the warehouse as a lake', () => {
     await idle();
     const before = await latestSnapshot();
     const stop = new AbortController();
-    const writing = withWriteConnection(writeTargetOf(quarry.ctx.paths, quarry.ctx.lake), stop.signal, (connection) => inTransaction(connection, async () => {
+    const writing = withWriteConnection(quarry.ctx.lake, stop.signal, (connection) => inTransaction(connection, async () => {
       await connection.run('INSERT INTO raw_orders.orders (id, region, amount) VALUES (1000, \'east\', 1)');
       setTimeout(() => { stop.abort(); }, 300);
       await connection.run('INSERT INTO raw_orders.orders (id, region, amount) SELECT i, md5(i::VARCHAR), i FROM range(1000000000) r(i)');
@@ -103,13 +103,13 @@ describe('the warehouse as a lake', () => {
       const count = async (): Promise<number> => Number((await reader.connection.runAndReadAll('SELECT count(*) AS n FROM raw_orders.orders')).getRowObjects()[0]?.n);
       const before = await count();
       for (const id of [2000, 2001]) {
-        await withWriteConnection(writeTargetOf(quarry.ctx.paths, quarry.ctx.lake), AbortSignal.timeout(60_000), (connection) =>
+        await withWriteConnection(quarry.ctx.lake, AbortSignal.timeout(60_000), (connection) =>
           connection.run(`INSERT INTO raw_orders.orders (id, region, amount) VALUES (${String(id)}, 'west', 1)`));
       }
       expect(await count()).toBe(before);
       await reader.connection.run('COMMIT');
       expect(await count()).toBe(before + 2);
-      await withWriteConnection(writeTargetOf(quarry.ctx.paths, quarry.ctx.lake), AbortSignal.timeout(60_000), (connection) =>
+      await withWriteConnection(quarry.ctx.lake, AbortSignal.timeout(60_000), (connection) =>
         connection.run('DELETE FROM raw_orders.orders WHERE id IN (2000, 2001)'));
     } finally {
       reader.close();
