@@ -69,21 +69,14 @@ export class WarehouseReaders {
    */
   async withReader<T>(work: (connection: DuckDBConnection) => Promise<T>): Promise<T> {
     if (catalogMissing(this.lake)) throw new QueryFailedError('Nothing has been loaded into the warehouse yet: sync a source first');
-    const lent = this.#pool.lend(async (connection) => {
-      await connection.run('BEGIN TRANSACTION');
-      try {
-        return await work(connection);
-      } finally {
-        await connection.run('ROLLBACK').catch(() => undefined);
-      }
-    });
+    const lent = this.#pool.lend((connection) => inReadTransaction(connection, () => work(connection)));
     return lent.catch((error: unknown) => { throw error instanceof QuarryError ? error : new QueryFailedError(firstLineOf(error)); });
   }
 
   /** Runs the query; `work` reads the result while the reader is lent. */
   async withQuery<T>(sql: string, limits: ReadQueryLimits, work: (result: ReadQueryResult) => Promise<T>): Promise<T> {
     if (catalogMissing(this.lake)) throw new QueryFailedError('Nothing has been loaded into the warehouse yet: sync a source first');
-    return this.#pool.lend(async (connection) => {
+    return this.#pool.lend((connection) => inReadTransaction(connection, async () => {
       let timedOut = false;
       const interrupt = (): void => { connection.interrupt(); };
       const timer = setTimeout(() => {
@@ -101,7 +94,7 @@ export class WarehouseReaders {
         clearTimeout(timer);
         limits.signal?.removeEventListener('abort', interrupt);
       }
-    });
+    }));
   }
 
   /** Runs the query and collects its rows (up to the cap). */
@@ -117,6 +110,20 @@ export class WarehouseReaders {
   /** Closes every reader once its query ends. */
   close(): void {
     this.#pool.close();
+  }
+}
+
+/**
+ * Runs `work` in one transaction, rolled back after: its statements read one snapshot, and DuckLake reads the
+ * lake's catalog once for them all, not once per statement (a query's check, its prepare and its execution: ~2 ms
+ * each, 40 % of a 1M-row aggregate).
+ */
+async function inReadTransaction<T>(connection: DuckDBConnection, work: () => Promise<T>): Promise<T> {
+  await connection.run('BEGIN TRANSACTION');
+  try {
+    return await work();
+  } finally {
+    await connection.run('ROLLBACK').catch(() => undefined);
   }
 }
 
