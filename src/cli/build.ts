@@ -36,6 +36,15 @@ export function buildReport(ctx: AppContext, job: JobRecord): string {
 }
 
 /**
+ * The error of a run that did not succeed, after printing its report when it ran anything (a run refused before
+ * dbt started, by a busy warehouse, has nothing to show but the error).
+ */
+export function failedRun(ctx: AppContext, job: JobRecord, what: string): CliError {
+  if (ctx.store.modelRuns.forJob(job.id).length > 0 || ctx.store.testResults.forJob(job.id).length > 0) console.log(buildReport(ctx, job));
+  return new CliError(`${what} failed: ${job.error ?? job.status}`);
+}
+
+/**
  * `quarry build [SELECTOR]` and `quarry test [SELECTOR]`: dbt build (models, tests, seeds, snapshots) or dbt test
  * of a dbt selector in this process, a line per node as it finishes and a table of every model and test at the
  * end; fails (exit code 1) when a model or a test with severity error fails.
@@ -51,11 +60,7 @@ export async function buildModels(
         if (line !== undefined) console.log(line);
       },
     });
-    const report = buildReport(ctx, job);
-    if (job.status !== 'success') {
-      console.log(report);
-      throw new CliError(`The ${command} failed: ${job.error ?? job.status}`);
-    }
-    return report;
+    if (job.status !== 'success') throw failedRun(ctx, job, `The ${command}`);
+    return buildReport(ctx, job);
   });
 }

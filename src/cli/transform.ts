@@ -1,8 +1,7 @@
 import path from 'node:path';
 import { withAlertingProject, withProject } from './with-project.ts';
 import type { LogFormat } from '../logger.ts';
-import { buildReport } from './build.ts';
-import { CliError } from './cli-error.ts';
+import { buildReport, failedRun } from './build.ts';
 import { ProgressLine } from './progress-line.ts';
 
 /**
@@ -23,12 +22,8 @@ export async function runModel(
     });
     const job = await ctx.transform.runAndWait(model, { cascade: options.cascade, requestedBy: 'cli' })
       .finally(() => { stopProgress(); progress.stop(); });
-    const report = buildReport(ctx, job);
-    if (job.status !== 'success') {
-      console.log(report);
-      throw new CliError(`The run of ${model} failed: ${job.error ?? job.status}`);
-    }
-    return report;
+    if (job.status !== 'success') throw failedRun(ctx, job, `The run of ${model}`);
+    return buildReport(ctx, job);
   }, options.logFormat);
 }
 

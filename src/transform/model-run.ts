@@ -146,11 +146,13 @@ export class ModelRun implements JobKind<RunOutcome> {
   }
 
   failureMessage(error: unknown, interrupted: boolean): string {
-    return interrupted ? 'The run was interrupted because the service is stopping' : `The run failed: ${firstLineOf(error)}`;
+    if (interrupted) return 'The run was interrupted because the service is stopping';
+    return error instanceof WarehouseBusyError ? error.message : `The run failed: ${firstLineOf(error)}`;
   }
 
-  failureLogLevel(): 'warn' {
-    return 'warn';
+  failureLogLevel(error: unknown): 'warn' | undefined {
+    // Another process writing the warehouse is told in the run's history, as it is for a sync.
+    return error instanceof WarehouseBusyError ? undefined : 'warn';
   }
 
   /** Another process writing the warehouse (a `quarry sync` in a terminal) is done soon: a schedule tries again. */

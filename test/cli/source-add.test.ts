@@ -75,7 +75,8 @@ describe('quarry source add (the form for scripts)', () => {
       // dbt writes the lake from its own process: the model run holds the lock between processes for all of it.
       const busyRun = await quarry(['build', '--project', dir]);
       expect(busyRun.code).toBe(1);
-      expect(busyRun.stderr).toContain(busyLine);
+      expect(busyRun.stderr.trim()).toBe(`quarry: The build failed: ${busyLine}`);
+      expect(busyRun.stdout).toMatch(/stg_people__people\s+model\s+error\s+The warehouse is open for writing/);
     } finally {
       holder.closeSync();
     }
