@@ -36,9 +36,9 @@ export async function syncAndWait(ctx: AppContext, source: string, fullRefresh =
   await ctx.jobs.idle();
 }
 
-/** Waits for the table profiles a sync refreshes in the background, so they do not run into the next measurement. */
+/** Waits for the table profiles and file hashes a sync records in the background, so they do not run into the next measurement. */
 export async function settled(ctx: AppContext): Promise<void> {
-  await ctx.profiler.idle();
+  await Promise.all([ctx.profiler.idle(), ctx.jobs.ledgerHasher.idle()]);
 }
 
 /** A row a benchmark words itself (sizes, latencies under load): printed as given, with its target by `id`. */

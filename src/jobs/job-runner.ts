@@ -1,7 +1,7 @@
 import type { ProjectPaths, SourceConfig } from '../config/index.ts';
 import type { EventBus } from '../events/index.ts';
 import type { Logger } from '../logger.ts';
-import { backfillWindow, loaderFor, type SourceTokens } from '../sources/index.ts';
+import { backfillWindow, LedgerHasher, loaderFor, type SourceTokens } from '../sources/index.ts';
 import type { JobRecord, Store } from '../store/index.ts';
 import { dropSourceTables } from './drop-source-tables.ts';
 import { SourceDisabledError, SourceNotFoundError, SourceTypeNotSupportedError, SyncInProgressError, SyncNotFoundError, SyncOfAnotherSourceError, RestoreInProgressError } from './errors.ts';
@@ -37,11 +37,14 @@ export interface JobRunnerOptions {
 export class JobRunner {
   readonly #options: JobRunnerOptions;
   readonly lifecycle: JobLifecycle;
+  /** Records the hashes of the files syncs loaded, after they commit. */
+  readonly ledgerHasher: LedgerHasher;
 
   constructor(options: JobRunnerOptions) {
     this.#options = options;
     const { store, lake, events, log, now, lock, afterCommit } = options;
     this.lifecycle = new JobLifecycle({ store, lake, events, log, now, lock, afterCommit });
+    this.ledgerHasher = new LedgerHasher(store.fileLedger);
   }
 
   /** Marks jobs a stopped service left behind as interrupted; call once at start. */
@@ -74,7 +77,9 @@ export class JobRunner {
     // A restore cleared the source's ledger and cursors: only a rebuild makes its tables whole again.
     const fullRefresh = options.fullRefresh || store.refreshMarks.isMarked(name);
     const window = backfill === undefined ? undefined : backfillWindow(source, backfill, { now: now(), fullRefresh });
-    const sync = new SyncJob({ source, loader, fullRefresh, requestedBy, window, store, paths, events, now, env, sourceTokens });
+    const sync = new SyncJob({
+      source, loader, fullRefresh, requestedBy, window, store, ledgerHasher: this.ledgerHasher, paths, events, now, env, sourceTokens,
+    });
     return this.lifecycle.enqueue(sync).job;
   }
 
@@ -128,10 +133,12 @@ export class JobRunner {
 
   /**
    * Stops accepting jobs of every kind; lets running jobs, and `alsoFinishing` (the transform runner's
-   * follow-up work), end within `graceMs`, then interrupts every job. Queued jobs end interrupted.
+   * follow-up work), end within `graceMs`, then interrupts every job. Queued jobs end interrupted. The hashes
+   * of what the syncs loaded are recorded before it resolves.
    */
   async close(graceMs: number, alsoFinishing: Promise<void> = Promise.resolve()): Promise<void> {
     await this.lifecycle.close(graceMs, Promise.all([this.lifecycle.idle(), alsoFinishing]).then(() => undefined));
+    await this.ledgerHasher.close();
   }
 }
 

@@ -1,6 +1,6 @@
 import { firstLineOf, TransientError } from '../errors.ts';
 import type { EventBus } from '../events/index.ts';
-import { SyncFailedError, type DateWindow, type LoadContext, type LoadOutcome, type SourceLoader, type SyncProgress } from '../sources/index.ts';
+import { SyncFailedError, type DateWindow, type LedgerHasher, type LoadContext, type LoadOutcome, type SourceLoader, type SyncProgress } from '../sources/index.ts';
 import { sqliteFailure, type JobRecord, type Store } from '../store/index.ts';
 import { WarehouseBusyError } from '../warehouse/index.ts';
 import { SyncInProgressError } from './errors.ts';
@@ -17,6 +17,7 @@ export interface SyncJobOptions extends Omit<ReadContextOptions, 'signal'> {
   /** A backfill's days, or undefined for a sync from the saved cursors. */
   readonly window: DateWindow | undefined;
   readonly store: Store;
+  readonly ledgerHasher: LedgerHasher;
   readonly events: EventBus;
 }
 
@@ -54,7 +55,9 @@ export class SyncJob implements JobKind<LoadOutcome> {
     return `Sync started${job.fullRefresh ? ' (full refresh)' : ''}`;
   }
 
-  work(tools: JobTools): Promise<LoadOutcome> {
+  async work(tools: JobTools): Promise<LoadOutcome> {
+    // Without the hashes of its last sync, a file touched since would load again for nothing.
+    await this.#options.ledgerHasher.settled(this.target);
     return this.#options.loader.load(this.#loadContext(tools));
   }
 
@@ -62,7 +65,10 @@ export class SyncJob implements JobKind<LoadOutcome> {
     const { store } = this.#options;
     const source = this.target;
     store.warehouseTables.replaceForSource(source, outcome.tables, finishedAt);
-    if (outcome.ledger !== undefined) store.fileLedger.replace(source, outcome.ledger);
+    if (outcome.ledger !== undefined) {
+      store.fileLedger.replace(source, outcome.ledger);
+      this.#options.ledgerHasher.hashLater(source, outcome.ledger);
+    }
     if (job.fullRefresh) store.refreshMarks.clear(source);
     if (outcome.cursors !== undefined) {
       if (job.fullRefresh) store.sourceState.clear(source);

@@ -75,34 +75,25 @@ export async function syncFileSource(
 
   const lookbackStart = spec.lookbackDays === undefined ? Number.POSITIVE_INFINITY : now.getTime() - spec.lookbackDays * 86_400_000;
   const toLoad: SourceFile[] = [];
-  const hashes = new Map<string, Promise<string>>();
-  // One file at a time, beside DuckDB's load: hashing many files at once only thrashes the disk cache.
-  let hashing: Promise<unknown> = Promise.resolve();
-  const hashInBackground = (file: string): Promise<string> => {
-    const hash = hashing.then(() => hashFile(file));
-    hashing = hash.catch(() => undefined);
-    return hash;
-  };
+  // A file loaded now has its hash recorded after the commit (LedgerHasher); one known to the ledger keeps its own.
+  const hashOf = new Map<string, string>();
   for (const file of files) {
     const known = ledger.get(file.path);
     const withinLookback = file.mtimeMs >= lookbackStart;
     const sameOptions = known?.reading == null || file.format !== 'csv' || parseReading(known.reading)?.configured === configured;
     if (spec.fullRefresh || existingRows === 0 || known === undefined || withinLookback || !sameOptions) {
-      // No earlier content to compare with: the hash is only recorded, so it is computed while DuckDB loads.
-      hashes.set(file.path, hashInBackground(file.path));
       toLoad.push(file);
       continue;
     }
     if (known.size === file.size && known.mtimeMs === file.mtimeMs) {
-      hashes.set(file.path, Promise.resolve(known.sha256));
+      hashOf.set(file.path, known.sha256);
       continue;
     }
+    // Its time or size changed: the content decides, and a hash not yet recorded ('') never matches.
     const sha256 = await hashFile(file.path);
-    hashes.set(file.path, Promise.resolve(sha256));
+    hashOf.set(file.path, sha256);
     if (sha256 !== known.sha256) toLoad.push(file);
   }
-  // A hash that fails (the file vanished mid-sync) must not become an unhandled rejection before it is awaited.
-  for (const hash of hashes.values()) hash.catch(() => undefined);
 
   // Each file is read alone before the transaction: one DuckDB cannot read is set aside here, and one that
   // is unchanged keeps the reading the ledger holds, so it is never sniffed again.
@@ -150,7 +141,6 @@ export async function syncFileSource(
   for (const message of describeRespellings(written.respellings, ledger)) messages.push({ level: 'INFO', message });
   if (written.removed > 0) messages.push({ level: 'INFO', message: `Removed the rows of ${String(written.removed)} deleted file(s)` });
 
-  const hashOf = new Map(await Promise.all([...hashes].map(async ([file, hash]) => [file, await hash] as const)));
   const rows = await countRows(connection, schemaName, spec.source);
   const recorded = recordFiles(files, {
     ledger, reloaded: new Set(toLoad.map((file) => file.path)), failures, readings, counted, rowsByFile: written.rowsByFile, hashOf, now,

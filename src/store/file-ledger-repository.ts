@@ -42,4 +42,10 @@ export class FileLedgerRepository {
       insert.run(source, entry.path, entry.size, entry.mtimeMs, entry.sha256, entry.rows, entry.loadedAt, entry.reading, entry.error);
     }
   }
+
+  /** Records the hash of a file as an entry describes it, unless a later sync has replaced that entry meanwhile. */
+  recordHash(source: string, entry: LedgerEntry, sha256: string): void {
+    this.#database.prepare("UPDATE file_ledger SET sha256 = ? WHERE source = ? AND path = ? AND size = ? AND mtime_ms = ? AND sha256 = ''")
+      .run(sha256, source, entry.path, entry.size, entry.mtimeMs);
+  }
 }

@@ -32,7 +32,7 @@ export type { OutboxStatus, OutboxEntry } from './alerts-repository.ts';
 export type { AuditEvent } from './audit-repository.ts';
 export { JOB_STATUSES, type JobStatus, type JobKind, type JobRecord } from './jobs-repository.ts';
 export { LOG_LEVELS, type LogLevel, type LogEntry } from './logs-repository.ts';
-export type { LedgerEntry } from './file-ledger-repository.ts';
+export type { FileLedgerRepository, LedgerEntry } from './file-ledger-repository.ts';
 export { LAYERS, type Layer } from './warehouse-tables-repository.ts';
 export type { ColumnProfile, TableProfile, CatalogTable } from './table-profiles-repository.ts';
 export { MODEL_RUN_STATUSES, type ModelRunStatus, type ModelRunRecord } from './model-runs-repository.ts';

@@ -1,6 +1,6 @@
 import { readdirSync } from 'node:fs';
-import os from 'node:os';
 import { DuckDBInstance } from '@duckdb/node-api';
+import { lowerThreadPriority } from '../os/index.ts';
 
 /**
  * The options of a DuckDB instance that runs only SQL Quarry builds (names and values quoted), never a user's:
@@ -11,9 +11,6 @@ import { DuckDBInstance } from '@duckdb/node-api';
 const QUARRY_SQL_ONLY_INSTANCE_OPTIONS: Readonly<Record<string, string>> = {
   autoinstall_known_extensions: 'false', autoload_known_extensions: 'false', allow_unsigned_extensions: 'true',
 };
-
-/** The nice value of a job's DuckDB worker threads: under contention a reader gets ~10 times their CPU share. */
-const JOB_THREAD_NICENESS = 10;
 
 const TASKS_DIR = '/proc/self/task';
 
@@ -28,7 +25,7 @@ const TASKS_DIR = '/proc/self/task';
 export async function createJobInstance(): Promise<DuckDBInstance> {
   const before = threadIds();
   const instance = await DuckDBInstance.create(':memory:', { ...QUARRY_SQL_ONLY_INSTANCE_OPTIONS });
-  if (before !== undefined) for (const thread of threadIds() ?? []) if (!before.has(thread)) lowerPriority(thread);
+  if (before !== undefined) for (const thread of threadIds() ?? []) if (!before.has(thread)) lowerThreadPriority(thread);
   return instance;
 }
 
@@ -37,13 +34,5 @@ function threadIds(): Set<number> | undefined {
     return new Set(readdirSync(TASKS_DIR).map(Number));
   } catch {
     return undefined;
-  }
-}
-
-function lowerPriority(thread: number): void {
-  try {
-    os.setPriority(thread, JOB_THREAD_NICENESS);
-  } catch {
-    // the thread has ended meanwhile
   }
 }

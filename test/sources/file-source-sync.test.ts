@@ -1,4 +1,5 @@
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { mkdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -102,6 +103,7 @@ describe('a local_files source with files from the wild', () => {
     expect(await quarry.query(`SELECT day::VARCHAR AS day FROM raw_shop.shop WHERE _quarry_file = ${quoteLiteral(path.join(folder, 'us-dates.csv'))} ORDER BY id`))
       .toEqual([{ day: '2024-03-31' }, { day: '2023-12-01' }]);
 
+    await quarry.ctx.jobs.ledgerHasher.settled('shop');
     const ledger = quarry.ctx.store.fileLedger.forSource('shop');
     const reading = (file: string): unknown => JSON.parse(ledger.get(path.join(folder, file))?.reading ?? 'null');
     expect(reading('us-dates.csv')).toEqual(expect.objectContaining({ options: expect.objectContaining({ delim: ',', header: true, dateformat: '%m-%d-%Y' }) }));
@@ -141,6 +143,26 @@ describe('a local_files source with files from the wild', () => {
     expect(listing.map((file) => [file.filename, file.status])).toEqual([
       ['a.csv', 'success'], ['b.csv', 'success'], ['broken.json', 'unreadable'], ['c.json', 'success'], ['d.jsonl', 'success'], ['e.parquet', 'success'],
     ]);
+  });
+
+  it('records each loaded file\'s hash after the sync, so a file touched without changing is not loaded again', async () => {
+    const file = path.join(folder, 'a.csv');
+    expect(await syncAndWait(quarry, 'shop')).toMatchObject({ type: 'sync_completed', rows: 3 });
+    await quarry.ctx.jobs.ledgerHasher.settled('shop');
+    const sha256 = createHash('sha256').update(readFileSync(file)).digest('hex');
+    expect(quarry.ctx.store.fileLedger.forSource('shop').get(file)?.sha256).toBe(sha256);
+
+    const later = new Date(Date.now() + 60_000);
+    utimesSync(file, later, later);
+    expect(await syncAndWait(quarry, 'shop')).toMatchObject({ type: 'sync_completed', rows: 3 });
+    expect(logMessages(quarry, 'shop', 'INFO').at(-1)).toBe('Loaded 0 of 2 file(s); 2 unchanged');
+    expect(quarry.ctx.store.fileLedger.forSource('shop').get(file)).toMatchObject({ sha256, mtimeMs: later.getTime() });
+
+    writeFileSync(file, 'id,name,amount\n1,pen,100\n2,ink,200\n');
+    utimesSync(file, later, later);
+    expect(await syncAndWait(quarry, 'shop')).toMatchObject({ type: 'sync_completed', rows: 3 });
+    expect(logMessages(quarry, 'shop', 'INFO').at(-1)).toBe('Loaded 1 of 2 file(s); 1 unchanged');
+    expect(await quarry.query('SELECT sum(amount)::INTEGER AS total FROM raw_shop.shop')).toEqual([{ total: 330 }]);
   });
 
   it('reads with the read_csv options a source fixes, and detects the rest per file', async () => {

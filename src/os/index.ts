@@ -1,0 +1,1 @@
+export { BACKGROUND_NICENESS, currentThreadId, lowerThreadPriority } from './thread-priority.ts';
