@@ -1,1 +1,1 @@
-export { BACKGROUND_NICENESS, currentThreadId, lowerThreadPriority } from './thread-priority.ts';
+export { currentThreadId, lowerThreadPriority } from './thread-priority.ts';

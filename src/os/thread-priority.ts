@@ -2,7 +2,7 @@ import { readlinkSync } from 'node:fs';
 import os from 'node:os';
 
 /** The nice value of background work (a job's DuckDB threads, file hashing): under contention a reader gets ~10 times its CPU share. */
-export const BACKGROUND_NICENESS = 10;
+const BACKGROUND_NICENESS = 10;
 
 /** Lowers one thread's priority (on Linux each thread has its own nice value); a thread that has ended is left alone. */
 export function lowerThreadPriority(thread: number): void {
