@@ -64,19 +64,19 @@ export class WarehouseReaders {
 
   /**
    * Lends a reader to Quarry's own SQL (the catalog's listing, snapshots, health; never a user's, which
-   * withQuery checks) inside one transaction, so every statement of `work` reads the snapshot that was the
-   * latest when it began. DuckDB's failures become QueryFailedError.
+   * withQuery checks) inside one read transaction, so every statement of `work` reads the snapshot that was the
+   * latest when its first began. DuckDB's failures become QueryFailedError.
    */
   async withReader<T>(work: (connection: DuckDBConnection) => Promise<T>): Promise<T> {
     if (catalogMissing(this.lake)) throw new QueryFailedError('Nothing has been loaded into the warehouse yet: sync a source first');
-    const lent = this.#pool.lend((connection) => inReadTransaction(connection, () => work(connection)));
+    const lent = this.#pool.lend(work);
     return lent.catch((error: unknown) => { throw error instanceof QuarryError ? error : new QueryFailedError(firstLineOf(error)); });
   }
 
   /** Runs the query; `work` reads the result while the reader is lent. */
   async withQuery<T>(sql: string, limits: ReadQueryLimits, work: (result: ReadQueryResult) => Promise<T>): Promise<T> {
     if (catalogMissing(this.lake)) throw new QueryFailedError('Nothing has been loaded into the warehouse yet: sync a source first');
-    return this.#pool.lend((connection) => inReadTransaction(connection, async () => {
+    return this.#pool.lend(async (connection) => {
       let timedOut = false;
       const interrupt = (): void => { connection.interrupt(); };
       const timer = setTimeout(() => {
@@ -87,14 +87,20 @@ export class WarehouseReaders {
       try {
         const result = await (async () => {
           await assertReadsOnly(connection, sql);
-          return connection.stream(sql);
+          // One statement (the check refuses more), so it is prepared directly, without extracting statements first.
+          const prepared = await connection.prepare(sql);
+          try {
+            return await prepared.stream();
+          } finally {
+            prepared.destroySync();
+          }
         })().catch((error: unknown) => { throw queryError(error, timedOut, limits); });
         return await work(readInBatches(result, limits.maxRows, () => timedOut, limits));
       } finally {
         clearTimeout(timer);
         limits.signal?.removeEventListener('abort', interrupt);
       }
-    }));
+    });
   }
 
   /** Runs the query and collects its rows (up to the cap). */
@@ -110,20 +116,6 @@ export class WarehouseReaders {
   /** Closes every reader once its query ends. */
   close(): void {
     this.#pool.close();
-  }
-}
-
-/**
- * Runs `work` in one transaction, rolled back after: its statements read one snapshot, and DuckLake reads the
- * lake's catalog once for them all, not once per statement (a query's check, its prepare and its execution: ~2 ms
- * each, 40 % of a 1M-row aggregate).
- */
-async function inReadTransaction<T>(connection: DuckDBConnection, work: () => Promise<T>): Promise<T> {
-  await connection.run('BEGIN TRANSACTION');
-  try {
-    return await work();
-  } finally {
-    await connection.run('ROLLBACK').catch(() => undefined);
   }
 }
 

@@ -116,6 +116,19 @@ describe('the warehouse as a lake', () => {
     }
   });
 
+  it('shows the pooled readers, whose read transactions begin when they are handed back, a commit made while they sat idle', async () => {
+    await idle();
+    // More queries at once than the pool has readers, so every pooled connection is used and handed back.
+    const counts = async (): Promise<number[]> => Promise.all(Array.from({ length: 6 }, async () =>
+      Number((await quarry.ctx.readers.run('SELECT count(*) AS n FROM raw_orders.orders', { maxRows: 1, timeoutMs: 30_000 })).rows[0]?.[0])));
+    const before = await counts();
+    expect(new Set(before).size).toBe(1);
+    await withWriteConnection(quarry.ctx.lake, AbortSignal.timeout(60_000), (connection) =>
+      connection.run("INSERT INTO raw_orders.orders (id, region, amount) VALUES (3000, 'west', 1)"));
+    expect(await counts()).toEqual(before.map((count) => count + 1));
+    await withWriteConnection(quarry.ctx.lake, AbortSignal.timeout(60_000), (connection) => connection.run('DELETE FROM raw_orders.orders WHERE id = 3000'));
+  });
+
   it('gives any query path a sandboxed reader that refuses what is not a query, and the catalog extension\'s functions', async () => {
     const reader = await openSandboxedReader(lakeLocation(quarry.ctx.paths));
     try {
