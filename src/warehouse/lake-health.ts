@@ -3,12 +3,26 @@ import { catalogMissing, LAKE_ALIAS } from './lake-location.ts';
 import type { WarehouseReaders } from './read-query.ts';
 
 /**
+ * The check each pool is running: requests that arrive while it runs share its answer. A check per request
+ * took a pooled reader each, and at 200 health requests a second they queued behind each other for up to a second.
+ */
+const checksRunning = new WeakMap<WarehouseReaders, Promise<string | undefined>>();
+
+/**
  * Why readers (dashboards, the docs catalog) cannot read the lake through the reader sandbox (a damaged
  * catalog, missing extensions), or undefined when they can, or when there is no lake yet. Asks a pooled
  * reader: opening one is what fails first, and the pool reopens its readers when that failed.
  */
 export async function lakeProblem(readers: WarehouseReaders): Promise<string | undefined> {
   if (catalogMissing(readers.lake)) return undefined;
+  const running = checksRunning.get(readers);
+  if (running !== undefined) return running;
+  const check = askReader(readers).finally(() => { checksRunning.delete(readers); });
+  checksRunning.set(readers, check);
+  return check;
+}
+
+async function askReader(readers: WarehouseReaders): Promise<string | undefined> {
   try {
     await readers.withReader((connection) => connection.run(`SELECT count(*) FROM duckdb_tables() WHERE database_name = '${LAKE_ALIAS}'`));
     return undefined;

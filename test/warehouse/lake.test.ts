@@ -1,8 +1,8 @@
 import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import {
-  assertReadsOnly, inTransaction, lakeLocation, openSandboxedReader, withSandboxedReader, withWriteConnection,
+  assertReadsOnly, inTransaction, lakeLocation, lakeProblem, openSandboxedReader, withSandboxedReader, withWriteConnection,
 } from '../../src/warehouse/index.ts';
 import { startQuarry, type TestQuarry } from '../support/quarry.ts';
 import { syncAndWait } from '../support/sync.ts';
@@ -127,6 +127,18 @@ describe('the warehouse as a lake', () => {
       connection.run("INSERT INTO raw_orders.orders (id, region, amount) VALUES (3000, 'west', 1)"));
     expect(await counts()).toEqual(before.map((count) => count + 1));
     await withWriteConnection(quarry.ctx.lake, AbortSignal.timeout(60_000), (connection) => connection.run('DELETE FROM raw_orders.orders WHERE id = 3000'));
+  });
+
+  it('lets health requests that arrive together share one check of the lake, and checks again for a later one', async () => {
+    const asked = vi.spyOn(quarry.ctx.readers, 'withReader');
+    try {
+      expect(await Promise.all(Array.from({ length: 10 }, () => lakeProblem(quarry.ctx.readers)))).toEqual(Array.from({ length: 10 }, () => undefined));
+      expect(asked).toHaveBeenCalledTimes(1);
+      expect(await lakeProblem(quarry.ctx.readers)).toBeUndefined();
+      expect(asked).toHaveBeenCalledTimes(2);
+    } finally {
+      asked.mockRestore();
+    }
   });
 
   it('gives any query path a sandboxed reader that refuses what is not a query, and the catalog extension\'s functions', async () => {
