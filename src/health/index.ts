@@ -1,2 +1,3 @@
-export { checkPlatformHealth, warehouseExists, warehouseSize, type PlatformHealthInputs, type PlatformHealthReport } from './platform-health.ts';
+export { checkPlatformHealth, warehouseExists, type PlatformHealthInputs, type PlatformHealthReport } from './platform-health.ts';
 export { freshnessLimitsOf, stalenessOf, type FreshnessLimits, type Staleness } from './freshness.ts';
+export { warehouseSize } from './warehouse-size.ts';

@@ -1,11 +1,10 @@
-import { readdir, statfs, stat } from 'node:fs/promises';
-import path from 'node:path';
+import { statfs } from 'node:fs/promises';
 import type { ProjectPaths, ScheduleConfig, SourceConfig } from '../config/index.ts';
-import { isMissingFile } from '../config/index.ts';
 import type { SourceReports } from '../jobs/index.ts';
 import type { Store } from '../store/index.ts';
 import { catalogMissing, lakeProblem, type LakeLocation, type WarehouseReaders } from '../warehouse/index.ts';
 import { freshnessLimitsOf, stalenessOf } from './freshness.ts';
+import { warehouseSize } from './warehouse-size.ts';
 
 const GB = 1024 ** 3;
 const MB = 1024 ** 2;
@@ -122,33 +121,11 @@ function failingTests(store: Store, sinceIso: string): { model: string; timestam
 }
 
 /**
- * The lake's size in bytes (its catalog and data files; a PostgreSQL catalog's tables are not counted), or null
- * before the lake was made.
- */
-export async function warehouseSize(lake: LakeLocation): Promise<number | null> {
-  try {
-    const catalogBytes = lake.catalog.kind === 'sqlite' ? (await stat(lake.catalog.file)).size : 0;
-    return catalogBytes + await folderSize(lake.dataPath);
-  } catch (error) {
-    if (isMissingFile(error)) return null;
-    throw error;
-  }
-}
-
-/**
  * Whether the first load has created the warehouse: asked on every GET /api/status, so one synchronous stat that
  * throws nothing (a missing file through the promise API costs an error object and a thread-pool round trip).
  */
 export function warehouseExists(lake: LakeLocation): boolean {
   return !catalogMissing(lake);
-}
-
-async function folderSize(folder: string): Promise<number> {
-  let total = 0;
-  for (const entry of await readdir(folder, { withFileTypes: true, recursive: true })) {
-    if (entry.isFile()) total += (await stat(path.join(entry.parentPath, entry.name))).size;
-  }
-  return total;
 }
 
 function round(value: number): number {
