@@ -1,6 +1,7 @@
 import { JsonDuckDBValueConverter, type DuckDBConnection, type DuckDBResult, type Json } from '@duckdb/node-api';
 import { describeError, firstLineOf, InvalidRequestError, QuarryError } from '../errors.ts';
 import { assertReadsOnly, QueryNotAllowedError } from './reader-sql.ts';
+import { openingCatalog } from './catalog-opening.ts';
 import { catalogMissing, type LakeLocation } from './lake-location.ts';
 import { ReaderPool } from './reader-pool.ts';
 import { DEFAULT_READER_LIMITS } from './sandboxed-reader.ts';
@@ -69,7 +70,8 @@ export class WarehouseReaders {
    */
   async withReader<T>(work: (connection: DuckDBConnection) => Promise<T>): Promise<T> {
     if (catalogMissing(this.lake)) throw new QueryFailedError('Nothing has been loaded into the warehouse yet: sync a source first');
-    const lent = this.#pool.lend(work);
+    // Quarry's own reads are short (listings, health, a snapshot's id): each runs whole in its turn to open the catalog.
+    const lent = this.#pool.lend((connection) => openingCatalog(this.lake, () => work(connection)));
     return lent.catch((error: unknown) => { throw error instanceof QuarryError ? error : new QueryFailedError(firstLineOf(error)); });
   }
 
@@ -88,7 +90,7 @@ export class WarehouseReaders {
         const result = await (async () => {
           await assertReadsOnly(connection, sql);
           // One statement (the check refuses more), so it is prepared directly, without extracting statements first.
-          const prepared = await connection.prepare(sql);
+          const prepared = await openingCatalog(this.lake, () => connection.prepare(sql));
           try {
             return await prepared.stream();
           } finally {
