@@ -2,7 +2,7 @@ import { JsonDuckDBValueConverter, type DuckDBConnection, type DuckDBResult, typ
 import { describeError, firstLineOf, InvalidRequestError, QuarryError } from '../errors.ts';
 import { assertReadsOnly, QueryNotAllowedError } from './reader-sql.ts';
 import { openingCatalog } from './catalog-opening.ts';
-import { catalogMissing, type LakeLocation } from './lake-location.ts';
+import { catalogMissing, LAKE_ALIAS, type LakeLocation } from './lake-location.ts';
 import { ReaderPool } from './reader-pool.ts';
 import { DEFAULT_READER_LIMITS } from './sandboxed-reader.ts';
 
@@ -70,8 +70,11 @@ export class WarehouseReaders {
    */
   async withReader<T>(work: (connection: DuckDBConnection) => Promise<T>): Promise<T> {
     if (catalogMissing(this.lake)) throw new QueryFailedError('Nothing has been loaded into the warehouse yet: sync a source first');
-    // Quarry's own reads are short (listings, health, a snapshot's id): each runs whole in its turn to open the catalog.
-    const lent = this.#pool.lend((connection) => openingCatalog(this.lake, () => work(connection)));
+    const lent = this.#pool.lend(async (connection) => {
+      // The transaction's first read opens the catalog, in its turn; `work` then runs beside others.
+      await openingCatalog(this.lake, () => connection.run(`FROM ducklake_current_snapshot('${LAKE_ALIAS}')`));
+      return work(connection);
+    });
     return lent.catch((error: unknown) => { throw error instanceof QuarryError ? error : new QueryFailedError(firstLineOf(error)); });
   }
 
