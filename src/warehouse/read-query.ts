@@ -1,8 +1,8 @@
 import { JsonDuckDBValueConverter, type DuckDBConnection, type DuckDBResult, type Json } from '@duckdb/node-api';
 import { describeError, firstLineOf, InvalidRequestError, QuarryError } from '../errors.ts';
 import { assertReadsOnly, QueryNotAllowedError } from './reader-sql.ts';
-import { openingCatalog } from './catalog-opening.ts';
-import { catalogMissing, LAKE_ALIAS, type LakeLocation } from './lake-location.ts';
+import { openCatalogInTurn, openingCatalog } from './catalog-opening.ts';
+import { catalogMissing, type LakeLocation } from './lake-location.ts';
 import { ReaderPool } from './reader-pool.ts';
 import { DEFAULT_READER_LIMITS } from './sandboxed-reader.ts';
 
@@ -71,8 +71,7 @@ export class WarehouseReaders {
   async withReader<T>(work: (connection: DuckDBConnection) => Promise<T>): Promise<T> {
     if (catalogMissing(this.lake)) throw new QueryFailedError('Nothing has been loaded into the warehouse yet: sync a source first');
     const lent = this.#pool.lend(async (connection) => {
-      // The transaction's first read opens the catalog, in its turn; `work` then runs beside others.
-      await openingCatalog(this.lake, () => connection.run(`FROM ducklake_current_snapshot('${LAKE_ALIAS}')`));
+      await openCatalogInTurn(connection);
       return work(connection);
     });
     return lent.catch((error: unknown) => { throw error instanceof QuarryError ? error : new QueryFailedError(firstLineOf(error)); });
@@ -93,7 +92,7 @@ export class WarehouseReaders {
         const result = await (async () => {
           await assertReadsOnly(connection, sql);
           // One statement (the check refuses more), so it is prepared directly, without extracting statements first.
-          const prepared = await openingCatalog(this.lake, () => connection.prepare(sql));
+          const prepared = await openingCatalog(() => connection.prepare(sql));
           try {
             return await prepared.stream();
           } finally {

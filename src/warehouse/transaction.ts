@@ -1,4 +1,5 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
+import { openCatalogInTurn } from './catalog-opening.ts';
 import { applyCommitLabel } from './commit-label.ts';
 
 /** A statement failed inside the transaction and `work` went on: committing would silently commit nothing. */
@@ -19,6 +20,7 @@ export class AbortedTransactionError extends Error {
 export async function inTransaction<T>(connection: DuckDBConnection, work: () => Promise<T>): Promise<T> {
   await connection.run('BEGIN TRANSACTION');
   try {
+    await openCatalogInTurn(connection);
     const result = await work();
     try {
       await connection.run('SELECT 1');
