@@ -7,7 +7,7 @@ import { openSandboxedReaders, type ReaderLimits } from './sandboxed-reader.ts';
  * statements read one snapshot, and DuckLake reads the lake's catalog once for them all, not once per statement
  * (a query's check, its prepare and its execution: ~2 ms each). The transaction begins when the connection is
  * handed back, so neither its BEGIN nor its ROLLBACK waits in a query's path; DuckLake takes the snapshot at the
- * transaction's first read, so a query still reads the latest one (tested by every read after a sync).
+ * transaction's first read, so a query still reads the latest one (test/warehouse/lake.test.ts holds it to that).
  */
 class LentReaders {
   readonly #instance: DuckDBInstance;
