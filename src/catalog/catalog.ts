@@ -1,4 +1,5 @@
 import { NotFoundError } from '../errors.ts';
+import { SharedRuns } from '../shared-runs.ts';
 import type { Logger } from '../logger.ts';
 import type { CatalogTable, ColumnProfile, Layer, Store, TableProfile } from '../store/index.ts';
 import type { ModelSummary } from '../transform/index.ts';
@@ -81,7 +82,7 @@ export class Catalog {
   readonly #options: CatalogOptions;
   /** Profiles made on request, by table: the lake change each was made after, so a newer change is profiled again. */
   readonly #profiledAfter = new Map<string, string>();
-  readonly #profiling = new Map<string, Promise<TableProfile | undefined>>();
+  readonly #profiling = new SharedRuns<string, TableProfile | undefined>();
 
   constructor(options: CatalogOptions) {
     this.#options = options;
@@ -164,17 +165,13 @@ export class Catalog {
     const { schema, name, changedAt } = entry.lake;
     const key = keyOf(schema, name);
     if (entry.profile !== undefined && this.#profiledAfter.get(key) === changedAt) return entry.profile;
-    const running = this.#profiling.get(key);
-    if (running !== undefined) return running;
-    const profiling = this.#options.profiler.profileNow(schema, name).then((profile) => {
+    return this.#profiling.run(key, () => this.#options.profiler.profileNow(schema, name).then((profile) => {
       this.#profiledAfter.set(key, changedAt);
       return profile;
     }, (error: unknown) => {
       this.#options.log.warn({ err: error, table: `${schema}.${name}` }, 'profiling a table on request failed; it is shown with its previous profile or none');
       return entry.profile;
-    }).finally(() => { this.#profiling.delete(key); });
-    this.#profiling.set(key, profiling);
-    return profiling;
+    }));
   }
 
   #summary(entry: Entry, models: ReadonlyMap<string, ModelSummary>): TableSummary {

@@ -1,6 +1,7 @@
 import { readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { isMissingFile } from '../config/index.ts';
+import { SharedRuns } from '../shared-runs.ts';
 import type { LakeLocation } from '../warehouse/index.ts';
 
 /**
@@ -16,7 +17,7 @@ interface Measurement {
 
 /** By the lake's data folder: the last measurement, and the one running. */
 const measurements = new Map<string, Measurement>();
-const measuring = new Map<string, Promise<number | null>>();
+const measuring = new SharedRuns<string, number | null>();
 
 /**
  * The lake's size in bytes (its catalog and data files; a PostgreSQL catalog's tables are not counted), or null
@@ -26,26 +27,22 @@ const measuring = new Map<string, Promise<number | null>>();
 export async function warehouseSize(lake: LakeLocation): Promise<number | null> {
   const last = measurements.get(lake.dataPath);
   if (last !== undefined && Date.now() - last.at < MEASURED_SIZE_MAX_AGE_MS) return last.bytes;
-  const running = measuring.get(lake.dataPath) ?? measureAgain(lake);
+  const running = measuring.run(lake.dataPath, () => measureAgain(lake));
   if (last === undefined) return running;
   running.catch(() => undefined); // the next request waits for a measurement again, and sees its error
   return last.bytes;
 }
 
 function measureAgain(lake: LakeLocation): Promise<number | null> {
-  const running = measure(lake)
-    .then((bytes) => {
-      // No lake yet is not remembered: the first sync makes one.
-      if (bytes === null) measurements.delete(lake.dataPath);
-      else measurements.set(lake.dataPath, { bytes, at: Date.now() });
-      return bytes;
-    }, (error: unknown) => {
-      measurements.delete(lake.dataPath);
-      throw error;
-    })
-    .finally(() => { measuring.delete(lake.dataPath); });
-  measuring.set(lake.dataPath, running);
-  return running;
+  return measure(lake).then((bytes) => {
+    // No lake yet is not remembered: the first sync makes one.
+    if (bytes === null) measurements.delete(lake.dataPath);
+    else measurements.set(lake.dataPath, { bytes, at: Date.now() });
+    return bytes;
+  }, (error: unknown) => {
+    measurements.delete(lake.dataPath);
+    throw error;
+  });
 }
 
 async function measure(lake: LakeLocation): Promise<number | null> {

@@ -1,4 +1,5 @@
 import { firstLineOf } from '../errors.ts';
+import { SharedRuns } from '../shared-runs.ts';
 import { catalogMissing, LAKE_ALIAS } from './lake-location.ts';
 import type { WarehouseReaders } from './read-query.ts';
 
@@ -6,7 +7,7 @@ import type { WarehouseReaders } from './read-query.ts';
  * The check each pool is running: requests that arrive while it runs share its answer. A check per request
  * took a pooled reader each, and at 200 health requests a second they queued behind each other for up to a second.
  */
-const checksRunning = new WeakMap<WarehouseReaders, Promise<string | undefined>>();
+const checks = new SharedRuns<WarehouseReaders, string | undefined>();
 
 /**
  * Why readers (dashboards, the docs catalog) cannot read the lake through the reader sandbox (a damaged
@@ -15,11 +16,7 @@ const checksRunning = new WeakMap<WarehouseReaders, Promise<string | undefined>>
  */
 export async function lakeProblem(readers: WarehouseReaders): Promise<string | undefined> {
   if (catalogMissing(readers.lake)) return undefined;
-  const running = checksRunning.get(readers);
-  if (running !== undefined) return running;
-  const check = askReader(readers).finally(() => { checksRunning.delete(readers); });
-  checksRunning.set(readers, check);
-  return check;
+  return checks.run(readers, () => askReader(readers));
 }
 
 async function askReader(readers: WarehouseReaders): Promise<string | undefined> {

@@ -16,9 +16,15 @@ class LentReaders {
   #lent = 0;
   #retired = false;
 
-  constructor(instance: DuckDBInstance, connections: DuckDBConnection[]) {
+  private constructor(instance: DuckDBInstance, connections: DuckDBConnection[]) {
     this.#instance = instance;
     this.#idle = connections;
+  }
+
+  /** Lends the connections, each waiting in its first read transaction. */
+  static async begin(instance: DuckDBInstance, connections: DuckDBConnection[]): Promise<LentReaders> {
+    for (const connection of connections) await beginRead(connection);
+    return new LentReaders(instance, connections);
   }
 
   async lend<T>(work: (connection: DuckDBConnection) => Promise<T>): Promise<T> {
@@ -35,7 +41,7 @@ class LentReaders {
   /** Ends the connection's read transaction, begins the next one, and hands it to whoever waits. */
   async #renew(connection: DuckDBConnection): Promise<void> {
     await connection.run('ROLLBACK').catch(() => undefined);
-    await connection.run('BEGIN TRANSACTION').catch(() => undefined);
+    await beginRead(connection).catch(() => undefined);
     this.#lent -= 1;
     const next = this.#waiting.shift();
     if (next) next(connection);
@@ -77,10 +83,7 @@ export class ReaderPool {
   async lend<T>(work: (connection: DuckDBConnection) => Promise<T>): Promise<T> {
     if (this.#closed) throw new Error('The warehouse readers are closed');
     if (this.#readers === undefined) {
-      const readers = openSandboxedReaders(this.#lake, this.#size, this.#limits).then(async ({ instance, connections }) => {
-        for (const connection of connections) await connection.run('BEGIN TRANSACTION');
-        return new LentReaders(instance, connections);
-      });
+      const readers = openSandboxedReaders(this.#lake, this.#size, this.#limits).then(({ instance, connections }) => LentReaders.begin(instance, connections));
       this.#readers = readers;
       readers.catch(() => { if (this.#readers === readers) this.#readers = undefined; });
     }
@@ -93,4 +96,8 @@ export class ReaderPool {
     void this.#readers?.then((readers) => { readers.retire(); }, () => undefined);
     this.#readers = undefined;
   }
+}
+
+async function beginRead(connection: DuckDBConnection): Promise<void> {
+  await connection.run('BEGIN TRANSACTION');
 }

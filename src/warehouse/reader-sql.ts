@@ -17,6 +17,15 @@ interface SerializedSql {
 const EXPLAIN_PREFIX = /^\s*explain\s+(?:analyze\s+)?/i;
 
 /**
+ * The texts of the queries that passed lately, the most recent last. The verdict depends on the text alone (the
+ * parser binds nothing), and a dashboard or a page sends the same queries again and again: the check is ~1.4 ms,
+ * a tenth of a 1M-row aggregate.
+ */
+const passed = new Set<string>();
+const REMEMBERED_QUERIES = 256;
+const REMEMBERED_SQL_CHARACTERS = 10_000;
+
+/**
  * Refuses `sql` unless it is exactly one query (SELECT, WITH, FROM, VALUES, SHOW, DESCRIBE, SUMMARIZE, or
  * EXPLAIN of one) that calls no refused function and names no file, as DuckDB itself parses it.
  * json_serialize_sql parses without binding or reading anything and serialises queries alone, so ATTACH,
@@ -37,15 +46,6 @@ export async function assertReadsOnly(connection: DuckDBConnection, sql: string)
     passed.delete(oldest);
   }
 }
-
-/**
- * The texts of the queries that passed lately, the most recent last. The verdict depends on the text alone (the
- * parser binds nothing), and a dashboard or a page sends the same queries again and again: the check is ~1.4 ms,
- * a tenth of a 1M-row aggregate.
- */
-const passed = new Set<string>();
-const REMEMBERED_QUERIES = 256;
-const REMEMBERED_SQL_CHARACTERS = 10_000;
 
 async function checkReadsOnly(connection: DuckDBConnection, sql: string): Promise<void> {
   const statements = await connection.extractStatements(sql);
