@@ -1,4 +1,5 @@
 import { quoteIdentifier, quoteLiteral, type DuckDBConnection } from '../warehouse/index.ts';
+import { adoptStagedParquet } from './adopt-staged-parquet.ts';
 import type { DateWindow } from './backfill.ts';
 import type { StagedFile, TableSpec } from './connector.ts';
 import { describeColumns, evolveTable } from './evolve-schema.ts';
@@ -95,7 +96,10 @@ export async function loadStagedTables(
       if (disposition === 'replace' || !exists) {
         // A keyed table holds one row per key from its first load on, full refreshes included.
         const keys = spec.disposition === 'merge' ? spec.primaryKey ?? [] : [];
-        await connection.run(`CREATE OR REPLACE TABLE ${table} AS ${keys.length > 0 ? latestPerKey(select, keys) : select}`);
+        const [only] = files;
+        const adopted = keys.length === 0 && files.length === 1 && only !== undefined
+          && await adoptStagedParquet(connection, { schema, name: spec.name, file: only, loadedAt });
+        if (!adopted) await connection.run(`CREATE OR REPLACE TABLE ${table} AS ${keys.length > 0 ? latestPerKey(select, keys) : select}`);
         rowsLoaded += await countRows(connection, table);
       } else {
         const changes = await evolveTable(connection, table, await describeColumns(connection, select));

@@ -1,4 +1,5 @@
 export { withWriteConnection } from './write-connection.ts';
+export { LAKE_FILE_CODEC, LAKE_FILE_COPY_OPTIONS } from './lake-connection.ts';
 export { WarehouseLock } from './warehouse-lock.ts';
 export { WarehouseBusyError } from './writer-lock-file.ts';
 export { quoteIdentifier, quoteLiteral } from './sql.ts';

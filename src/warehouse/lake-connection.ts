@@ -16,7 +16,13 @@ export interface LakeConnection {
 // No data inlining: DuckLake 1.5.5 keeps small inserts in the catalog, then fails to read back a STRUCT with a
 // DATE or TIMESTAMP field from there ("Failed to read inlined data from DuckLake: invalid date field format").
 // Stored in the catalog, so set once when the lake is made.
-const NEW_LAKE_OPTIONS: Readonly<Record<string, string>> = { parquet_compression: 'zstd', parquet_version: '2', data_inlining_row_limit: '0' };
+const NEW_LAKE_OPTIONS = { parquet_compression: 'zstd', parquet_version: '2', data_inlining_row_limit: '0' } as const;
+
+/** The codec of the lake's data files, as `parquet_metadata` names it. */
+export const LAKE_FILE_CODEC = NEW_LAKE_OPTIONS.parquet_compression.toUpperCase();
+
+/** COPY's options for a Parquet file meant to become one of the lake's data files as it is: written as the lake writes its own. */
+export const LAKE_FILE_COPY_OPTIONS = `FORMAT parquet, COMPRESSION ${NEW_LAKE_OPTIONS.parquet_compression}, PARQUET_VERSION V${NEW_LAKE_OPTIONS.parquet_version}`;
 
 /**
  * Opens the lake for the one writer: read-write, with the file system (the writer reads source files).

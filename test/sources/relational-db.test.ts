@@ -109,6 +109,11 @@ describe('relational_db from PostgreSQL', () => {
       small: -3, whole: 70000, ratio: 1.5, wide: 2.25, free: 3.125, day: '2026-02-28', at_time: '13:45:10',
       id: 'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11', flags: '{t,f}', second: '2', label: "it's",
     }]);
+    // A table replaced whole keeps the export as its data file, recorded where it was moved, not rewritten.
+    expect(await quarry.query(`SELECT f.path FROM __ducklake_metadata_warehouse.ducklake_data_file f
+      JOIN __ducklake_metadata_warehouse.ducklake_table t USING (table_id) WHERE t.table_name = 'kinds' AND t.end_snapshot IS NULL`))
+      .toEqual([{ path: expect.stringMatching(/^quarry-[0-9a-f-]{36}\.parquet$/) }]);
+    expect(await quarry.query('SELECT count(_quarry_loaded_at) AS n FROM raw_evolving_db.kinds')).toEqual([{ n: 1 }]);
   });
 
   it('loads a table altered between syncs (a column added, one dropped, one retyped), merging the rows past the cursor', async () => {

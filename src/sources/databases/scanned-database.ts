@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { openScratchConnection, quoteIdentifier, quoteLiteral, type ScratchConnection } from '../../warehouse/index.ts';
+import { LAKE_FILE_COPY_OPTIONS, openScratchConnection, quoteIdentifier, quoteLiteral, type ScratchConnection } from '../../warehouse/index.ts';
 import { databaseNameOf, type DatabaseDialect, type RemoteRow } from './database-dialect.ts';
 import type { CursorRange, DatabaseReader, ExportResult, TableDescription } from './database-reader.ts';
 
@@ -69,7 +69,7 @@ export class ScannedDatabase implements DatabaseReader {
     const where = range?.after === undefined ? '' : ` WHERE ${quoteIdentifier(range.column)} > ${quoteLiteral(range.after)}`;
     const source = `${SOURCE}.${quoteIdentifier(schema)}.${quoteIdentifier(table)}`;
     const copied = await this.#cancellable(signal, () => this.#scratch.connection.run(
-      `COPY (SELECT ${columns.join(', ')} FROM ${source}${where}) TO ${quoteLiteral(file)} (FORMAT parquet)`,
+      `COPY (SELECT ${columns.join(', ')} FROM ${source}${where}) TO ${quoteLiteral(file)} (${LAKE_FILE_COPY_OPTIONS})`,
     ));
     if (range === undefined) return { highest: undefined, exported: true };
     if (copied.rowsChanged === 0) return { highest: undefined, exported: false };
