@@ -27,8 +27,7 @@ const SEQUENCE_COLUMN = '_quarry_sequence';
 function readerSql(file: StagedFile): string {
   const at = quoteLiteral(file.path);
   switch (file.format) {
-    // The whole file is sampled: a type first seen deep in a large extraction must not fail the load.
-    case 'jsonl': return `SELECT * FROM read_json(${at}, format = 'newline_delimited', sample_size = -1)`;
+    case 'jsonl': return jsonLinesSql([file]);
     case 'parquet': return `SELECT * FROM read_parquet(${at})`;
     case 'csv': {
       const columns = file.columns === undefined ? '' : `, auto_detect = false, columns = {${Object.entries(file.columns)
@@ -38,9 +37,19 @@ function readerSql(file: StagedFile): string {
   }
 }
 
+/**
+ * A table's JSON lines, read as one: every record of every file is sampled, so a type first seen deep in a large
+ * extraction cannot fail the load, and one inference covers them all (the staging area splits a table's records
+ * over several files so that the inference runs on every core).
+ */
+function jsonLinesSql(files: readonly StagedFile[]): string {
+  return `SELECT * FROM read_json([${files.map((file) => quoteLiteral(file.path)).join(', ')}], format = 'newline_delimited', sample_size = -1)`;
+}
+
 function stagedSelect(files: readonly StagedFile[], loadedAt: string): string {
-  const union = files.map(readerSql).join(' UNION ALL BY NAME ');
-  return `SELECT *, ${quoteLiteral(loadedAt)}::TIMESTAMP AS ${LOADED_AT_COLUMN} FROM (${union})`;
+  const jsonLines = files.filter((file) => file.format === 'jsonl');
+  const readers = [...jsonLines.length > 0 ? [jsonLinesSql(jsonLines)] : [], ...files.filter((file) => file.format !== 'jsonl').map(readerSql)];
+  return `SELECT *, ${quoteLiteral(loadedAt)}::TIMESTAMP AS ${LOADED_AT_COLUMN} FROM (${readers.join(' UNION ALL BY NAME ')})`;
 }
 
 /**

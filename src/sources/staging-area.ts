@@ -15,37 +15,65 @@ export interface StagedTable {
 /** Lines are handed to the file in pieces of about this many characters: a page of a few records is no write of its own. */
 const WRITE_BATCH_CHARS = 1024 * 1024;
 
+/**
+ * A table's lines go to a new file after about this many characters. The load reads all of a table's files as one
+ * (one type inference over every record), but DuckDB infers types one file per thread, so a 40 MB extraction's
+ * inference pass takes 125-165 ms in ten files against 230-300 ms in one.
+ */
+const PART_CHARS = 4 * 1024 * 1024;
+
 class JsonLinesWriter implements TableWriter {
   readonly files: StagedFile[] = [];
   records = 0;
   #stream: WriteStream | undefined;
+  /** Characters handed to the current file so far. */
+  #written = 0;
   /** Lines not yet handed to the stream. */
   #pending = '';
   /** A write that failed (a full disk): kept, since the stream reports it after the write call returned. */
   #failure: Error | undefined;
-  readonly #file: string;
+  readonly #filePrefix: string;
 
-  constructor(file: string) {
-    this.#file = file;
+  /** Writes `<filePrefix>-0.jsonl`, `<filePrefix>-1.jsonl`, ... */
+  constructor(filePrefix: string) {
+    this.#filePrefix = filePrefix;
   }
 
   async write(records: readonly Record<string, unknown>[]): Promise<void> {
     if (records.length === 0) return;
     this.#throwIfFailed();
-    if (this.#stream === undefined) {
-      this.#stream = createWriteStream(this.#file, { flags: 'wx' });
-      this.#stream.on('error', (error) => { this.#failure ??= error; });
-      this.files.push({ path: this.#file, format: 'jsonl' });
-    }
+    if (this.#stream !== undefined && this.#written >= PART_CHARS) await this.#endPart(this.#stream);
+    this.#stream ??= this.#startPart();
     this.records += records.length;
     // Appended one by one: V8 builds the text as a rope, far cheaper than an array of lines joined.
     for (const record of records) this.#pending += `${JSON.stringify(record)}\n`;
     if (this.#pending.length >= WRITE_BATCH_CHARS) await this.#flush(this.#stream);
   }
 
+  #startPart(): WriteStream {
+    const file = `${this.#filePrefix}-${String(this.files.length)}.jsonl`;
+    const stream = createWriteStream(file, { flags: 'wx' });
+    stream.on('error', (error) => { this.#failure ??= error; });
+    this.files.push({ path: file, format: 'jsonl' });
+    this.#written = 0;
+    return stream;
+  }
+
+  async #endPart(stream: WriteStream): Promise<void> {
+    this.#stream = undefined;
+    try {
+      await this.#flush(stream);
+    } finally {
+      stream.end();
+      await finished(stream).catch(() => undefined);
+    }
+    this.#throwIfFailed();
+  }
+
   async #flush(stream: WriteStream): Promise<void> {
     const text = this.#pending;
     this.#pending = '';
+    this.#written += text.length;
     if (text !== '' && !stream.write(text)) await drainedOrClosed(stream);
     this.#throwIfFailed();
   }
@@ -56,14 +84,7 @@ class JsonLinesWriter implements TableWriter {
 
   async close(): Promise<void> {
     const stream = this.#stream;
-    if (stream !== undefined && !stream.writableFinished && !stream.destroyed) {
-      try {
-        await this.#flush(stream);
-      } finally {
-        stream.end();
-        await finished(stream).catch(() => undefined);
-      }
-    }
+    if (stream !== undefined && !stream.writableFinished && !stream.destroyed) await this.#endPart(stream);
     this.#throwIfFailed();
   }
 
@@ -106,7 +127,7 @@ export class StagingArea implements RecordSink {
     const existing = this.#writers.get(spec.name);
     if (existing !== undefined) return existing.writer;
     // Numbered, not named: a table name from a vendor or a database is not a safe file name.
-    const writer = new JsonLinesWriter(path.join(this.directory, `table-${String(this.#writers.size)}.jsonl`));
+    const writer = new JsonLinesWriter(path.join(this.directory, `table-${String(this.#writers.size)}`));
     this.#writers.set(spec.name, { spec, writer });
     return writer;
   }
