@@ -2,7 +2,10 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { inTransaction, LAKE_FILE_COPY_OPTIONS, openScratchConnection, withWriteConnection, type DuckDBConnection, type LakeLocation } from '../warehouse/index.ts';
+import {
+  inTransaction, LAKE_FILE_COPY_OPTIONS, lakeMetadataSchema, openScratchConnection, withWriteConnection, type DuckDBConnection, type LakeLocation,
+} from '../warehouse/index.ts';
+import { LOCAL_POSTGRES, onPostgres } from '../../test/support/local-postgres.ts';
 import { adoptStagedParquet } from './adopt-staged-parquet.ts';
 
 const LOADED_AT = '2026-11-25 10:00:00';
@@ -16,9 +19,17 @@ const EVERY_TYPE = `SELECT * FROM (VALUES
   (NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL)
 ) t(flag, tiny, small, whole, big, utiny, usmall, uwhole, ubig, ratio, wide, money, exact, day, at_time, moment, moment_tz, span, label, bytes, id, doc, tags)`;
 
-describe('adopting a staged Parquet file as a table\'s data file', () => {
+const postgresSchema = `quarry_adopt_test_${String(process.pid)}`;
+
+const catalogs = {
+  sqlite: (root: string): LakeLocation['catalog'] => ({ kind: 'sqlite', file: path.join(root, 'catalog.sqlite') }),
+  postgres: (): LakeLocation['catalog'] => ({ kind: 'postgres', ...LOCAL_POSTGRES, metadataSchema: postgresSchema, password: undefined }),
+};
+
+describe.each(Object.entries(catalogs))('adopting a staged Parquet file as a table\'s data file (%s catalog)', (kind, catalogIn) => {
   let root: string;
   let lake: LakeLocation;
+  let metadata: string;
   let scratch: Awaited<ReturnType<typeof openScratchConnection>>;
   let files = 0;
 
@@ -38,13 +49,15 @@ describe('adopting a staged Parquet file as a table\'s data file', () => {
 
   beforeAll(async () => {
     root = mkdtempSync(path.join(tmpdir(), 'quarry-adopt-'));
-    lake = { catalog: { kind: 'sqlite', file: path.join(root, 'catalog.sqlite') }, dataPath: `${path.join(root, 'data')}/` };
+    lake = { catalog: catalogIn(root), dataPath: `${path.join(root, 'data')}/` };
+    metadata = lakeMetadataSchema(lake);
     scratch = await openScratchConnection([]);
     mkdirSync(path.join(root, 'staging'));
   });
-  afterAll(() => {
+  afterAll(async () => {
     scratch.close();
     rmSync(root, { recursive: true, force: true });
+    if (kind === 'postgres') await onPostgres((client) => client.query(`DROP SCHEMA IF EXISTS ${postgresSchema} CASCADE`));
   });
 
   it('records the file in the table\'s own folder, relative to it, with every type reading back as a rewrite would', async () => {
@@ -58,8 +71,8 @@ describe('adopting a staged Parquet file as a table\'s data file', () => {
     expect(difference).toEqual([]);
     expect(await rows("SELECT column_name, data_type FROM information_schema.columns WHERE table_name = 'kinds' ORDER BY ordinal_position"))
       .toEqual(await rows("SELECT column_name, data_type FROM information_schema.columns WHERE table_name = 'rewritten' ORDER BY ordinal_position"));
-    expect(await rows(`SELECT f.path, f.path_is_relative::BOOLEAN FROM __ducklake_metadata_warehouse.ducklake_data_file f
-      JOIN __ducklake_metadata_warehouse.ducklake_table t USING (table_id) WHERE t.table_name = 'kinds'`))
+    expect(await rows(`SELECT f.path, f.path_is_relative::BOOLEAN FROM ${metadata}.ducklake_data_file f
+      JOIN ${metadata}.ducklake_table t USING (table_id) WHERE t.table_name = 'kinds'`))
       .toEqual([[expect.stringMatching(/^quarry-[0-9a-f-]{36}\.parquet$/), true]]);
   });
 
