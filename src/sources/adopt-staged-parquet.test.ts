@@ -94,16 +94,17 @@ describe.each(Object.entries(catalogs))('adopting a staged Parquet file as a tab
     ]);
   });
 
-  it('declines, changing nothing, a file in another codec, a type DuckLake cannot map, or a name whose folder DuckLake makes up', async () => {
+  it('declines, changing nothing, an empty file, a file in another codec, a type DuckLake cannot map, or a name whose folder DuckLake makes up', async () => {
     const cases: [string, string][] = [
       ['snappy', await staged('SELECT 1 AS id', 'FORMAT parquet, COMPRESSION snappy')],
       ['nested', await staged("SELECT {'a': 1} AS id")],
+      ['empty', await staged('SELECT 1 AS id WHERE false')],
       ['odd name', await staged('SELECT 1 AS id')],
     ];
     for (const [name, file] of cases) {
       expect(await adopt(name, file), name).toBe(false);
       expect(existsSync(file), name).toBe(true);
     }
-    expect(await rows("SELECT table_name FROM information_schema.tables WHERE table_schema = 'raw_x' AND table_name IN ('snappy', 'nested', 'odd name')")).toEqual([]);
+    expect(await rows("SELECT table_name FROM information_schema.tables WHERE table_schema = 'raw_x' AND table_name IN ('snappy', 'nested', 'empty', 'odd name')")).toEqual([]);
   });
 });

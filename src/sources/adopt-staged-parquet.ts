@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { copyFile, mkdir, rename, unlink } from 'node:fs/promises';
+import { copyFile, mkdir, open, rename, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { LAKE_ALIAS, LAKE_FILE_CODEC, quoteIdentifier, quoteLiteral, type DuckDBConnection } from '../warehouse/index.ts';
 import type { StagedFile } from './connector.ts';
@@ -24,8 +24,8 @@ const PLAIN_FOLDER_NAME = /^[A-Za-z0-9_-]+$/;
  * costs a rename and a commit. `_quarry_loaded_at` is added afterwards with the load's time as its initial
  * default, which is what DuckLake reads for a file written before the column existed.
  *
- * Returns false, having changed nothing, when the file cannot be adopted as it is: written with another codec
- * than the lake's (the lake would grow), a column type DuckLake does not map, or a table folder whose name
+ * Returns false, having changed nothing, when the file cannot be adopted as it is: empty, written with another
+ * codec than the lake's (the lake would grow), a column type DuckLake does not map, or a table folder whose name
  * DuckLake would make up (the file's path must sit under the table's, so the catalog holds it relative and a
  * restored backup still finds it). The caller then loads the file the usual way.
  *
@@ -45,6 +45,9 @@ export async function adoptStagedParquet(
   await mkdir(folder, { recursive: true });
   const placed = path.join(folder, `quarry-${randomUUID()}.parquet`);
   await moveFile(file.path, placed);
+  // On disk before the catalog names it, as the files DuckLake writes itself are.
+  await syncToDisk(placed);
+  await syncToDisk(folder);
   await connection.run(`CALL ducklake_add_data_files(${quoteLiteral(LAKE_ALIAS)}, ${quoteLiteral(name)}, ${quoteLiteral(placed)}, schema => ${quoteLiteral(schema)})`);
   const loadedAt = quoteIdentifier(LOADED_AT_COLUMN);
   await connection.run(`ALTER TABLE ${table} ADD COLUMN ${loadedAt} TIMESTAMP DEFAULT ${quoteLiteral(target.loadedAt)}`);
@@ -60,9 +63,14 @@ async function lakeDataPath(connection: DuckDBConnection): Promise<string | unde
   return typeof value === 'string' && path.isAbsolute(value) ? value : undefined;
 }
 
-/** Whether every column has a type DuckLake maps and every column chunk the lake's own codec. */
+/**
+ * Whether the file has rows (DuckLake records no data file for an empty one, which would then lie in the table's
+ * folder as an orphan), every column a type DuckLake maps, and every column chunk the lake's own codec.
+ */
 async function isAdoptable(connection: DuckDBConnection, file: string): Promise<boolean> {
   const at = quoteLiteral(file);
+  const rows = await connection.runAndReadAll(`SELECT sum(num_rows)::BIGINT FROM parquet_file_metadata(${at})`);
+  if (Number(rows.getRows()[0]?.[0] ?? 0) === 0) return false;
   const columns = await connection.runAndReadAll(`SELECT column_name, column_type FROM (DESCRIBE SELECT * FROM read_parquet(${at}))`);
   const adoptableColumns = columns.getRows().every(([column, type]) => column !== LOADED_AT_COLUMN && ADOPTABLE_TYPE.test(String(type)));
   if (!adoptableColumns) return false;
@@ -77,5 +85,14 @@ async function moveFile(from: string, to: string): Promise<void> {
     if ((error as NodeJS.ErrnoException).code !== 'EXDEV') throw error;
     await copyFile(from, to);
     await unlink(from);
+  }
+}
+
+async function syncToDisk(file: string): Promise<void> {
+  const handle = await open(file, 'r');
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
   }
 }

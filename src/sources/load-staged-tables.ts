@@ -24,6 +24,7 @@ export interface StagedLoadOutcome {
 
 const SEQUENCE_COLUMN = '_quarry_sequence';
 
+/** The reader of one staged file. */
 function readerSql(file: StagedFile): string {
   const at = quoteLiteral(file.path);
   switch (file.format) {
@@ -38,17 +39,23 @@ function readerSql(file: StagedFile): string {
 }
 
 /**
- * A table's JSON lines, read as one: every record of every file is sampled, so a type first seen deep in a large
- * extraction cannot fail the load, and one inference covers them all (the staging area splits a table's records
- * over several files so that the inference runs on every core).
+ * A table's JSON lines, read as one: every record of every file is sampled (DuckDB otherwise samples only the
+ * first 32 files), so a type or a key first seen deep in a large extraction cannot fail the load or be left out,
+ * and one inference covers them all. The staging area splits a table's records over several files so that the
+ * inference runs on every core.
  */
 function jsonLinesSql(files: readonly StagedFile[]): string {
-  return `SELECT * FROM read_json([${files.map((file) => quoteLiteral(file.path)).join(', ')}], format = 'newline_delimited', sample_size = -1)`;
+  const paths = files.map((file) => quoteLiteral(file.path)).join(', ');
+  return `SELECT * FROM read_json([${paths}], format = 'newline_delimited', sample_size = -1, maximum_sample_files = -1)`;
 }
 
+/** The staged rows of one table with their load time; the JSON lines among its files are read as one, where the first of them stands. */
 function stagedSelect(files: readonly StagedFile[], loadedAt: string): string {
   const jsonLines = files.filter((file) => file.format === 'jsonl');
-  const readers = [...jsonLines.length > 0 ? [jsonLinesSql(jsonLines)] : [], ...files.filter((file) => file.format !== 'jsonl').map(readerSql)];
+  const readers = files.flatMap((file) => {
+    if (file.format !== 'jsonl') return [readerSql(file)];
+    return file === jsonLines[0] ? [jsonLinesSql(jsonLines)] : [];
+  });
   return `SELECT *, ${quoteLiteral(loadedAt)}::TIMESTAMP AS ${LOADED_AT_COLUMN} FROM (${readers.join(' UNION ALL BY NAME ')})`;
 }
 
@@ -105,9 +112,8 @@ export async function loadStagedTables(
       if (disposition === 'replace' || !exists) {
         // A keyed table holds one row per key from its first load on, full refreshes included.
         const keys = spec.disposition === 'merge' ? spec.primaryKey ?? [] : [];
-        const [only] = files;
-        const adopted = keys.length === 0 && files.length === 1 && only !== undefined
-          && await adoptStagedParquet(connection, { schema, name: spec.name, file: only, loadedAt });
+        const single = keys.length === 0 ? soleFile(files) : undefined;
+        const adopted = single !== undefined && await adoptStagedParquet(connection, { schema, name: spec.name, file: single, loadedAt });
         if (!adopted) await connection.run(`CREATE OR REPLACE TABLE ${table} AS ${keys.length > 0 ? latestPerKey(select, keys) : select}`);
         rowsLoaded += await countRows(connection, table);
       } else {
@@ -223,6 +229,11 @@ async function mergeInto(connection: DuckDBConnection, table: string, select: st
   const merged = await countRows(connection, 'temp.quarry_merge');
   await connection.run('DROP TABLE temp.quarry_merge');
   return merged;
+}
+
+/** The one file a table was staged in, if it was one. */
+function soleFile(files: readonly StagedFile[]): StagedFile | undefined {
+  return files.length === 1 ? files[0] : undefined;
 }
 
 async function tableExists(connection: DuckDBConnection, schema: string, name: string): Promise<boolean> {

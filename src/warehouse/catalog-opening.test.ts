@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { openingCatalog } from './catalog-opening.ts';
+import { inCatalogTurn } from './catalog-opening.ts';
 
 describe('opening the catalog one statement at a time', () => {
   it('starts each opening of the catalog only after the one before it has ended, failed or not', async () => {
     const events: string[] = [];
-    const opening = (name: string, outcome: 'ends' | 'fails') => openingCatalog(async () => {
+    const opening = (name: string, outcome: 'ends' | 'fails') => inCatalogTurn(async () => {
       events.push(`${name} starts`);
       await new Promise((resolve) => setTimeout(resolve, 5));
       events.push(`${name} ${outcome}`);

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { attachStatement, catalogSecretStatement, extensionFile, LAKE_ALIAS, lakeExtensionsOf, type LakeLocation, type PostgresCatalog } from './lake-location.ts';
-import { openingCatalog } from './catalog-opening.ts';
+import { inCatalogTurn } from './catalog-opening.ts';
 import { createJobInstance } from './job-instance.ts';
 import { quoteLiteral } from './sql.ts';
 
@@ -33,11 +33,11 @@ export async function openLakeForWriting(location: LakeLocation): Promise<LakeCo
   const { catalog } = location;
   const createdFile = catalog.kind === 'sqlite' && !preparedCatalogs.has(catalog.file) && prepareCatalog(catalog.file, location.dataPath);
   return openLake(location, async (connection) => {
-    await openingCatalog(() => connection.run(attachStatement(location, 'write')));
+    await inCatalogTurn(() => connection.run(attachStatement(location, 'write')));
     const created = catalog.kind === 'sqlite' ? createdFile : await isNewPostgresLake(connection, catalog);
     if (created) {
       for (const [option, value] of Object.entries(NEW_LAKE_OPTIONS)) {
-        await connection.run(`CALL ${LAKE_ALIAS}.set_option(${quoteLiteral(option)}, ${quoteLiteral(value)})`);
+        await inCatalogTurn(() => connection.run(`CALL ${LAKE_ALIAS}.set_option(${quoteLiteral(option)}, ${quoteLiteral(value)})`));
       }
     }
     await connection.run(`USE ${LAKE_ALIAS}`);

@@ -1,5 +1,6 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { LAKE_ALIAS } from './lake-location.ts';
+import { inCatalogTurn } from './catalog-opening.ts';
 import { inTransaction } from './transaction.ts';
 
 /**
@@ -25,10 +26,10 @@ export interface MaintenanceOutcome {
  */
 export async function maintainLake(connection: DuckDBConnection, retentionDays: number): Promise<MaintenanceOutcome> {
   const merged = await inTransaction(connection, () => rows(connection, `CALL ducklake_merge_adjacent_files('${LAKE_ALIAS}')`));
-  const expired = await rows(connection, `CALL ducklake_expire_snapshots('${LAKE_ALIAS}', older_than => now() - INTERVAL (${String(retentionDays)}) DAY)`);
+  const expired = await inCatalogTurn(() => rows(connection, `CALL ducklake_expire_snapshots('${LAKE_ALIAS}', older_than => now() - INTERVAL (${String(retentionDays)}) DAY)`));
   const grace = `now() - INTERVAL (${String(FILE_GRACE_DAYS)}) DAY`;
-  const deleted = await rows(connection, `CALL ducklake_cleanup_old_files('${LAKE_ALIAS}', older_than => ${grace})`);
-  const orphans = await rows(connection, `CALL ducklake_delete_orphaned_files('${LAKE_ALIAS}', older_than => ${grace})`);
+  const deleted = await inCatalogTurn(() => rows(connection, `CALL ducklake_cleanup_old_files('${LAKE_ALIAS}', older_than => ${grace})`));
+  const orphans = await inCatalogTurn(() => rows(connection, `CALL ducklake_delete_orphaned_files('${LAKE_ALIAS}', older_than => ${grace})`));
   return {
     filesMerged: merged.reduce((sum, row) => sum + Number(row.files_processed ?? 0), 0),
     filesCreated: merged.reduce((sum, row) => sum + Number(row.files_created ?? 0), 0),

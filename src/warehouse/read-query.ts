@@ -1,7 +1,7 @@
 import { JsonDuckDBValueConverter, type DuckDBConnection, type DuckDBResult, type Json } from '@duckdb/node-api';
 import { describeError, firstLineOf, InvalidRequestError, QuarryError } from '../errors.ts';
 import { assertReadsOnly, QueryNotAllowedError } from './reader-sql.ts';
-import { openCatalogInTurn, openingCatalog } from './catalog-opening.ts';
+import { inCatalogTurn, openCatalogInTurn } from './catalog-opening.ts';
 import { catalogMissing, type LakeLocation } from './lake-location.ts';
 import { ReaderPool } from './reader-pool.ts';
 import { DEFAULT_READER_LIMITS } from './sandboxed-reader.ts';
@@ -92,7 +92,7 @@ export class WarehouseReaders {
         const result = await (async () => {
           await assertReadsOnly(connection, sql);
           // One statement (the check refuses more), so it is prepared directly, without extracting statements first.
-          const prepared = await openingCatalog(() => connection.prepare(sql));
+          const prepared = await inCatalogTurn(() => connection.prepare(sql));
           try {
             return await prepared.stream();
           } finally {

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
-import { openingCatalog } from './catalog-opening.ts';
+import { inCatalogTurn } from './catalog-opening.ts';
 import { loadLakeExtensions } from './lake-connection.ts';
 import { attachStatement, LAKE_ALIAS, readerLocation, type LakeLocation } from './lake-location.ts';
 import { quoteLiteral } from './sql.ts';
@@ -59,10 +59,10 @@ export async function openSandboxedReaders(lake: LakeLocation, count: number, li
     if (first === undefined) throw new Error('a pool of no readers');
     await loadLakeExtensions(first, location);
     // A PostgreSQL catalog cannot be attached once external access is off, and has no file a COPY could overwrite.
-    if (catalog.kind === 'postgres') await openingCatalog(() => first.run(attachStatement(location, 'read')));
+    if (catalog.kind === 'postgres') await inCatalogTurn(() => first.run(attachStatement(location, 'read')));
     await first.run(`SET allowed_directories = [${quoteLiteral(location.dataPath)}]`);
     await first.run('SET enable_external_access = false');
-    if (catalog.kind === 'sqlite') await openingCatalog(() => first.run(attachStatement(location, 'read')));
+    if (catalog.kind === 'sqlite') await inCatalogTurn(() => first.run(attachStatement(location, 'read')));
     for (const connection of connections) await connection.run(`USE ${LAKE_ALIAS}`);
     await first.run('SET lock_configuration = true');
     return { instance, connections };

@@ -1,5 +1,5 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { openCatalogInTurn, openingCatalog } from './catalog-opening.ts';
+import { inCatalogTurn, openCatalogInTurn } from './catalog-opening.ts';
 import { applyCommitLabel } from './commit-label.ts';
 
 /** A statement failed inside the transaction and `work` went on: committing would silently commit nothing. */
@@ -28,10 +28,10 @@ export async function inTransaction<T>(connection: DuckDBConnection, work: () =>
       throw new AbortedTransactionError(error);
     }
     await applyCommitLabel(connection);
-    await openingCatalog(() => connection.run('COMMIT'));
+    await inCatalogTurn(() => connection.run('COMMIT'));
     return result;
   } catch (error) {
-    await openingCatalog(() => connection.run('ROLLBACK')).catch(() => undefined);
+    await inCatalogTurn(() => connection.run('ROLLBACK')).catch(() => undefined);
     throw error;
   }
 }
