@@ -69,13 +69,13 @@ async function lakeDataPath(connection: DuckDBConnection): Promise<string | unde
  */
 async function isAdoptable(connection: DuckDBConnection, file: string): Promise<boolean> {
   const at = quoteLiteral(file);
-  const rows = await connection.runAndReadAll(`SELECT sum(num_rows)::BIGINT FROM parquet_file_metadata(${at})`);
-  if (Number(rows.getRows()[0]?.[0] ?? 0) === 0) return false;
+  // One row per column chunk: a row group's rows counted once, at its first column.
+  const chunks = await connection.runAndReadAll(`SELECT coalesce(sum(row_group_num_rows) FILTER (WHERE column_id = 0), 0)::BIGINT,
+    coalesce(bool_and(compression = ${quoteLiteral(LAKE_FILE_CODEC)}), false) FROM parquet_metadata(${at})`);
+  const [rows, lakeCodec] = chunks.getRows()[0] ?? [0n, false];
+  if (Number(rows) === 0 || lakeCodec !== true) return false;
   const columns = await connection.runAndReadAll(`SELECT column_name, column_type FROM (DESCRIBE SELECT * FROM read_parquet(${at}))`);
-  const adoptableColumns = columns.getRows().every(([column, type]) => column !== LOADED_AT_COLUMN && ADOPTABLE_TYPE.test(String(type)));
-  if (!adoptableColumns) return false;
-  const codecs = await connection.runAndReadAll(`SELECT DISTINCT compression FROM parquet_metadata(${at})`);
-  return codecs.getRows().every(([codec]) => codec === LAKE_FILE_CODEC);
+  return columns.getRows().every(([column, type]) => column !== LOADED_AT_COLUMN && ADOPTABLE_TYPE.test(String(type)));
 }
 
 async function moveFile(from: string, to: string): Promise<void> {
