@@ -104,6 +104,9 @@ describe('schedules', () => {
     expect(quarry.ctx.store.schedules.runs('hourly', 10)).toMatchObject([{ trigger: 'catch_up', outcome: 'success' }]);
     expect(syncJobsOf(quarry, 'shop', 'minutely')).toHaveLength(1);
     expect(syncJobsOf(quarry, 'stock', 'hourly')).toHaveLength(1);
+    // The second service runs in the first one's folder: it is stopped before the folder goes (a docs build may still write there).
+    await quarry.close();
+    quarry = undefined;
     await rm(first.dir, { recursive: true, force: true });
   });
 
