@@ -70,8 +70,8 @@ export class WarehouseReaders {
    */
   async withReader<T>(work: (connection: DuckDBConnection) => Promise<T>): Promise<T> {
     if (catalogMissing(this.lake)) throw new QueryFailedError('Nothing has been loaded into the warehouse yet: sync a source first');
-    const lent = this.#pool.lend(async (connection) => {
-      await openCatalogInTurn(connection);
+    const lent = this.#pool.lend(async ({ connection, opensCatalog }) => {
+      if (opensCatalog) await openCatalogInTurn(connection);
       return work(connection);
     });
     return lent.catch((error: unknown) => { throw error instanceof QuarryError ? error : new QueryFailedError(firstLineOf(error)); });
@@ -80,7 +80,7 @@ export class WarehouseReaders {
   /** Runs the query; `work` reads the result while the reader is lent. */
   async withQuery<T>(sql: string, limits: ReadQueryLimits, work: (result: ReadQueryResult) => Promise<T>): Promise<T> {
     if (catalogMissing(this.lake)) throw new QueryFailedError('Nothing has been loaded into the warehouse yet: sync a source first');
-    return this.#pool.lend(async (connection) => {
+    return this.#pool.lend(async ({ connection, opensCatalog }) => {
       let timedOut = false;
       const interrupt = (): void => { connection.interrupt(); };
       const timer = setTimeout(() => {
@@ -92,7 +92,7 @@ export class WarehouseReaders {
         const result = await (async () => {
           await assertReadsOnly(connection, sql);
           // One statement (the check refuses more), so it is prepared directly, without extracting statements first.
-          const prepared = await inCatalogTurn(() => connection.prepare(sql));
+          const prepared = opensCatalog ? await inCatalogTurn(() => connection.prepare(sql)) : await connection.prepare(sql);
           try {
             return await prepared.stream();
           } finally {

@@ -1,12 +1,14 @@
 import { takeCatalogWriterLock, type HeldLock } from './catalog-writer-lock.ts';
 import type { LakeLocation } from './lake-location.ts';
+import { whileWriting } from './lake-writes.ts';
 import { takeWriterLockFile } from './writer-lock-file.ts';
 
 /**
  * The one door to the warehouse: holders run one at a time, in the order they asked, and each also holds
  * the lock between processes for its whole turn (a model run holds it while dbt writes): the embedded lake's
  * `writer.lock` file, which another process's writer finds taken (WarehouseBusyError), or a PostgreSQL
- * catalog's advisory lock, for which the writers of every host sharing the lake wait in line.
+ * catalog's advisory lock, for which the writers of every host sharing the lake wait in line. Readers are told
+ * the lake is being written meanwhile (whileWriting): a model run's dbt commits without Quarry's write connection.
  */
 export class WarehouseLock {
   readonly #lake: LakeLocation;
@@ -24,7 +26,7 @@ export class WarehouseLock {
       signal.throwIfAborted();
       const acrossProcesses = await this.#takeAcrossProcesses(signal);
       try {
-        return await work();
+        return await whileWriting(this.#lake, work);
       } finally {
         await acrossProcesses.release();
       }
