@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { closeSync, constants, mkdirSync, openSync, readFileSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import type { LakeLocation } from './lake-location.ts';
 
@@ -19,7 +19,7 @@ export async function whileWriting<T>(lake: LakeLocation, work: () => Promise<T>
   const running = runningWriters.get(file) ?? 0;
   if (running === 0) {
     mkdirSync(path.dirname(file), { recursive: true });
-    writeFileSync(file, `writing ${newToken()}`);
+    writeMark(file, `writing ${newToken()}`);
   }
   runningWriters.set(file, running + 1);
   try {
@@ -32,7 +32,7 @@ export async function whileWriting<T>(lake: LakeLocation, work: () => Promise<T>
       runningWriters.delete(file);
       // Left at `writing`, the mark only stops readers reusing their snapshots until the next writer settles it.
       try {
-        writeFileSync(file, `${SETTLED}${newToken()}`);
+        writeMark(file, `${SETTLED}${newToken()}`);
       } catch { /* see above */ }
     }
   }
@@ -63,6 +63,20 @@ function markerFile(lake: LakeLocation): string | undefined {
   return lake.catalog.kind === 'sqlite' ? `${lake.catalog.file}.writes` : undefined;
 }
 
+/**
+ * Overwrites the mark in place: every mark has the same length, and rewriting a file truncated to nothing makes
+ * ext4 flush it at close (auto_da_alloc), milliseconds on the event loop.
+ */
+function writeMark(file: string, mark: string): void {
+  const descriptor = openSync(file, constants.O_WRONLY | constants.O_CREAT);
+  try {
+    writeSync(descriptor, mark, 0, 'latin1');
+  } finally {
+    closeSync(descriptor);
+  }
+}
+
+/** 24 hex digits, so `writing ` and `settled ` marks are all 32 characters long. */
 function newToken(): string {
   return randomBytes(12).toString('hex');
 }
