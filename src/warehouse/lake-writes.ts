@@ -1,8 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { closeSync, constants, mkdirSync, openSync, readFileSync, writeSync } from 'node:fs';
 import path from 'node:path';
+import { describeError } from '../errors.ts';
 import type { LakeLocation } from './lake-location.ts';
 
+const WRITING = 'writing ';
 const SETTLED = 'settled ';
 
 /** Writers running in this process, by marker file. */
@@ -10,16 +12,21 @@ const runningWriters = new Map<string, number>();
 
 /**
  * Marks the lake as being written while `work` runs, so no reader trusts a snapshot it took before (see
- * settledToken); calls nested or side by side in one process mark it once. If the mark cannot be written,
- * nothing is: a reader could otherwise go on reading a snapshot the work makes old.
+ * settledToken); calls nested or side by side in one process mark it once. Writers of several processes must not
+ * overlap (the one writer's lock between processes sees to it): one settling would hide the other's later commits.
+ * If the mark cannot be written, nothing is: a reader could otherwise go on reading a snapshot the work makes old.
  */
 export async function whileWriting<T>(lake: LakeLocation, work: () => Promise<T>): Promise<T> {
   const file = markerFile(lake);
   if (file === undefined) return work();
   const running = runningWriters.get(file) ?? 0;
   if (running === 0) {
-    mkdirSync(path.dirname(file), { recursive: true });
-    writeMark(file, `writing ${newToken()}`);
+    try {
+      mkdirSync(path.dirname(file), { recursive: true });
+      writeMark(file, `${WRITING}${newToken()}`);
+    } catch (error) {
+      throw new Error(`Could not tell the warehouse's readers that it is being written (${file}): ${describeError(error)}`);
+    }
   }
   runningWriters.set(file, running + 1);
   try {

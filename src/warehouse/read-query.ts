@@ -49,6 +49,9 @@ export interface QueryAnswer {
 /** How many queries run at once; more wait for a reader. Each has one thread; all share one memory limit. */
 const CONCURRENT_QUERIES = 4;
 
+/** How long an idle reader keeps its snapshot for the next query: a page's or a dashboard's queries come together. */
+const SNAPSHOT_KEPT_IDLE_MS = 1000;
+
 /**
  * The one way to run SQL on the warehouse for reading: each query is checked by assertReadsOnly, then runs on a
  * sandboxed read-only connection of the current snapshot (never the writer), interrupted at its time limit.
@@ -58,9 +61,12 @@ export class WarehouseReaders {
   readonly lake: LakeLocation;
   readonly #pool: ReaderPool;
 
-  constructor(lake: LakeLocation) {
+  /** `options` change the defaults: CONCURRENT_QUERIES readers, each keeping its snapshot SNAPSHOT_KEPT_IDLE_MS idle. */
+  constructor(lake: LakeLocation, options: { readonly size?: number; readonly snapshotKeptIdleMs?: number } = {}) {
     this.lake = lake;
-    this.#pool = new ReaderPool(this.lake, { size: CONCURRENT_QUERIES, limits: DEFAULT_READER_LIMITS });
+    this.#pool = new ReaderPool(this.lake, {
+      size: options.size ?? CONCURRENT_QUERIES, limits: DEFAULT_READER_LIMITS, snapshotKeptIdleMs: options.snapshotKeptIdleMs ?? SNAPSHOT_KEPT_IDLE_MS,
+    });
   }
 
   /**
@@ -70,8 +76,8 @@ export class WarehouseReaders {
    */
   async withReader<T>(work: (connection: DuckDBConnection) => Promise<T>): Promise<T> {
     if (catalogMissing(this.lake)) throw new QueryFailedError('Nothing has been loaded into the warehouse yet: sync a source first');
-    const lent = this.#pool.lend(async ({ connection, opensCatalog }) => {
-      if (opensCatalog) await openCatalogInTurn(connection);
+    const lent = this.#pool.lend(async (connection) => {
+      await openCatalogInTurn(connection);
       return work(connection);
     });
     return lent.catch((error: unknown) => { throw error instanceof QuarryError ? error : new QueryFailedError(firstLineOf(error)); });
@@ -80,7 +86,7 @@ export class WarehouseReaders {
   /** Runs the query; `work` reads the result while the reader is lent. */
   async withQuery<T>(sql: string, limits: ReadQueryLimits, work: (result: ReadQueryResult) => Promise<T>): Promise<T> {
     if (catalogMissing(this.lake)) throw new QueryFailedError('Nothing has been loaded into the warehouse yet: sync a source first');
-    return this.#pool.lend(async ({ connection, opensCatalog }) => {
+    return this.#pool.lend(async (connection) => {
       let timedOut = false;
       const interrupt = (): void => { connection.interrupt(); };
       const timer = setTimeout(() => {
@@ -92,7 +98,7 @@ export class WarehouseReaders {
         const result = await (async () => {
           await assertReadsOnly(connection, sql);
           // One statement (the check refuses more), so it is prepared directly, without extracting statements first.
-          const prepared = opensCatalog ? await inCatalogTurn(() => connection.prepare(sql)) : await connection.prepare(sql);
+          const prepared = await inCatalogTurn(() => connection.prepare(sql));
           try {
             return await prepared.stream();
           } finally {

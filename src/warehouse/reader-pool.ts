@@ -3,23 +3,14 @@ import type { LakeLocation } from './lake-location.ts';
 import { settledToken } from './lake-writes.ts';
 import { openSandboxedReaders, type ReaderLimits } from './sandboxed-reader.ts';
 
-/** How long an idle reader keeps the snapshot it read: a held snapshot keeps the catalog's WAL from restarting. */
-const SNAPSHOT_KEPT_IDLE_MS = 1000;
-
 /** A pooled connection and what its read transaction has seen. */
 interface Reader {
   readonly connection: DuckDBConnection;
-  /** Whether the transaction has read, so its snapshot and catalog are loaded. */
+  /** Whether a query has run in the transaction, so its snapshot may be taken. */
   hasRead: boolean;
   /** The lake's settled token seen before the transaction's first read (see settledToken); undefined: not to be reused. */
   token: string | undefined;
   idleTimer?: NodeJS.Timeout | undefined;
-}
-
-/** What a query is lent: the connection, and whether its first statement opens the lake's catalog (so takes a turn). */
-export interface LentReader {
-  readonly connection: DuckDBConnection;
-  readonly opensCatalog: boolean;
 }
 
 /**
@@ -29,64 +20,77 @@ export interface LentReader {
  * first read. The next query on the connection keeps the transaction while nothing has been written since that
  * read (settledToken), so it reads the latest snapshot without loading the catalog again (1.5 ms of a 1M-row
  * aggregate's 12); otherwise it gets a new transaction, begun when the connection was handed back where it can be,
- * so neither its BEGIN nor the ROLLBACK waits in a query's path. test/warehouse/lake.test.ts holds reads to the
- * latest snapshot.
+ * so neither its BEGIN nor the ROLLBACK waits in a query's path. A connection idle for `snapshotKeptIdleMs` lets
+ * its snapshot go: a DuckLake transaction that has read holds an SQLite read transaction on the catalog, which
+ * keeps the catalog's WAL from restarting.
  */
 class LentReaders {
   readonly #lake: LakeLocation;
   readonly #instance: DuckDBInstance;
+  readonly #snapshotKeptIdleMs: number;
   readonly #idle: Reader[];
   readonly #waiting: ((reader: Reader) => void)[] = [];
+  /** Readers in use: lent to a query, or being handed back. */
   #lent = 0;
   #retired = false;
 
-  private constructor(lake: LakeLocation, instance: DuckDBInstance, readers: Reader[]) {
+  private constructor(lake: LakeLocation, instance: DuckDBInstance, readers: Reader[], snapshotKeptIdleMs: number) {
     this.#lake = lake;
     this.#instance = instance;
     this.#idle = readers;
+    this.#snapshotKeptIdleMs = snapshotKeptIdleMs;
   }
 
   /** Lends the connections, each waiting in its first read transaction. */
-  static async begin(lake: LakeLocation, instance: DuckDBInstance, connections: DuckDBConnection[]): Promise<LentReaders> {
+  static async begin(lake: LakeLocation, instance: DuckDBInstance, connections: DuckDBConnection[], snapshotKeptIdleMs: number): Promise<LentReaders> {
     for (const connection of connections) await beginRead(connection);
-    return new LentReaders(lake, instance, connections.map((connection) => ({ connection, hasRead: false, token: undefined })));
+    const readers = connections.map((connection) => ({ connection, hasRead: false, token: undefined }));
+    return new LentReaders(lake, instance, readers, snapshotKeptIdleMs);
   }
 
-  async lend<T>(work: (reader: LentReader) => Promise<T>): Promise<T> {
-    const reader = this.#idle.pop() ?? await new Promise<Reader>((resolve) => { this.#waiting.push(resolve); });
-    clearTimeout(reader.idleTimer);
-    this.#lent += 1;
-    let keepSnapshot = false;
+  async lend<T>(work: (connection: DuckDBConnection) => Promise<T>): Promise<T> {
+    const reader = this.#takeIdle() ?? await new Promise<Reader>((resolve) => { this.#waiting.push(resolve); });
+    let keepsSnapshot = false;
     try {
       const token = settledToken(this.#lake);
       if (reader.hasRead && (token === undefined || token !== reader.token)) await restartRead(reader);
       if (!reader.hasRead) reader.token = token;
-      const opensCatalog = !reader.hasRead;
       reader.hasRead = true;
-      const result = await work({ connection: reader.connection, opensCatalog });
-      // A failed statement (an error, a time limit) has aborted the transaction.
-      keepSnapshot = reader.token !== undefined;
+      const result = await work(reader.connection);
+      keepsSnapshot = reader.token !== undefined;
       return result;
     } finally {
       // The borrower has its answer before a transaction ends and the next begins.
-      void this.#handBack(reader, keepSnapshot);
+      void this.#handBack(reader, keepsSnapshot);
     }
   }
 
-  async #handBack(reader: Reader, keepSnapshot: boolean): Promise<void> {
-    if (!keepSnapshot) await restartRead(reader);
-    this.#lent -= 1;
+  #takeIdle(): Reader | undefined {
+    const reader = this.#idle.pop();
+    if (reader === undefined) return undefined;
+    clearTimeout(reader.idleTimer);
+    this.#lent += 1;
+    return reader;
+  }
+
+  /**
+   * Gives the reader to whoever waits, else puts it back idle, with its transaction kept when `keepsSnapshot` and
+   * the transaction is alive: a borrower may have caught a failed statement, or an interrupt, and still resolved.
+   */
+  async #handBack(reader: Reader, keepsSnapshot: boolean): Promise<void> {
+    if (!(keepsSnapshot && await isAlive(reader.connection))) await restartRead(reader);
     const next = this.#waiting.shift();
     if (next) {
-      next(reader);
-    } else {
-      this.#idle.push(reader);
-      if (reader.hasRead) reader.idleTimer = setTimeout(() => { void this.#restartIdle(reader); }, SNAPSHOT_KEPT_IDLE_MS).unref();
+      next(reader); // still lent, to its next borrower
+      return;
     }
+    this.#lent -= 1;
+    this.#idle.push(reader);
+    if (reader.hasRead) reader.idleTimer = setTimeout(() => { void this.#letSnapshotGo(reader); }, this.#snapshotKeptIdleMs).unref();
     if (this.#retired) this.#closeWhenUnused();
   }
 
-  async #restartIdle(reader: Reader): Promise<void> {
+  async #letSnapshotGo(reader: Reader): Promise<void> {
     const at = this.#idle.indexOf(reader);
     if (at < 0) return;
     this.#idle.splice(at, 1);
@@ -110,6 +114,14 @@ class LentReaders {
   }
 }
 
+export interface ReaderPoolOptions {
+  /** At most this many queries run at once; the rest wait. */
+  readonly size: number;
+  readonly limits: ReaderLimits;
+  /** How long an idle connection keeps the snapshot it read (see LentReaders). */
+  readonly snapshotKeptIdleMs: number;
+}
+
 /**
  * Sandboxed readers of the lake, kept open between queries (opening one costs more than a small query) and
  * shared within one memory limit; at most `size` queries run at once, the rest wait. Each query reads the
@@ -117,21 +129,21 @@ class LentReaders {
  */
 export class ReaderPool {
   readonly #lake: LakeLocation;
-  readonly #size: number;
-  readonly #limits: ReaderLimits;
+  readonly #options: ReaderPoolOptions;
   #readers: Promise<LentReaders> | undefined;
   #closed = false;
 
-  constructor(lake: LakeLocation, options: { size: number; limits: ReaderLimits }) {
+  constructor(lake: LakeLocation, options: ReaderPoolOptions) {
     this.#lake = lake;
-    this.#size = options.size;
-    this.#limits = options.limits;
+    this.#options = options;
   }
 
-  async lend<T>(work: (reader: LentReader) => Promise<T>): Promise<T> {
+  async lend<T>(work: (connection: DuckDBConnection) => Promise<T>): Promise<T> {
     if (this.#closed) throw new Error('The warehouse readers are closed');
     if (this.#readers === undefined) {
-      const readers = openSandboxedReaders(this.#lake, this.#size, this.#limits).then(({ instance, connections }) => LentReaders.begin(this.#lake, instance, connections));
+      const { size, limits, snapshotKeptIdleMs } = this.#options;
+      const readers = openSandboxedReaders(this.#lake, size, limits)
+        .then(({ instance, connections }) => LentReaders.begin(this.#lake, instance, connections, snapshotKeptIdleMs));
       this.#readers = readers;
       readers.catch(() => { if (this.#readers === readers) this.#readers = undefined; });
     }
@@ -150,10 +162,27 @@ async function beginRead(connection: DuckDBConnection): Promise<void> {
   await connection.run('BEGIN TRANSACTION');
 }
 
-/** Ends the reader's transaction and begins the next; its snapshot is taken at its first read. */
+/**
+ * Ends the reader's transaction and begins the next, whose snapshot is taken at its first read. A connection that
+ * could not begin one (its old transaction still open) is tried again when it is next lent.
+ */
 async function restartRead(reader: Reader): Promise<void> {
-  await reader.connection.run('ROLLBACK').catch(() => undefined);
-  await beginRead(reader.connection).catch(() => undefined);
-  reader.hasRead = false;
   reader.token = undefined;
+  await reader.connection.run('ROLLBACK').catch(() => undefined);
+  try {
+    await beginRead(reader.connection);
+    reader.hasRead = false;
+  } catch {
+    reader.hasRead = true;
+  }
+}
+
+/** Whether the transaction can still run statements: one a statement failed in (or was interrupted in) cannot. */
+async function isAlive(connection: DuckDBConnection): Promise<boolean> {
+  try {
+    await connection.run('SELECT 1');
+    return true;
+  } catch {
+    return false;
+  }
 }

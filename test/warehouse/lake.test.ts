@@ -1,16 +1,12 @@
-import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import {
   assertReadsOnly, inTransaction, lakeLocation, lakeProblem, openSandboxedReader, withSandboxedReader, withWriteConnection,
 } from '../../src/warehouse/index.ts';
-import { openLakeForWriting } from '../../src/warehouse/lake-connection.ts';
 import { startQuarry, type TestQuarry } from '../support/quarry.ts';
 import { syncAndWait } from '../support/sync.ts';
 
-const execFileAsync = promisify(execFile);
 const SOURCES = 'sources:\n  - name: orders\n    type: local_files\n    local_files: { directory: data/orders }\n';
 
 describe('the warehouse as a lake', () => {
@@ -22,14 +18,6 @@ describe('the warehouse as a lake', () => {
   const idle = async (): Promise<void> => {
     await quarry.jobsIdle();
     await quarry.ctx.transform.idle();
-  };
-  /** Commits `sql` as a writer in a process of its own would, such as a `quarry sync` in a terminal. */
-  const writeFromAnotherProcess = async (sql: string): Promise<void> => {
-    const script = `import { withWriteConnection } from ${JSON.stringify(path.resolve(import.meta.dirname, '../../src/warehouse/index.ts'))};
-      await withWriteConnection(JSON.parse(process.env.LAKE), AbortSignal.timeout(60_000), (connection) => connection.run(process.env.SQL));`;
-    await execFileAsync(process.execPath, ['--disable-warning=ExperimentalWarning', '--input-type=module', '-e', script], {
-      env: { ...process.env, LAKE: JSON.stringify(quarry.ctx.lake), SQL: sql },
-    });
   };
   const orders = async (): Promise<number> => Number((await quarry.query('SELECT count(*) AS n FROM raw_orders.orders'))[0]?.n);
 
@@ -139,52 +127,6 @@ describe('the warehouse as a lake', () => {
       connection.run("INSERT INTO raw_orders.orders (id, region, amount) VALUES (3000, 'west', 1)"));
     expect(await counts()).toEqual(before.map((count) => count + 1));
     await withWriteConnection(quarry.ctx.lake, AbortSignal.timeout(60_000), (connection) => connection.run('DELETE FROM raw_orders.orders WHERE id = 3000'));
-  });
-
-  describe('a pooled reader\'s snapshot, kept for the next query while nothing is written', () => {
-    const count = async (): Promise<number> =>
-      Number((await quarry.ctx.readers.run('SELECT count(*) FROM raw_orders.orders', { maxRows: 1, timeoutMs: 30_000 })).rows[0]?.[0]);
-    /** Commits without telling readers (no writer does): only a reader that began after it sees it. */
-    const writeUnannounced = async (sql: string): Promise<void> => {
-      const writer = await openLakeForWriting(quarry.ctx.lake);
-      try {
-        await writer.connection.run(sql);
-      } finally {
-        writer.close();
-      }
-    };
-
-    it('reads the next query in the same snapshot, and a write from another process in a new one', async () => {
-      await idle();
-      const before = await count();
-      await writeUnannounced("INSERT INTO raw_orders.orders (id, region, amount) VALUES (4000, 'west', 1)");
-      expect(await count()).toBe(before); // the same transaction, so the same snapshot
-      await writeFromAnotherProcess("INSERT INTO raw_orders.orders (id, region, amount) VALUES (4001, 'west', 1)");
-      expect(await count()).toBe(before + 2);
-      await writeFromAnotherProcess('DELETE FROM raw_orders.orders WHERE id IN (4000, 4001)');
-      expect(await count()).toBe(before);
-    });
-
-    it('reads in a new snapshot after a query that failed, and after a while idle', async () => {
-      await idle();
-      const before = await count();
-      await writeUnannounced("INSERT INTO raw_orders.orders (id, region, amount) VALUES (4002, 'west', 1)");
-      await expect(quarry.ctx.readers.run('SELECT * FROM raw_orders.no_such_table', { maxRows: 1, timeoutMs: 30_000 })).rejects.toThrow(/no_such_table/);
-      expect(await count()).toBe(before + 1);
-      await writeUnannounced('DELETE FROM raw_orders.orders WHERE id = 4002');
-      expect(await count()).toBe(before + 1);
-      await new Promise((resolve) => setTimeout(resolve, 1_500));
-      expect(await count()).toBe(before);
-    });
-
-    it('reads in a new snapshot once the warehouse lock was held, as it is while dbt commits on its own in a model run', async () => {
-      await idle();
-      const before = await count();
-      await quarry.ctx.warehouseLock.hold(() => writeUnannounced("INSERT INTO raw_orders.orders (id, region, amount) VALUES (4003, 'west', 1)"), AbortSignal.timeout(60_000));
-      expect(await count()).toBe(before + 1);
-      await quarry.ctx.warehouseLock.hold(() => writeUnannounced('DELETE FROM raw_orders.orders WHERE id = 4003'), AbortSignal.timeout(60_000));
-      expect(await count()).toBe(before);
-    });
   });
 
   it('lets health requests that arrive together share one check of the lake, and checks again for a later one', async () => {

@@ -1,0 +1,120 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { openLakeForWriting } from './lake-connection.ts';
+import type { LakeLocation } from './lake-location.ts';
+import { WarehouseReaders } from './read-query.ts';
+import { WarehouseLock } from './warehouse-lock.ts';
+import { withWriteConnection } from './write-connection.ts';
+
+const execFileAsync = promisify(execFile);
+const LIMITS = { maxRows: 1_000, timeoutMs: 30_000 };
+const signal = (): AbortSignal => AbortSignal.timeout(60_000);
+
+describe('a pooled reader\'s snapshot, kept for the next query while nothing is written', () => {
+  let root: string;
+  let lake: LakeLocation;
+  let readers: WarehouseReaders;
+  let rows = 3;
+
+  /** Commits as no writer of Quarry may: without telling readers, so only a transaction begun after it sees it. */
+  const writeUnannounced = async (sql: string): Promise<void> => {
+    const writer = await openLakeForWriting(lake);
+    try {
+      await writer.connection.run(sql);
+    } finally {
+      writer.close();
+    }
+  };
+  const insertUnannounced = (): Promise<void> => writeUnannounced(`INSERT INTO s.t VALUES (${String(rows++)})`);
+  const insert = (): Promise<void> => withWriteConnection(lake, signal(), async (connection) => {
+    await connection.run(`INSERT INTO s.t VALUES (${String(rows++)})`);
+  });
+  const count = async (from: WarehouseReaders = readers): Promise<number> => Number((await from.run('SELECT count(*) FROM s.t', LIMITS)).rows[0]?.[0]);
+
+  beforeAll(async () => {
+    root = mkdtempSync(path.join(tmpdir(), 'quarry-readers-'));
+    lake = { catalog: { kind: 'sqlite', file: path.join(root, 'catalog.sqlite') }, dataPath: `${path.join(root, 'data')}${path.sep}` };
+    await withWriteConnection(lake, signal(), async (connection) => {
+      await connection.run('CREATE SCHEMA s');
+      await connection.run('CREATE TABLE s.t AS SELECT range AS id FROM range(3)');
+    });
+  });
+  afterAll(() => {
+    rmSync(root, { recursive: true, force: true });
+  });
+  // One reader, which keeps its snapshot for as long as a test runs unless told otherwise.
+  beforeEach(() => { readers = new WarehouseReaders(lake, { size: 1, snapshotKeptIdleMs: 600_000 }); });
+  afterEach(() => { readers.close(); });
+
+  it('reads the next query in the snapshot of the one before while nothing was written, and a new one once a writer has written', async () => {
+    const before = await count();
+    await insertUnannounced();
+    expect(await count()).toBe(before);
+    await insert();
+    expect(await count()).toBe(before + 2);
+  });
+
+  it('reads in a new snapshot once a writer in another process has written', async () => {
+    const before = await count();
+    await insertUnannounced();
+    expect(await count()).toBe(before);
+    const script = `import { withWriteConnection } from ${JSON.stringify(path.join(import.meta.dirname, 'index.ts'))};
+      await withWriteConnection(JSON.parse(process.env.LAKE), AbortSignal.timeout(60_000), (connection) => connection.run('INSERT INTO s.t VALUES (-1)'));`;
+    await execFileAsync(process.execPath, ['--disable-warning=ExperimentalWarning', '--input-type=module', '-e', script], { env: { ...process.env, LAKE: JSON.stringify(lake) } });
+    expect(await count()).toBe(before + 2);
+  });
+
+  it('reads what was committed under the warehouse lock, as dbt commits in a model run, during the run and after it', async () => {
+    const lock = new WarehouseLock(lake, path.join(root, 'writer.lock'));
+    let before = await count();
+    await insertUnannounced();
+    expect(await count()).toBe(before);
+    before += 1;
+    await lock.hold(async () => {
+      await insertUnannounced();
+      expect(await count()).toBe(before + 1);
+      await insertUnannounced();
+    }, signal());
+    expect(await count()).toBe(before + 2);
+
+    before = await count();
+    await lock.hold(() => insertUnannounced(), signal());
+    expect(await count()).toBe(before + 1);
+  });
+
+  it('reads in a new snapshot after a query that failed', async () => {
+    const before = await count();
+    await insertUnannounced();
+    expect(await count()).toBe(before);
+    await expect(readers.run('SELECT * FROM s.no_such_table', LIMITS)).rejects.toThrow(/no_such_table/);
+    expect(await count()).toBe(before + 1);
+  });
+
+  it('answers the next query after one whose borrower caught its interruption and went on', async () => {
+    await count();
+    const stop = new AbortController();
+    await readers.withQuery('SELECT range AS i FROM range(100000000)', { maxRows: 100_000_000, timeoutMs: 30_000, signal: stop.signal }, async (result) => {
+      try {
+        for await (const batch of result.batches()) if (batch.length > 0) stop.abort();
+      } catch {
+        // a download whose client went away ends like this
+      }
+    });
+    expect((await readers.run('SELECT 42 AS answer', LIMITS)).rows).toEqual([[42]]);
+  });
+
+  it('lets the snapshot go once the reader has been idle for a while', async () => {
+    const briefly = new WarehouseReaders(lake, { size: 1, snapshotKeptIdleMs: 50 });
+    try {
+      const before = await count(briefly);
+      await insertUnannounced();
+      await expect.poll(() => count(briefly), { interval: 200, timeout: 10_000 }).toBe(before + 1);
+    } finally {
+      briefly.close();
+    }
+  });
+});
