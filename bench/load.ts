@@ -49,7 +49,7 @@ async function duckDbIntoLake(dir: string, csv: string): Promise<number> {
     try {
       await lake.connection.run(`CREATE TABLE t AS SELECT * FROM read_csv('${csv}')`);
     } finally {
-      lake.close();
+      await lake.close();
     }
   });
   rmSync(lakeDir, { recursive: true, force: true });

@@ -55,7 +55,7 @@ describe.each(Object.entries(catalogs))('adopting a staged Parquet file as a tab
     mkdirSync(path.join(root, 'staging'));
   });
   afterAll(async () => {
-    scratch.close();
+    await scratch.close();
     rmSync(root, { recursive: true, force: true });
     if (kind === 'postgres') await onPostgres((client) => client.query(`DROP SCHEMA IF EXISTS ${postgresSchema} CASCADE`));
   });

@@ -1,5 +1,5 @@
 import { readdirSync } from 'node:fs';
-import { DuckDBInstance } from '@duckdb/node-api';
+import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { lowerThreadPriority } from '../os/index.ts';
 
 /**
@@ -27,6 +27,17 @@ export async function createJobInstance(): Promise<DuckDBInstance> {
   const instance = await DuckDBInstance.create(':memory:', { ...QUARRY_SQL_ONLY_INSTANCE_OPTIONS });
   if (before !== undefined) for (const thread of threadIds() ?? []) if (!before.has(thread)) lowerThreadPriority(thread);
   return instance;
+}
+
+/**
+ * Closes a job's instance and its connection. DuckDB joins its worker threads as the instance closes, on the
+ * calling thread: 12-16 ms after a 5M-row load, with the event loop stopped meanwhile (every request waits).
+ * Going down to one thread first joins them on a thread of the pool instead, and the close takes 2 ms.
+ */
+export async function closeJobInstance(instance: DuckDBInstance, connection: DuckDBConnection): Promise<void> {
+  await connection.run('SET threads = 1').catch(() => undefined); // an aborted transaction refuses it: the close joins them then
+  connection.closeSync();
+  instance.closeSync();
 }
 
 function threadIds(): Set<number> | undefined {

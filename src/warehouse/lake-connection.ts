@@ -4,13 +4,13 @@ import { DatabaseSync } from 'node:sqlite';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { attachStatement, catalogSecretStatement, extensionFile, LAKE_ALIAS, lakeExtensionsOf, type LakeLocation, type PostgresCatalog } from './lake-location.ts';
 import { inCatalogTurn } from './catalog-opening.ts';
-import { createJobInstance } from './job-instance.ts';
+import { closeJobInstance, createJobInstance } from './job-instance.ts';
 import { quoteLiteral } from './sql.ts';
 
 /** A DuckDB instance of its own with the lake attached as `warehouse` (LAKE_ALIAS), its default database. */
 export interface LakeConnection {
   readonly connection: DuckDBConnection;
-  close(): void;
+  close(): Promise<void>;
 }
 
 // Zstandard and Parquet version 2 keep the lake about the size of a DuckDB file (snappy: 2.3 times it).
@@ -75,13 +75,7 @@ async function openLake(location: LakeLocation, attach: (connection: DuckDBConne
       connection.closeSync();
       throw error;
     }
-    return {
-      connection,
-      close: () => {
-        connection.closeSync();
-        instance.closeSync();
-      },
-    };
+    return { connection, close: () => closeJobInstance(instance, connection) };
   } catch (error) {
     instance.closeSync();
     throw error;

@@ -26,7 +26,7 @@ describe('a pooled reader\'s snapshot, kept for the next query while nothing is 
     try {
       await writer.connection.run(sql);
     } finally {
-      writer.close();
+      await writer.close();
     }
   };
   const insertUnannounced = (): Promise<void> => writeUnannounced(`INSERT INTO s.t VALUES (${String(rows++)})`);

@@ -1,12 +1,12 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { createJobInstance } from './job-instance.ts';
+import { closeJobInstance, createJobInstance } from './job-instance.ts';
 import { extensionFile } from './lake-location.ts';
 import { quoteLiteral } from './sql.ts';
 
 /** A DuckDB of its own, in memory, apart from the lake: for work such as reading another database through its scanner. */
 export interface ScratchConnection {
   readonly connection: DuckDBConnection;
-  close(): void;
+  close(): Promise<void>;
 }
 
 /** Opens an in-memory DuckDB with the named extensions loaded by path from the folder bin/setup fills (nothing is downloaded). */
@@ -23,11 +23,10 @@ export async function openScratchConnection(extensions: readonly string[]): Prom
     let closed = false;
     return {
       connection,
-      close: () => {
+      close: async () => {
         if (closed) return;
         closed = true;
-        connection.closeSync();
-        instance.closeSync();
+        await closeJobInstance(instance, connection);
       },
     };
   } catch (error) {

@@ -21,7 +21,7 @@ export async function withWriteConnection<T>(
       return await work(writer.connection);
     } finally {
       signal.removeEventListener('abort', interrupt);
-      writer.close();
+      await writer.close();
     }
   });
 }

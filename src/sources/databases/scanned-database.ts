@@ -44,7 +44,7 @@ export class ScannedDatabase implements DatabaseReader {
       await connection.run('BEGIN TRANSACTION');
       return new ScannedDatabase(scratch, dialect, url, applicationName);
     } catch (error) {
-      scratch.close();
+      await scratch.close();
       throw error;
     }
   }
@@ -81,7 +81,7 @@ export class ScannedDatabase implements DatabaseReader {
 
   async close(): Promise<void> {
     await this.#scratch.connection.run('ROLLBACK').catch(() => undefined);
-    this.#scratch.close();
+    await this.#scratch.close();
   }
 
   async #remote(sql: string): Promise<RemoteRow[]> {
