@@ -49,8 +49,11 @@ export interface QueryAnswer {
 /** How many queries run at once; more wait for a reader. Each has one thread; all share one memory limit. */
 const CONCURRENT_QUERIES = 4;
 
-/** How long an idle reader keeps its snapshot for the next query: a page's or a dashboard's queries come together. */
-const SNAPSHOT_KEPT_IDLE_MS = 1000;
+/**
+ * How long a reader keeps its snapshot for the next queries, at most and when idle: a page's or a dashboard's
+ * queries come together, and a second bounds how late a commit past Quarry's writers is seen.
+ */
+const SNAPSHOT_KEPT_MS = 1000;
 
 /**
  * The one way to run SQL on the warehouse for reading: each query is checked by assertReadsOnly, then runs on a
@@ -61,11 +64,11 @@ export class WarehouseReaders {
   readonly lake: LakeLocation;
   readonly #pool: ReaderPool;
 
-  /** `options` change the defaults: CONCURRENT_QUERIES readers, each keeping its snapshot SNAPSHOT_KEPT_IDLE_MS idle. */
-  constructor(lake: LakeLocation, options: { readonly size?: number; readonly snapshotKeptIdleMs?: number } = {}) {
+  /** `options` change the defaults: CONCURRENT_QUERIES readers, each keeping its snapshot SNAPSHOT_KEPT_MS. */
+  constructor(lake: LakeLocation, options: { readonly size?: number; readonly snapshotKeptMs?: number } = {}) {
     this.lake = lake;
     this.#pool = new ReaderPool(this.lake, {
-      size: options.size ?? CONCURRENT_QUERIES, limits: DEFAULT_READER_LIMITS, snapshotKeptIdleMs: options.snapshotKeptIdleMs ?? SNAPSHOT_KEPT_IDLE_MS,
+      size: options.size ?? CONCURRENT_QUERIES, limits: DEFAULT_READER_LIMITS, snapshotKeptMs: options.snapshotKeptMs ?? SNAPSHOT_KEPT_MS,
     });
   }
 

@@ -10,6 +10,8 @@ interface Reader {
   hasRead: boolean;
   /** The lake's settled token seen before the transaction's first read (see settledToken); undefined: not to be reused. */
   token: string | undefined;
+  /** When the transaction's first query began (performance.now()). */
+  firstReadAt: number;
   idleTimer?: NodeJS.Timeout | undefined;
 }
 
@@ -20,32 +22,33 @@ interface Reader {
  * first read. The next query on the connection keeps the transaction while nothing has been written since that
  * read (settledToken), so it reads the latest snapshot without loading the catalog again (1.5 ms of a 1M-row
  * aggregate's 12); otherwise it gets a new transaction, begun when the connection was handed back where it can be,
- * so neither its BEGIN nor the ROLLBACK waits in a query's path. A connection idle for `snapshotKeptIdleMs` lets
- * its snapshot go: a DuckLake transaction that has read holds an SQLite read transaction on the catalog, which
+ * so neither its BEGIN nor the ROLLBACK waits in a query's path. A snapshot is kept `snapshotKeptMs` at most, so
+ * a commit made past Quarry's writers (a `dbt run` in a terminal) is read a moment later, and a connection idle for
+ * as long lets it go: a DuckLake transaction that has read holds an SQLite read transaction on the catalog, which
  * keeps the catalog's WAL from restarting.
  */
 class LentReaders {
   readonly #lake: LakeLocation;
   readonly #instance: DuckDBInstance;
-  readonly #snapshotKeptIdleMs: number;
+  readonly #snapshotKeptMs: number;
   readonly #idle: Reader[];
   readonly #waiting: ((reader: Reader) => void)[] = [];
   /** Readers in use: lent to a query, or being handed back. */
   #lent = 0;
   #retired = false;
 
-  private constructor(lake: LakeLocation, instance: DuckDBInstance, readers: Reader[], snapshotKeptIdleMs: number) {
+  private constructor(lake: LakeLocation, instance: DuckDBInstance, readers: Reader[], snapshotKeptMs: number) {
     this.#lake = lake;
     this.#instance = instance;
     this.#idle = readers;
-    this.#snapshotKeptIdleMs = snapshotKeptIdleMs;
+    this.#snapshotKeptMs = snapshotKeptMs;
   }
 
   /** Lends the connections, each waiting in its first read transaction. */
-  static async begin(lake: LakeLocation, instance: DuckDBInstance, connections: DuckDBConnection[], snapshotKeptIdleMs: number): Promise<LentReaders> {
+  static async begin(lake: LakeLocation, instance: DuckDBInstance, connections: DuckDBConnection[], snapshotKeptMs: number): Promise<LentReaders> {
     for (const connection of connections) await beginRead(connection);
-    const readers = connections.map((connection) => ({ connection, hasRead: false, token: undefined }));
-    return new LentReaders(lake, instance, readers, snapshotKeptIdleMs);
+    const readers = connections.map((connection) => ({ connection, hasRead: false, token: undefined, firstReadAt: 0 }));
+    return new LentReaders(lake, instance, readers, snapshotKeptMs);
   }
 
   async lend<T>(work: (connection: DuckDBConnection) => Promise<T>): Promise<T> {
@@ -53,8 +56,12 @@ class LentReaders {
     let keepsSnapshot = false;
     try {
       const token = settledToken(this.#lake);
-      if (reader.hasRead && (token === undefined || token !== reader.token)) await restartRead(reader);
-      if (!reader.hasRead) reader.token = token;
+      const stale = token === undefined || token !== reader.token || performance.now() - reader.firstReadAt > this.#snapshotKeptMs;
+      if (reader.hasRead && stale) await restartRead(reader);
+      if (!reader.hasRead) {
+        reader.token = token;
+        reader.firstReadAt = performance.now();
+      }
       reader.hasRead = true;
       const result = await work(reader.connection);
       keepsSnapshot = reader.token !== undefined;
@@ -86,7 +93,7 @@ class LentReaders {
     }
     this.#lent -= 1;
     this.#idle.push(reader);
-    if (reader.hasRead) reader.idleTimer = setTimeout(() => { void this.#letSnapshotGo(reader); }, this.#snapshotKeptIdleMs).unref();
+    if (reader.hasRead) reader.idleTimer = setTimeout(() => { void this.#letSnapshotGo(reader); }, this.#snapshotKeptMs).unref();
     if (this.#retired) this.#closeWhenUnused();
   }
 
@@ -118,8 +125,8 @@ export interface ReaderPoolOptions {
   /** At most this many queries run at once; the rest wait. */
   readonly size: number;
   readonly limits: ReaderLimits;
-  /** How long an idle connection keeps the snapshot it read (see LentReaders). */
-  readonly snapshotKeptIdleMs: number;
+  /** How long a connection keeps the snapshot it read, at most and when idle (see LentReaders). */
+  readonly snapshotKeptMs: number;
 }
 
 /**
@@ -141,9 +148,9 @@ export class ReaderPool {
   async lend<T>(work: (connection: DuckDBConnection) => Promise<T>): Promise<T> {
     if (this.#closed) throw new Error('The warehouse readers are closed');
     if (this.#readers === undefined) {
-      const { size, limits, snapshotKeptIdleMs } = this.#options;
+      const { size, limits, snapshotKeptMs } = this.#options;
       const readers = openSandboxedReaders(this.#lake, size, limits)
-        .then(({ instance, connections }) => LentReaders.begin(this.#lake, instance, connections, snapshotKeptIdleMs));
+        .then(({ instance, connections }) => LentReaders.begin(this.#lake, instance, connections, snapshotKeptMs));
       this.#readers = readers;
       readers.catch(() => { if (this.#readers === readers) this.#readers = undefined; });
     }
