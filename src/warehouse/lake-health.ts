@@ -21,7 +21,8 @@ export async function lakeProblem(readers: WarehouseReaders): Promise<string | u
 
 async function askReader(readers: WarehouseReaders): Promise<string | undefined> {
   try {
-    await readers.withReader((connection) => connection.run(`SELECT count(*) FROM duckdb_tables() WHERE database_name = '${LAKE_ALIAS}'`));
+    // A snapshot an earlier query kept would answer from what DuckLake read then, not from the files as they are.
+    await readers.withReader((connection) => connection.run(`SELECT count(*) FROM duckdb_tables() WHERE database_name = '${LAKE_ALIAS}'`), { freshSnapshot: true });
     return undefined;
   } catch (error) {
     return firstLineOf(error);

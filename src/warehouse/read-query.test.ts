@@ -86,6 +86,14 @@ describe('a pooled reader\'s snapshot, kept for the next query while nothing is 
     expect(await count()).toBe(before + 1);
   });
 
+  it('reads in a new snapshot when Quarry\'s own SQL asks for one, as the health check does', async () => {
+    const before = await count();
+    await insertUnannounced();
+    expect(await count()).toBe(before);
+    const fresh = await readers.withReader(async (connection) => Number((await connection.runAndReadAll('SELECT count(*) FROM s.t')).getRows()[0]?.[0]), { freshSnapshot: true });
+    expect(fresh).toBe(before + 1);
+  });
+
   it('reads in a new snapshot after a query that failed', async () => {
     const before = await count();
     await insertUnannounced();

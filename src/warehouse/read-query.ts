@@ -3,7 +3,7 @@ import { describeError, firstLineOf, InvalidRequestError, QuarryError } from '..
 import { assertReadsOnly, QueryNotAllowedError } from './reader-sql.ts';
 import { inCatalogTurn, openCatalogInTurn } from './catalog-opening.ts';
 import { catalogMissing, type LakeLocation } from './lake-location.ts';
-import { ReaderPool } from './reader-pool.ts';
+import { ReaderPool, type LendOptions } from './reader-pool.ts';
 import { DEFAULT_READER_LIMITS } from './sandboxed-reader.ts';
 
 /** The query ran past `limits.query_seconds` and was interrupted. */
@@ -77,12 +77,12 @@ export class WarehouseReaders {
    * withQuery checks) inside one read transaction, so every statement of `work` reads the snapshot that was the
    * latest when its first began. DuckDB's failures become QueryFailedError.
    */
-  async withReader<T>(work: (connection: DuckDBConnection) => Promise<T>): Promise<T> {
+  async withReader<T>(work: (connection: DuckDBConnection) => Promise<T>, options: LendOptions = {}): Promise<T> {
     if (catalogMissing(this.lake)) throw new QueryFailedError('Nothing has been loaded into the warehouse yet: sync a source first');
     const lent = this.#pool.lend(async (connection) => {
       await openCatalogInTurn(connection);
       return work(connection);
-    });
+    }, options);
     return lent.catch((error: unknown) => { throw error instanceof QuarryError ? error : new QueryFailedError(firstLineOf(error)); });
   }
 

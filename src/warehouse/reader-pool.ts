@@ -51,12 +51,12 @@ class LentReaders {
     return new LentReaders(lake, instance, readers, snapshotKeptMs);
   }
 
-  async lend<T>(work: (connection: DuckDBConnection) => Promise<T>): Promise<T> {
+  async lend<T>(work: (connection: DuckDBConnection) => Promise<T>, options: LendOptions): Promise<T> {
     const reader = this.#takeIdle() ?? await new Promise<Reader>((resolve) => { this.#waiting.push(resolve); });
     let keepsSnapshot = false;
     try {
       const token = settledToken(this.#lake);
-      const stale = token === undefined || token !== reader.token || performance.now() - reader.firstReadAt > this.#snapshotKeptMs;
+      const stale = options.freshSnapshot === true || token === undefined || token !== reader.token || performance.now() - reader.firstReadAt > this.#snapshotKeptMs;
       if (reader.hasRead && stale) await restartRead(reader);
       if (!reader.hasRead) {
         reader.token = token;
@@ -121,6 +121,11 @@ class LentReaders {
   }
 }
 
+export interface LendOptions {
+  /** Begin a new snapshot even if the one kept is still the latest: the files are read as they are now (health checks them). */
+  readonly freshSnapshot?: boolean;
+}
+
 export interface ReaderPoolOptions {
   /** At most this many queries run at once; the rest wait. */
   readonly size: number;
@@ -145,7 +150,7 @@ export class ReaderPool {
     this.#options = options;
   }
 
-  async lend<T>(work: (connection: DuckDBConnection) => Promise<T>): Promise<T> {
+  async lend<T>(work: (connection: DuckDBConnection) => Promise<T>, options: LendOptions = {}): Promise<T> {
     if (this.#closed) throw new Error('The warehouse readers are closed');
     if (this.#readers === undefined) {
       const { size, limits, snapshotKeptMs } = this.#options;
@@ -154,7 +159,7 @@ export class ReaderPool {
       this.#readers = readers;
       readers.catch(() => { if (this.#readers === readers) this.#readers = undefined; });
     }
-    return (await this.#readers).lend(work);
+    return (await this.#readers).lend(work, options);
   }
 
   /** Closes every reader once its query ends. */
