@@ -56,7 +56,8 @@ class LentReaders {
     let keepsSnapshot = false;
     try {
       const token = settledToken(this.#lake);
-      const stale = options.freshSnapshot === true || token === undefined || token !== reader.token || performance.now() - reader.firstReadAt > this.#snapshotKeptMs;
+      const written = token === undefined || token !== reader.token;
+      const stale = written || options.freshSnapshot === true || performance.now() - reader.firstReadAt > this.#snapshotKeptMs;
       if (reader.hasRead && stale) await restartRead(reader);
       if (!reader.hasRead) {
         reader.token = token;
