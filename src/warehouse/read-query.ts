@@ -3,7 +3,7 @@ import { describeError, firstLineOf, InvalidRequestError, QuarryError } from '..
 import { assertReadsOnly, QueryNotAllowedError } from './reader-sql.ts';
 import { inCatalogTurn, openCatalogInTurn } from './catalog-opening.ts';
 import { catalogMissing, type LakeLocation } from './lake-location.ts';
-import { ReaderPool, type LendOptions } from './reader-pool.ts';
+import { ReaderPool, type LendOptions, type ReaderPoolOptions } from './reader-pool.ts';
 import { DEFAULT_READER_LIMITS } from './sandboxed-reader.ts';
 
 /** The query ran past `limits.query_seconds` and was interrupted. */
@@ -65,7 +65,7 @@ export class WarehouseReaders {
   readonly #pool: ReaderPool;
 
   /** `options` change the defaults: CONCURRENT_QUERIES readers, each keeping its snapshot SNAPSHOT_KEPT_MS. */
-  constructor(lake: LakeLocation, options: { readonly size?: number; readonly snapshotKeptMs?: number } = {}) {
+  constructor(lake: LakeLocation, options: Partial<Pick<ReaderPoolOptions, 'size' | 'snapshotKeptMs'>> = {}) {
     this.lake = lake;
     this.#pool = new ReaderPool(this.lake, {
       size: options.size ?? CONCURRENT_QUERIES, limits: DEFAULT_READER_LIMITS, snapshotKeptMs: options.snapshotKeptMs ?? SNAPSHOT_KEPT_MS,
