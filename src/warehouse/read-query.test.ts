@@ -143,3 +143,59 @@ describe('a pooled reader\'s snapshot, kept for the next query while nothing is 
     }
   });
 });
+
+describe('a result as the readers hand it on', () => {
+  let root: string;
+  let readers: WarehouseReaders;
+
+  beforeAll(async () => {
+    root = mkdtempSync(path.join(tmpdir(), 'quarry-results-'));
+    const lake: LakeLocation = { catalog: { kind: 'sqlite', file: path.join(root, 'catalog.sqlite') }, dataPath: `${path.join(root, 'data')}${path.sep}` };
+    await withWriteConnection(lake, signal(), (connection) => connection.run('CREATE SCHEMA s'));
+    readers = new WarehouseReaders(lake, { size: 1 });
+  });
+  afterAll(() => {
+    readers.close();
+    rmSync(root, { recursive: true, force: true });
+  });
+
+  // Rows of a million characters each.
+  const MEGABYTE_ROWS = "SELECT range AS i, repeat('x', 1000000) AS pad FROM range(100)";
+
+  it('collects an answer up to 32 MB of JSON, cut at a row and said to be cut', async () => {
+    const answer = await readers.run(MEGABYTE_ROWS, LIMITS);
+    expect(answer.truncated).toBe(true);
+    expect(answer.rows.map((row) => row[0])).toEqual(Array.from({ length: 33 }, (_, index) => String(index)));
+    expect(JSON.stringify(answer.rows).length).toBeLessThanOrEqual(32 * 1024 * 1024);
+  });
+
+  it('refuses an answer whose first row alone is over 32 MB, naming its size and the CSV download', async () => {
+    await expect(readers.run("SELECT repeat('x', 40 * 1024 * 1024) AS big", LIMITS)).rejects.toThrow(
+      "The result's first row is 41 MB as JSON, more than the 32 MB one answer holds: select fewer or shorter values, or download the result as CSV",
+    );
+    expect((await readers.run('SELECT 42 AS answer', LIMITS)).rows).toEqual([[42]]);
+  });
+
+  it('streams every row of a large result in batches of about a megabyte, not DuckDB\'s chunks of 2,048 rows', async () => {
+    const batchSizes = await readers.withQuery(MEGABYTE_ROWS, LIMITS, async (result) => {
+      const sizes: number[] = [];
+      for await (const batch of result.batches()) sizes.push(batch.length);
+      expect(result.truncated()).toBe(false);
+      return sizes;
+    });
+    // A batch is handed on once it holds a megabyte: two of these rows.
+    expect(batchSizes).toEqual(Array.from({ length: 50 }, () => 2));
+    const small = await readers.withQuery('SELECT range AS i FROM range(5000)', LIMITS, async (result) => {
+      const sizes: number[] = [];
+      for await (const batch of result.batches()) sizes.push(batch.length);
+      return { sizes, truncated: result.truncated() };
+    });
+    expect(small).toEqual({ sizes: [1000], truncated: true });
+  });
+
+  it('writes dates and times at infinity as DuckDB does, nested ones too', async () => {
+    const answer = await readers.run(`SELECT 'infinity'::DATE AS d, '-infinity'::DATE AS nd, ['-infinity'::DATE, DATE '2024-02-29'] AS dates,
+      'infinity'::TIMESTAMP_S AS s, '-infinity'::TIMESTAMP_MS AS ms, 'infinity'::TIMESTAMP_NS AS ns, '-infinity'::TIMESTAMP AS t, TIMESTAMP_NS '2024-01-01 00:00:00.5' AS finite`, LIMITS);
+    expect(answer.rows).toEqual([['infinity', '-infinity', ['-infinity', '2024-02-29'], 'infinity', '-infinity', 'infinity', '-infinity', '2024-01-01 00:00:00.5']]);
+  });
+});

@@ -1,8 +1,9 @@
-import { JsonDuckDBValueConverter, type DuckDBConnection, type DuckDBResult, type Json } from '@duckdb/node-api';
+import type { DuckDBConnection, DuckDBDataChunk, DuckDBResult, Json } from '@duckdb/node-api';
 import { describeError, firstLineOf, InvalidRequestError, QuarryError } from '../errors.ts';
 import { assertReadsOnly, QueryNotAllowedError } from './reader-sql.ts';
 import { inCatalogTurn, openCatalogInTurn } from './catalog-opening.ts';
 import { catalogMissing, type LakeLocation } from './lake-location.ts';
+import { jsonCharactersOf, toJson } from './result-json.ts';
 import { ReaderPool, type LendOptions, type ReaderPoolOptions } from './reader-pool.ts';
 import { DEFAULT_READER_LIMITS } from './sandboxed-reader.ts';
 
@@ -19,6 +20,11 @@ export class QueryFailedError extends InvalidRequestError {
 export interface ReadQueryLimits {
   /** At most this many rows are read; one more tells that the result was cut. */
   readonly maxRows: number;
+  /**
+   * At most this many characters of the rows as JSON are read (about their bytes); one more row tells that the
+   * result was cut. Unbounded when absent: a stream hands its rows on as it reads them.
+   */
+  readonly maxCharacters?: number | undefined;
   readonly timeoutMs: number;
   /** Interrupts the query early (the client went away). */
   readonly signal?: AbortSignal | undefined;
@@ -45,6 +51,18 @@ export interface QueryAnswer {
   readonly truncated: boolean;
   readonly elapsedMs: number;
 }
+
+/**
+ * A collected answer holds at most this much, in characters of its rows' JSON: a browser's table or a terminal
+ * has no use for more, and the service holds each answer whole while it sends it.
+ */
+const ANSWER_CHARACTERS = 32 * 1024 * 1024;
+
+/**
+ * A streamed result hands its rows on in batches of about this many characters, so a result of long values
+ * (DuckDB's chunks hold 2,048 rows) is never converted whole while the client reads the rows before.
+ */
+const BATCH_CHARACTERS = 1024 * 1024;
 
 /** How many queries run at once; more wait for a reader. Each has one thread; all share one memory limit. */
 const CONCURRENT_QUERIES = 4;
@@ -108,7 +126,7 @@ export class WarehouseReaders {
             prepared.destroySync();
           }
         })().catch((error: unknown) => { throw queryError(error, timedOut, limits); });
-        return await work(readInBatches(result, limits.maxRows, () => timedOut, limits));
+        return await work(readInBatches(result, () => timedOut, limits));
       } finally {
         clearTimeout(timer);
         limits.signal?.removeEventListener('abort', interrupt);
@@ -116,10 +134,10 @@ export class WarehouseReaders {
     });
   }
 
-  /** Runs the query and collects its rows (up to the cap). */
+  /** Runs the query and collects its rows, up to the row cap and ANSWER_CHARACTERS. */
   async run(sql: string, limits: ReadQueryLimits): Promise<QueryAnswer> {
     const started = performance.now();
-    return this.withQuery(sql, limits, async (result) => {
+    return this.withQuery(sql, { ...limits, maxCharacters: ANSWER_CHARACTERS }, async (result) => {
       const rows: Json[][] = [];
       for await (const batch of result.batches()) rows.push(...batch);
       return { columns: result.columns, rows, truncated: result.truncated(), elapsedMs: Math.round(performance.now() - started) };
@@ -132,28 +150,61 @@ export class WarehouseReaders {
   }
 }
 
-function readInBatches(result: DuckDBResult, maxRows: number, timedOut: () => boolean, limits: ReadQueryLimits): ReadQueryResult {
+function readInBatches(result: DuckDBResult, timedOut: () => boolean, limits: ReadQueryLimits): ReadQueryResult {
   const columns = result.columnNames().map((name, index) => ({ name, type: result.columnType(index).toString() }));
+  const { maxRows, maxCharacters = Number.POSITIVE_INFINITY } = limits;
   let cut = false;
   return {
     columns,
     truncated: () => cut,
     async *batches() {
       let read = 0;
+      let characters = 0;
       for (;;) {
         const chunk = await result.fetchChunk().catch((error: unknown) => { throw queryError(error, timedOut(), limits); });
         if (chunk === null || chunk.rowCount === 0) return;
-        const rows = chunk.convertRows<Json>(JsonDuckDBValueConverter);
-        if (read + rows.length > maxRows) {
-          cut = true;
-          yield rows.slice(0, maxRows - read);
-          return;
+        let batch: Json[][] = [];
+        let batchCharacters = 0;
+        for (let index = 0; index < chunk.rowCount; index++) {
+          if (read === maxRows) {
+            cut = true;
+            break;
+          }
+          const row = convertRow(chunk, index);
+          const size = jsonCharactersOf(row);
+          if (characters + size > maxCharacters) {
+            if (read === 0) throw new QueryFailedError(`The result's first row is ${megabytes(size)} as JSON, more than the ${megabytes(maxCharacters)} one answer holds: select fewer or shorter values, or download the result as CSV`);
+            cut = true;
+            break;
+          }
+          batch.push(row);
+          read += 1;
+          characters += size;
+          batchCharacters += size;
+          if (batchCharacters >= BATCH_CHARACTERS) {
+            yield batch;
+            batch = [];
+            batchCharacters = 0;
+          }
         }
-        read += rows.length;
-        yield rows;
+        if (batch.length > 0) yield batch;
+        if (cut) return;
       }
     },
   };
+}
+
+function convertRow(chunk: DuckDBDataChunk, index: number): Json[] {
+  try {
+    return chunk.convertRowValues(index, toJson);
+  } catch (error) {
+    // A value longer than a JavaScript string may be (512 MB), or of a type with no JSON form.
+    throw new QueryFailedError(`A value of the result cannot be read: ${firstLineOf(error)}`);
+  }
+}
+
+function megabytes(characters: number): string {
+  return `${String(Math.ceil(characters / (1024 * 1024)))} MB`;
 }
 
 function queryError(error: unknown, timedOut: boolean, limits: ReadQueryLimits): Error {

@@ -48,9 +48,17 @@ export async function assertReadsOnly(connection: DuckDBConnection, sql: string)
 }
 
 async function checkReadsOnly(connection: DuckDBConnection, sql: string): Promise<void> {
-  const statements = await connection.extractStatements(sql);
+  const statements = await connection.extractStatements(sql).catch(async (error: unknown) => {
+    // The binding fails without DuckDB's word when the parser found no statement at all (only comments or `;`).
+    if ((await serialize(connection, sql)).statements?.length === 0) throw new QueryNotAllowedError('The query is empty: it has only comments or semicolons');
+    throw error;
+  });
   if (statements.count === 0) throw new QueryNotAllowedError('The query is empty');
-  if (statements.count > 1) throw new QueryNotAllowedError(`Only one statement is allowed; this has ${String(statements.count)}`);
+  if (statements.count > 1) {
+    // DuckDB runs a PIVOT whose values it must look up first as two statements.
+    const hint = /\bpivot\b/i.test(sql) ? ", as DuckDB runs a PIVOT without an IN list as two: name its values (ON column IN ('a', 'b'))" : '';
+    throw new QueryNotAllowedError(`Only one statement is allowed; this has ${String(statements.count)}${hint}`);
+  }
   const explained = EXPLAIN_PREFIX.exec(sql);
   const query = explained ? sql.slice(explained[0].length) : sql;
   const tree = await serialize(connection, query);

@@ -124,6 +124,29 @@ describe('POST /api/query', () => {
     expect(syntax.json).toEqual({ code: 'query_failed', detail: expect.stringContaining('syntax error') });
   });
 
+  it('refuses a query of only comments, and says how to write a PIVOT as one statement', async () => {
+    for (const sql of ['-- nothing here', '/* nor here */ ;']) {
+      expect((await query(sql)).json).toEqual({ code: 'query_not_allowed', detail: 'The query is empty: it has only comments or semicolons' });
+    }
+    const pivot = await query('PIVOT (SELECT note, amount FROM raw_orders.orders) ON note USING sum(amount)');
+    expect(pivot.json).toEqual({ code: 'query_not_allowed', detail: expect.stringContaining("name its values (ON column IN ('a', 'b'))") });
+    const named = await query("PIVOT (SELECT note, amount FROM raw_orders.orders) ON note IN ('x') USING sum(amount)");
+    expect(named.json.rows).toEqual([['30']]);
+  });
+
+  it('answers a result too large for one JSON answer with query_failed, and streams it whole as CSV', async () => {
+    const sql = "SELECT repeat('x', 40000000) AS big FROM range(2)";
+    const json = await query(sql);
+    expect({ status: json.status, body: json.json }).toEqual({ status: 400, body: { code: 'query_failed', detail: expect.stringMatching(/^The result's first row is 39 MB as JSON/) } });
+    const csv = await fetch(`${quarry.url}/api/query`, {
+      method: 'POST', headers: { cookie: await quarry.login('viewer'), 'x-requested-with': 'XMLHttpRequest', 'content-type': 'application/json', accept: 'text/csv' },
+      body: JSON.stringify({ sql }),
+    });
+    let bytes = 0;
+    for await (const part of csv.body!) bytes += (part as Uint8Array).length;
+    expect({ status: csv.status, bytes }).toEqual({ status: 200, bytes: 'big\n'.length + 2 * (40_000_000 + 1) });
+  }, 60_000);
+
   it('interrupts a long cross join at limits.query_seconds and keeps answering', async () => {
     const slow = query(ENDLESS);
     const meanwhile = await query('SELECT 42 AS answer');
