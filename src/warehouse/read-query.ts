@@ -43,6 +43,11 @@ export interface ReadQueryResult {
   batches(): AsyncGenerator<Json[][]>;
   /** Whether rows past the cap were left unread; known once batches() has ended. */
   truncated(): boolean;
+  /**
+   * Aborted once the query's time is up. The reader stays lent until the borrower returns, so a borrower that
+   * waits on anything besides batches() (a client reading a download) must stop waiting then.
+   */
+  readonly timeUp: AbortSignal;
 }
 
 export interface QueryAnswer {
@@ -108,12 +113,13 @@ export class WarehouseReaders {
   async withQuery<T>(sql: string, limits: ReadQueryLimits, work: (result: ReadQueryResult) => Promise<T>): Promise<T> {
     if (catalogMissing(this.lake)) throw new QueryFailedError('Nothing has been loaded into the warehouse yet: sync a source first');
     return this.#pool.lend(async (connection) => {
-      let timedOut = false;
+      const timeUp = new AbortController();
       const interrupt = (): void => { connection.interrupt(); };
       const timer = setTimeout(() => {
-        timedOut = true;
+        timeUp.abort();
         interrupt();
       }, limits.timeoutMs);
+      const timedOut = (): boolean => timeUp.signal.aborted;
       limits.signal?.addEventListener('abort', interrupt);
       try {
         const result = await (async () => {
@@ -125,8 +131,8 @@ export class WarehouseReaders {
           } finally {
             prepared.destroySync();
           }
-        })().catch((error: unknown) => { throw queryError(error, timedOut, limits); });
-        return await work(readInBatches(result, () => timedOut, limits));
+        })().catch((error: unknown) => { throw queryError(error, timedOut(), limits); });
+        return await work(readInBatches(result, timeUp.signal, limits));
       } finally {
         clearTimeout(timer);
         limits.signal?.removeEventListener('abort', interrupt);
@@ -150,18 +156,19 @@ export class WarehouseReaders {
   }
 }
 
-function readInBatches(result: DuckDBResult, timedOut: () => boolean, limits: ReadQueryLimits): ReadQueryResult {
+function readInBatches(result: DuckDBResult, timeUp: AbortSignal, limits: ReadQueryLimits): ReadQueryResult {
   const columns = result.columnNames().map((name, index) => ({ name, type: result.columnType(index).toString() }));
   const { maxRows, maxCharacters = Number.POSITIVE_INFINITY } = limits;
   let cut = false;
   return {
     columns,
+    timeUp,
     truncated: () => cut,
     async *batches() {
       let read = 0;
       let characters = 0;
       for (;;) {
-        const chunk = await result.fetchChunk().catch((error: unknown) => { throw queryError(error, timedOut(), limits); });
+        const chunk = await result.fetchChunk().catch((error: unknown) => { throw queryError(error, timeUp.aborted, limits); });
         if (chunk === null || chunk.rowCount === 0) return;
         let batch: Json[][] = [];
         let batchCharacters = 0;

@@ -1,4 +1,5 @@
 import { writeFileSync, mkdirSync } from 'node:fs';
+import http from 'node:http';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startQuarry, type TestQuarry } from '../support/quarry.ts';
@@ -165,6 +166,32 @@ describe('POST /api/query', () => {
     const refused = await query("SELECT * FROM read_text('/etc/passwd')", { accept: 'text/csv' });
     expect({ status: refused.status, code: refused.json?.code }).toEqual({ status: 400, code: 'query_not_allowed' });
   });
+
+  it('cuts off a download whose client stops reading at limits.query_seconds, so it cannot hold a reader from other queries', async () => {
+    const cookie = await quarry.login('viewer');
+    // 50 MB each: far more than the socket buffers hold, so an unread download stalls.
+    const body = JSON.stringify({ sql: "SELECT range AS i, repeat('x', 1000000) AS pad FROM range(50)" });
+    // As many downloads as there are readers, each answered and then not read.
+    const stalled = await Promise.all(Array.from({ length: 4 }, () => new Promise<http.IncomingMessage>((resolve, reject) => {
+      const request = http.request(`${quarry.url}/api/query`, {
+        method: 'POST',
+        headers: { cookie, 'x-requested-with': 'XMLHttpRequest', 'content-type': 'application/json', accept: 'text/csv', 'content-length': Buffer.byteLength(body) },
+      }, (response) => {
+        response.pause();
+        resolve(response);
+      });
+      request.once('error', reject);
+      request.end(body);
+    })));
+    // Answered once the 2-second limit has cut the downloads off; before, never.
+    expect((await query('SELECT 42 AS answer')).json.rows).toEqual([[42]]);
+    const ends = await Promise.all(stalled.map((response) => new Promise<{ status: number | undefined; complete: boolean }>((resolve) => {
+      response.once('error', () => undefined);
+      response.socket.once('close', () => { resolve({ status: response.statusCode, complete: response.complete }); });
+      response.resume();
+    })));
+    expect(ends).toEqual(Array.from({ length: 4 }, () => ({ status: 200, complete: false })));
+  }, 60_000);
 
   it('refuses anonymous callers, a cookie without CSRF proof, and a body that is not a query', async () => {
     expect((await query('SELECT 1', { as: 'anonymous' })).status).toBe(401);

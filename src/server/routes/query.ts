@@ -69,8 +69,12 @@ export const queryRoutes: FastifyPluginCallbackZod<{ ctx: AppContext }> = (app, 
       };
       const body = Readable.from(rows()).pipe(csv);
       void reply.header('content-type', 'text/csv; charset=utf-8').header('content-disposition', 'attachment; filename="query.csv"').send(body as unknown as string); // a stream: Fastify pipes it, unserialized
-      // The reader stays open until the last row is written.
+      // The reader stays lent until the last row is written, and no longer than the query's time: a client that
+      // stops reading would otherwise hold it, and with the others every query, catalog page and health check.
+      const cutOff = (): void => { reply.raw.destroy(); };
+      result.timeUp.addEventListener('abort', cutOff);
       await finished(reply.raw).catch(() => undefined);
+      result.timeUp.removeEventListener('abort', cutOff);
       return reply;
     });
   });
