@@ -4,7 +4,7 @@ import type { Logger } from '../logger.ts';
 import type { CatalogTable, ColumnProfile, Layer, Store, TableProfile } from '../store/index.ts';
 import type { ModelSummary } from '../transform/index.ts';
 import {
-  catalogMissing, listLakeTables, QueryFailedError, quoteIdentifier, type LakeTable, type QueryAnswer, type WarehouseReaders,
+  AnswerTooLargeError, catalogMissing, listLakeTables, QueryFailedError, quoteIdentifier, type LakeTable, type QueryAnswer, type WarehouseReaders,
 } from '../warehouse/index.ts';
 import type { TableProfiler } from './table-profiler.ts';
 
@@ -69,7 +69,8 @@ interface Entry {
 }
 
 const SAMPLE_ROWS = 50;
-const SAMPLE_LIMITS = { maxRows: SAMPLE_ROWS, timeoutMs: 30_000 };
+// A sample is a glance: the rows of a table of long values stop at a page's worth of text.
+const SAMPLE_LIMITS = { maxRows: SAMPLE_ROWS, maxCharacters: 4 * 1024 * 1024, timeoutMs: 30_000 };
 const MAX_HITS = 100;
 const RAW_SCHEMA_PREFIX = 'raw_';
 
@@ -110,6 +111,8 @@ export class Catalog {
     const models = this.#modelsByName();
     const summary = this.#summary(entry, models);
     const sample = await this.#options.readers.run(`SELECT * FROM ${quoteIdentifier(schema)}.${quoteIdentifier(name)}`, SAMPLE_LIMITS).catch((error: unknown) => {
+      // Its first row alone is more than a sample holds: the page shows the columns without rows.
+      if (error instanceof AnswerTooLargeError) return { columns: error.columns, rows: [], truncated: true, elapsedMs: 0 };
       // Dropped between the listing and this read.
       if (error instanceof QueryFailedError && error.message.startsWith('Catalog Error')) throw new TableNotFoundError(schema, name);
       throw error;

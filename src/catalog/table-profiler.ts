@@ -18,6 +18,8 @@ const UNRECORDED_GENERATION = 0;
 /** A text column with at most this many distinct values gets its top values. */
 const LOW_CARDINALITY = 20;
 const TOP_VALUES = 5;
+/** A profile's text values (min, max, top values) are cut to this many characters: a glance, not the document a column may hold. */
+const PROFILE_TEXT_CHARACTERS = 200;
 
 /**
  * Profiles the warehouse tables that changed since their last profile (after each job that committed),
@@ -86,7 +88,7 @@ export class TableProfiler {
       const distinctCount = Number(cell(uniqueAt) ?? 0);
       const lowCardinalityText = type === 'VARCHAR' && distinctCount <= LOW_CARDINALITY;
       columns.push({
-        name: column, type, nullFraction: Number(cell(nullsAt) ?? 0) / 100, distinctCount, min: cell(minAt), max: cell(maxAt),
+        name: column, type, nullFraction: Number(cell(nullsAt) ?? 0) / 100, distinctCount, min: shortened(cell(minAt)), max: shortened(cell(maxAt)),
         topValues: lowCardinalityText ? await this.#topValues(relation, column, limits) : [],
       });
     }
@@ -95,10 +97,17 @@ export class TableProfiler {
 
   async #topValues(relation: string, column: string, limits: ReadQueryLimits): Promise<{ value: string | null; count: number }[]> {
     const top = await this.#read(limits, `SELECT ${quoteIdentifier(column)}::VARCHAR AS value, count(*) AS n FROM ${relation} GROUP BY 1 ORDER BY n DESC, value NULLS LAST LIMIT ${String(TOP_VALUES)}`);
-    return top.rows.map(([value, count]) => ({ value: typeof value === 'string' ? value : null, count: Number(count) }));
+    return top.rows.map(([value, count]) => ({ value: typeof value === 'string' ? shortened(value) : null, count: Number(count) }));
   }
 
   #read(limits: ReadQueryLimits, sql: string): Promise<QueryAnswer> {
     return this.#options.readers.run(sql, limits);
   }
+}
+
+/** `text` cut to PROFILE_TEXT_CHARACTERS, ending in "…" when it was longer (never within a surrogate pair). */
+function shortened(text: string | null): string | null {
+  if (text === null || text.length <= PROFILE_TEXT_CHARACTERS) return text;
+  const cut = /[\uD800-\uDBFF]$/.test(text.slice(0, PROFILE_TEXT_CHARACTERS)) ? PROFILE_TEXT_CHARACTERS - 1 : PROFILE_TEXT_CHARACTERS;
+  return `${text.slice(0, cut)}…`;
 }

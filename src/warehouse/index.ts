@@ -9,7 +9,7 @@ export { inTransaction, AbortedTransactionError } from './transaction.ts';
 export { withSandboxedReader, openSandboxedReader, READER_SANDBOX_PYTHON_PATH, type ReaderLimits, type SandboxedReader } from './sandboxed-reader.ts';
 export { assertReadsOnly, QueryNotAllowedError } from './reader-sql.ts';
 export {
-  WarehouseReaders, QueryTimeoutError, QueryFailedError,
+  WarehouseReaders, QueryTimeoutError, QueryFailedError, AnswerTooLargeError,
   type ReadQueryLimits, type ReadQueryResult, type QueryAnswer, type QueryColumn,
 } from './read-query.ts';
 export {

@@ -17,6 +17,16 @@ export class QueryFailedError extends InvalidRequestError {
   override readonly code = 'query_failed';
 }
 
+/** An answer's first row alone is larger than the answer may be; the result's columns are known. */
+export class AnswerTooLargeError extends QueryFailedError {
+  readonly columns: readonly QueryColumn[];
+
+  constructor(message: string, columns: readonly QueryColumn[]) {
+    super(message);
+    this.columns = columns;
+  }
+}
+
 export interface ReadQueryLimits {
   /** At most this many rows are read; one more tells that the result was cut. */
   readonly maxRows: number;
@@ -140,10 +150,11 @@ export class WarehouseReaders {
     });
   }
 
-  /** Runs the query and collects its rows, up to the row cap and ANSWER_CHARACTERS. */
+  /** Runs the query and collects its rows, up to the row cap and the characters cap (ANSWER_CHARACTERS unless lower). */
   async run(sql: string, limits: ReadQueryLimits): Promise<QueryAnswer> {
     const started = performance.now();
-    return this.withQuery(sql, { ...limits, maxCharacters: ANSWER_CHARACTERS }, async (result) => {
+    const maxCharacters = Math.min(limits.maxCharacters ?? ANSWER_CHARACTERS, ANSWER_CHARACTERS);
+    return this.withQuery(sql, { ...limits, maxCharacters }, async (result) => {
       const rows: Json[][] = [];
       for await (const batch of result.batches()) rows.push(...batch);
       return { columns: result.columns, rows, truncated: result.truncated(), elapsedMs: Math.round(performance.now() - started) };
@@ -180,7 +191,9 @@ function readInBatches(result: DuckDBResult, timeUp: AbortSignal, limits: ReadQu
           const row = convertRow(chunk, index);
           const size = jsonCharactersOf(row);
           if (characters + size > maxCharacters) {
-            if (read === 0) throw new QueryFailedError(`The result's first row is ${megabytes(size)} as JSON, more than the ${megabytes(maxCharacters)} one answer holds: select fewer or shorter values, or download the result as CSV`);
+            if (read === 0) {
+              throw new AnswerTooLargeError(`The result's first row is ${megabytes(size)} as JSON, more than the ${megabytes(maxCharacters)} one answer holds: select fewer or shorter values, or download the result as CSV`, columns);
+            }
             cut = true;
             break;
           }

@@ -117,6 +117,27 @@ describe('the catalog', () => {
     expect(names).not.toContain('marts.retired_model');
   }, 60_000);
 
+  it('keeps a table of long values to a glance: profile text cut to 200 characters, sample rows to 4 MB', async () => {
+    await withWriteConnection(quarry.ctx.lake, AbortSignal.timeout(60_000), async (connection) => {
+      // Ten documents of a megabyte, two kinds whose names are 300 characters long.
+      await connection.run(`CREATE TABLE marts.documents AS
+        SELECT range AS id, repeat('d', 1000000) AS body, repeat(CASE WHEN range % 2 = 0 THEN 'a' ELSE 'b' END, 300) AS kind FROM range(10)`);
+      await connection.run("CREATE TABLE marts.one_huge_row AS SELECT 1 AS id, repeat('h', 5000000) AS body");
+    });
+    const documents = (await get('/api/catalog/tables/marts/documents')).json;
+    const columns = Object.fromEntries(documents.columns.map((column: { name: string }) => [column.name, column]));
+    expect({ min: columns.body.min, max: columns.body.max }).toEqual({ min: `${'d'.repeat(200)}…`, max: `${'d'.repeat(200)}…` });
+    expect(columns.kind.top_values).toEqual([{ value: `${'a'.repeat(200)}…`, count: 5 }, { value: `${'b'.repeat(200)}…`, count: 5 }]);
+    expect(documents.sample.rows.map((row: unknown[]) => row[0])).toEqual(['0', '1', '2', '3']);
+
+    // Its first row alone is more than a sample holds: the page still has its columns and profile.
+    const huge = await get('/api/catalog/tables/marts/one_huge_row');
+    expect({ status: huge.status, sample: huge.json.sample }).toEqual({
+      status: 200, sample: { columns: [{ name: 'id', type: 'INTEGER' }, { name: 'body', type: 'VARCHAR' }], rows: [] },
+    });
+    expect(huge.json.columns.map((column: { name: string }) => column.name)).toEqual(['id', 'body']);
+  }, 60_000);
+
   it('updates the profiles after a sync changed the table', async () => {
     writeFileSync(path.join(quarry.dir, 'data', 'shop', 'feb.csv'), 'id,amount,channel\n5,500,phone\n');
     await syncAndBuild();
