@@ -34,7 +34,8 @@ export const queryRoutes: FastifyPluginCallbackZod<{ ctx: AppContext }> = (app, 
       summary: 'Run one read-only SQL query on the warehouse (JSON, or CSV streamed with Accept: text/csv)',
       description: 'Only SELECT, WITH, SHOW, DESCRIBE and EXPLAIN; no files, settings or other databases (400 query_not_allowed). '
         + 'A DuckDB error is 400 query_failed; a query running past limits.query_seconds is interrupted, 400 query_timeout. '
-        + 'At most limits.query_rows rows. Every query is recorded in the audit log.',
+        + 'At most limits.query_rows rows and 32 MB of JSON (a larger first row is 400 query_failed); CSV is streamed without the 32 MB cap '
+        + 'and cut off when the time limit is up. Every query is recorded in the audit log.',
       body: QueryBody,
       response: {
         200: {
