@@ -129,7 +129,6 @@ export class WarehouseReaders {
         timeUp.abort();
         interrupt();
       }, limits.timeoutMs);
-      const timedOut = (): boolean => timeUp.signal.aborted;
       limits.signal?.addEventListener('abort', interrupt);
       try {
         const result = await (async () => {
@@ -141,7 +140,7 @@ export class WarehouseReaders {
           } finally {
             prepared.destroySync();
           }
-        })().catch((error: unknown) => { throw queryError(error, timedOut(), limits); });
+        })().catch((error: unknown) => { throw queryError(error, timeUp.signal.aborted, limits); });
         return await work(readInBatches(result, timeUp.signal, limits));
       } finally {
         clearTimeout(timer);
