@@ -16,17 +16,20 @@ function percent(fraction) {
   return `${(fraction * 100).toFixed(fraction > 0 && fraction < 0.01 ? 2 : 0)}%`;
 }
 
+// A value on one line, cut with an ellipsis where it is long; the whole of it in the tooltip.
+const clipped = (text, className = '') => el('span', { className: `cell-value ${className}`.trim(), title: text }, text);
+
 function columnRow(column, rowCount) {
   const top = column.top_values.map((value) => el('li', {},
     bar(rowCount > 0 ? value.count / rowCount : 0, `${value.count} of ${rowCount}`),
-    el('span', { className: 'small' }, ` ${value.value ?? 'null'} (${value.count})`)));
+    ' ', clipped(value.value ?? 'null', 'small'), el('span', { className: 'small' }, ` (${value.count})`)));
   return el('tr', {},
     el('th', { scope: 'row' }, column.name),
     el('td', {}, el('code', {}, column.type)),
     el('td', { className: 'nowrap' }, bar(column.null_fraction, `${percent(column.null_fraction)} null`), ` ${percent(column.null_fraction)}`),
     el('td', { className: 'phone-hide' }, Number(column.distinct_count).toLocaleString()),
-    el('td', { className: 'phone-hide cell-value' }, column.min ?? '—'),
-    el('td', { className: 'phone-hide cell-value' }, column.max ?? '—'),
+    el('td', { className: 'phone-hide' }, clipped(column.min ?? '—')),
+    el('td', { className: 'phone-hide' }, clipped(column.max ?? '—')),
     el('td', {}, top.length > 0 ? el('ul', { className: 'top-values' }, ...top) : '—'));
 }
 
