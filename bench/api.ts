@@ -1,5 +1,6 @@
 // Authenticated API throughput: GET /api/status with a session cookie and with an API key, beside a bare Fastify
-// route answering the same JSON (the baseline), and the same server's unauthenticated 401 path for reference.
+// route answering the same JSON (the baseline), and for reference the same server's unauthenticated 401 path and the
+// bare route with only Quarry's session check and security headers (the least a Quarry route does per request).
 // The servers run in a child process (bench/api-server.ts) so that autocannon, here, does not share their event
 // loop. 50 connections, each path warmed for 2 s, then measured for 10 s, with the server process's CPU time per
 // request (steadier than req/s while other work shares the machine). QUARRY_BENCH_CPU_PROF=<dir> writes
@@ -88,13 +89,14 @@ export async function runApiBenchmark(): Promise<BenchResult> {
   try {
     const url = `${servers.quarry}/api/status`;
     const baseline = await measure(cpuUsage, 'api.bare', 'bare Fastify route, same JSON (baseline)', `${servers.bare}/api/status`, {});
+    const least = await measure(cpuUsage, 'api.least', "for reference: the bare route with only Quarry's session check and security headers", `${servers.least}/api/status`, { cookie: servers.cookie });
     const session = await measure(cpuUsage, 'api.session', 'GET /api/status with session cookie', url, { cookie: servers.cookie });
     const apiKey = await measure(cpuUsage, 'api.api_key', 'GET /api/status with API key', url, { authorization: `Bearer ${servers.key}` });
     const refused = await measure(cpuUsage, 'api.unauthenticated', 'unauthenticated 401 of the same server', url, {});
     return {
       benchmark: 'api',
       baseline,
-      cases: [session, apiKey, refused].map((figure) => ({ figure, ratio: figure.requestsPerSecond / baseline.requestsPerSecond })),
+      cases: [least, session, apiKey, refused].map((figure) => ({ figure, ratio: figure.requestsPerSecond / baseline.requestsPerSecond })),
     };
   } finally {
     await stop();
