@@ -3,13 +3,15 @@ import { startAllSyncs, type BackfillRequest } from '../jobs/index.ts';
 import type { QuarryEvent } from '../events/index.ts';
 import type { LogFormat } from '../logger.ts';
 import { CliError } from './cli-error.ts';
+import { ModelsAfterSync } from './models-after-sync.ts';
 import { ProgressLine } from './progress-line.ts';
 import { textTable } from './text-table.ts';
 import { withAlertingProject, withProject } from './with-project.ts';
 
 /**
  * Runs one sync in this process, printing the source's log lines as they are written and, on a terminal, a
- * line redrawn in place with the rows and pages read so far; resolves with the last line.
+ * line redrawn in place with the rows and pages read so far, then waits for the models it sets off; resolves
+ * with the last line, and a line on those models when any ran.
  */
 export async function runSyncHere(
   ctx: AppContext, name: string, options: { fullRefresh: boolean; backfill?: BackfillRequest | undefined },
@@ -18,6 +20,7 @@ export async function runSyncHere(
   const job = ctx.jobs.startSync(name, { ...options, requestedBy: 'cli' });
   const progress = new ProgressLine();
   progress.set(`Syncing ${name}`);
+  const models = new ModelsAfterSync(ctx, progress);
   const stopProgress = ctx.events.subscribe((event) => {
     if (event.type === 'sync_progress' && event.source === name) {
       progress.set(`Syncing ${name} · ${event.rows.toLocaleString()} rows · ${event.pages.toLocaleString()} page(s)`);
@@ -42,9 +45,11 @@ export async function runSyncHere(
     await ctx.jobs.idle();
     printNew();
     if (!outcome.ok) throw new CliError(`the sync of ${name} failed: ${outcome.message}`);
-    return outcome.message;
+    const modelsLine = await models.settled(ctx);
+    return modelsLine === undefined ? outcome.message : `${outcome.message}\n${modelsLine}`;
   } finally {
     clearInterval(ticker);
+    models.stop();
     stopProgress();
     progress.stop();
     process.off('SIGINT', interrupt);
@@ -86,6 +91,7 @@ export async function syncAllSources(project: string, env: NodeJS.ProcessEnv, lo
     const ends = new Map(ctx.sources.filter((source) => source.enabled).map((source) => [source.name, syncEnd(ctx, source.name)]));
     const entries = startAllSyncs(ctx.jobs, ctx.sources, 'cli');
     const progress = new ProgressLine();
+    const models = new ModelsAfterSync(ctx, progress);
     let done = 0;
     const tell = (reading = ''): void => { progress.set(`Syncing ${String(entries.length)} source(s) · ${String(done)} done${reading}`); };
     tell();
@@ -107,7 +113,10 @@ export async function syncAllSources(project: string, env: NodeJS.ProcessEnv, lo
         tell();
       }
       await ctx.jobs.idle();
+      const modelsLine = await models.settled(ctx);
+      if (modelsLine !== undefined) progress.print(modelsLine);
     } finally {
+      models.stop();
       stopProgress();
       progress.stop();
     }

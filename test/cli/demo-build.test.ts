@@ -35,7 +35,11 @@ describe('the demo project, built with its data tests from the command line', ()
     expect(spawnSync(QUARRY_BIN, ['init', dir, '--demo', '--admin-email', 'admin@example.com', '--admin-password', 'demo-password-123', '--non-interactive']).status).toBe(0);
     appendFileSync(path.join(dir, '.quarry', 'project.yml'), 'alerts:\n  - {name: team, webhook_url_env: ALERT_WEBHOOK_URL, on: [transform_test_failed]}\n');
     appendFileSync(path.join(dir, '.env'), `\nALERT_WEBHOOK_URL=${receiver.url}\n`);
-    expect((await quarry(['sync', 'orders'])).code).toBe(0);
+    // The demo has watcher.auto_transform on: the command runs the models downstream before it exits, as the service would.
+    const synced = await quarry(['sync', 'orders']);
+    expect(synced.code).toBe(0);
+    expect(synced.stderr).toBe('');
+    expect(synced.stdout).toMatch(/^Models downstream: 5 built$/m);
 
     const green = await quarry(['build']);
     expect(green.stderr).toBe('');
@@ -49,7 +53,9 @@ describe('the demo project, built with its data tests from the command line', ()
     const original = readFileSync(OCTOBER, 'utf8');
     const lines = original.trimEnd().split('\n');
     writeFileSync(OCTOBER, `${[...lines, lines[1] ?? ''].join('\n')}\n`);
-    expect((await quarry(['sync', 'orders'])).code).toBe(0);
+    const duplicated = await quarry(['sync', 'orders']);
+    expect(duplicated.code).toBe(0);
+    expect(duplicated.stdout).toMatch(/^Models downstream: 2 built; not built: .*revenue_by_month.*; failing tests: unique_orders_enriched_order_id \(see quarry logs\)$/m);
     const red = await quarry(['build']);
     expect(red.code).toBe(1);
     expect(red.stderr).toMatch(/^quarry: The build failed: orders_enriched: the test unique_orders_enriched_order_id failed \(1 failing rows\)/);
