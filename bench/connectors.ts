@@ -1,7 +1,8 @@
 // Connectors: a 200,000-record paginated REST source (1,000 records per page, from a local fake server) beside a
 // client that only downloads and parses the same pages, with the sync's load step alone on the same records for
-// reference (what a sync that stages before it loads adds to the download at the least); and a 1M-row PostgreSQL table through relational_db
-// beside `COPY (SELECT ...) TO STDOUT` of the same table into nowhere. Both as records/s and as time ratios.
+// reference (what a sync that stages before it loads adds to the download at the least); and a 1M-row PostgreSQL
+// table through relational_db beside `COPY (SELECT ...) TO STDOUT` of the same table into nowhere. Both as
+// records/s and as time ratios.
 import { randomBytes } from 'node:crypto';
 import { rmSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';

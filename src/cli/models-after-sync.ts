@@ -2,7 +2,7 @@ import type { AppContext } from '../context.ts';
 import type { ProgressLine } from './progress-line.ts';
 
 /**
- * What syncs in this process set off in the transform runner, followed from before they start: the refresh of
+ * What syncs in this process set off in the transform runner, followed from when they are started: the refresh of
  * each source's staging models and, with `watcher.auto_transform`, the run of every model downstream, as the
  * service runs them. A command that closed without waiting for them would stop the runner before it queued the run.
  */
