@@ -20,7 +20,7 @@ import { StagingArea } from '../src/sources/staging-area.ts';
 import { openLakeForWriting } from '../src/warehouse/lake-connection.ts';
 import { startFakeApi } from '../test/support/fake-api.ts';
 import type { LoadBenchResult } from './load.ts';
-import { settled, syncAndWait, timed } from './measure.ts';
+import { lakeIn, settled, syncAndWait, timed } from './measure.ts';
 
 const REST_RECORDS = Number(process.env.QUARRY_BENCH_REST_RECORDS ?? 200_000);
 const PAGE_SIZE = 1000;
@@ -63,8 +63,7 @@ async function loadStepAlone(pages: readonly Record<string, unknown>[][]): Promi
     const writer = staging.table({ name: 'customers', disposition: 'replace' });
     for (const records of pages) await writer.write(records);
     const staged = await staging.finish();
-    const lakeDir = path.join(dir, 'lake');
-    const location = { catalog: { kind: 'sqlite', file: path.join(lakeDir, 'catalog.sqlite') }, dataPath: `${path.join(lakeDir, 'data')}${path.sep}` } as const;
+    const location = lakeIn(path.join(dir, 'lake'));
     // Made first, as the sync's lake already is.
     await (await openLakeForWriting(location)).close();
     return await timed(async () => {
@@ -90,7 +89,8 @@ export async function runRestBenchmark(): Promise<LoadBenchResult> {
       created_at: new Date(Date.UTC(2026, 0, 1) + id * 1000).toISOString(), tags: ['a', `t${String(id % 7)}`], address: { city: `city ${String(id % 97)}`, zip: String(10000 + (id % 9000)) } };
   });
   // Pages are made once, so the server's cost is the same for both clients.
-  const bodies = Array.from({ length: pages }, (_, index) => JSON.stringify({ data: page(index + 1), page: index + 1, total_pages: pages }));
+  const records = Array.from({ length: pages }, (_, index) => page(index + 1));
+  const bodies = records.map((data, index) => JSON.stringify({ data, page: index + 1, total_pages: pages }));
   const api = await startFakeApi((app) => {
     app.get('/v1/customers', (request, reply) => {
       const number = Number((request.query as { page?: string }).page ?? 1);
@@ -117,7 +117,7 @@ export async function runRestBenchmark(): Promise<LoadBenchResult> {
       const downloadSeconds = await timed(download);
       const restSeconds = await timed(() => syncAndWait(ctx, 'rest', true));
       await settled(ctx);
-      const loadSeconds = await loadStepAlone(Array.from({ length: pages }, (_, index) => page(index + 1)));
+      const loadSeconds = await loadStepAlone(records);
       const leastSeconds = downloadSeconds + loadSeconds;
       return {
         benchmark: 'rest',

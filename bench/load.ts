@@ -10,7 +10,7 @@ import { initProject } from '../src/cli/init.ts';
 import { closeContext, createContext } from '../src/context.ts';
 import { createLogger } from '../src/logger.ts';
 import { openLakeForWriting } from '../src/warehouse/lake-connection.ts';
-import { folderBytes, runDuckDb, settled, syncAndWait, timed, writeWideCsv, type ReportedBenchResult } from './measure.ts';
+import { folderBytes, lakeIn, runDuckDb, settled, syncAndWait, timed, writeWideCsv, type ReportedBenchResult } from './measure.ts';
 
 export interface TimedCase {
   /** Stable across runs, for a row with a target (bench/targets.ts). */
@@ -45,7 +45,7 @@ const megabytes = (bytes: number): string => `${(bytes / 1e6).toFixed(1)} MB`;
 async function duckDbIntoLake(dir: string, csv: string): Promise<number> {
   const lakeDir = path.join(dir, 'baseline-lake');
   const seconds = await timed(async () => {
-    const lake = await openLakeForWriting({ catalog: { kind: 'sqlite', file: path.join(lakeDir, 'catalog.sqlite') }, dataPath: `${path.join(lakeDir, 'data')}${path.sep}` });
+    const lake = await openLakeForWriting(lakeIn(lakeDir));
     try {
       await lake.connection.run(`CREATE TABLE t AS SELECT * FROM read_csv('${csv}')`);
     } finally {

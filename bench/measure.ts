@@ -1,14 +1,20 @@
-// What the benchmarks share: a stopwatch, a one-statement DuckDB session, a sync awaited to its end, the shared
-// CSV, folder sizes, percentiles and the shape of a row a benchmark words itself.
+// What the benchmarks share: a stopwatch, a one-statement DuckDB session, a lake of a baseline's own, a sync awaited
+// to its end, the shared CSV, folder sizes, percentiles and the shape of a row a benchmark words itself.
 import { readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import type { AppContext } from '../src/context.ts';
+import type { LakeLocation } from '../src/warehouse/index.ts';
 
 export async function timed(work: () => Promise<unknown>): Promise<number> {
   const started = process.hrtime.bigint();
   await work();
   return Number(process.hrtime.bigint() - started) / 1e9;
+}
+
+/** An embedded lake in `dir` (a SQLite catalog, local data files), as Quarry makes one: a baseline's own. */
+export function lakeIn(dir: string): LakeLocation {
+  return { catalog: { kind: 'sqlite', file: path.join(dir, 'catalog.sqlite') }, dataPath: `${path.join(dir, 'data')}${path.sep}` };
 }
 
 /** Opens `file` (or :memory:), runs `sql`, and closes it, so the next writer can open the file. */

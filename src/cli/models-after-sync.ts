@@ -11,8 +11,10 @@ export class ModelsAfterSync {
   readonly #notBuilt: string[] = [];
   readonly #failingTests: string[] = [];
   readonly #unsubscribe: () => void;
+  readonly #transform: AppContext['transform'];
 
   constructor(ctx: AppContext, progress: ProgressLine) {
+    this.#transform = ctx.transform;
     this.#unsubscribe = ctx.events.subscribe((event) => {
       if (event.type === 'transform_run_started') progress.set(`Running the models downstream · ${event.model}`);
       else if (event.type === 'transform_run_completed') this.#built += 1;
@@ -21,10 +23,12 @@ export class ModelsAfterSync {
     });
   }
 
-  /** Waits for that work to end; one line on how the models fared, or undefined when none ran. */
-  async settled(ctx: AppContext): Promise<string | undefined> {
-    await ctx.transform.idle();
-    await ctx.jobs.idle();
+  /**
+   * Waits for that work to end (the runner's idle covers the runs it queued); one line on how the models fared, or
+   * undefined when none ran.
+   */
+  async settled(): Promise<string | undefined> {
+    await this.#transform.idle();
     if (this.#built + this.#notBuilt.length === 0) return undefined;
     const parts = [`${String(this.#built)} built`];
     if (this.#notBuilt.length > 0) parts.push(`not built: ${this.#notBuilt.join(', ')}`);

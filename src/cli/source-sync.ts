@@ -45,7 +45,7 @@ export async function runSyncHere(
     await ctx.jobs.idle();
     printNew();
     if (!outcome.ok) throw new CliError(`the sync of ${name} failed: ${outcome.message}`);
-    const modelsLine = await models.settled(ctx);
+    const modelsLine = await models.settled();
     return modelsLine === undefined ? outcome.message : `${outcome.message}\n${modelsLine}`;
   } finally {
     clearInterval(ticker);
@@ -113,7 +113,7 @@ export async function syncAllSources(project: string, env: NodeJS.ProcessEnv, lo
         tell();
       }
       await ctx.jobs.idle();
-      const modelsLine = await models.settled(ctx);
+      const modelsLine = await models.settled();
       if (modelsLine !== undefined) progress.print(modelsLine);
     } finally {
       models.stop();
