@@ -4,7 +4,7 @@
 // table through relational_db beside `COPY (SELECT ...) TO STDOUT` of the same table into nowhere. Both as
 // records/s and as time ratios.
 import { randomBytes } from 'node:crypto';
-import { rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, rmSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -40,6 +40,8 @@ async function withProject<T>(sourceLines: readonly string[], env: Record<string
     const projectEnv = { QUARRY_ADMIN_PASSWORD: 'bench-password-1', ...env };
     await initProject(dir, { name: 'bench', adminEmail: 'bench@example.com', nonInteractive: true }, projectEnv);
     writeFileSync(path.join(dir, '.quarry', 'sources.yml'), ['sources:', ...sourceLines, ''].join('\n'));
+    // The benchmark's API and database run on this machine, which sources may reach only when allowed.
+    appendFileSync(path.join(dir, '.quarry', 'project.yml'), 'network:\n  allow_private: [127.0.0.1, localhost]\n');
     const ctx = createContext({ projectDir: dir, env: projectEnv, log: createLogger({ level: 'silent' }) });
     try {
       return await work(ctx);

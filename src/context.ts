@@ -8,7 +8,7 @@ import {
 import { EventBus } from './events/index.ts';
 import { JobRunner, SourceReports } from './jobs/index.ts';
 import { createLogger, type LogFormat, type Logger } from './logger.ts';
-import { SourceTokens } from './sources/index.ts';
+import { OutboundPolicy, SourceTokens } from './sources/index.ts';
 import { Scheduler, type Timer } from './schedules/index.ts';
 import { openStore, type Store } from './store/index.ts';
 import { TransformRunner } from './transform/index.ts';
@@ -41,6 +41,8 @@ export interface AppContext {
   readonly events: EventBus;
   readonly jobs: JobRunner;
   readonly sourceTokens: SourceTokens;
+  /** Where sources and alerts may connect (project.yml's `network`): every outbound connection they make goes through it. */
+  readonly outbound: OutboundPolicy;
   /** Sources' summaries, sync history, logs and files, as the API and CLI report them. */
   readonly sourceReports: SourceReports;
   /** The one warehouse writer's turn: sync jobs and model runs both hold it. */
@@ -99,12 +101,13 @@ export function createContext(options: ContextOptions): AppContext {
   const events = new EventBus(log.child({ module: 'events' }), now);
   const lake = lakeLocation(paths, config.warehouse, env);
   const warehouseLock = new WarehouseLock(lake, paths.writerLockFile);
-  const sourceTokens = new SourceTokens({ store, secretKey, now });
+  const outbound = new OutboundPolicy(config.network.allow_private);
+  const sourceTokens = new SourceTokens({ store, secretKey, now, outbound });
   const childEnv = Object.freeze({ PATH: env.PATH ?? '/usr/local/bin:/usr/bin:/bin', HOME: env.HOME ?? paths.runDir });
   const readers = new WarehouseReaders(lake);
   const profiler = new TableProfiler({ readers, store, log: log.child({ module: 'catalog' }), now });
   const jobs = new JobRunner({
-    store, paths, sources, events, log: log.child({ module: 'jobs' }), now, env, lake, readers, lock: warehouseLock, sourceTokens, afterCommit: () => profiler.refresh(),
+    store, paths, sources, events, log: log.child({ module: 'jobs' }), now, env, lake, readers, lock: warehouseLock, sourceTokens, outbound, afterCommit: () => profiler.refresh(),
   });
   const transform = new TransformRunner({
     store, paths, lake, readers, config, events, log: log.child({ module: 'transform' }), now, lock: warehouseLock,
@@ -130,6 +133,7 @@ export function createContext(options: ContextOptions): AppContext {
     jobs,
     warehouseLock,
     sourceTokens,
+    outbound,
     sourceReports: new SourceReports({ store, sources, now }),
     transform,
     schedules: new Scheduler({
@@ -159,4 +163,5 @@ export async function closeContext(context: AppContext, graceMs = SHUTDOWN_GRACE
   await context.profiler.idle();
   context.readers.close();
   context.store.close();
+  await context.outbound.close();
 }

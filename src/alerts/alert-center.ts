@@ -2,6 +2,7 @@ import type { AlertConfig, IncidentKind } from '../config/index.ts';
 import { describeError } from '../errors.ts';
 import type { EventBus, QuarryEvent } from '../events/index.ts';
 import type { Logger } from '../logger.ts';
+import type { OutboundPolicy } from '../sources/index.ts';
 import type { OutboxEntry, Store } from '../store/index.ts';
 import { emailOf, eventNameOf, webhookBodyOf, type AlertMessage } from './alert-message.ts';
 import { sendEmail } from './email-transport.ts';
@@ -36,6 +37,8 @@ export interface AlertCenterOptions {
   readonly project: string;
   /** Where `webhook_url_env`, `user_env` and `password_env` are looked up. */
   readonly env: Readonly<Record<string, string>>;
+  /** Where webhooks may be sent (project.yml's `network`). */
+  readonly outbound: OutboundPolicy;
   readonly log: Logger;
   readonly now: () => Date;
   readonly timeoutMs?: number;
@@ -239,7 +242,7 @@ export class AlertCenter {
   }
 
   async #send(alert: AlertConfig, message: AlertMessage, baseUrl: string): Promise<void> {
-    const { env, project } = this.#options;
+    const { env, project, outbound } = this.#options;
     const body = webhookBodyOf(message, alert.name, project, baseUrl);
     const signal = AbortSignal.any([this.#closing.signal, AbortSignal.timeout(this.#timeoutMs)]);
     if (alert.email !== undefined) {
@@ -252,7 +255,7 @@ export class AlertCenter {
     const urlEnv = alert.webhook_url_env ?? '';
     const url = requiredEnv(env, urlEnv);
     if (!URL.canParse(url)) throw new AlertDeliveryError(`${urlEnv} does not hold a URL`);
-    await sendWebhook(url, body, signal);
+    await sendWebhook(url, body, { signal, outbound });
   }
 
   /** A delivery error as it may be logged and shown: any credential an alert names is cut out. */

@@ -61,7 +61,7 @@ async function describeConnectionTest(project: string, name: string, env: NodeJS
     const source = ctx.sources.find((candidate) => candidate.name === name);
     if (source === undefined) throw new CliError(`The source ${name} was not found after writing it`);
     try {
-      const result = await testConnection({ source, paths: ctx.paths, env: ctx.env, sourceTokens: ctx.sourceTokens, now: ctx.now, signal: AbortSignal.timeout(120_000) });
+      const result = await testConnection({ source, paths: ctx.paths, env: ctx.env, sourceTokens: ctx.sourceTokens, outbound: ctx.outbound, now: ctx.now, signal: AbortSignal.timeout(120_000) });
       return `Connection test passed: ${result}.`;
     } catch (error) {
       const cause = describeError(error);

@@ -34,7 +34,7 @@ export async function withAlertingProject<T>(
   return withProject(project, env, async (ctx) => {
     if (runningServerPid(ctx.paths) !== undefined) return work(ctx);
     const alerts = new AlertCenter({
-      store: ctx.store, events: ctx.events, alerts: ctx.config.alerts, project: ctx.config.name, env: ctx.env,
+      store: ctx.store, events: ctx.events, alerts: ctx.config.alerts, project: ctx.config.name, env: ctx.env, outbound: ctx.outbound,
       log: ctx.log.child({ module: 'alerts' }, { level: 'error' }), now: ctx.now,
     });
     alerts.start();

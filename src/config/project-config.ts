@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import path from 'node:path';
 import { z } from 'zod';
 import { SchedulesSchema } from './schedules-config.ts';
@@ -58,6 +59,24 @@ const TransformDocs = z.strictObject({
   // Unused: the docs server listens on a Unix socket in .quarry/run/ (a port was open to every local user); still
   // accepted so that existing project.yml files load.
   port: Port.default(8802),
+});
+
+/** A host name, an IP address or a CIDR range such as 10.1.0.0/16. */
+const AllowedHost = z.string().min(1).regex(/^[A-Za-z0-9.:[\]-]+(\/\d{1,3})?$/, 'expected a host name, an IP address or a CIDR range such as 10.1.0.0/16')
+  .refine((entry) => !entry.includes('/') || cidrIsValid(entry), 'expected a CIDR range such as 10.1.0.0/16 or fd00::/8');
+
+function cidrIsValid(entry: string): boolean {
+  const [address = '', prefix = ''] = entry.split('/');
+  const version = isIP(address);
+  return version !== 0 && Number(prefix) <= (version === 4 ? 32 : 128);
+}
+
+/**
+ * Where sources and alerts may connect. This machine (loopback), link-local networks and cloud metadata addresses
+ * are refused unless listed in allow_private: a local database or a test server, say.
+ */
+const Network = z.strictObject({
+  allow_private: z.array(AllowedHost).default([]),
 });
 
 const EnvName = z.string().regex(/^[A-Z_][A-Z0-9_]*$/, 'expected an environment variable name such as QUARRY_GOOGLE_CLIENT_SECRET');
@@ -180,6 +199,7 @@ export const ProjectConfigSchema = z.strictObject({
   transform_docs: TransformDocs.prefault({}),
   /** OAuth login providers (existing users only); `quarry oauth setup <provider>` writes this section. */
   oauth: OAuthLogin.prefault({}),
+  network: Network.prefault({}),
   /** Unattended runs: syncs (and optionally the models downstream) on a cron schedule. */
   schedules: SchedulesSchema,
   /** Where failures, stale sources and missed schedules are reported (`quarry alert test NAME` tries one). */

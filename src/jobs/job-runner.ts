@@ -1,7 +1,7 @@
 import type { ProjectPaths, SourceConfig } from '../config/index.ts';
 import type { EventBus } from '../events/index.ts';
 import type { Logger } from '../logger.ts';
-import { backfillWindow, LedgerHasher, loaderFor, type SourceTokens } from '../sources/index.ts';
+import { backfillWindow, LedgerHasher, loaderFor, type OutboundPolicy, type SourceTokens } from '../sources/index.ts';
 import type { JobRecord, Store } from '../store/index.ts';
 import { dropSourceTables } from './drop-source-tables.ts';
 import { SourceDisabledError, SourceNotFoundError, SourceTypeNotSupportedError, SyncInProgressError, SyncNotFoundError, SyncOfAnotherSourceError, RestoreInProgressError } from './errors.ts';
@@ -26,6 +26,8 @@ export interface JobRunnerOptions {
   /** The warehouse's one door, shared with every other writer (model runs, docs generation). */
   lock: WarehouseLock;
   sourceTokens: SourceTokens;
+  /** Where sources may connect. */
+  outbound: OutboundPolicy;
   /** Runs after each job that ended well, outside the lock (the catalog's profiles). */
   afterCommit?: (() => Promise<void>) | undefined;
 }
@@ -65,7 +67,7 @@ export class JobRunner {
    * With `backfill`, only that window of days is re-loaded (BackfillNotSupportedError for a type without date ranges).
    */
   startSync(name: string, options: { fullRefresh: boolean; requestedBy: string | null; backfill?: BackfillRequest | undefined }): JobRecord {
-    const { store, sources, paths, events, now, env, sourceTokens } = this.#options;
+    const { store, sources, paths, events, now, env, sourceTokens, outbound } = this.#options;
     const source = sources.find((candidate) => candidate.name === name);
     if (!source) throw new SourceNotFoundError(name);
     if (!source.enabled) throw new SourceDisabledError(name);
@@ -78,7 +80,7 @@ export class JobRunner {
     const fullRefresh = options.fullRefresh || store.refreshMarks.isMarked(name);
     const window = backfill === undefined ? undefined : backfillWindow(source, backfill, { now: now(), fullRefresh });
     const sync = new SyncJob({
-      source, loader, fullRefresh, requestedBy, window, store, ledgerHasher: this.ledgerHasher, paths, events, now, env, sourceTokens,
+      source, loader, fullRefresh, requestedBy, window, store, ledgerHasher: this.ledgerHasher, paths, events, now, env, sourceTokens, outbound,
     });
     return this.lifecycle.enqueue(sync).job;
   }

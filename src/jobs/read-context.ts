@@ -1,5 +1,5 @@
 import type { ProjectPaths, SourceConfig } from '../config/index.ts';
-import type { ReadContext, SourceTokens } from '../sources/index.ts';
+import type { OutboundPolicy, ReadContext, SourceTokens } from '../sources/index.ts';
 
 /** The platform parts reading a source draws on. */
 export interface ReadContextOptions {
@@ -8,15 +8,16 @@ export interface ReadContextOptions {
   /** The project's environment, where connectors read credentials by name. */
   readonly env: Readonly<Record<string, string | undefined>>;
   readonly sourceTokens: SourceTokens;
+  readonly outbound: OutboundPolicy;
   readonly now: () => Date;
   readonly signal: AbortSignal;
 }
 
 /** What reading `source` needs from the platform, for a sync and a connection test alike. */
 export function readContextOf(options: ReadContextOptions): ReadContext {
-  const { source, paths, env, now, signal, sourceTokens } = options;
+  const { source, paths, env, now, signal, sourceTokens, outbound } = options;
   return {
-    source, env, now, signal, projectDir: paths.root, runDir: paths.runDir,
+    source, env, now, signal, projectDir: paths.root, runDir: paths.runDir, outbound,
     oauthAccessToken: (provider) => sourceTokens.accessToken(provider, env, signal),
   };
 }

@@ -32,7 +32,7 @@ export function extractThenLoad(connector: Connector): SourceLoader {
         await connector.extract({
           source: context.source, env: context.env, state, fullRefresh: context.fullRefresh, window, now: context.now(), signal: context.signal,
           workDir: staging.directory, projectDir: context.projectDir, log: context.log, oauthAccessToken: context.oauthAccessToken,
-          onCommitted: (work) => { afterCommit.push(work); },
+          outbound: context.outbound, onCommitted: (work) => { afterCommit.push(work); },
         }, countingSink(window === undefined ? staging : windowSink(staging, context.log), context.progress));
         const staged = await staging.finish();
         const loaded = await context.write((connection) => inTransaction(connection, async () => {
@@ -60,7 +60,7 @@ export function extractThenLoad(connector: Connector): SourceLoader {
         await connector.extract({
           source: context.source, env: context.env, state: { get: () => undefined, set: () => undefined }, fullRefresh: false,
           now: context.now(), signal: context.signal, workDir, projectDir: context.projectDir, log: () => undefined,
-          oauthAccessToken: context.oauthAccessToken, onCommitted: () => undefined,
+          oauthAccessToken: context.oauthAccessToken, outbound: context.outbound, onCommitted: () => undefined,
         }, probe.sink);
         return 'Connected; the source has no records yet';
       } catch (error) {

@@ -1,5 +1,6 @@
 import type { SourceConfig } from '../config/index.ts';
 import type { DateWindow } from './backfill.ts';
+import type { OutboundPolicy } from './outbound/index.ts';
 import type { SourceOAuthProviderName } from './source-oauth.ts';
 
 export type WriteDisposition = 'replace' | 'append' | 'merge' | 'history';
@@ -67,6 +68,8 @@ export interface ExtractContext {
   readonly log: (level: ConnectorLogLevel, message: string) => void;
   /** A valid access token from what `quarry oauth setup <provider> --for sources` stored, refreshed when it expired. */
   readonly oauthAccessToken: (provider: SourceOAuthProviderName) => Promise<string>;
+  /** Where the connector may connect: HTTP through the policy's dispatcher, drivers and brokers after assertReachable. */
+  readonly outbound: OutboundPolicy;
   /**
    * Registers work to run once the extracted data is committed to the warehouse (acknowledging a
    * queue's messages, say); never run when the sync fails. A failure of the work is logged as a warning.

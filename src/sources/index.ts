@@ -13,4 +13,5 @@ export { loadStagedTables, rawTablesOf } from './load-staged-tables.ts';
 export { StagingArea } from './staging-area.ts';
 export type { Connector, CursorState, ExtractContext, RecordSink, TableSpec } from './connector.ts';
 export { SourceTokens, SOURCE_OAUTH_PROVIDERS, isSourceOAuthProvider, type SourceOAuthProviderName, type StoredSourceToken } from './source-oauth.ts';
+export { OutboundPolicy, OutboundRefusedError } from './outbound/index.ts';
 export { backfillWindow, BackfillNotSupportedError, BACKFILL_TYPES, type DateWindow } from './backfill.ts';

@@ -3,6 +3,7 @@ import type { LedgerEntry } from '../store/index.ts';
 import type { DuckDBConnection } from '../warehouse/index.ts';
 import type { DateWindow } from './backfill.ts';
 import type { ConnectorLogLevel } from './connector.ts';
+import type { OutboundPolicy } from './outbound/index.ts';
 import type { SourceOAuthProviderName } from './source-oauth.ts';
 
 export interface LoadMessage {
@@ -30,6 +31,8 @@ export interface ReadContext {
   /** The platform's scratch folder (`.quarry/run`). */
   readonly runDir: string;
   readonly oauthAccessToken: (provider: SourceOAuthProviderName) => Promise<string>;
+  /** Where the source may connect: its HTTP requests go through the policy's dispatcher, its drivers check hosts first. */
+  readonly outbound: OutboundPolicy;
 }
 
 /** A sync of one source, as the job runner hands it to the type's loader. */

@@ -3,6 +3,7 @@ import type { Store } from '../store/index.ts';
 import { requestToken } from './rest/auth.ts';
 import { requireEnv } from './rest/credentials.ts';
 import { HttpClient } from './rest/http-client.ts';
+import type { OutboundPolicy } from './outbound/index.ts';
 import { SyncFailedError } from './sync-failed-error.ts';
 
 /** An OAuth provider whose tokens sources use, with the scopes its source types read. */
@@ -53,9 +54,11 @@ export class SourceTokens {
   readonly #store: Store;
   readonly #secretKey: Buffer;
   readonly #now: () => Date;
+  readonly #outbound: OutboundPolicy;
 
-  constructor(options: { store: Store; secretKey: Buffer; now: () => Date }) {
+  constructor(options: { store: Store; secretKey: Buffer; now: () => Date; outbound: OutboundPolicy }) {
     this.#store = options.store;
+    this.#outbound = options.outbound;
     this.#secretKey = options.secretKey;
     this.#now = options.now;
   }
@@ -84,7 +87,7 @@ export class SourceTokens {
       tokenUrl: token.tokenUrl,
       form: { grant_type: 'refresh_token', refresh_token: token.refreshToken },
       basic: { clientId: token.clientId, clientSecret },
-    }, new HttpClient({ signal, maxAttempts: 3 }), now);
+    }, new HttpClient({ signal, maxAttempts: 3, outbound: this.#outbound }), now);
     this.save(provider, { ...token, accessToken: refreshed.accessToken, expiresAt: refreshed.expiresAt, refreshToken: refreshed.refreshToken ?? token.refreshToken });
     return refreshed.accessToken;
   }

@@ -7,6 +7,7 @@ import { stringify } from 'yaml';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { initProject } from '../../src/cli/init.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/alert-receivers.ts';
+import { LOOPBACK_NETWORK } from '../support/loopback-network.ts';
 import { QUARRY_BIN } from '../support/quarry-process.ts';
 
 const run = promisify(execFile);
@@ -22,6 +23,7 @@ describe('quarry alert test', () => {
     await writeFile(path.join(dir, '.quarry', 'project.yml'), stringify({
       name: 'Ops',
       web: { host: '127.0.0.1', port: 8899 },
+      network: LOOPBACK_NETWORK,
       alerts: [
         { name: 'team', webhook_url_env: 'ALERT_WEBHOOK_URL', on: ['sync_failed'] },
         { name: 'unset', webhook_url_env: 'NOT_SET_ANYWHERE', on: ['sync_failed'] },

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/alert-receivers.ts';
+import { allowLoopback } from '../support/loopback-network.ts';
 import { QUARRY_BIN } from '../support/quarry-process.ts';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'quarry-demo-build-'));
@@ -33,6 +34,7 @@ afterAll(async () => {
 describe('the demo project, built with its data tests from the command line', () => {
   it('passes its tests; a duplicated order fails unique, skips the marts after it and alerts once; the fixed file turns it green', { timeout: 240_000 }, async () => {
     expect(spawnSync(QUARRY_BIN, ['init', dir, '--demo', '--admin-email', 'admin@example.com', '--admin-password', 'demo-password-123', '--non-interactive']).status).toBe(0);
+    await allowLoopback(dir);
     appendFileSync(path.join(dir, '.quarry', 'project.yml'), 'alerts:\n  - {name: team, webhook_url_env: ALERT_WEBHOOK_URL, on: [transform_test_failed]}\n');
     appendFileSync(path.join(dir, '.env'), `\nALERT_WEBHOOK_URL=${receiver.url}\n`);
     // The demo has watcher.auto_transform on: the command runs the models downstream before it exits, as the service would.

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearerOf, records, startFakeApi, type FakeApi } from '../support/fake-api.ts';
+import { allowLoopback } from '../support/loopback-network.ts';
 import { QUARRY_BIN } from '../support/quarry-process.ts';
 
 let api: FakeApi;
@@ -31,6 +32,7 @@ beforeAll(async () => {
   });
   const init = await quarry(['init', dir, '--admin-email', 'a@example.com', '--admin-password', 'a-good-password', '--non-interactive']);
   expect(init.code).toBe(0);
+  await allowLoopback(dir);
 }, 60_000);
 
 afterAll(async () => {

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { closeContext, createContext } from '../../src/context.ts';
 import { createLogger } from '../../src/logger.ts';
 import { startFakeGoogleOAuth, type FakeGoogleOAuth } from '../fakes/google-authorization-server.ts';
+import { allowLoopback } from '../support/loopback-network.ts';
 import { QUARRY_BIN } from '../support/quarry-process.ts';
 import { spawnSync } from 'node:child_process';
 
@@ -17,6 +18,7 @@ beforeAll(async () => {
   google = await startFakeGoogleOAuth();
   const init = spawnSync(QUARRY_BIN, ['init', dir, '--admin-email', 'a@example.com', '--admin-password', 'a-good-password', '--non-interactive'], { encoding: 'utf8' });
   expect(init.status).toBe(0);
+  await allowLoopback(dir);
 });
 
 afterAll(async () => {

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startStripeFake, type StripeObject } from '../fakes/stripe.ts';
 import { queryLake } from '../support/duckdb-query.ts';
 import { records, type FakeApi } from '../support/fake-api.ts';
+import { allowLoopback } from '../support/loopback-network.ts';
 import { QUARRY_BIN } from '../support/quarry-process.ts';
 
 const KEY = 'sk_test_51Fake0000000000000000000000abcd';
@@ -39,6 +40,7 @@ beforeAll(async () => {
   dir = mkdtempSync(path.join(tmpdir(), 'quarry-cli-sync-'));
   const init = await quarry(['init', dir, '--name', 'Sync', '--admin-email', 'boss@example.com', '--admin-password', 'a-good-password', '--non-interactive'], []);
   expect(init.code).toBe(0);
+  await allowLoopback(dir);
   mkdirSync(path.join(dir, 'data'), { recursive: true });
   writeFileSync(path.join(dir, 'data', 'a.csv'), 'id,name\n1,one\n2,two\n');
   writeFileSync(path.join(dir, '.quarry', 'sources.yml'), [

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startItemsApi } from '../fakes/items-api.ts';
 import { records, type FakeApi } from '../support/fake-api.ts';
+import { allowLoopback } from '../support/loopback-network.ts';
 import { QUARRY_BIN } from '../support/quarry-process.ts';
 import { runInTerminal } from '../support/terminal.ts';
 
@@ -16,6 +17,7 @@ const JSON_LOG_LINE = /^\{"level":/m;
 
 beforeAll(async () => {
   spawnSync(QUARRY_BIN, ['init', dir, '--admin-email', 'a@example.com', '--admin-password', 'a-good-password', '--non-interactive']);
+  await allowLoopback(dir);
   api = await startItemsApi(records(250, (n) => ({ id: n, name: `item ${String(n)}` })), { token: 'terminal-token' });
   const added = spawnSync(QUARRY_BIN, [
     'source', 'add', '--project', dir, '--type', 'rest_api', '--name', 'items', '--non-interactive',

@@ -12,6 +12,7 @@ import type { AppContext } from '../../src/context.ts';
 import { createLogger } from '../../src/logger.ts';
 import { startPlatform } from '../../src/server/index.ts';
 import { queryLake } from '../support/duckdb-query.ts';
+import { allowLoopback } from '../support/loopback-network.ts';
 import { basicOf, bearerOf, records, startFakeApi, type FakeApi } from '../support/fake-api.ts';
 
 /** Every kind of secret a project holds, each distinctive enough that a substring match means a leak. */
@@ -42,6 +43,7 @@ interface LoggedQuarry {
 async function startLoggedQuarry(api: FakeApi): Promise<LoggedQuarry> {
   const dir = await mkdtemp(path.join(tmpdir(), 'quarry-security-'));
   await initProject(dir, { name: 'Security', organization: 'Test Org', adminEmail: ADMIN, nonInteractive: true }, { QUARRY_ADMIN_PASSWORD: SECRETS.adminPassword });
+  await allowLoopback(dir);
   // The credentials go in as a user would put them: through `quarry source add`, which writes .env.
   await addSource({
     project: dir, type: 'rest_api', name: 'shop', nonInteractive: true,

@@ -3,6 +3,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HttpClient } from '../../src/sources/rest/index.ts';
+import { OutboundPolicy } from '../../src/sources/index.ts';
 import { records, startFakeApi, type FakeApi } from '../support/fake-api.ts';
 import { startQuarry, type TestQuarry } from '../support/quarry.ts';
 import { syncAndWait } from '../support/sync.ts';
@@ -120,6 +121,7 @@ describe('Retry-After', () => {
     const started: Promise<unknown>[] = [];
     const http = new HttpClient({
       signal: new AbortController().signal,
+      outbound: new OutboundPolicy([new URL(api.url).hostname]),
       // Called once the 429 is in: a request started now must wait out the same second.
       onRetry: () => { started.push(http.request({ url: new URL(`${api.url}/v1/one?second=1`), method: 'GET', headers: {} })); },
     });

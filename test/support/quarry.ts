@@ -10,6 +10,7 @@ import { createLogger, type Logger } from '../../src/logger.ts';
 import { startPlatform } from '../../src/server/index.ts';
 import type { Role } from '../../src/store/index.ts';
 import { TestClock } from './test-clock.ts';
+import { LOOPBACK_NETWORK } from './loopback-network.ts';
 import type { QuarryEvent } from '../../src/events/index.ts';
 import type { WatcherProcess } from '../../src/watcher/index.ts';
 import type { DocsServer } from '../../src/transform/index.ts';
@@ -74,7 +75,10 @@ export interface TestQuarry {
 
 export interface StartOptions {
   sourcesYaml?: string;
-  /** Merged over the generated project.yml. */
+  /**
+   * Merged over the generated project.yml, which lets sources and alerts reach this machine (where the tests'
+   * fake APIs listen) unless `network` says otherwise.
+   */
   projectConfig?: Record<string, unknown>;
   users?: readonly Role[];
   /** Extra environment variables (credentials the project's config names). */
@@ -108,9 +112,9 @@ export async function startQuarry(options: StartOptions = {}): Promise<TestQuarr
   const env = { QUARRY_ADMIN_PASSWORD: PASSWORDS.admin, ...options.env };
   if (!restart) await initProject(dir, { name: 'Test project', organization: 'Test Org', adminEmail: EMAILS.admin, nonInteractive: true, demo: options.demo }, env);
   const projectFile = path.join(dir, '.quarry', 'project.yml');
-  if (options.projectConfig) {
+  if (!restart) {
     const current = parse(readFileSync(projectFile, 'utf8')) as Record<string, unknown>;
-    await writeFile(projectFile, stringify(mergeDeep(current, options.projectConfig)));
+    await writeFile(projectFile, stringify(mergeDeep({ ...current, network: LOOPBACK_NETWORK }, options.projectConfig ?? {})));
   }
   if (options.sourcesYaml !== undefined) await writeFile(path.join(dir, '.quarry', 'sources.yml'), options.sourcesYaml);
   await options.prepare?.(dir);

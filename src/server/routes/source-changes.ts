@@ -105,7 +105,7 @@ export const sourceChangeRoutes: FastifyPluginCallbackZod<{ ctx: AppContext }> =
     const source = candidateSource(name, type, config);
     try {
       const account = await testConnection({
-        source, paths: ctx.paths, env: { ...ctx.env, ...secrets }, sourceTokens: ctx.sourceTokens, now: ctx.now, signal: AbortSignal.timeout(120_000),
+        source, paths: ctx.paths, env: { ...ctx.env, ...secrets }, sourceTokens: ctx.sourceTokens, outbound: ctx.outbound, now: ctx.now, signal: AbortSignal.timeout(120_000),
       });
       return { success: true, message: account };
     } catch (error) {

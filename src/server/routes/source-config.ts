@@ -110,7 +110,7 @@ export const sourceConfigRoutes: FastifyPluginCallbackZod<{ ctx: AppContext }> =
     const source = ctx.sourceReports.source(request.params.source_name);
     try {
       const account = await testConnection({
-        source, paths: ctx.paths, env: ctx.env, sourceTokens: ctx.sourceTokens, now: ctx.now, signal: AbortSignal.timeout(120_000),
+        source, paths: ctx.paths, env: ctx.env, sourceTokens: ctx.sourceTokens, outbound: ctx.outbound, now: ctx.now, signal: AbortSignal.timeout(120_000),
       });
       return { success: true, message: account };
     } catch (error) {

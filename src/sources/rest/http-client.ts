@@ -4,6 +4,7 @@ import { pipeline } from 'node:stream/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { TransientError } from '../../errors.ts';
 import { SyncFailedError } from '../sync-failed-error.ts';
+import { OutboundRefusedError, type OutboundPolicy } from '../outbound/index.ts';
 
 export interface HttpRequest {
   url: URL;
@@ -22,6 +23,8 @@ export interface HttpResponse {
 
 export interface HttpClientOptions {
   readonly signal: AbortSignal;
+  /** Every connection, redirects' included, goes through its dispatcher. */
+  readonly outbound: OutboundPolicy;
   readonly timeoutMs?: number;
   readonly maxAttempts?: number;
   readonly baseDelayMs?: number;
@@ -57,7 +60,7 @@ export class HttpStatusError extends SyncFailedError {
  * with a one-line cause.
  */
 export class HttpClient {
-  readonly #options: Required<Omit<HttpClientOptions, 'onRetry'>> & Pick<HttpClientOptions, 'onRetry'>;
+  readonly #options: Required<Omit<HttpClientOptions, 'onRetry' | 'outbound'>> & Pick<HttpClientOptions, 'onRetry' | 'outbound'>;
   /** Until when the API asked (by Retry-After) to hear nothing: every request of this client waits, not only the refused one. */
   #quietUntil = 0;
 
@@ -113,6 +116,8 @@ export class HttpClient {
       return await read(response);
     } catch (error) {
       if (error instanceof SyncFailedError || error instanceof TransientError || this.#options.signal.aborted) throw error;
+      const refusal = refusalOf(error);
+      if (refusal !== undefined) throw refusal;
       const cause = networkCause(error, request, this.#options.timeoutMs);
       throw cause.transient ? new TransientError(cause.message, { cause: error }) : new SyncFailedError(cause.message);
     }
@@ -126,7 +131,9 @@ export class HttpClient {
     const signal = AbortSignal.any([this.#options.signal, AbortSignal.timeout(this.#options.timeoutMs)]);
     let current = request;
     for (let redirects = 0; ; redirects += 1) {
-      const response = await fetch(current.url, { ...encodeBody(current), method: current.method, redirect: 'manual', signal });
+      const response = await fetch(current.url, {
+        ...encodeBody(current), method: current.method, redirect: 'manual', signal, dispatcher: this.#options.outbound.dispatcher,
+      });
       const location = response.headers.get('location');
       if (response.status < 300 || response.status >= 400 || location === null) return response;
       await response.body?.cancel();
@@ -237,6 +244,14 @@ function networkCause(error: unknown, request: HttpRequest, timeoutMs: number): 
   if (code !== undefined && TRANSIENT_NETWORK_ERRORS.has(code)) return { message: `The connection to ${host} failed (${code})`, transient: true };
   if (code !== undefined && /CERT|SSL|TLS/.test(code)) return { message: `The TLS connection to ${host} failed (${code})`, transient: false };
   return { message: `The request to ${describeUrl(request.url)} failed${code === undefined ? '' : ` (${code})`}`, transient: true };
+}
+
+/** fetch fails with "fetch failed"; the dispatcher's refusal is its cause. */
+function refusalOf(error: unknown): OutboundRefusedError | undefined {
+  for (let current: unknown = error; current instanceof Error; current = current.cause) {
+    if (current instanceof OutboundRefusedError) return current;
+  }
+  return undefined;
 }
 
 function errorCode(error: unknown): string | undefined {

@@ -76,6 +76,7 @@ function openRestSession<Section>(
   const timeoutSeconds = (section as { timeout_seconds?: unknown }).timeout_seconds;
   const http = new HttpClient({
     signal: context.signal,
+    outbound: context.outbound,
     onRetry: (message) => { context.log('WARNING', message); },
     ...(typeof timeoutSeconds === 'number' ? { timeoutMs: timeoutSeconds * 1000 } : {}),
   });

@@ -90,7 +90,7 @@ class Subscription {
 }
 
 function openSubscription(config: CloudStreamConfig, context: ExtractContext): Subscription {
-  const http = new HttpClient({ signal: context.signal, onRetry: (message) => { context.log('WARNING', message); } });
+  const http = new HttpClient({ signal: context.signal, outbound: context.outbound, onRetry: (message) => { context.log('WARNING', message); } });
   const credentials = readGoogleCredentials(context.env, config.credentials_env);
   const project = config.project_id ?? (credentials.type === 'service_account' ? credentials.project_id : undefined);
   if (project === undefined) throw new SyncFailedError(`Set project_id: the credentials in ${config.credentials_env} name no project`);

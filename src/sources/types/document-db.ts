@@ -4,6 +4,7 @@ import type { SourceConfigOf } from '../../config/index.ts';
 import { firstLineOf } from '../../errors.ts';
 import type { Connector, ExtractContext, RecordSink } from '../connector.ts';
 import { plainValue, restoreCursor, saveCursor } from '../documents/index.ts';
+import { hostOfServer } from '../outbound/index.ts';
 import { requireEnv, valueAt } from '../rest/index.ts';
 import { SyncFailedError } from '../sync-failed-error.ts';
 import { EnvVarName, NonEmptyString, StringList, genericConfig, defineSourceType } from '../type-definition/index.ts';
@@ -49,6 +50,7 @@ const documentDbConnector: Connector = {
     const password = decodeURIComponent(parts.userInfo?.split(':').slice(1).join(':') ?? '');
     const database = config.database ?? decodeURIComponent(parts.database ?? '');
     if (database === '') throw new SyncFailedError(`Name the database: set generic_config.database, or end the URL in ${config.credentials_env} with /<database>`);
+    await Promise.all(where.split(',').map((server) => context.outbound.assertReachable(hostOfServer(server))));
     const client = new MongoClient(url, {
       appName: 'quarry',
       ...(/[?&]serverSelectionTimeoutMS=/i.test(url) ? {} : { serverSelectionTimeoutMS: SERVER_SELECTION_TIMEOUT_MS }),

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { SourceConfigOf } from '../../config/index.ts';
 import type { Connector, ExtractContext, RecordSink, TableWriter } from '../connector.ts';
+import { hostOfServer } from '../outbound/index.ts';
 import { requireEnv } from '../rest/index.ts';
 import { readJetStream, readKafka, type NatsCredentials, type StreamRead, type StreamReadRequest } from '../streams/index.ts';
 import { SyncFailedError } from '../sync-failed-error.ts';
@@ -108,6 +109,7 @@ const eventStreamConnector: Connector = {
       write: (origin, record) => tables.write(origin, record),
       log: context.log,
     };
+    await Promise.all(config.servers.map((server) => context.outbound.assertReachable(hostOfServer(server))));
     const read = await readStream(config, context, request);
     await tables.flush();
     for (const [key, position] of read.positions) context.state.set(key, position);

@@ -128,6 +128,7 @@ const inboxConnector: Connector = {
     const user = requireEnv(context.env, config.username_env, 'the IMAP user name');
     const password = requireEnv(context.env, config.password_env, 'the IMAP password');
     const port = config.port ?? (config.tls ? 993 : 143);
+    await context.outbound.assertReachable(config.host ?? '');
     const client = new ImapFlow({ host: config.host ?? '', port, secure: config.tls, auth: { user, pass: password }, logger: false, disableAutoIdle: true });
     client.on('error', () => undefined); // a dropped connection also rejects the command in flight, which reports it
     const abort = (): void => { client.close(); };

@@ -13,7 +13,7 @@ export interface PublishedFile {
  */
 export async function publishedFileRequest(context: ExtractContext, file: PublishedFile, accept: string): Promise<{ http: HttpClient; request: HttpRequest }> {
   const auth = file.token_env === undefined ? noAuth : bearerAuth(requireEnv(context.env, file.token_env, 'a bearer token for the file'));
-  const http = new HttpClient({ signal: context.signal, onRetry: (message) => { context.log('WARNING', message); } });
+  const http = new HttpClient({ signal: context.signal, outbound: context.outbound, onRetry: (message) => { context.log('WARNING', message); } });
   const request: HttpRequest = { url: new URL(file.url), method: 'GET', headers: { accept } };
   await auth.apply(request);
   return { http, request };
