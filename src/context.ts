@@ -2,13 +2,13 @@ import { mkdirSync } from 'node:fs';
 import { createAuth, OAuthLogin, type Auth } from './auth/index.ts';
 import { Catalog, QueryService, TableProfiler } from './catalog/index.ts';
 import {
-  assertScheduledSourcesExist, loadEnvironment, loadProjectConfig, loadSecretKey, loadSources, projectPaths,
-  type ProjectConfig, type ProjectPaths, type SourceConfig,
+  assertScheduledSourcesExist, loadEnvironment, loadProjectConfig, loadSecretKey, loadSources, projectPaths, resolveDataRoots,
+  type DataRoots, type ProjectConfig, type ProjectPaths, type SourceConfig,
 } from './config/index.ts';
 import { EventBus } from './events/index.ts';
 import { JobRunner, SourceReports } from './jobs/index.ts';
 import { createLogger, type LogFormat, type Logger } from './logger.ts';
-import { OutboundPolicy, SourceTokens } from './sources/index.ts';
+import { assertSourcesInsideDataRoots, OutboundPolicy, SourceTokens } from './sources/index.ts';
 import { Scheduler, type Timer } from './schedules/index.ts';
 import { openStore, type Store } from './store/index.ts';
 import { TransformRunner } from './transform/index.ts';
@@ -24,6 +24,8 @@ export interface AppContext {
   readonly lake: LakeLocation;
   /** The sources as sources.yml was last read: one list every part reads when it needs it, refreshed by reloadSources. */
   readonly sources: readonly SourceConfig[];
+  /** The only folders file sources read and uploads write (project.yml's `data_roots`), symlinks followed. */
+  readonly dataRoots: DataRoots;
   /** The process environment over the project's .env, as last read (refreshed with the sources). */
   readonly env: Readonly<Record<string, string>>;
   /**
@@ -86,8 +88,11 @@ export function createContext(options: ContextOptions): AppContext {
   const sources = [...loadSources(paths)];
   assertScheduledSourcesExist(paths, config.schedules, sources);
   const env: Record<string, string> = { ...loadEnvironment(paths, processEnv) };
+  const dataRoots = resolveDataRoots(paths, config, env);
+  assertSourcesInsideDataRoots(paths, dataRoots, sources);
   const reloadSources = (): void => {
     const freshSources = loadSources(paths);
+    assertSourcesInsideDataRoots(paths, dataRoots, freshSources);
     const freshEnv = loadEnvironment(paths, processEnv);
     sources.splice(0, sources.length, ...freshSources);
     for (const name of Object.keys(env)) if (!(name in freshEnv)) Reflect.deleteProperty(env, name);
@@ -107,7 +112,7 @@ export function createContext(options: ContextOptions): AppContext {
   const readers = new WarehouseReaders(lake);
   const profiler = new TableProfiler({ readers, store, log: log.child({ module: 'catalog' }), now });
   const jobs = new JobRunner({
-    store, paths, sources, events, log: log.child({ module: 'jobs' }), now, env, lake, readers, lock: warehouseLock, sourceTokens, outbound, afterCommit: () => profiler.refresh(),
+    store, paths, sources, events, log: log.child({ module: 'jobs' }), now, env, lake, readers, lock: warehouseLock, sourceTokens, outbound, dataRoots, afterCommit: () => profiler.refresh(),
   });
   const transform = new TransformRunner({
     store, paths, lake, readers, config, events, log: log.child({ module: 'transform' }), now, lock: warehouseLock,
@@ -121,6 +126,7 @@ export function createContext(options: ContextOptions): AppContext {
     config,
     lake,
     sources,
+    dataRoots,
     env,
     reloadSources,
     childEnv,

@@ -1,10 +1,12 @@
 import { checkbox, confirm, input, password, select } from '@inquirer/prompts';
 import { parse as parseYamlValue } from 'yaml';
 import {
-  addableType, addSourceToProject, CATEGORIES, REST_AUTH_FIELD_NAMES, REST_AUTH_FIELDS, loadEnvironment, loadSources, newSourceNameProblem, projectPaths, sectionFields,
+  addableType, addSourceToProject, CATEGORIES, REST_AUTH_FIELD_NAMES, REST_AUTH_FIELDS, loadEnvironment, loadProjectConfig, loadSources, newSourceNameProblem, projectPaths,
+  resolveDataRoots, sectionFields,
   SOURCE_TYPE_KEYS, SOURCE_TYPES, type ProjectPaths, type SectionField, type SourceTypeKey,
 } from '../config/index.ts';
 import { testConnection } from '../jobs/index.ts';
+import { assertSourceInsideDataRoots } from '../sources/index.ts';
 import { CliError } from './cli-error.ts';
 import { isInteractive } from './prompt-or-flag.ts';
 import { runSyncHere } from './source-sync.ts';
@@ -40,7 +42,8 @@ export async function addSource(options: SourceAddOptions, env: NodeJS.ProcessEn
   const projectEnv = loadEnvironment(paths, env);
   const secrets = new Map(parsePairs(options.secret ?? [], '--secret'));
   const section = interactive ? await askSection(type, name, projectEnv, secrets) : sectionFromFlags(options.set ?? []);
-  addSourceToProject(paths, { name, type, section, secrets });
+  const dataRoots = resolveDataRoots(paths, loadProjectConfig(paths), projectEnv);
+  addSourceToProject(paths, { name, type, section, secrets }, (source) => { assertSourceInsideDataRoots(source, dataRoots, paths.root); });
 
   const lines = [`Added the ${type} source "${name}" to ${paths.sourcesFile}${secrets.size > 0 ? ` (credentials in ${paths.envFile})` : ''}.`];
   if (SOURCE_TYPES[type].authType === 'OAuth') lines.push('It signs in with OAuth: grant access once with `quarry oauth setup google --for sources` (or set its credentials variable).');
@@ -61,7 +64,7 @@ async function describeConnectionTest(project: string, name: string, env: NodeJS
     const source = ctx.sources.find((candidate) => candidate.name === name);
     if (source === undefined) throw new CliError(`The source ${name} was not found after writing it`);
     try {
-      const result = await testConnection({ source, paths: ctx.paths, env: ctx.env, sourceTokens: ctx.sourceTokens, outbound: ctx.outbound, now: ctx.now, signal: AbortSignal.timeout(120_000) });
+      const result = await testConnection({ source, paths: ctx.paths, env: ctx.env, sourceTokens: ctx.sourceTokens, outbound: ctx.outbound, dataRoots: ctx.dataRoots, now: ctx.now, signal: AbortSignal.timeout(120_000) });
       return `Connection test passed: ${result}.`;
     } catch (error) {
       const cause = describeError(error);

@@ -1,5 +1,6 @@
 export { projectPaths, type ProjectPaths } from './project-paths.ts';
 export { ProjectConfigSchema, type ProjectConfig, type WarehouseConfig } from './project-config.ts';
+export { DataRoots, OutsideDataRootsError, resolveDataRoots, realPathOf } from './data-roots.ts';
 export {
   loadProjectConfig, serializeProjectConfig, loadEnvironment, loadSecretKey, isMissingFile,
 } from './project-files.ts';
@@ -8,7 +9,7 @@ export { parseSources, serializeSources, defaultSourcesYaml, type SourceConfig }
 export { createProjectFiles } from './create-project-files.ts';
 export {
   setProjectSetting, setEnvValue, checkEnvValue, writeFileAtomically, addSourceEntry, setSourceEnabled,
-  readSourceSection, removeEnvValue,
+  readSourceSection, removeEnvValue, type SourceCheck,
 } from './update-project-files.ts';
 export { sectionFields, type SectionField } from './section-fields.ts';
 export {

@@ -200,6 +200,11 @@ export const ProjectConfigSchema = z.strictObject({
   /** OAuth login providers (existing users only); `quarry oauth setup <provider>` writes this section. */
   oauth: OAuthLogin.prefault({}),
   network: Network.prefault({}),
+  /**
+   * The only folders file sources read and uploads write (relative to the project or absolute); never .quarry/,
+   * the warehouse or the Python environments.
+   */
+  data_roots: z.array(z.string().min(1)).default(['data']),
   /** Unattended runs: syncs (and optionally the models downstream) on a cron schedule. */
   schedules: SchedulesSchema,
   /** Where failures, stale sources and missed schedules are reported (`quarry alert test NAME` tries one). */

@@ -7,7 +7,7 @@ import { loadSources } from './sources-file.ts';
 import { assertSourcesFileUnchanged } from './sources-file-version.ts';
 import type { SourceConfig } from './sources-config.ts';
 import { parseSourceEntry } from './source-entry.ts';
-import { addSourceEntry, checkEnvValue, setEnvValue } from './update-project-files.ts';
+import { addSourceEntry, checkEnvValue, setEnvValue, type SourceCheck } from './update-project-files.ts';
 
 /** A source to add, as the CLI's wizard and flags and the browser's form describe it. */
 export interface SourceAddition {
@@ -39,17 +39,17 @@ export function newSourceNameProblem(name: string, existing: readonly string[]):
 
 /**
  * Adds a source: checks (with `expectedVersion`) that sources.yml is still the one the caller read, the name,
- * the type and the credentials, then appends it to sources.yml (validated, comments and order kept) and
+ * the type and the credentials, then appends it to sources.yml (validated, `check`ed, comments and order kept) and
  * writes the credentials to .env. Nothing is written when anything is refused.
  */
-export function addSourceToProject(paths: ProjectPaths, addition: SourceAddition, expectedVersion?: string): SourceConfig {
+export function addSourceToProject(paths: ProjectPaths, addition: SourceAddition, check: SourceCheck, expectedVersion?: string): SourceConfig {
   // First: a form read from a file that changed since is out of date, whatever it holds.
   assertSourcesFileUnchanged(paths, expectedVersion);
   const type = addableType(addition.type);
   const problem = newSourceNameProblem(addition.name, loadSources(paths).map((source) => source.name));
   if (problem !== undefined) throw new InvalidRequestError(problem);
   for (const [variable, value] of addition.secrets) checkEnvValue(variable, value);
-  const added = addSourceEntry(paths, { name: addition.name, type, [SOURCE_TYPES[type].section]: addition.section });
+  const added = addSourceEntry(paths, { name: addition.name, type, [SOURCE_TYPES[type].section]: addition.section }, check);
   for (const [variable, value] of addition.secrets) setEnvValue(paths, variable, value);
   return added;
 }

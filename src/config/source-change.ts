@@ -5,7 +5,9 @@ import { SOURCE_TYPES } from './source-types.ts';
 import { loadSources } from './sources-file.ts';
 import { assertSourcesFileUnchanged } from './sources-file-version.ts';
 import type { SourceConfig } from './sources-config.ts';
-import { checkEnvValue, readSourceSection, removeEnvValue, removeSourceEntry, replaceSourceSection, setEnvValue } from './update-project-files.ts';
+import {
+  checkEnvValue, readSourceSection, removeEnvValue, removeSourceEntry, replaceSourceSection, setEnvValue, type SourceCheck,
+} from './update-project-files.ts';
 
 /** A new section for an existing source, as the browser's form sends it; its type and name stay. */
 export interface SourceEdit {
@@ -24,15 +26,15 @@ function existingSource(paths: ProjectPaths, name: string): SourceConfig {
 
 /**
  * Replaces a source's section: checks (with `expectedVersion`) that sources.yml is still the one the caller read,
- * then writes the validated section in place (comments and order kept) and the credentials given to .env.
+ * then writes the validated and `check`ed section in place (comments and order kept) and the credentials given to .env.
  * A header shown masked keeps the value the file holds. Nothing is written when anything is refused.
  */
-export function editSourceInProject(paths: ProjectPaths, edit: SourceEdit, expectedVersion: string): SourceConfig {
+export function editSourceInProject(paths: ProjectPaths, edit: SourceEdit, check: SourceCheck, expectedVersion: string): SourceConfig {
   assertSourcesFileUnchanged(paths, expectedVersion);
   const sectionName = SOURCE_TYPES[existingSource(paths, edit.name).type].section;
   for (const [variable, value] of edit.secrets) checkEnvValue(variable, value);
   const section = withMaskedHeadersKept(edit.section, readSourceSection(paths, edit.name, sectionName));
-  const changed = replaceSourceSection(paths, edit.name, sectionName, section);
+  const changed = replaceSourceSection(paths, edit.name, sectionName, section, check);
   for (const [variable, value] of edit.secrets) setEnvValue(paths, variable, value);
   return changed;
 }

@@ -57,11 +57,14 @@ export function setEnvValue(paths: ProjectPaths, name: string, value: string): v
   writeFileAtomically(paths.envFile, `${kept.join('\n')}\n`, 0o600);
 }
 
+/** A check of a source about to be written beyond what sources.yml's schema says; it throws to refuse the write. */
+export type SourceCheck = (source: SourceConfig) => void;
+
 /**
  * Appends a source to sources.yml, keeping the file's comments; the whole file is validated first, so a bad
  * entry (or a duplicate name) is refused with located problems and nothing is written. Returns the parsed source.
  */
-export function addSourceEntry(paths: ProjectPaths, entry: Readonly<Record<string, unknown>>): SourceConfig {
+export function addSourceEntry(paths: ProjectPaths, entry: Readonly<Record<string, unknown>>, check: SourceCheck): SourceConfig {
   const document = parseDocument(readProjectFile(paths.sourcesFile, paths));
   const sources = document.get('sources');
   if (isSeq(sources)) {
@@ -71,9 +74,10 @@ export function addSourceEntry(paths: ProjectPaths, entry: Readonly<Record<strin
   else document.set('sources', document.createNode([entry]));
   const text = document.toString();
   const parsed = parseSources(text, path.relative(paths.root, paths.sourcesFile));
-  writeFileAtomically(paths.sourcesFile, text, 0o644);
   const added = parsed.find((source) => source.name === entry.name);
   if (added === undefined) throw new ConfigError([`The source ${String(entry.name)} was not written`]);
+  check(added);
+  writeFileAtomically(paths.sourcesFile, text, 0o644);
   return added;
 }
 
@@ -107,14 +111,17 @@ export function readSourceSection(paths: ProjectPaths, name: string, sectionName
  * Replaces a source's section in sources.yml, keeping the file's comments, the entry's place and its other
  * fields; the whole file is validated before it is written. Returns the parsed source.
  */
-export function replaceSourceSection(paths: ProjectPaths, name: string, sectionName: string, section: Readonly<Record<string, unknown>>): SourceConfig {
+export function replaceSourceSection(
+  paths: ProjectPaths, name: string, sectionName: string, section: Readonly<Record<string, unknown>>, check: SourceCheck,
+): SourceConfig {
   const { document, index } = findSourceEntry(paths, name);
   document.setIn(['sources', index, sectionName], document.createNode(section));
   const text = document.toString();
   const parsed = parseSources(text, path.relative(paths.root, paths.sourcesFile));
-  writeFileAtomically(paths.sourcesFile, text, 0o644);
   const changed = parsed.find((source) => source.name === name);
   if (changed === undefined) throw new ConfigError([`The source ${name} was not written`]);
+  check(changed);
+  writeFileAtomically(paths.sourcesFile, text, 0o644);
   return changed;
 }
 

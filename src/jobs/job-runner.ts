@@ -1,4 +1,4 @@
-import type { ProjectPaths, SourceConfig } from '../config/index.ts';
+import type { DataRoots, ProjectPaths, SourceConfig } from '../config/index.ts';
 import type { EventBus } from '../events/index.ts';
 import type { Logger } from '../logger.ts';
 import { backfillWindow, LedgerHasher, loaderFor, type OutboundPolicy, type SourceTokens } from '../sources/index.ts';
@@ -28,6 +28,8 @@ export interface JobRunnerOptions {
   sourceTokens: SourceTokens;
   /** Where sources may connect. */
   outbound: OutboundPolicy;
+  /** The only folders file sources read. */
+  dataRoots: DataRoots;
   /** Runs after each job that ended well, outside the lock (the catalog's profiles). */
   afterCommit?: (() => Promise<void>) | undefined;
 }
@@ -67,7 +69,7 @@ export class JobRunner {
    * With `backfill`, only that window of days is re-loaded (BackfillNotSupportedError for a type without date ranges).
    */
   startSync(name: string, options: { fullRefresh: boolean; requestedBy: string | null; backfill?: BackfillRequest | undefined }): JobRecord {
-    const { store, sources, paths, events, now, env, sourceTokens, outbound } = this.#options;
+    const { store, sources, paths, events, now, env, sourceTokens, outbound, dataRoots } = this.#options;
     const source = sources.find((candidate) => candidate.name === name);
     if (!source) throw new SourceNotFoundError(name);
     if (!source.enabled) throw new SourceDisabledError(name);
@@ -80,7 +82,7 @@ export class JobRunner {
     const fullRefresh = options.fullRefresh || store.refreshMarks.isMarked(name);
     const window = backfill === undefined ? undefined : backfillWindow(source, backfill, { now: now(), fullRefresh });
     const sync = new SyncJob({
-      source, loader, fullRefresh, requestedBy, window, store, ledgerHasher: this.ledgerHasher, paths, events, now, env, sourceTokens, outbound,
+      source, loader, fullRefresh, requestedBy, window, store, ledgerHasher: this.ledgerHasher, paths, events, now, env, sourceTokens, outbound, dataRoots,
     });
     return this.lifecycle.enqueue(sync).job;
   }

@@ -1,4 +1,4 @@
-import type { ProjectPaths, SourceConfig } from '../config/index.ts';
+import type { DataRoots, ProjectPaths, SourceConfig } from '../config/index.ts';
 import type { OutboundPolicy, ReadContext, SourceTokens } from '../sources/index.ts';
 
 /** The platform parts reading a source draws on. */
@@ -9,15 +9,17 @@ export interface ReadContextOptions {
   readonly env: Readonly<Record<string, string | undefined>>;
   readonly sourceTokens: SourceTokens;
   readonly outbound: OutboundPolicy;
+  /** The only folders file sources read. */
+  readonly dataRoots: DataRoots;
   readonly now: () => Date;
   readonly signal: AbortSignal;
 }
 
 /** What reading `source` needs from the platform, for a sync and a connection test alike. */
 export function readContextOf(options: ReadContextOptions): ReadContext {
-  const { source, paths, env, now, signal, sourceTokens, outbound } = options;
+  const { source, paths, env, now, signal, sourceTokens, outbound, dataRoots } = options;
   return {
-    source, env, now, signal, projectDir: paths.root, runDir: paths.runDir, outbound,
+    source, env, now, signal, projectDir: paths.root, runDir: paths.runDir, outbound, dataRoots,
     oauthAccessToken: (provider) => sourceTokens.accessToken(provider, env, signal),
   };
 }

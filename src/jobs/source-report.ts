@@ -1,4 +1,4 @@
-import type { SourceConfig } from '../config/index.ts';
+import type { DataRoots, SourceConfig } from '../config/index.ts';
 import { listCsvFiles, type CsvFileEntry, type CsvLocation } from '../sources/index.ts';
 import type { JobRecord, LogEntry, Store } from '../store/index.ts';
 import { SourceNotFoundError } from './errors.ts';
@@ -123,8 +123,8 @@ export class SourceReports {
     return sourceLogs(this.#options.store, undefined, limit);
   }
 
-  /** The files of a file source, on disk and as loaded (from its ledger). */
-  files(name: string, location: CsvLocation): Promise<CsvFileEntry[]> {
-    return listCsvFiles(location, this.#options.store.fileLedger.forSource(name));
+  /** The files of a file source, on disk and as loaded (from its ledger); a file leading outside the data roots is not listed. */
+  files(name: string, location: CsvLocation, dataRoots: DataRoots): Promise<CsvFileEntry[]> {
+    return listCsvFiles(location, this.#options.store.fileLedger.forSource(name), dataRoots);
   }
 }

@@ -4,6 +4,7 @@ import { mkdir, readdir, realpath, rename, rm, stat, unlink } from 'node:fs/prom
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import type { DataRoots } from '../config/index.ts';
 import { InvalidRequestError, NotFoundError, QuarryError } from '../errors.ts';
 import type { LedgerEntry } from '../store/index.ts';
 import { listSourceFiles } from './list-source-files.ts';
@@ -71,11 +72,11 @@ export async function removeUnfinishedUploads(directory: string): Promise<number
 }
 
 /**
- * Streams an upload into the source's directory: a temp file first, renamed over the target only when
+ * Streams an upload into the source's directory, which must lie in a data root: a temp file first, renamed over the target only when
  * complete, so a failed or oversized upload leaves nothing behind and an existing file is replaced atomically.
  */
 export async function saveUpload(
-  location: CsvLocation, fileName: string, content: Readable & { truncated?: boolean }, maxBytes: number,
+  location: CsvLocation, dataRoots: DataRoots, fileName: string, content: Readable & { truncated?: boolean }, maxBytes: number,
   /** Runs once the file is written and before it replaces anything: a refusal here leaves the source's files as they were. */
   beforeCommit: () => Promise<void> = async () => undefined,
 ): Promise<string> {
@@ -83,7 +84,10 @@ export async function saveUpload(
   if (!path.matchesGlob(name, location.pattern)) {
     throw new InvalidRequestError(`"${name}" does not match the source's file_pattern ${location.pattern}, so it would never be loaded`);
   }
+  // Before the folder is created (a symlinked parent would lead mkdir elsewhere) and after.
+  dataRoots.assertContains(location.directory);
   await mkdir(location.directory, { recursive: true });
+  dataRoots.assertContains(location.directory);
   const target = path.join(location.directory, name);
   const temporary = path.join(location.directory, `.upload-${randomBytes(6).toString('hex')}${UNFINISHED_UPLOAD_SUFFIX}`);
   try {
@@ -101,8 +105,8 @@ export async function saveUpload(
 }
 
 /** Files on disk and files loaded (which may since have been deleted), with what was loaded from each. */
-export async function listCsvFiles(location: CsvLocation, ledger: ReadonlyMap<string, LedgerEntry>): Promise<CsvFileEntry[]> {
-  const onDisk = await listSourceFiles(location.directory, location.pattern).catch(() => []);
+export async function listCsvFiles(location: CsvLocation, ledger: ReadonlyMap<string, LedgerEntry>, dataRoots: DataRoots): Promise<CsvFileEntry[]> {
+  const onDisk = await listSourceFiles(location.directory, location.pattern, dataRoots).then((listing) => listing.files, () => []);
   const entries: CsvFileEntry[] = onDisk.map((file) => {
     const known = ledger.get(file.path);
     const current = known !== undefined && known.size === file.size && known.mtimeMs === file.mtimeMs;

@@ -31,7 +31,7 @@ export function readFiles<Source extends SourceConfig>(locateOwn: LocateFiles<So
       const location = fileLocation(source, context.projectDir);
       // unsupportedReason stopped such a source before its job was queued.
       if (location === undefined) throw new SyncFailedError(`The files of ${source.name} are not in a local folder`);
-      const spec = { source: source.name, ...location, fullRefresh: context.fullRefresh, lookbackDays: source.lookback_days };
+      const spec = { source: source.name, ...location, fullRefresh: context.fullRefresh, lookbackDays: source.lookback_days, dataRoots: context.dataRoots };
       const ledger = context.ledger();
       return context.write((connection) => syncFileSource(connection, spec, ledger, context.now(), signal));
     },
@@ -43,8 +43,9 @@ export function readFiles<Source extends SourceConfig>(locateOwn: LocateFiles<So
       } catch {
         throw new SyncFailedError(`The directory ${location.directory} does not exist or cannot be read`);
       }
-      const files = await listSourceFiles(location.directory, location.pattern);
-      return `${String(files.length)} file(s) match ${location.pattern} in ${location.directory}`;
+      const { files, outsideDataRoots } = await listSourceFiles(location.directory, location.pattern, context.dataRoots);
+      const skipped = outsideDataRoots.length === 0 ? '' : `; ${String(outsideDataRoots.length)} more lead outside the data roots and are skipped`;
+      return `${String(files.length)} file(s) match ${location.pattern} in ${location.directory}${skipped}`;
     },
   };
 }

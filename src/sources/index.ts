@@ -1,6 +1,6 @@
 export { syncFileSource, rawSchemaOf, FILE_COLUMN, LOADED_AT_COLUMN, type FileSourceSpec, type SyncOutcome } from './sync-file-source.ts';
 export { SyncFailedError } from './sync-failed-error.ts';
-export { listSourceFiles, formatOf, type SourceFile } from './list-source-files.ts';
+export { listSourceFiles, formatOf, type SourceFile, type SourceFileListing } from './list-source-files.ts';
 export { LedgerHasher } from './ledger-hasher.ts';
 export { widenType } from './evolve-schema.ts';
 export {
@@ -8,6 +8,7 @@ export {
   type CsvLocation, type CsvFileEntry,
 } from './csv-files.ts';
 export { loaderFor, fileSourceLocation } from './source-loaders.ts';
+export { assertSourcesInsideDataRoots, assertSourceInsideDataRoots } from './data-root-check.ts';
 export type { SourceLoader, LoadContext, LoadOutcome, LoadMessage, ReadContext, FileLocation, SyncProgress } from './source-loader.ts';
 export { loadStagedTables, rawTablesOf } from './load-staged-tables.ts';
 export { StagingArea } from './staging-area.ts';

@@ -1,4 +1,4 @@
-import type { CsvReadOptions, SourceConfig } from '../config/index.ts';
+import type { CsvReadOptions, DataRoots, SourceConfig } from '../config/index.ts';
 import type { LedgerEntry } from '../store/index.ts';
 import type { DuckDBConnection } from '../warehouse/index.ts';
 import type { DateWindow } from './backfill.ts';
@@ -14,6 +14,8 @@ export interface LoadMessage {
 /** Where a file source's files are: a folder on this machine and the pattern its files match. */
 export interface FileLocation {
   readonly directory: string;
+  /** The field of the source's section that names the folder (`directory`, `bucket_url`). */
+  readonly field: string;
   readonly pattern: string;
   /** `read_csv` options the source fixes for every CSV file; the rest is detected per file. */
   readonly csv?: CsvReadOptions | undefined;
@@ -31,6 +33,8 @@ export interface ReadContext {
   /** The platform's scratch folder (`.quarry/run`). */
   readonly runDir: string;
   readonly oauthAccessToken: (provider: SourceOAuthProviderName) => Promise<string>;
+  /** The only folders a file source reads: a file whose real path is elsewhere is skipped. */
+  readonly dataRoots: DataRoots;
   /** Where the source may connect: its HTTP requests go through the policy's dispatcher, its drivers check hosts first. */
   readonly outbound: OutboundPolicy;
 }

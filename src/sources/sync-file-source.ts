@@ -1,5 +1,5 @@
 import { access } from 'node:fs/promises';
-import type { CsvReadOptions } from '../config/index.ts';
+import type { CsvReadOptions, DataRoots } from '../config/index.ts';
 import type { LedgerEntry } from '../store/index.ts';
 import { inTransaction, quoteIdentifier, quoteLiteral, type DuckDBConnection } from '../warehouse/index.ts';
 import { applySchemaChanges, describeChange, describeColumns, planSchema, type Respelling } from './evolve-schema.ts';
@@ -19,6 +19,8 @@ export interface FileSourceSpec {
   readonly lookbackDays: number | undefined;
   /** `read_csv` options the source fixes for every CSV file; the rest is detected per file. */
   readonly csv?: CsvReadOptions | undefined;
+  /** The only folders it may read: a file leading elsewhere through a symlink is skipped. */
+  readonly dataRoots: DataRoots;
 }
 
 export interface SyncOutcome {
@@ -58,10 +60,12 @@ export async function syncFileSource(
   } catch {
     throw new SyncFailedError(`The directory ${spec.directory} does not exist or cannot be read`);
   }
-  const files = await listSourceFiles(spec.directory, spec.pattern);
+  const { files, outsideDataRoots } = await listSourceFiles(spec.directory, spec.pattern, spec.dataRoots);
   const schemaName = rawSchemaOf(spec.source);
   const table = `${quoteIdentifier(schemaName)}.${quoteIdentifier(spec.source)}`;
-  const messages: SyncOutcome['messages'] = [];
+  const messages: SyncOutcome['messages'] = outsideDataRoots.map((file) => ({
+    level: 'WARNING', message: `Skipped ${file}: it leads outside the data roots (${spec.dataRoots.named}) through a symlink`,
+  }));
   const loadedAt = now.toISOString().replace('T', ' ').replace('Z', '');
   const configured = configuredKey(spec.csv);
 

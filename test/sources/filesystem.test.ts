@@ -14,6 +14,7 @@ describe('filesystem sources on this machine', () => {
         '  - name: events', '    type: filesystem', '    filesystem:', '      bucket_url: exports/events', '      file_pattern: "*.jsonl"',
         '  - name: lake', '    type: filesystem', '    filesystem:', '      bucket_url: s3://bucket/data', '',
       ].join('\n'),
+      projectConfig: { data_roots: ['data', 'exports'] },
     });
     const folder = path.join(quarry.dir, 'exports', 'events');
     mkdirSync(folder, { recursive: true });

@@ -18,7 +18,7 @@ export async function onPostgres<T>(work: (client: pg.Client) => Promise<T>, use
 
 /**
  * A lake shared the way two hosts share one: the catalog in the local PostgreSQL (schema `schema`), the Parquet
- * files in `<shared>/lake`, and an `orders` source reading `<shared>/files`, where a.csv (3 rows) is written.
+ * files in `<shared>/lake`, and an `orders` source reading `<shared>/files` (a data root), where a.csv (3 rows) is written.
  * Returns the startQuarry options every service of the lake starts with.
  */
 export function sharedLakeServiceOptions(shared: string, schema: string) {
@@ -29,6 +29,7 @@ export function sharedLakeServiceOptions(shared: string, schema: string) {
     projectConfig: {
       warehouse: { catalog: 'postgres://postgres@127.0.0.1:5432/test', metadata_schema: schema, data_path: path.join(shared, 'lake') },
       watcher: { enabled: false },
+      data_roots: ['data', path.join(shared, 'files')],
     },
   };
 }

@@ -56,7 +56,7 @@ describe('a PostgreSQL catalog read by a read-only reader role', () => {
     writeFileSync(path.join(shared, 'files', 'a.csv'), 'id,region,amount\n1,north,10\n2,south,20\n3,north,5\n');
     quarry = await startQuarry({
       sourcesYaml: `sources:\n  - name: orders\n    type: local_files\n    local_files: { directory: ${JSON.stringify(path.join(shared, 'files'))} }\n`,
-      projectConfig: { warehouse: warehouseSection(path.join(shared, 'lake'), reader), watcher: { enabled: false } },
+      projectConfig: { warehouse: warehouseSection(path.join(shared, 'lake'), reader), watcher: { enabled: false }, data_roots: [path.join(shared, 'files')] },
       env: { QUARRY_WAREHOUSE_READER_PASSWORD: READER_SECRET },
       log: log.log,
     });

@@ -44,6 +44,7 @@ export const csvFileRoutes: FastifyPluginCallbackZod<{ ctx: AppContext }> = (app
     const source = ctx.sourceReports.source(name);
     const location = fileSourceLocation(source, ctx.paths.root);
     if (location === undefined) throw new NotACsvSourceError(name, source.type);
+    ctx.dataRoots.assertContains(location.directory);
     return { source, location };
   };
 
@@ -90,7 +91,7 @@ export const csvFileRoutes: FastifyPluginCallbackZod<{ ctx: AppContext }> = (app
     const nothingFollows = async (): Promise<void> => {
       if (await nextPart() !== undefined) throw new InvalidRequestError('The upload has more than the one file part named "file": send one file per request');
     };
-    const saved = await saveUpload(location, part.filename, part.file, maxBytes, nothingFollows).catch((error: unknown) => {
+    const saved = await saveUpload(location, ctx.dataRoots, part.filename, part.file, maxBytes, nothingFollows).catch((error: unknown) => {
       // The body ended or broke inside the file part: the client's upload failed, not the disk.
       throw part.file.errored === null ? error : asUnreadableBody(error);
     });
@@ -109,7 +110,7 @@ export const csvFileRoutes: FastifyPluginCallbackZod<{ ctx: AppContext }> = (app
     schema: { tags: ['csv'], summary: 'Files of a file source: on disk, loaded, rows', params: NameParams, response: { 200: Listing } },
   }, async (request) => {
     const { source, location } = csvSource(request.params.source_name);
-    const files = await ctx.sourceReports.files(source.name, location);
+    const files = await ctx.sourceReports.files(source.name, location, ctx.dataRoots);
     return {
       source_name: source.name,
       directory: location.directory,

@@ -2,10 +2,12 @@ import type { FastifyPluginCallbackZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import {
   candidateSource, credentialVariables, editSourceInProject, maskedHeaders, readSourceSection, removeSourceFromProject, SOURCE_TYPES, sourcesFileVersion,
+  type SourceConfig,
 } from '../../config/index.ts';
 import type { AppContext } from '../../context.ts';
 import { ConfigError, describeError, InvalidRequestError } from '../../errors.ts';
 import { testConnection } from '../../jobs/index.ts';
+import { assertSourceInsideDataRoots } from '../../sources/index.ts';
 import { requireAction } from '../plugins/index.ts';
 import { QueryFlag } from './query-flag.ts';
 
@@ -63,7 +65,8 @@ export const sourceChangeRoutes: FastifyPluginCallbackZod<{ ctx: AppContext }> =
     const name = ctx.sourceReports.source(request.params.source_name).name;
     const { config, secrets, version } = request.body;
     try {
-      editSourceInProject(ctx.paths, { name, section: config, secrets: new Map(Object.entries(secrets)) }, version);
+      const insideDataRoots = (source: SourceConfig): void => { assertSourceInsideDataRoots(source, ctx.dataRoots, ctx.paths.root); };
+      editSourceInProject(ctx.paths, { name, section: config, secrets: new Map(Object.entries(secrets)) }, insideDataRoots, version);
     } catch (error) {
       if (error instanceof ConfigError) throw new InvalidRequestError(error.problems.join('; '));
       throw error;
@@ -103,9 +106,10 @@ export const sourceChangeRoutes: FastifyPluginCallbackZod<{ ctx: AppContext }> =
   }, async (request) => {
     const { name, type, config, secrets } = request.body;
     const source = candidateSource(name, type, config);
+    assertSourceInsideDataRoots(source, ctx.dataRoots, ctx.paths.root);
     try {
       const account = await testConnection({
-        source, paths: ctx.paths, env: { ...ctx.env, ...secrets }, sourceTokens: ctx.sourceTokens, outbound: ctx.outbound, now: ctx.now, signal: AbortSignal.timeout(120_000),
+        source, paths: ctx.paths, env: { ...ctx.env, ...secrets }, sourceTokens: ctx.sourceTokens, outbound: ctx.outbound, dataRoots: ctx.dataRoots, now: ctx.now, signal: AbortSignal.timeout(120_000),
       });
       return { success: true, message: account };
     } catch (error) {

@@ -2,11 +2,12 @@ import type { FastifyPluginCallbackZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import {
   addSourceToProject, assertSourcesFileUnchanged, authTypesUsing, CATEGORIES, fieldHelp, sectionFields, setSourceEnabled, SOURCE_TYPE_KEYS, SOURCE_TYPES, sourcesFileVersion,
-  type SourceTypeKey,
+  type SourceConfig, type SourceTypeKey,
 } from '../../config/index.ts';
 import type { AppContext } from '../../context.ts';
 import { ConfigError, describeError, InvalidRequestError } from '../../errors.ts';
 import { testConnection } from '../../jobs/index.ts';
+import { assertSourceInsideDataRoots } from '../../sources/index.ts';
 import { requireAction } from '../plugins/index.ts';
 
 const Field = z.object({
@@ -74,7 +75,8 @@ export const sourceConfigRoutes: FastifyPluginCallbackZod<{ ctx: AppContext }> =
   }, async (request, reply) => {
     const { name, type, config, secrets, version } = request.body;
     try {
-      addSourceToProject(ctx.paths, { name, type, section: config, secrets: new Map(Object.entries(secrets)) }, version);
+      const insideDataRoots = (source: SourceConfig): void => { assertSourceInsideDataRoots(source, ctx.dataRoots, ctx.paths.root); };
+      addSourceToProject(ctx.paths, { name, type, section: config, secrets: new Map(Object.entries(secrets)) }, insideDataRoots, version);
     } catch (error) {
       // A section that does not validate is the sender's mistake, told with each problem's location.
       if (error instanceof ConfigError) throw new InvalidRequestError(error.problems.join('; '));
@@ -110,7 +112,7 @@ export const sourceConfigRoutes: FastifyPluginCallbackZod<{ ctx: AppContext }> =
     const source = ctx.sourceReports.source(request.params.source_name);
     try {
       const account = await testConnection({
-        source, paths: ctx.paths, env: ctx.env, sourceTokens: ctx.sourceTokens, outbound: ctx.outbound, now: ctx.now, signal: AbortSignal.timeout(120_000),
+        source, paths: ctx.paths, env: ctx.env, sourceTokens: ctx.sourceTokens, outbound: ctx.outbound, dataRoots: ctx.dataRoots, now: ctx.now, signal: AbortSignal.timeout(120_000),
       });
       return { success: true, message: account };
     } catch (error) {

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { refuseUrlCredentials } from './url-credentials.ts';
 
 /** Source names become warehouse schema names, hence the lowercase identifier rule and PostgreSQL's 63-character limit. */
 export const SOURCE_NAME_PATTERN = /^[a-z][a-z0-9_]*$/;
@@ -7,6 +8,12 @@ export const ENV_VAR_NAME_PATTERN = /^[A-Z_][A-Z0-9_]*$/;
 export const NonEmptyString = z.string().min(1);
 
 export const StringList = z.array(NonEmptyString).min(1);
+
+/** A glob matched against paths relative to the source's folder: it may not climb out of it. */
+export const FilePattern = NonEmptyString.refine(
+  (pattern) => !pattern.startsWith('/') && !pattern.split(/[\\/]/).includes('..'),
+  'must stay inside the folder: no leading / and no .. in the pattern',
+);
 
 export const SourceName = z.string()
   .regex(SOURCE_NAME_PATTERN, {
@@ -32,7 +39,7 @@ export function isCalendarDate(text: string): boolean {
 export const HttpUrl = z.url({
   protocol: /^https?$/,
   error: (issue) => (issue.code === 'invalid_format' ? `expected an http(s) URL, got ${JSON.stringify(issue.input)}` : undefined),
-});
+}).superRefine(refuseUrlCredentials);
 
 /** An identifier a vendor shows as digits; YAML reads an unquoted one as a number, so both spellings are accepted. */
 export const NumericId = z.preprocess(

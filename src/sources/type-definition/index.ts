@@ -3,7 +3,7 @@ export {
   type AuthType, type Category, type ResourceLists, type SourceTypeDefinition,
 } from './define-source-type.ts';
 export {
-  SOURCE_NAME_PATTERN, ENV_VAR_NAME_PATTERN, NonEmptyString, StringList, SourceName, EnvVarName, CalendarDate, Subdomain,
+  SOURCE_NAME_PATTERN, ENV_VAR_NAME_PATTERN, NonEmptyString, StringList, FilePattern, SourceName, EnvVarName, CalendarDate, Subdomain,
   isCalendarDate, HttpUrl, NumericId, resourceList, boundsInOrder, requiredUnless,
 } from './field-types.ts';
 export { genericConfig } from './generic-config.ts';

@@ -3,18 +3,18 @@ import { z } from 'zod';
 import type { SourceConfigOf } from '../../config/index.ts';
 import { readFiles } from '../file-loader.ts';
 import type { SourceLoader } from '../source-loader.ts';
-import { NonEmptyString, defineSourceType } from '../type-definition/index.ts';
+import { FilePattern, NonEmptyString, defineSourceType } from '../type-definition/index.ts';
 
 export const CsvSection = z.strictObject({
   directory: NonEmptyString,
-  file_pattern: NonEmptyString.default('*.csv'),
+  file_pattern: FilePattern.default('*.csv'),
   notes: z.string().optional(),
 });
 export type CsvSection = z.output<typeof CsvSection>;
 
 /** `csv`: the folder that uploads through the API land in. */
 const csvLoader: SourceLoader = readFiles<SourceConfigOf<'csv'>>((source, projectDir) => ({
-  directory: path.resolve(projectDir, source.csv.directory), pattern: source.csv.file_pattern,
+  directory: path.resolve(projectDir, source.csv.directory), field: 'directory', pattern: source.csv.file_pattern,
 }));
 
 export const csvType = defineSourceType({

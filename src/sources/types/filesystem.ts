@@ -3,13 +3,13 @@ import { z } from 'zod';
 import type { SourceConfigOf } from '../../config/index.ts';
 import { readFiles } from '../file-loader.ts';
 import type { SourceLoader } from '../source-loader.ts';
-import { EnvVarName, NonEmptyString, defineSourceType } from '../type-definition/index.ts';
+import { EnvVarName, FilePattern, NonEmptyString, defineSourceType } from '../type-definition/index.ts';
 
 /** The spec shows no fields for filesystem; these follow local_files, with a URL because the files may live in cloud object storage. */
 export const FilesystemSection = z.strictObject({
   /** A local path or an object-storage URL such as `s3://bucket/folder`. */
   bucket_url: NonEmptyString,
-  file_pattern: NonEmptyString.default('*'),
+  file_pattern: FilePattern.default('*'),
   credentials_env: EnvVarName.optional(),
   notes: z.string().optional(),
 });
@@ -21,7 +21,7 @@ const filesystemLoader: SourceLoader = readFiles<SourceConfigOf<'filesystem'>>((
   if (/^[a-z][a-z0-9+.-]*:\/\//i.test(url) && !url.startsWith('file://')) {
     return { unsupported: `its files in ${url}: object storage is not readable yet; point bucket_url at a local folder` };
   }
-  return { directory: path.resolve(projectDir, url.replace(/^file:\/\//, '')), pattern: source.filesystem.file_pattern };
+  return { directory: path.resolve(projectDir, url.replace(/^file:\/\//, '')), field: 'bucket_url', pattern: source.filesystem.file_pattern };
 });
 
 export const filesystemType = defineSourceType({

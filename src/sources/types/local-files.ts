@@ -3,11 +3,11 @@ import { z } from 'zod';
 import type { SourceConfigOf } from '../../config/index.ts';
 import { readFiles } from '../file-loader.ts';
 import type { SourceLoader } from '../source-loader.ts';
-import { CsvReadOptions, NonEmptyString, defineSourceType } from '../type-definition/index.ts';
+import { CsvReadOptions, FilePattern, NonEmptyString, defineSourceType } from '../type-definition/index.ts';
 
 export const LocalFilesSection = z.strictObject({
   directory: NonEmptyString,
-  file_pattern: NonEmptyString.default('*'),
+  file_pattern: FilePattern.default('*'),
   /** DuckDB read_csv options fixed for every CSV file; anything not set is detected per file. */
   csv: CsvReadOptions.optional(),
   /** How to regenerate the files. */
@@ -17,7 +17,7 @@ export type LocalFilesSection = z.output<typeof LocalFilesSection>;
 
 /** `local_files`: CSV, JSON and Parquet files in a folder of the project (or anywhere on this machine). */
 const localFilesLoader: SourceLoader = readFiles<SourceConfigOf<'local_files'>>((source, projectDir) => ({
-  directory: path.resolve(projectDir, source.local_files.directory), pattern: source.local_files.file_pattern, csv: source.local_files.csv,
+  directory: path.resolve(projectDir, source.local_files.directory), field: 'directory', pattern: source.local_files.file_pattern, csv: source.local_files.csv,
 }));
 
 export const localFilesType = defineSourceType({
