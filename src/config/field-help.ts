@@ -4,7 +4,7 @@
  */
 const BY_TYPE: Readonly<Record<string, Readonly<Record<string, string>>>> = {
   local_files: {
-    directory: 'The folder holding the files, relative to the project (CSV, JSON, JSONL or Parquet); they load into one raw table.',
+    directory: 'The folder holding the files, relative to the project and inside its data roots (data/ unless project.yml says otherwise); CSV, JSON, JSONL or Parquet, loaded into one raw table.',
     file_pattern: 'A glob choosing the files, e.g. *.csv.',
     notes: 'How to regenerate the files, for whoever reads this later.',
   },

@@ -15,7 +15,7 @@ export const LocalFilesSection = z.strictObject({
 });
 export type LocalFilesSection = z.output<typeof LocalFilesSection>;
 
-/** `local_files`: CSV, JSON and Parquet files in a folder of the project (or anywhere on this machine). */
+/** `local_files`: CSV, JSON and Parquet files in a folder inside one of the project's data roots (data/ by default). */
 const localFilesLoader: SourceLoader = readFiles<SourceConfigOf<'local_files'>>((source, projectDir) => ({
   directory: path.resolve(projectDir, source.local_files.directory), field: 'directory', pattern: source.local_files.file_pattern, csv: source.local_files.csv,
 }));
