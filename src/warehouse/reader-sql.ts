@@ -1,6 +1,6 @@
 import { StatementType, type DuckDBConnection } from '@duckdb/node-api';
 import { InvalidRequestError } from '../errors.ts';
-import refused from './reader-refused-functions.json' with { type: 'json' };
+import allowed from './reader-allowed-functions.json' with { type: 'json' };
 
 /** SQL handed to a reader that is not one plain query, or reaches past the warehouse. */
 export class QueryNotAllowedError extends InvalidRequestError {
@@ -27,7 +27,8 @@ const REMEMBERED_SQL_CHARACTERS = 10_000;
 
 /**
  * Refuses `sql` unless it is exactly one query (SELECT, WITH, FROM, VALUES, SHOW, DESCRIBE, SUMMARIZE, or
- * EXPLAIN of one) that calls no refused function and names no file, as DuckDB itself parses it.
+ * EXPLAIN of one) that calls only allowed functions (reader-allowed-functions.json) and names no file, as DuckDB
+ * itself parses it.
  * json_serialize_sql parses without binding or reading anything and serialises queries alone, so ATTACH,
  * DETACH, CALL, COPY, USE, SET, RESET, PRAGMA, INSTALL, LOAD, EXPORT, IMPORT and every write fail it;
  * nothing is prepared (binding sqlite_scan would already open its file) until the tree has passed.
@@ -78,7 +79,19 @@ async function serialize(connection: DuckDBConnection, sql: string): Promise<Ser
   return JSON.parse(String(reader.getRowObjects()[0]?.tree)) as SerializedSql;
 }
 
-/** Why the tree reaches past the warehouse (a refused function, a file named as a table), or undefined. */
+const FUNCTIONS: ReadonlySet<string> = new Set(allowed.functions.allowed);
+const TABLE_FUNCTIONS: ReadonlySet<string> = new Set(allowed.table_functions.allowed);
+const FUNCTION_REFUSAL = 'a query may call only functions that compute on values, not ones that read files, settings or other databases or change anything';
+const TABLE_FUNCTION_REFUSAL = "a query may read only the warehouse's tables and rows computed from values (range, unnest, json_each), not files, other databases or DuckDB's own state";
+
+/** A function call as json_serialize_sql writes it: operators (+, ~~, list_value) are calls too. */
+interface FunctionCall {
+  readonly function_name: string;
+  readonly catalog?: unknown;
+  readonly children?: unknown;
+}
+
+/** Why the tree reaches past the warehouse (a function not allowed, a file named as a table), or undefined. */
 function refusedReachIn(node: unknown): string | undefined {
   if (Array.isArray(node)) {
     for (const child of node) {
@@ -88,13 +101,31 @@ function refusedReachIn(node: unknown): string | undefined {
     return undefined;
   }
   if (node === null || typeof node !== 'object') return undefined;
-  const { function_name: functionName, type, table_name: tableName } = node as { function_name?: unknown; type?: unknown; table_name?: unknown };
-  if (typeof functionName === 'string' && isRefused(functionName.toLowerCase())) return `The function ${functionName} is not allowed here: it reads outside the warehouse`;
+  const { type, table_name: tableName, function: tableFunction } = node as { type?: unknown; table_name?: unknown; function?: unknown };
+  if (type === 'TABLE_FUNCTION' && isFunctionCall(tableFunction)) {
+    const refused = refusedCall(tableFunction, TABLE_FUNCTIONS, TABLE_FUNCTION_REFUSAL);
+    if (refused !== undefined) return refused;
+    return refusedReachIn(tableFunction.children);
+  }
+  if (isFunctionCall(node)) {
+    const refused = refusedCall(node, FUNCTIONS, FUNCTION_REFUSAL);
+    if (refused !== undefined) return refused;
+  }
   // `FROM 'file.csv'` is a table whose name DuckDB turns into a file scan.
   if (type === 'BASE_TABLE' && typeof tableName === 'string' && /[./\\:]/.test(tableName)) return `Reading files is not allowed here: "${tableName}" is not a table of the warehouse`;
   return refusedReachIn(Object.values(node));
 }
 
-function isRefused(name: string): boolean {
-  return refused.names.includes(name) || refused.prefixes.some((prefix) => name.startsWith(prefix));
+function isFunctionCall(node: unknown): node is FunctionCall {
+  return node !== null && typeof node === 'object' && typeof (node as { function_name?: unknown }).function_name === 'string';
+}
+
+function refusedCall(call: FunctionCall, allowedNames: ReadonlySet<string>, refusal: string): string | undefined {
+  const name = call.function_name;
+  if (!allowedNames.has(name.toLowerCase())) return `The function ${name} is not allowed here: ${refusal}`;
+  // The reader's own guards (sandboxed-reader.ts) stand in front of DuckDB's functions of the same name; the system catalog would skip them.
+  if (typeof call.catalog === 'string' && call.catalog.toLowerCase() === 'system') {
+    return `The function system.${name} is not allowed here: call it as ${name}, without the system catalog`;
+  }
+  return undefined;
 }

@@ -17,7 +17,9 @@ import duckdb
 LAKE = "warehouse"  # as LAKE_ALIAS in lake-location.ts
 POSTGRES = "postgres:"  # how a PostgreSQL catalog's ATTACH path starts (catalogPath in lake-location.ts)
 
-_REFUSED = json.loads((Path(__file__).parent / "reader-refused-functions.json").read_text())
+_ALLOWED = json.loads((Path(__file__).parent / "reader-allowed-functions.json").read_text())
+_FUNCTIONS = frozenset(_ALLOWED["functions"]["allowed"])
+_TABLE_FUNCTIONS = frozenset(_ALLOWED["table_functions"]["allowed"])
 _anchor = None
 _anchor_lock = threading.Lock()
 _parser = None
@@ -25,7 +27,7 @@ _parser_lock = threading.Lock()
 
 
 class ReaderWriteRefused(PermissionError):
-    """A reader was handed a statement that is not a query (COPY, ATTACH, SET, CREATE...) or calls a refused function."""
+    """A reader was handed a statement that is not a query (COPY, ATTACH, SET, CREATE...) or calls a function not allowed."""
 
 
 def _quote(value):
@@ -103,7 +105,9 @@ def sandboxed_cursor(catalog, data_path, extensions_dir, metadata_schema=None):
 
 
 def assert_reads_only(sql):
-    """Raises ReaderWriteRefused unless every statement of `sql`, as DuckDB itself parses it, is a query calling no refused function.
+    """Raises ReaderWriteRefused unless every statement of `sql`, as DuckDB itself parses it, is a query calling only allowed functions.
+
+    The functions allowed are those reader-allowed-functions.json lists, as reader-sql.ts checks them.
 
     json_serialize_sql only parses (nothing is bound or read) and serialises SELECT statements alone.
     """
@@ -123,7 +127,7 @@ def assert_reads_only(sql):
 
 
 def _refused_reach(node):
-    """What in the parse tree reaches past the warehouse (a refused function, a file named as a table), or None."""
+    """What in the parse tree reaches past the warehouse (a function not allowed, a file named as a table), or None."""
     if isinstance(node, list):
         for child in node:
             found = _refused_reach(child)
@@ -132,13 +136,27 @@ def _refused_reach(node):
         return None
     if not isinstance(node, dict):
         return None
-    name = node.get("function_name")
-    if isinstance(name, str):
-        lowered = name.lower()
-        if lowered in _REFUSED["names"] or lowered.startswith(tuple(_REFUSED["prefixes"])):
-            return f"the function {name}"
+    table_function = node.get("function")
+    if node.get("type") == "TABLE_FUNCTION" and isinstance(table_function, dict) and isinstance(table_function.get("function_name"), str):
+        refused = _refused_call(table_function, _TABLE_FUNCTIONS)
+        return refused if refused is not None else _refused_reach(table_function.get("children"))
+    if isinstance(node.get("function_name"), str):
+        refused = _refused_call(node, _FUNCTIONS)
+        if refused is not None:
+            return refused
     # `FROM 'file.csv'` is a table whose name DuckDB turns into a file scan (as reader-sql.ts checks).
     table = node.get("table_name")
     if node.get("type") == "BASE_TABLE" and isinstance(table, str) and any(mark in table for mark in "./\\:"):
         return f"reading the file {table!r}"
     return _refused_reach(list(node.values()))
+
+
+def _refused_call(call, allowed):
+    """Why calling `call` is refused, or None: a name not allowed, or one in the system catalog (as reader-sql.ts says)."""
+    name = call["function_name"]
+    if name.lower() not in allowed:
+        return f"the function {name}"
+    catalog = call.get("catalog")
+    if isinstance(catalog, str) and catalog.lower() == "system":
+        return f"the function system.{name}"
+    return None
