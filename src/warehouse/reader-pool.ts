@@ -3,6 +3,15 @@ import type { LakeLocation } from './lake-location.ts';
 import { settledToken } from './lake-writes.ts';
 import { openSandboxedReaders, type ReaderLimits } from './sandboxed-reader.ts';
 
+/**
+ * Reader sets that broke, kept from the garbage collector: DuckDB aborts the process when it closes a connection
+ * whose transaction cannot roll back (the rollback throws in a destructor), and the broken ones cannot.
+ */
+const ABANDONED = new Set<LentReaders>();
+
+/** The readers a borrower waited for were replaced before its turn: it asks the pool again. */
+class ReadersReplacedError extends Error {}
+
 /** A pooled connection and what its read transaction has seen. */
 interface Reader {
   readonly connection: DuckDBConnection;
@@ -26,34 +35,48 @@ interface Reader {
  * a commit made past Quarry's writers (a `dbt run` in a terminal) is read a moment later, and a connection idle for
  * as long lets it go: a DuckLake transaction that has read holds an SQLite read transaction on the catalog, which
  * keeps the catalog's WAL from restarting.
+ *
+ * A connection that no longer answers after a failed query (or after one that passed but left it unable to) is
+ * not lent again: the query may have changed what the instance all of them share does (logging to a file the
+ * sandbox refuses failed every later statement), so the set is replaced and its waiting borrowers go to the next.
+ * The broken set is never closed (see ABANDONED).
  */
 class LentReaders {
   readonly #lake: LakeLocation;
   readonly #instance: DuckDBInstance;
   readonly #snapshotKeptMs: number;
   readonly #idle: Reader[];
-  readonly #waiting: ((reader: Reader) => void)[] = [];
+  readonly #waiting: ((reader: Reader | undefined) => void)[] = [];
+  readonly #onBroken: () => void;
   /** Readers in use: lent to a query, or being handed back. */
   #lent = 0;
   #retired = false;
+  #broken = false;
 
-  private constructor(lake: LakeLocation, instance: DuckDBInstance, readers: Reader[], snapshotKeptMs: number) {
+  private constructor(lake: LakeLocation, instance: DuckDBInstance, readers: Reader[], snapshotKeptMs: number, onBroken: () => void) {
     this.#lake = lake;
     this.#instance = instance;
     this.#idle = readers;
     this.#snapshotKeptMs = snapshotKeptMs;
+    this.#onBroken = onBroken;
   }
 
-  /** Lends the connections, each waiting in its first read transaction. */
-  static async begin(lake: LakeLocation, instance: DuckDBInstance, connections: DuckDBConnection[], snapshotKeptMs: number): Promise<LentReaders> {
+  /** Lends the connections, each waiting in its first read transaction; `onBroken` hears that they must be replaced. */
+  static async begin(
+    lake: LakeLocation, instance: DuckDBInstance, connections: DuckDBConnection[], snapshotKeptMs: number, onBroken: () => void,
+  ): Promise<LentReaders> {
     for (const connection of connections) await beginRead(connection);
     const readers = connections.map((connection) => ({ connection, hasRead: false, token: undefined, firstReadAt: 0 }));
-    return new LentReaders(lake, instance, readers, snapshotKeptMs);
+    return new LentReaders(lake, instance, readers, snapshotKeptMs, onBroken);
   }
 
+  /** Runs `work` on a reader; rejects with ReadersReplacedError, without running it, once the set is broken. */
   async lend<T>(work: (connection: DuckDBConnection) => Promise<T>, options: LendOptions): Promise<T> {
-    const reader = this.#takeIdle() ?? await new Promise<Reader>((resolve) => { this.#waiting.push(resolve); });
+    if (this.#broken) throw new ReadersReplacedError();
+    const reader = this.#takeIdle() ?? await new Promise<Reader | undefined>((resolve) => { this.#waiting.push(resolve); });
+    if (reader === undefined) throw new ReadersReplacedError();
     let keepsSnapshot = false;
+    let failed = true;
     try {
       const token = settledToken(this.#lake);
       const written = token === undefined || token !== reader.token;
@@ -66,14 +89,16 @@ class LentReaders {
       reader.hasRead = true;
       const result = await work(reader.connection);
       keepsSnapshot = reader.token !== undefined;
+      failed = false;
       return result;
     } finally {
       // The borrower has its answer before a transaction ends and the next begins.
-      void this.#handBack(reader, keepsSnapshot);
+      void this.#handBack(reader, keepsSnapshot, failed);
     }
   }
 
   #takeIdle(): Reader | undefined {
+    if (this.#broken) return undefined;
     const reader = this.#idle.pop();
     if (reader === undefined) return undefined;
     clearTimeout(reader.idleTimer);
@@ -84,9 +109,19 @@ class LentReaders {
   /**
    * Gives the reader to whoever waits, else puts it back idle, with its transaction kept when `keepsSnapshot` and
    * the transaction is alive: a borrower may have caught a failed statement, or an interrupt, and still resolved.
+   * A reader that still cannot answer in a new transaction after a failure breaks the set (see LentReaders).
    */
-  async #handBack(reader: Reader, keepsSnapshot: boolean): Promise<void> {
-    if (!(keepsSnapshot && await isAlive(reader.connection))) await restartRead(reader);
+  async #handBack(reader: Reader, keepsSnapshot: boolean, failed: boolean): Promise<void> {
+    const alive = keepsSnapshot && await isAlive(reader.connection);
+    if (!alive) {
+      await restartRead(reader);
+      if ((failed || keepsSnapshot) && !await isAlive(reader.connection)) this.#break();
+    }
+    if (this.#broken) {
+      this.#lent -= 1;
+      this.#idle.push(reader);
+      return;
+    }
     const next = this.#waiting.shift();
     if (next) {
       next(reader); // still lent, to its next borrower
@@ -103,7 +138,15 @@ class LentReaders {
     if (at < 0) return;
     this.#idle.splice(at, 1);
     this.#lent += 1;
-    await this.#handBack(reader, false);
+    await this.#handBack(reader, false, false);
+  }
+
+  #break(): void {
+    if (this.#broken) return;
+    this.#broken = true;
+    ABANDONED.add(this);
+    this.#onBroken();
+    for (const waiting of this.#waiting.splice(0)) waiting(undefined);
   }
 
   /** Closes the connections once no query uses them. */
@@ -113,7 +156,7 @@ class LentReaders {
   }
 
   #closeWhenUnused(): void {
-    if (this.#lent > 0 || this.#waiting.length > 0) return;
+    if (this.#broken || this.#lent > 0 || this.#waiting.length > 0) return;
     for (const reader of this.#idle.splice(0)) {
       clearTimeout(reader.idleTimer);
       reader.connection.closeSync();
@@ -152,15 +195,25 @@ export class ReaderPool {
   }
 
   async lend<T>(work: (connection: DuckDBConnection) => Promise<T>, options: LendOptions = {}): Promise<T> {
-    if (this.#closed) throw new Error('The warehouse readers are closed');
-    if (this.#readers === undefined) {
-      const { size, limits, snapshotKeptMs } = this.#options;
-      const readers = openSandboxedReaders(this.#lake, size, limits)
-        .then(({ instance, connections }) => LentReaders.begin(this.#lake, instance, connections, snapshotKeptMs));
-      this.#readers = readers;
-      readers.catch(() => { if (this.#readers === readers) this.#readers = undefined; });
+    for (;;) {
+      if (this.#closed) throw new Error('The warehouse readers are closed');
+      try {
+        return await (await this.#openReaders()).lend(work, options);
+      } catch (error) {
+        if (!(error instanceof ReadersReplacedError)) throw error;
+      }
     }
-    return (await this.#readers).lend(work, options);
+  }
+
+  #openReaders(): Promise<LentReaders> {
+    if (this.#readers !== undefined) return this.#readers;
+    const { size, limits, snapshotKeptMs } = this.#options;
+    const forget = (): void => { if (this.#readers === readers) this.#readers = undefined; };
+    const readers = openSandboxedReaders(this.#lake, size, limits)
+      .then(({ instance, connections }) => LentReaders.begin(this.#lake, instance, connections, snapshotKeptMs, forget));
+    this.#readers = readers;
+    readers.catch(forget);
+    return readers;
   }
 
   /** Closes every reader once its query ends. */

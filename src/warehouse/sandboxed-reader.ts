@@ -3,6 +3,7 @@ import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { inCatalogTurn } from './catalog-opening.ts';
 import { loadLakeExtensions } from './lake-connection.ts';
 import { attachStatement, LAKE_ALIAS, readerLocation, type LakeLocation } from './lake-location.ts';
+import { guardValueSizes } from './reader-value-guards.ts';
 import { quoteLiteral } from './sql.ts';
 
 /**
@@ -29,7 +30,8 @@ export interface SandboxedReader {
 /**
  * `count` sandboxed connections on one DuckDB instance (one memory limit for all), each with the lake as
  * its default database: the file system shrinks to the lake's data folder, external access goes off, the
- * catalog is attached read-only, and the configuration is locked, so no later statement can undo it.
+ * catalog is attached read-only, and the configuration is locked, so no later statement can undo it; each
+ * connection's value-size guards (reader-value-guards.ts) stand in front of DuckDB's repeat, lpad and rpad.
  * The order matters: allowed_directories before external access goes off, and the SQLite catalog
  * attached after it (its extension opens the file itself), because DuckDB lets COPY write the files of
  * a database attached before, which would overwrite the catalog. A PostgreSQL catalog is attached first
@@ -63,7 +65,10 @@ export async function openSandboxedReaders(lake: LakeLocation, count: number, li
     await first.run(`SET allowed_directories = [${quoteLiteral(location.dataPath)}]`);
     await first.run('SET enable_external_access = false');
     if (catalog.kind === 'sqlite') await inCatalogTurn(() => first.run(attachStatement(location, 'read')));
-    for (const connection of connections) await connection.run(`USE ${LAKE_ALIAS}`);
+    for (const connection of connections) {
+      await connection.run(`USE ${LAKE_ALIAS}`);
+      await guardValueSizes(connection);
+    }
     await first.run('SET lock_configuration = true');
     return { instance, connections };
   } catch (error) {
