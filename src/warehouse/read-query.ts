@@ -167,7 +167,7 @@ export class WarehouseReaders {
 }
 
 function readInBatches(result: DuckDBResult, timeUp: AbortSignal, limits: ReadQueryLimits): ReadQueryResult {
-  const columns = result.columnNames().map((name, index) => ({ name, type: result.columnType(index).toString() }));
+  const columns = columnsOf(result);
   const { maxRows, maxCharacters = Number.POSITIVE_INFINITY } = limits;
   let cut = false;
   return {
@@ -211,6 +211,15 @@ function readInBatches(result: DuckDBResult, timeUp: AbortSignal, limits: ReadQu
       }
     },
   };
+}
+
+function columnsOf(result: DuckDBResult): QueryColumn[] {
+  try {
+    return result.columnNames().map((name, index) => ({ name, type: result.columnType(index).toString() }));
+  } catch (error) {
+    // A type node-api does not know (the TYPE that get_type() returns).
+    throw new QueryFailedError(`A column of the result cannot be read: ${firstLineOf(error)}`);
+  }
 }
 
 function convertRow(chunk: DuckDBDataChunk, index: number): Json[] {
