@@ -1,5 +1,6 @@
 import { userInfo } from 'node:os';
 import { stringify } from 'csv-stringify/sync';
+import { spreadsheetSafeRows, spreadsheetSafeText } from '../catalog/index.ts';
 import type { QueryColumn } from '../warehouse/index.ts';
 import { CliError } from './cli-error.ts';
 import { runningServerPid } from './running-server.ts';
@@ -51,7 +52,10 @@ async function queryServer(baseUrl: string, apiKey: string, sql: string, limit: 
 function format(result: QueryResult, as: QueryFormat): string {
   const names = result.columns.map((column) => column.name);
   if (as === 'json') return JSON.stringify({ columns: result.columns, rows: result.rows, row_count: result.rows.length, truncated: result.truncated }, null, 2);
-  if (as === 'csv') return stringify([names, ...result.rows.map((row) => row.map(cellText))]).trimEnd();
+  if (as === 'csv') {
+    const safe = spreadsheetSafeRows(result.columns);
+    return stringify([names.map(spreadsheetSafeText), ...result.rows.map((row) => safe(row).map(cellText))]).trimEnd();
+  }
   const table = textTable(names, result.rows.map((row) => row.map(cellText)));
   const count = `(${String(result.rows.length)} row${result.rows.length === 1 ? '' : 's'}${result.truncated ? ', more not shown' : ''})`;
   return `${table}\n${count}`;

@@ -3,6 +3,7 @@ import { finished } from 'node:stream/promises';
 import { stringify } from 'csv-stringify';
 import type { FastifyPluginCallbackZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { spreadsheetSafeRows, spreadsheetSafeText } from '../../catalog/index.ts';
 import type { AppContext } from '../../context.ts';
 import { requireActor, requireAction } from '../plugins/index.ts';
 
@@ -63,10 +64,12 @@ export const queryRoutes: FastifyPluginCallbackZod<{ ctx: AppContext }> = (app, 
       // Headers go out with the first batch, so an error before it is still a JSON 400.
       const batches = result.batches();
       const first = await batches.next();
-      const csv = stringify({ header: true, columns: result.columns.map((column) => column.name), cast: { object: (value) => JSON.stringify(value) } });
+      const columns = result.columns.map((column) => spreadsheetSafeText(column.name));
+      const csv = stringify({ header: true, columns, cast: { object: (value) => JSON.stringify(value) } });
+      const safe = spreadsheetSafeRows(result.columns);
       const rows = async function* () {
-        if (first.done !== true) yield* first.value;
-        for await (const batch of batches) yield* batch;
+        if (first.done !== true) yield* first.value.map(safe);
+        for await (const batch of batches) yield* batch.map(safe);
       };
       const body = Readable.from(rows()).pipe(csv);
       void reply.header('content-type', 'text/csv; charset=utf-8').header('content-disposition', 'attachment; filename="query.csv"').send(body as unknown as string); // a stream: Fastify pipes it, unserialized
