@@ -1,9 +1,11 @@
+import type { SourceType } from '../config/index.ts';
 import { ForbiddenError } from '../errors.ts';
 import type { Role } from '../store/index.ts';
 
 const VIEWER = ['data.read', 'own_account.manage'] as const;
 const EDITOR = [...VIEWER, 'sources.sync', 'sources.configure', 'models.run', 'files.write', 'schedules.run'] as const;
-const ADMIN = [...EDITOR, 'users.manage', 'config.write', 'audit.read'] as const;
+// `code.configure`: adding, editing, testing, enabling or removing a source whose type runs code on the server.
+const ADMIN = [...EDITOR, 'users.manage', 'config.write', 'audit.read', 'code.configure'] as const;
 export type Action = (typeof ADMIN)[number];
 
 const GRANTS: Record<Role, readonly Action[]> = { viewer: VIEWER, editor: EDITOR, admin: ADMIN };
@@ -23,4 +25,15 @@ export const can = (actor: Actor, action: Action): boolean => GRANTS[actor.role]
 
 export function assertCan(actor: Actor, action: Action): void {
   if (!can(actor, action)) throw new ForbiddenError(`Your role (${actor.role}) does not allow this`);
+}
+
+/**
+ * Throws ForbiddenError unless the actor may configure a source of `type`: `sources.configure`, and
+ * `code.configure` too when the type runs code on the server (syncing a saved one needs only `sources.sync`).
+ */
+export function assertCanConfigureSource(actor: Actor, type: Pick<SourceType, 'key' | 'runsCode'>): void {
+  assertCan(actor, 'sources.configure');
+  if (type.runsCode && !can(actor, 'code.configure')) {
+    throw new ForbiddenError(`Only an admin configures a ${type.key} source: it runs code on the server, and your role is ${actor.role}`);
+  }
 }

@@ -1,5 +1,5 @@
 export { createAuth, normalizeEmail, assertValidEmail, EMAIL_PATTERN, type Auth, type NewSession, type CreatedApiKey } from './create-auth.ts';
-export { can, assertCan, type Action, type Actor } from './actions.ts';
+export { can, assertCan, assertCanConfigureSource, type Action, type Actor } from './actions.ts';
 export { CsrfError, InvalidCredentialsError, UserExistsError, UserNotFoundError } from './errors.ts';
 export { WeakPasswordError, MIN_PASSWORD_LENGTH, assertAcceptablePassword } from './passwords.ts';
 export { API_KEY_PREFIX } from './tokens.ts';

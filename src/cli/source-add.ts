@@ -6,7 +6,7 @@ import {
   SOURCE_TYPE_KEYS, SOURCE_TYPES, type ProjectPaths, type SectionField, type SourceTypeKey,
 } from '../config/index.ts';
 import { testConnection } from '../jobs/index.ts';
-import { assertSourceInsideDataRoots } from '../sources/index.ts';
+import { assertSourceWithinProject } from '../sources/index.ts';
 import { CliError } from './cli-error.ts';
 import { isInteractive } from './prompt-or-flag.ts';
 import { runSyncHere } from './source-sync.ts';
@@ -43,7 +43,7 @@ export async function addSource(options: SourceAddOptions, env: NodeJS.ProcessEn
   const secrets = new Map(parsePairs(options.secret ?? [], '--secret'));
   const section = interactive ? await askSection(type, name, projectEnv, secrets) : sectionFromFlags(options.set ?? []);
   const dataRoots = resolveDataRoots(paths, loadProjectConfig(paths), projectEnv);
-  addSourceToProject(paths, { name, type, section, secrets }, (source) => { assertSourceInsideDataRoots(source, dataRoots, paths.root); });
+  addSourceToProject(paths, { name, type, section, secrets }, (source) => { assertSourceWithinProject(source, dataRoots, paths.root); });
 
   const lines = [`Added the ${type} source "${name}" to ${paths.sourcesFile}${secrets.size > 0 ? ` (credentials in ${paths.envFile})` : ''}.`];
   if (SOURCE_TYPES[type].authType === 'OAuth') lines.push('It signs in with OAuth: grant access once with `quarry oauth setup google --for sources` (or set its credentials variable).');

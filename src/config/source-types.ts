@@ -40,6 +40,8 @@ export interface SourceType {
   /** The key of the section holding the type's fields in sources.yml. */
   readonly section: SectionName;
   readonly resources: ResourceLists | null;
+  /** A source of the type runs code on the server: only an admin configures one. */
+  readonly runsCode: boolean;
 }
 
 function describeSourceType(definition: Definition): SourceType {
@@ -53,6 +55,7 @@ function describeSourceType(definition: Definition): SourceType {
     wizardDisabledReason: definition.wizard ? null : definition.wizardDisabledReason,
     section: definition.section === 'own' ? definition.key : GENERIC_CONFIG_SECTION,
     resources: definition.resources,
+    runsCode: definition.runsCode,
   };
 }
 

@@ -1,15 +1,16 @@
 import type { FastifyPluginCallbackZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import {
-  candidateSource, credentialVariables, editSourceInProject, maskedHeaders, readSourceSection, removeSourceFromProject, SOURCE_TYPES, sourcesFileVersion,
+  candidateSource, credentialVariables, editSourceInProject, isSourceTypeKey, maskedHeaders, readSourceSection, removeSourceFromProject, SOURCE_TYPES, sourcesFileVersion,
   type SourceConfig,
 } from '../../config/index.ts';
 import type { AppContext } from '../../context.ts';
 import { ConfigError, describeError, InvalidRequestError } from '../../errors.ts';
 import { testConnection } from '../../jobs/index.ts';
-import { assertSourceInsideDataRoots } from '../../sources/index.ts';
+import { assertSourceWithinProject } from '../../sources/index.ts';
 import { requireAction } from '../plugins/index.ts';
 import { QueryFlag } from './query-flag.ts';
+import { assertMayConfigureType } from './source-type-permission.ts';
 
 const NameParams = z.object({ source_name: z.string().min(1).max(63) });
 const Version = z.string().min(1).max(64).describe('the sources.yml version read (GET /api/sources-file); 409 sources_file_changed when the file changed since');
@@ -62,11 +63,12 @@ export const sourceChangeRoutes: FastifyPluginCallbackZod<{ ctx: AppContext }> =
       params: NameParams, body: EditBody, response: { 200: ChangeReply },
     },
   }, async (request) => {
-    const name = ctx.sourceReports.source(request.params.source_name).name;
+    const { name, type } = ctx.sourceReports.source(request.params.source_name);
+    assertMayConfigureType(request, type);
     const { config, secrets, version } = request.body;
     try {
-      const insideDataRoots = (source: SourceConfig): void => { assertSourceInsideDataRoots(source, ctx.dataRoots, ctx.paths.root); };
-      editSourceInProject(ctx.paths, { name, section: config, secrets: new Map(Object.entries(secrets)) }, insideDataRoots, version);
+      const withinProject = (source: SourceConfig): void => { assertSourceWithinProject(source, ctx.dataRoots, ctx.paths.root); };
+      editSourceInProject(ctx.paths, { name, section: config, secrets: new Map(Object.entries(secrets)) }, withinProject, version);
     } catch (error) {
       if (error instanceof ConfigError) throw new InvalidRequestError(error.problems.join('; '));
       throw error;
@@ -83,7 +85,8 @@ export const sourceChangeRoutes: FastifyPluginCallbackZod<{ ctx: AppContext }> =
       params: NameParams, querystring: DeleteQuery, response: { 200: DeleteReply },
     },
   }, async (request) => {
-    const name = ctx.sourceReports.source(request.params.source_name).name;
+    const { name, type } = ctx.sourceReports.source(request.params.source_name);
+    assertMayConfigureType(request, type);
     const { version, drop_tables: dropTables, remove_credentials: removeCredentials } = request.query;
     ctx.jobs.assertNoSync(name);
     const removed = removeSourceFromProject(ctx.paths, name, version, { removeCredentials });
@@ -105,8 +108,9 @@ export const sourceChangeRoutes: FastifyPluginCallbackZod<{ ctx: AppContext }> =
     },
   }, async (request) => {
     const { name, type, config, secrets } = request.body;
+    assertTestableBeforeSaving(type);
     const source = candidateSource(name, type, config);
-    assertSourceInsideDataRoots(source, ctx.dataRoots, ctx.paths.root);
+    assertSourceWithinProject(source, ctx.dataRoots, ctx.paths.root);
     try {
       const account = await testConnection({
         source, paths: ctx.paths, env: { ...ctx.env, ...secrets }, sourceTokens: ctx.sourceTokens, outbound: ctx.outbound, dataRoots: ctx.dataRoots, now: ctx.now, signal: AbortSignal.timeout(120_000),
@@ -119,6 +123,17 @@ export const sourceChangeRoutes: FastifyPluginCallbackZod<{ ctx: AppContext }> =
 
   done();
 };
+
+/**
+ * A candidate's code has not been saved by an admin, so it never runs: a type that runs code is tested once saved,
+ * where only an admin could have put it.
+ */
+function assertTestableBeforeSaving(type: string): void {
+  if (!isSourceTypeKey(type) || !SOURCE_TYPES[type].runsCode) return;
+  throw new InvalidRequestError(
+    `A ${type} source runs code on the server, so it is not tested before it is saved: an admin saves it (POST /api/sources), then tests the saved source (POST /api/sources/{name}/test)`,
+  );
+}
 
 /** A header may hold a credential: the form sees it masked, and a masked value sent back keeps the file's. */
 function masked(section: Readonly<Record<string, unknown>>): Record<string, unknown> {

@@ -4,11 +4,13 @@ import {
   addSourceToProject, assertSourcesFileUnchanged, authTypesUsing, CATEGORIES, fieldHelp, sectionFields, setSourceEnabled, SOURCE_TYPE_KEYS, SOURCE_TYPES, sourcesFileVersion,
   type SourceConfig, type SourceTypeKey,
 } from '../../config/index.ts';
+import { can } from '../../auth/index.ts';
 import type { AppContext } from '../../context.ts';
 import { ConfigError, describeError, InvalidRequestError } from '../../errors.ts';
 import { testConnection } from '../../jobs/index.ts';
-import { assertSourceInsideDataRoots } from '../../sources/index.ts';
-import { requireAction } from '../plugins/index.ts';
+import { assertSourceWithinProject } from '../../sources/index.ts';
+import { requireAction, requireActor } from '../plugins/index.ts';
+import { assertMayConfigureType } from './source-type-permission.ts';
 
 const Field = z.object({
   name: z.string(),
@@ -25,9 +27,10 @@ const SourceTypeEntry = z.object({
   key: z.string(),
   category: z.string(),
   auth_type: z.string().nullable(),
-  addable: z.boolean().describe('whether the form (and `quarry source add`) adds this type'),
+  addable: z.boolean().describe('whether the form (and `quarry source add`) adds this type for the caller'),
   reason: z.string().nullable().describe('why it is not addable; null when it is'),
   section: z.string().describe('the key of the section holding its fields in sources.yml'),
+  admin_only: z.boolean().describe('a source of this type runs code on the server: only an admin adds, edits, tests, enables or removes one'),
   fields: z.array(Field).describe('the fields of its section; empty for a type that is not addable'),
 });
 
@@ -59,7 +62,10 @@ export const sourceConfigRoutes: FastifyPluginCallbackZod<{ ctx: AppContext }> =
   app.get('/api/source-types', {
     preHandler: requireAction('data.read'),
     schema: { tags: ['sources'], summary: 'Every source type with its category, whether the form adds it (or why not) and its fields', response: { 200: SourceTypesReply } },
-  }, async () => ({ categories: [...CATEGORIES], types: SOURCE_TYPE_KEYS.map(describeType) }));
+  }, async (request) => {
+    const mayConfigureCode = can(requireActor(request), 'code.configure');
+    return { categories: [...CATEGORIES], types: SOURCE_TYPE_KEYS.map((key) => describeType(key, mayConfigureCode)) };
+  });
 
   app.get('/api/sources-file', {
     preHandler: requireAction('data.read'),
@@ -74,9 +80,10 @@ export const sourceConfigRoutes: FastifyPluginCallbackZod<{ ctx: AppContext }> =
     },
   }, async (request, reply) => {
     const { name, type, config, secrets, version } = request.body;
+    assertMayConfigureType(request, type);
     try {
-      const insideDataRoots = (source: SourceConfig): void => { assertSourceInsideDataRoots(source, ctx.dataRoots, ctx.paths.root); };
-      addSourceToProject(ctx.paths, { name, type, section: config, secrets: new Map(Object.entries(secrets)) }, insideDataRoots, version);
+      const withinProject = (source: SourceConfig): void => { assertSourceWithinProject(source, ctx.dataRoots, ctx.paths.root); };
+      addSourceToProject(ctx.paths, { name, type, section: config, secrets: new Map(Object.entries(secrets)) }, withinProject, version);
     } catch (error) {
       // A section that does not validate is the sender's mistake, told with each problem's location.
       if (error instanceof ConfigError) throw new InvalidRequestError(error.problems.join('; '));
@@ -94,7 +101,8 @@ export const sourceConfigRoutes: FastifyPluginCallbackZod<{ ctx: AppContext }> =
       response: { 200: ChangeReply },
     },
   }, async (request) => {
-    const name = ctx.sourceReports.source(request.params.source_name).name;
+    const { name, type } = ctx.sourceReports.source(request.params.source_name);
+    assertMayConfigureType(request, type);
     assertSourcesFileUnchanged(ctx.paths, request.body.version);
     setSourceEnabled(ctx.paths, name, request.body.enabled);
     ctx.reloadSources();
@@ -110,6 +118,7 @@ export const sourceConfigRoutes: FastifyPluginCallbackZod<{ ctx: AppContext }> =
     },
   }, async (request) => {
     const source = ctx.sourceReports.source(request.params.source_name);
+    assertMayConfigureType(request, source.type);
     try {
       const account = await testConnection({
         source, paths: ctx.paths, env: ctx.env, sourceTokens: ctx.sourceTokens, outbound: ctx.outbound, dataRoots: ctx.dataRoots, now: ctx.now, signal: AbortSignal.timeout(120_000),
@@ -128,11 +137,14 @@ function shownFor(type: SourceTypeKey, field: string): { shown_for?: { field: st
   return authTypes === undefined ? {} : { shown_for: { field: 'auth_type', values: authTypes } };
 }
 
-function describeType(key: SourceTypeKey): z.infer<typeof SourceTypeEntry> {
+/** A type that runs code is not addable for a caller who may not configure code, and says so. */
+function describeType(key: SourceTypeKey, mayConfigureCode: boolean): z.infer<typeof SourceTypeEntry> {
   const type = SOURCE_TYPES[key];
-  const fields = type.wizard ? sectionFields(key as Parameters<typeof sectionFields>[0]) : [];
+  const addable = type.wizard && (mayConfigureCode || !type.runsCode);
+  const reason = addable || !type.wizard ? type.wizardDisabledReason : 'only an admin adds it: it runs code on the server';
+  const fields = addable ? sectionFields(key as Parameters<typeof sectionFields>[0]) : [];
   return {
-    key, category: type.category, auth_type: type.authType, addable: type.wizard, reason: type.wizardDisabledReason, section: type.section,
+    key, category: type.category, auth_type: type.authType, addable, reason, section: type.section, admin_only: type.runsCode,
     fields: fields.map((field) => ({
       name: field.name, kind: field.kind, required: field.required, help: fieldHelp(key, field.name),
       ...shownFor(key, field.name),

@@ -43,11 +43,19 @@ interface CommonFacts<Key extends string> {
 }
 
 /**
+ * Whether a source of the type runs code of the project's choosing on the server (a Python module): configuring
+ * one is configuring code, which only an admin does.
+ */
+interface CodeFacts {
+  readonly runsCode: boolean;
+}
+
+/**
  * A type sources.yml accepts: its facts and the schema of its section, which is named after the type
  * (`own`) or is the shared `generic_config`.
  */
 export type ConfigurableDefinition<Key extends string, Schema extends z.ZodType, Section extends 'own' | 'generic'> =
-  CommonFacts<Key> & WizardFacts & Reader & {
+  CommonFacts<Key> & CodeFacts & WizardFacts & Reader & {
     readonly refused: false;
     readonly authType: AuthType;
     readonly section: Section;
@@ -56,8 +64,9 @@ export type ConfigurableDefinition<Key extends string, Schema extends z.ZodType,
   };
 
 /** A type the spec names that sources.yml refuses, saying why. */
-export interface RefusedDefinition<Key extends string> extends CommonFacts<Key> {
+export interface RefusedDefinition<Key extends string> extends CommonFacts<Key>, CodeFacts {
   readonly refused: true;
+  readonly runsCode: false;
   readonly wizard: false;
   readonly wizardDisabledReason: string;
   readonly authType: null;
@@ -76,13 +85,14 @@ type ConfigurableFacts<Key extends string, Schema extends z.ZodType, Section ext
     readonly section: Section;
     readonly schema: Schema;
     readonly resources?: ResourceLists;
+    readonly runsCode?: true;
   };
 
 /** Declares a source type in its module of `sources/types/`, whose index lists every declaration once. */
 export function defineSourceType<const Key extends string, Schema extends z.ZodType, const Section extends 'own' | 'generic'>(
   facts: ConfigurableFacts<Key, Schema, Section>,
 ): ConfigurableDefinition<Key, Schema, Section> {
-  return { ...facts, refused: false, resources: facts.resources ?? null };
+  return { ...facts, refused: false, resources: facts.resources ?? null, runsCode: facts.runsCode ?? false };
 }
 
 /** Declares a type sources.yml recognises by name only to refuse it with `reason`. */
@@ -91,6 +101,6 @@ export function refuseSourceType<const Key extends string>(
 ): RefusedDefinition<Key> {
   const { reason, ...common } = facts;
   return {
-    ...common, refused: true, wizard: false, wizardDisabledReason: reason, authType: null, section: 'generic', schema: null, resources: null,
+    ...common, refused: true, runsCode: false, wizard: false, wizardDisabledReason: reason, authType: null, section: 'generic', schema: null, resources: null,
   };
 }

@@ -6,6 +6,7 @@ import { signalProcessGroup } from '../../child-process/index.ts';
 import type { SourceConfigOf } from '../../config/index.ts';
 import { PythonEnvironmentError, pythonExecutable } from '../../python/index.ts';
 import type { Connector, ExtractContext } from '../connector.ts';
+import { PIPELINES_FOLDER, pipelineModuleProblem } from '../pipeline-module.ts';
 import { requireEnv } from '../rest/index.ts';
 import { SyncFailedError } from '../sync-failed-error.ts';
 import { defineSourceType, SourceName, refuseSecretLiterals } from '../type-definition/index.ts';
@@ -63,7 +64,7 @@ export function resolveEnvReferences(value: unknown, env: ExtractContext['env'],
 
 /**
  * `native_pipeline`: calls `source_module.source_function(**function_kwargs)` of a dlt source in the managed
- * Python env. dlt loads into a scratch DuckDB file of the job; its tables come back as Parquet files and are
+ * Python env; the module is one of the project's pipelines folder, never Python's own or an installed package. dlt loads into a scratch DuckDB file of the job; its tables come back as Parquet files and are
  * loaded here, replacing the previous ones, in the sync's one transaction (nested lists arrive as dlt's child
  * tables, `<table>__<field>`).
  */
@@ -72,6 +73,9 @@ const nativePipelineConnector: Connector = {
     const config = (context.source as SourceConfigOf<'native_pipeline'>).native_pipeline;
     const secrets = new Set<string>();
     const referenced = new Set<string>();
+    // Checked again here, not only when saved: the file may have moved or been replaced by a symlink since.
+    const moduleProblem = pipelineModuleProblem(config.source_module, context.projectDir);
+    if (moduleProblem !== undefined) throw new SyncFailedError(moduleProblem);
     const kwargs = resolveEnvReferences(config.function_kwargs, context.env, secrets, referenced);
     let python: string;
     try {
@@ -87,7 +91,7 @@ const nativePipelineConnector: Connector = {
       pipeline_name: config.pipeline_name,
       dataset_name: config.dataset_name,
       work_dir: context.workDir,
-      module_paths: [context.projectDir, path.join(context.projectDir, 'pipelines')],
+      pipelines_dir: path.join(context.projectDir, PIPELINES_FOLDER),
     };
     const manifest = await runPython(python, request, context, secrets, referenced);
     for (const table of manifest) {
@@ -168,6 +172,6 @@ function pythonError(stderr: readonly string[]): string {
 
 export const nativePipelineType = defineSourceType({
   key: 'native_pipeline', category: 'Local & Custom', authType: 'None', wizard: true, incremental: false,
-  section: 'own', schema: NativePipelineSection,
+  section: 'own', schema: NativePipelineSection, runsCode: true,
   connector: nativePipelineConnector,
 });
