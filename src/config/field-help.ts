@@ -24,7 +24,7 @@ const BY_TYPE: Readonly<Record<string, Readonly<Record<string, string>>>> = {
     headers: 'Extra request headers; a value may be env:<VAR_NAME> to read a variable.',
   },
   native_pipeline: {
-    source_module: 'The module name.',
+    source_module: "A module of the project's pipelines/ folder: erp for pipelines/erp.py or pipelines/erp/__init__.py, erp.orders for a module inside.",
     source_function: 'The function to call.',
     function_kwargs: 'Arguments for the function; a value may be env:<VAR_NAME>.',
     pipeline_name: 'Defaults to the source name.',
