@@ -161,6 +161,7 @@ describe('native_pipeline sources', () => {
     ['os', shadowing('os')],
     ['subprocess', shadowing('subprocess')],
     ['builtins', shadowing('builtins')],
+    ['__main__', shadowing('__main__')],
     ['root_module', 'Cannot import the module root_module: the pipelines folder has no root_module.py or root_module/__init__.py'],
   ])('the runner itself imports %s neither from Python nor from the project root', async (module, message) => {
     const project = mkdtempSync(path.join(tmpdir(), 'quarry-runner-'));

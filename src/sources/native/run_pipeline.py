@@ -65,7 +65,9 @@ def main() -> None:
 def import_pipeline_module(name: str, pipelines_dir: str):
     """Imports `name` (`erp` or `erp.orders`) from the pipelines folder, or fails before running any of its code."""
     top_level = name.split(".")[0]
-    if top_level in sys.stdlib_module_names or top_level in sys.builtin_module_names or importlib.util.find_spec(top_level) is not None:
+    taken = (top_level in sys.modules or top_level in sys.stdlib_module_names or top_level in sys.builtin_module_names
+             or importlib.util.find_spec(top_level) is not None)
+    if taken:
         fail(f"The module {name} is refused: {top_level} is a module of Python or an installed package, not of the project's pipelines folder; rename it")
     root = os.path.realpath(pipelines_dir)
     package_init = os.path.join(root, top_level, "__init__.py")
@@ -75,7 +77,7 @@ def import_pipeline_module(name: str, pipelines_dir: str):
     require_inside(origin, root, name)
     is_package = origin == package_init
     spec = importlib.util.spec_from_file_location(
-        top_level, os.path.realpath(origin), submodule_search_locations=[os.path.dirname(os.path.realpath(origin))] if is_package else None,
+        top_level, origin, submodule_search_locations=[os.path.join(root, top_level)] if is_package else None,
     )
     module = importlib.util.module_from_spec(spec)
     sys.modules[top_level] = module
