@@ -15,7 +15,10 @@ export { sectionFields, type SectionField } from './section-fields.ts';
 export {
   addableType, addSourceToProject, candidateSource, newSourceNameProblem, type SourceAddition,
 } from './source-addition.ts';
-export { editSourceInProject, removeSourceFromProject, credentialVariables, type SourceEdit } from './source-change.ts';
+export { editSourceInProject, removeSourceFromProject, type SourceEdit } from './source-change.ts';
+export {
+  assertOwnVariables, credentialVariables, redactValues, sourceEnvironment, sourceSecretValues, VariableNotOwnedError,
+} from './source-variables.ts';
 export { REST_AUTH_FIELDS, REST_AUTH_FIELD_NAMES, authTypesUsing } from './rest-auth-fields.ts';
 export { fieldHelp } from './field-help.ts';
 export { assertSourcesFileUnchanged, sourcesFileVersion, SourcesFileChangedError } from './sources-file-version.ts';

@@ -7,6 +7,7 @@ import { loadSources } from './sources-file.ts';
 import { assertSourcesFileUnchanged } from './sources-file-version.ts';
 import type { SourceConfig } from './sources-config.ts';
 import { parseSourceEntry } from './source-entry.ts';
+import { assertOwnVariables } from './source-variables.ts';
 import { addSourceEntry, checkEnvValue, setEnvValue, type SourceCheck } from './update-project-files.ts';
 
 /** A source to add, as the CLI's wizard and flags and the browser's form describe it. */
@@ -49,7 +50,10 @@ export function addSourceToProject(paths: ProjectPaths, addition: SourceAddition
   const problem = newSourceNameProblem(addition.name, loadSources(paths).map((source) => source.name));
   if (problem !== undefined) throw new InvalidRequestError(problem);
   for (const [variable, value] of addition.secrets) checkEnvValue(variable, value);
-  const added = addSourceEntry(paths, { name: addition.name, type, [SOURCE_TYPES[type].section]: addition.section }, check);
+  const added = addSourceEntry(paths, { name: addition.name, type, [SOURCE_TYPES[type].section]: addition.section }, (source) => {
+    check(source);
+    assertOwnVariables(paths, source, addition.secrets.keys());
+  });
   for (const [variable, value] of addition.secrets) setEnvValue(paths, variable, value);
   return added;
 }

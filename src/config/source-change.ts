@@ -3,6 +3,7 @@ import type { ProjectPaths } from './project-paths.ts';
 import { MASK } from './shown-source-config.ts';
 import { SOURCE_TYPES } from './source-types.ts';
 import { loadSources } from './sources-file.ts';
+import { assertOwnVariables, credentialVariables } from './source-variables.ts';
 import { assertSourcesFileUnchanged } from './sources-file-version.ts';
 import type { SourceConfig } from './sources-config.ts';
 import {
@@ -34,7 +35,10 @@ export function editSourceInProject(paths: ProjectPaths, edit: SourceEdit, check
   const sectionName = SOURCE_TYPES[existingSource(paths, edit.name).type].section;
   for (const [variable, value] of edit.secrets) checkEnvValue(variable, value);
   const section = withMaskedHeadersKept(edit.section, readSourceSection(paths, edit.name, sectionName));
-  const changed = replaceSourceSection(paths, edit.name, sectionName, section, check);
+  const changed = replaceSourceSection(paths, edit.name, sectionName, section, (source) => {
+    check(source);
+    assertOwnVariables(paths, source, edit.secrets.keys());
+  });
   for (const [variable, value] of edit.secrets) setEnvValue(paths, variable, value);
   return changed;
 }
@@ -49,13 +53,6 @@ function withMaskedHeadersKept(section: Readonly<Record<string, unknown>>, curre
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
-}
-
-/** The environment variables a source reads its credentials from: the values of its section's *_env fields. */
-export function credentialVariables(source: SourceConfig): string[] {
-  const section: unknown = (source as unknown as Record<string, unknown>)[SOURCE_TYPES[source.type].section];
-  if (!isRecord(section)) return [];
-  return Object.entries(section).filter(([field, value]) => field.endsWith('_env') && typeof value === 'string' && value !== '').map(([, value]) => value as string);
 }
 
 /**

@@ -1,11 +1,11 @@
-import type { DataRoots, ProjectPaths, SourceConfig } from '../config/index.ts';
+import { sourceEnvironment, type DataRoots, type ProjectPaths, type SourceConfig } from '../config/index.ts';
 import type { OutboundPolicy, ReadContext, SourceTokens } from '../sources/index.ts';
 
 /** The platform parts reading a source draws on. */
 export interface ReadContextOptions {
   readonly source: SourceConfig;
   readonly paths: ProjectPaths;
-  /** The project's environment, where connectors read credentials by name. */
+  /** The project's environment; a connector sees only the variables its source declares (sourceEnvironment). */
   readonly env: Readonly<Record<string, string | undefined>>;
   readonly sourceTokens: SourceTokens;
   readonly outbound: OutboundPolicy;
@@ -15,11 +15,15 @@ export interface ReadContextOptions {
   readonly signal: AbortSignal;
 }
 
-/** What reading `source` needs from the platform, for a sync and a connection test alike. */
+/**
+ * What reading `source` needs from the platform, for a sync and a connection test alike. Its environment holds only
+ * the source's own variables, so no connector can send another's credential anywhere; the OAuth client secrets
+ * are Quarry's and go only to the provider's token endpoint.
+ */
 export function readContextOf(options: ReadContextOptions): ReadContext {
   const { source, paths, env, now, signal, sourceTokens, outbound, dataRoots } = options;
   return {
-    source, env, now, signal, projectDir: paths.root, runDir: paths.runDir, outbound, dataRoots,
+    source, env: sourceEnvironment(source, env), now, signal, projectDir: paths.root, runDir: paths.runDir, outbound, dataRoots,
     oauthAccessToken: (provider) => sourceTokens.accessToken(provider, env, signal),
   };
 }

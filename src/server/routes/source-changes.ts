@@ -1,7 +1,7 @@
 import type { FastifyPluginCallbackZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import {
-  candidateSource, credentialVariables, editSourceInProject, isSourceTypeKey, maskedHeaders, readSourceSection, removeSourceFromProject, SOURCE_TYPES, sourcesFileVersion,
+  assertOwnVariables, candidateSource, credentialVariables, redactValues, sourceSecretValues, editSourceInProject, isSourceTypeKey, maskedHeaders, readSourceSection, removeSourceFromProject, SOURCE_TYPES, sourcesFileVersion,
   type SourceConfig,
 } from '../../config/index.ts';
 import type { AppContext } from '../../context.ts';
@@ -111,13 +111,16 @@ export const sourceChangeRoutes: FastifyPluginCallbackZod<{ ctx: AppContext }> =
     assertTestableBeforeSaving(type);
     const source = candidateSource(name, type, config);
     assertSourceWithinProject(source, ctx.dataRoots, ctx.paths.root);
+    assertOwnVariables(ctx.paths, source, Object.keys(secrets));
+    const env = { ...ctx.env, ...secrets };
     try {
       const account = await testConnection({
-        source, paths: ctx.paths, env: { ...ctx.env, ...secrets }, sourceTokens: ctx.sourceTokens, outbound: ctx.outbound, dataRoots: ctx.dataRoots, now: ctx.now, signal: AbortSignal.timeout(120_000),
+        source, paths: ctx.paths, env, sourceTokens: ctx.sourceTokens, outbound: ctx.outbound, dataRoots: ctx.dataRoots, now: ctx.now, signal: AbortSignal.timeout(120_000),
       });
       return { success: true, message: account };
     } catch (error) {
-      return { success: false, message: withoutSecrets(describeError(error), Object.values(secrets)) };
+      // An upstream may echo what it was sent (a URL with a token in it): the source's credentials never go back.
+      return { success: false, message: redactValues(describeError(error), sourceSecretValues(source, env)) };
     }
   });
 
@@ -140,9 +143,4 @@ function masked(section: Readonly<Record<string, unknown>>): Record<string, unkn
   const headers = section.headers;
   if (headers === null || typeof headers !== 'object' || Array.isArray(headers)) return { ...section };
   return { ...section, headers: maskedHeaders(headers as Record<string, unknown>) };
-}
-
-/** An error may quote what it was given (a URL with a token in it): the candidate's secrets never go back. */
-function withoutSecrets(message: string, secrets: readonly string[]): string {
-  return secrets.reduce((text, secret) => text.replaceAll(secret, '***'), message);
 }

@@ -1,7 +1,8 @@
 import type { FastifyPluginCallbackZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import {
-  addSourceToProject, assertSourcesFileUnchanged, authTypesUsing, CATEGORIES, fieldHelp, sectionFields, setSourceEnabled, SOURCE_TYPE_KEYS, SOURCE_TYPES, sourcesFileVersion,
+  addSourceToProject, assertSourcesFileUnchanged, authTypesUsing, CATEGORIES, fieldHelp, redactValues, sectionFields, setSourceEnabled, SOURCE_TYPE_KEYS, SOURCE_TYPES,
+  sourceSecretValues, sourcesFileVersion,
   type SourceConfig, type SourceTypeKey,
 } from '../../config/index.ts';
 import { can } from '../../auth/index.ts';
@@ -125,7 +126,7 @@ export const sourceConfigRoutes: FastifyPluginCallbackZod<{ ctx: AppContext }> =
       });
       return { success: true, message: account };
     } catch (error) {
-      return { success: false, message: describeError(error) };
+      return { success: false, message: redactValues(describeError(error), sourceSecretValues(source, ctx.env)) };
     }
   });
 

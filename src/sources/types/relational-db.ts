@@ -10,7 +10,7 @@ import { EnvVarName, NonEmptyString, StringList, genericConfig, defineSourceType
 
 export const RelationalDbConfig = genericConfig({
   /** Names the variable holding a `postgresql://` or `mysql://` connection URL. */
-  credentials_env: EnvVarName.optional(),
+  credentials_env: EnvVarName.default('RELATIONAL_DB_URL'),
   schema: NonEmptyString.optional(),
   /** Absent means every table of the schema. */
   table_names: StringList.optional(),
@@ -18,8 +18,6 @@ export const RelationalDbConfig = genericConfig({
   incremental: z.record(NonEmptyString, NonEmptyString).optional(),
 });
 export type RelationalDbConfig = z.output<typeof RelationalDbConfig>;
-
-const DEFAULT_CREDENTIALS_ENV = 'RELATIONAL_DB_URL';
 
 /**
  * `relational_db`: PostgreSQL and MySQL/MariaDB tables, read through DuckDB's own scanner in one snapshot for
@@ -29,7 +27,7 @@ const DEFAULT_CREDENTIALS_ENV = 'RELATIONAL_DB_URL';
 const relationalDbConnector: Connector = {
   async extract(context, sink) {
     const config = (context.source as SourceConfigOf<'relational_db'>).generic_config;
-    const variable = config.credentials_env ?? DEFAULT_CREDENTIALS_ENV;
+    const variable = config.credentials_env;
     const url = requireEnv(context.env, variable, 'the database connection URL (postgresql://user:password@host:5432/db or mysql://...)');
     if (URL.canParse(url)) await context.outbound.assertReachable(new URL(url).hostname);
     const reader = await connectDatabase(url, variable);
