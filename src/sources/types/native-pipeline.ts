@@ -3,7 +3,7 @@ import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { z } from 'zod';
 import { signalProcessGroup } from '../../child-process/index.ts';
-import type { SourceConfigOf } from '../../config/index.ts';
+import { redactValues, type SourceConfigOf } from '../../config/index.ts';
 import { PythonEnvironmentError, pythonExecutable } from '../../python/index.ts';
 import type { Connector, ExtractContext } from '../connector.ts';
 import { PIPELINES_FOLDER, pipelineModuleProblem } from '../pipeline-module.ts';
@@ -36,9 +36,6 @@ const RUNNER = path.join(import.meta.dirname, '..', 'native', 'run_pipeline.py')
 const ENV_REFERENCE = /^env:([A-Z_][A-Z0-9_]*)$/;
 const STDERR_LINES_KEPT = 40;
 const MANIFEST_MAX_CHARS = 1_000_000;
-const BASE_VARIABLES = new Set(['PATH', 'HOME', 'USER', 'LANG', 'LC_ALL', 'LC_CTYPE', 'TZ', 'TMPDIR', 'SSL_CERT_FILE', 'SSL_CERT_DIR', 'REQUESTS_CA_BUNDLE']);
-/** dlt's configuration by environment: sources' and destinations' settings and its runtime switches. */
-const DLT_PREFIXES = ['SOURCES__', 'DESTINATION__', 'RUNTIME__', 'NORMALIZE__', 'EXTRACT__', 'LOAD__', 'DLT_'];
 
 interface Manifest {
   readonly tables?: { name: string; file: string; rows: number }[];
@@ -46,18 +43,17 @@ interface Manifest {
 }
 
 /** `function_kwargs` with every `env:NAME` string replaced by that variable's value; the values, to mask in messages. */
-export function resolveEnvReferences(value: unknown, env: ExtractContext['env'], secrets: Set<string>, names: Set<string>): unknown {
+function resolveEnvReferences(value: unknown, env: ExtractContext['env'], secrets: Set<string>): unknown {
   if (typeof value === 'string') {
     const name = ENV_REFERENCE.exec(value)?.[1];
     if (name === undefined) return value;
     const resolved = requireEnv(env, name, `a value of function_kwargs (${value})`);
     secrets.add(resolved);
-    names.add(name);
     return resolved;
   }
-  if (Array.isArray(value)) return value.map((item) => resolveEnvReferences(item, env, secrets, names));
+  if (Array.isArray(value)) return value.map((item) => resolveEnvReferences(item, env, secrets));
   if (value !== null && typeof value === 'object') {
-    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, resolveEnvReferences(item, env, secrets, names)]));
+    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, resolveEnvReferences(item, env, secrets)]));
   }
   return value;
 }
@@ -72,11 +68,10 @@ const nativePipelineConnector: Connector = {
   async extract(context, sink) {
     const config = (context.source as SourceConfigOf<'native_pipeline'>).native_pipeline;
     const secrets = new Set<string>();
-    const referenced = new Set<string>();
     // Checked again here, not only when saved: the file may have moved or been replaced by a symlink since.
     const moduleProblem = pipelineModuleProblem(config.source_module, context.projectDir);
     if (moduleProblem !== undefined) throw new SyncFailedError(moduleProblem);
-    const kwargs = resolveEnvReferences(config.function_kwargs, context.env, secrets, referenced);
+    const kwargs = resolveEnvReferences(config.function_kwargs, context.env, secrets);
     let python: string;
     try {
       python = pythonExecutable('dlt');
@@ -93,7 +88,7 @@ const nativePipelineConnector: Connector = {
       work_dir: context.workDir,
       pipelines_dir: path.join(context.projectDir, PIPELINES_FOLDER),
     };
-    const manifest = await runPython(python, request, context, secrets, referenced);
+    const manifest = await runPython(python, request, context, secrets);
     for (const table of manifest) {
       sink.table({ name: table.name, disposition: 'replace' }).addFile({ path: table.file, format: 'parquet' });
       context.log('INFO', `The pipeline produced ${String(table.rows)} row(s) of ${table.name}`);
@@ -102,17 +97,16 @@ const nativePipelineConnector: Connector = {
 };
 
 function mask(text: string, secrets: ReadonlySet<string>): string {
-  let masked = text;
-  for (const secret of secrets) if (secret.length >= 4) masked = masked.replaceAll(secret, '***');
-  return masked;
+  return redactValues(text, [...secrets].filter((secret) => secret.length >= 4));
 }
 
-/** What the pipeline's process may see: the basics, dlt's own settings, and the variables its arguments name. */
-function pipelineEnvironment(context: ExtractContext, referenced: ReadonlySet<string>): Record<string, string> {
-  const allowed = (name: string): boolean =>
-    BASE_VARIABLES.has(name) || referenced.has(name) || DLT_PREFIXES.some((prefix) => name.startsWith(prefix));
+/**
+ * What the pipeline's process may see: the source's environment (the basics, dlt's own settings and the variables
+ * its arguments name: see sourceEnvironment) and the switches it runs with.
+ */
+function pipelineEnvironment(context: ExtractContext): Record<string, string> {
   const environment: Record<string, string> = {};
-  for (const [name, value] of Object.entries(context.env)) if (value !== undefined && allowed(name)) environment[name] = value;
+  for (const [name, value] of Object.entries(context.env)) if (value !== undefined) environment[name] = value;
   return {
     ...environment, RUNTIME__DLTHUB_TELEMETRY: 'false', PYTHONDONTWRITEBYTECODE: '1', PYTHONUNBUFFERED: '1',
     // dlt reads its own config from here; the job's folder, not the user's home.
@@ -121,11 +115,11 @@ function pipelineEnvironment(context: ExtractContext, referenced: ReadonlySet<st
 }
 
 async function runPython(
-  python: string, request: object, context: ExtractContext, secrets: ReadonlySet<string>, referenced: ReadonlySet<string>,
+  python: string, request: object, context: ExtractContext, secrets: ReadonlySet<string>,
 ): Promise<NonNullable<Manifest['tables']>> {
   // A group of its own, so a stop ends dlt's worker processes too, not only this one.
   const child = spawn(python, [RUNNER], {
-    cwd: context.projectDir, env: pipelineEnvironment(context, referenced), stdio: ['pipe', 'pipe', 'pipe'], detached: true,
+    cwd: context.projectDir, env: pipelineEnvironment(context), stdio: ['pipe', 'pipe', 'pipe'], detached: true,
   });
   const stop = (): void => { signalProcessGroup(child, 'SIGKILL'); };
   context.signal.addEventListener('abort', stop, { once: true });
