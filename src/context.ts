@@ -2,8 +2,8 @@ import { mkdirSync } from 'node:fs';
 import { createAuth, OAuthLogin, type Auth } from './auth/index.ts';
 import { Catalog, QueryService, TableProfiler } from './catalog/index.ts';
 import {
-  assertScheduledSourcesExist, loadEnvironment, loadProjectConfig, loadSecretKey, loadSources, projectPaths, resolveDataRoots,
-  type DataRoots, type ProjectConfig, type ProjectPaths, type SourceConfig,
+  assertScheduledSourcesExist, assertSourceVariablesOwned, loadEnvironment, loadProjectConfig, loadSecretKey, loadSources, projectPaths,
+  resolveDataRoots, SecretRedactor, type DataRoots, type ProjectConfig, type ProjectPaths, type SourceConfig,
 } from './config/index.ts';
 import { EventBus } from './events/index.ts';
 import { JobRunner, SourceReports } from './jobs/index.ts';
@@ -33,6 +33,8 @@ export interface AppContext {
    * added in the browser), so it can be tested and synced at once; throws ConfigError, changing nothing, on a bad file.
    */
   readonly reloadSources: () => void;
+  /** Takes every known secret's value out of what leaves the process; relearns them with the sources. */
+  readonly redactor: SecretRedactor;
   /** PATH and HOME every managed child (dbt, Superset) starts from. */
   readonly childEnv: Readonly<Record<string, string>>;
   readonly secretKey: Buffer;
@@ -70,6 +72,8 @@ export interface ContextOptions {
   log?: Logger;
   /** How the service's own logger writes, when no `log` is given (JSON unless told). */
   logFormat?: LogFormat;
+  /** The redactor a given `log` already writes through; the context teaches it the project's secrets. */
+  redactor?: SecretRedactor;
   now?: () => Date;
   /** The process environment; tests pass their own instead of touching process.env. */
   env?: NodeJS.ProcessEnv;
@@ -87,23 +91,28 @@ export function createContext(options: ContextOptions): AppContext {
   // Copies, not the frozen originals: reloadSources refreshes them in place, where every part already holds them.
   const sources = [...loadSources(paths)];
   assertScheduledSourcesExist(paths, config.schedules, sources);
+  assertSourceVariablesOwned(paths, config, sources);
   const env: Record<string, string> = { ...loadEnvironment(paths, processEnv) };
+  const redactor = options.redactor ?? new SecretRedactor();
+  redactor.learn(config, sources, env);
   const dataRoots = resolveDataRoots(paths, config, env);
   assertSourcesInsideDataRoots(paths, dataRoots, sources);
   const reloadSources = (): void => {
     const freshSources = loadSources(paths);
     assertSourcesInsideDataRoots(paths, dataRoots, freshSources);
+    assertSourceVariablesOwned(paths, config, freshSources);
     const freshEnv = loadEnvironment(paths, processEnv);
     sources.splice(0, sources.length, ...freshSources);
     for (const name of Object.keys(env)) if (!(name in freshEnv)) Reflect.deleteProperty(env, name);
     Object.assign(env, freshEnv);
+    redactor.learn(config, sources, env);
   };
   const secretKey = loadSecretKey(paths);
   const now = options.now ?? (() => new Date());
   mkdirSync(paths.runDir, { recursive: true });
-  const store = openStore(paths.platformDb);
-  const log = options.log ?? createLogger({ level: env.QUARRY_LOG_LEVEL ?? 'info', format: options.logFormat });
-  const events = new EventBus(log.child({ module: 'events' }), now);
+  const store = openStore(paths.platformDb, { redact: (text) => redactor.redact(text) });
+  const log = options.log ?? createLogger({ level: env.QUARRY_LOG_LEVEL ?? 'info', format: options.logFormat, redactor });
+  const events = new EventBus(log.child({ module: 'events' }), now, redactor);
   const lake = lakeLocation(paths, config.warehouse, env);
   const warehouseLock = new WarehouseLock(lake, paths.writerLockFile);
   const outbound = new OutboundPolicy(config.network.allow_private);
@@ -129,6 +138,7 @@ export function createContext(options: ContextOptions): AppContext {
     dataRoots,
     env,
     reloadSources,
+    redactor,
     childEnv,
     secretKey,
     store,

@@ -24,11 +24,18 @@ function prettyMessage(record: Record<string, unknown>): string {
   return `${module}${typeof record.msg === 'string' ? record.msg : ''}`;
 }
 
+/** What takes the secrets out of a finished JSON line (the context's SecretRedactor). */
+export interface LineRedactor {
+  redactJsonLine(line: string): string;
+}
+
 export interface LoggerOptions {
   level?: string;
   /** Where lines go: stdout unless given (a stream or a file descriptor). */
   destination?: pino.DestinationStream | NodeJS.WritableStream | number;
   format?: LogFormat;
+  /** Takes the values of known secrets out of every line, whatever field carries them (an upstream's error quoted in `err`). */
+  redactor?: LineRedactor;
 }
 
 /** A logger writing JSON lines (the default) or pretty ones, with credentials redacted once for every child logger. */
@@ -40,7 +47,11 @@ export function createLogger(options: LoggerOptions = {}): Logger {
       translateTime: 'SYS:HH:MM:ss', ignore: PRETTY_IGNORED, messageFormat: prettyMessage,
     })
     : typeof destination === 'number' ? pino.destination(destination) : destination;
-  return pino({ level: options.level ?? 'info', redact: { paths: REDACTED_PATHS, censor: '[redacted]' } }, stream);
+  const { redactor } = options;
+  return pino({
+    level: options.level ?? 'info', redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
+    ...(redactor === undefined ? {} : { hooks: { streamWrite: (line: string) => redactor.redactJsonLine(line) } }),
+  }, stream);
 }
 
 function isColourTerminal(destination: LoggerOptions['destination']): boolean {

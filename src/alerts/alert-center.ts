@@ -1,4 +1,4 @@
-import type { AlertConfig, IncidentKind } from '../config/index.ts';
+import type { AlertConfig, IncidentKind, SecretRedactor } from '../config/index.ts';
 import { describeError } from '../errors.ts';
 import type { EventBus, QuarryEvent } from '../events/index.ts';
 import type { Logger } from '../logger.ts';
@@ -39,6 +39,8 @@ export interface AlertCenterOptions {
   readonly env: Readonly<Record<string, string>>;
   /** Where webhooks may be sent (project.yml's `network`). */
   readonly outbound: OutboundPolicy;
+  /** Takes known secrets out of incidents (an upstream's error may quote one), messages and delivery errors. */
+  readonly redactor: SecretRedactor;
   readonly log: Logger;
   readonly now: () => Date;
   readonly timeoutMs?: number;
@@ -82,11 +84,12 @@ export class AlertCenter {
 
   /** Opens the incident and queues its alerts, unless it is already open; true when this opened it. */
   incident(incident: Incident): boolean {
-    const { store, now } = this.#options;
+    const { store, now, redactor } = this.#options;
     const time = now().toISOString();
+    const error = redactor.redact(incident.error);
     const opened = store.transaction(() => {
-      if (!store.alerts.openIncident({ ...incident, openedAt: time })) return false;
-      this.#enqueue({ status: 'firing', kind: incident.kind, subject: incident.subject, error: incident.error, time });
+      if (!store.alerts.openIncident({ ...incident, error, openedAt: time })) return false;
+      this.#enqueue({ status: 'firing', kind: incident.kind, subject: incident.subject, error, time });
       return true;
     });
     if (opened) this.#options.log.warn({ kind: incident.kind, subject: incident.subject }, 'incident opened');
@@ -126,7 +129,7 @@ export class AlertCenter {
     try {
       await this.#send(alert, message, baseUrl);
     } catch (error) {
-      throw new AlertDeliveryError(`the test message to alert ${name} was not delivered: ${this.#withoutSecrets(describeError(error))}`);
+      throw new AlertDeliveryError(`the test message to alert ${name} was not delivered: ${this.#options.redactor.redact(describeError(error))}`);
     }
   }
 
@@ -221,7 +224,7 @@ export class AlertCenter {
       await this.#send(alert, message, this.#baseUrl ?? '');
     } catch (error) {
       if (this.#closing.signal.aborted) return;
-      const reason = this.#withoutSecrets(describeError(error));
+      const reason = this.#options.redactor.redact(describeError(error));
       const attemptedAt = now();
       const nextAttemptAt = alert === undefined ? undefined : retryTime(entry, attemptedAt);
       store.alerts.markAttemptFailed(entry.id, reason, attemptedAt.toISOString(), nextAttemptAt);
@@ -242,8 +245,9 @@ export class AlertCenter {
   }
 
   async #send(alert: AlertConfig, message: AlertMessage, baseUrl: string): Promise<void> {
-    const { env, project, outbound } = this.#options;
-    const body = webhookBodyOf(message, alert.name, project, baseUrl);
+    const { env, project, outbound, redactor } = this.#options;
+    // Redacted again as it leaves: a message queued before a secret was known may still hold it.
+    const body = webhookBodyOf(redactor.redactStrings(message), alert.name, project, baseUrl);
     const signal = AbortSignal.any([this.#closing.signal, AbortSignal.timeout(this.#timeoutMs)]);
     if (alert.email !== undefined) {
       const { user_env: userEnv, password_env: passwordEnv } = alert.email;
@@ -256,15 +260,6 @@ export class AlertCenter {
     const url = requiredEnv(env, urlEnv);
     if (!URL.canParse(url)) throw new AlertDeliveryError(`${urlEnv} does not hold a URL`);
     await sendWebhook(url, body, { signal, outbound });
-  }
-
-  /** A delivery error as it may be logged and shown: any credential an alert names is cut out. */
-  #withoutSecrets(text: string): string {
-    const { alerts, env } = this.#options;
-    const secrets = alerts.flatMap((alert) => [alert.webhook_url_env, alert.email?.user_env, alert.email?.password_env])
-      .map((name) => (name === undefined ? undefined : env[name]))
-      .filter((value): value is string => value !== undefined && value.length >= 4);
-    return secrets.reduce((redacted, secret) => redacted.replaceAll(secret, '[redacted]'), text);
   }
 
   /** Wakes for the next due message; bounded, so that a clock moved forward (or a suspended host) is noticed. */

@@ -6,7 +6,7 @@ import { withProject } from './with-project.ts';
 export async function testAlert(project: string, name: string, env: NodeJS.ProcessEnv): Promise<string> {
   return withProject(project, env, async (ctx) => {
     const alerts = new AlertCenter({
-      store: ctx.store, events: ctx.events, alerts: ctx.config.alerts, project: ctx.config.name, env: ctx.env, outbound: ctx.outbound, log: ctx.log, now: ctx.now,
+      store: ctx.store, events: ctx.events, alerts: ctx.config.alerts, project: ctx.config.name, env: ctx.env, outbound: ctx.outbound, redactor: ctx.redactor, log: ctx.log, now: ctx.now,
     });
     try {
       await alerts.sendTest(name, webUrl(ctx));

@@ -1,4 +1,5 @@
 import { AlertCenter } from '../alerts/index.ts';
+import { SecretRedactor } from '../config/index.ts';
 import { closeContext, createContext, type AppContext } from '../context.ts';
 import { createLogger, type LogFormat } from '../logger.ts';
 import { webUrl } from '../server/index.ts';
@@ -12,8 +13,9 @@ import { runningServerPid } from './running-server.ts';
 export async function withProject<T>(
   project: string, env: NodeJS.ProcessEnv, work: (ctx: AppContext) => T | Promise<T>, logFormat?: LogFormat,
 ): Promise<T> {
-  const log = createLogger({ level: 'warn', destination: process.stderr, format: logFormat ?? defaultLogFormat(process.stderr) });
-  const ctx = createContext({ projectDir: project, env, log });
+  const redactor = new SecretRedactor();
+  const log = createLogger({ level: 'warn', destination: process.stderr, format: logFormat ?? defaultLogFormat(process.stderr), redactor });
+  const ctx = createContext({ projectDir: project, env, log, redactor });
   try {
     return await work(ctx);
   } finally {
@@ -34,7 +36,7 @@ export async function withAlertingProject<T>(
   return withProject(project, env, async (ctx) => {
     if (runningServerPid(ctx.paths) !== undefined) return work(ctx);
     const alerts = new AlertCenter({
-      store: ctx.store, events: ctx.events, alerts: ctx.config.alerts, project: ctx.config.name, env: ctx.env, outbound: ctx.outbound,
+      store: ctx.store, events: ctx.events, alerts: ctx.config.alerts, project: ctx.config.name, env: ctx.env, outbound: ctx.outbound, redactor: ctx.redactor,
       log: ctx.log.child({ module: 'alerts' }, { level: 'error' }), now: ctx.now,
     });
     alerts.start();

@@ -17,8 +17,9 @@ export {
 } from './source-addition.ts';
 export { editSourceInProject, removeSourceFromProject, type SourceEdit } from './source-change.ts';
 export {
-  assertOwnVariables, credentialVariables, redactValues, sourceEnvironment, sourceSecretValues, VariableNotOwnedError,
+  assertOwnVariables, assertSourceVariablesOwned, credentialVariables, sourceEnvironment, sourceSecretValues, VariableNotOwnedError,
 } from './source-variables.ts';
+export { redactValues, REDACTED, SecretRedactor } from './secret-redactor.ts';
 export { REST_AUTH_FIELDS, REST_AUTH_FIELD_NAMES, authTypesUsing } from './rest-auth-fields.ts';
 export { fieldHelp } from './field-help.ts';
 export { assertSourcesFileUnchanged, sourcesFileVersion, SourcesFileChangedError } from './sources-file-version.ts';

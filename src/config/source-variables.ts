@@ -1,70 +1,93 @@
-import { InvalidRequestError } from '../errors.ts';
+import path from 'node:path';
+import { ConfigError, InvalidRequestError } from '../errors.ts';
+import { formatProblem } from './format-issues.ts';
+import type { ProjectConfig } from './project-config.ts';
 import type { ProjectPaths } from './project-paths.ts';
 import { loadProjectConfig } from './project-files.ts';
+import { sectionFields } from './section-fields.ts';
 import { SOURCE_TYPES } from './source-types.ts';
 import { loadSources } from './sources-file.ts';
 import type { SourceConfig } from './sources-config.ts';
 
-/**
- * Variables a reader of any source may see although no section declares them: how to run a process, never a
- * credential. A child such as the Python pipeline runner cannot start without PATH and HOME.
- */
+/** What a child process needs to start at all (the pipeline runner's Python): never a credential. */
 const PROCESS_BASICS = ['PATH', 'HOME', 'USER', 'LANG', 'LC_ALL', 'LC_CTYPE', 'TZ', 'TMPDIR', 'SSL_CERT_FILE', 'SSL_CERT_DIR', 'REQUESTS_CA_BUNDLE'];
 
 /** dlt's configuration by environment, which only a source that runs code (an admin's) reads. */
 const DLT_PREFIXES = ['SOURCES__', 'DESTINATION__', 'RUNTIME__', 'NORMALIZE__', 'EXTRACT__', 'LOAD__', 'DLT_'];
 
 /**
- * Names that steer Quarry, its children or the runtimes they load: writing one from a source's form would
- * silence the log, move the Python environments or preload a library; reading one would hand a source what is
- * not its own.
+ * Names that Quarry, or a runtime it runs (Node, Python, the dynamic linker, libpq, dbt, Superset, DuckDB, dlt,
+ * git, TLS), reads by itself: writing one from a source's form would silence the log, move the Python
+ * environments or preload a library; reading one would hand a source what is not its own.
  */
 const PLATFORM_NAMES = new Set([...PROCESS_BASICS, 'SHELL', 'PWD', 'TMP', 'TEMP', 'NO_COLOR', 'HTTP_PROXY', 'HTTPS_PROXY', 'NO_PROXY', 'ALL_PROXY', 'VIRTUAL_ENV']);
-const PLATFORM_PREFIXES = ['QUARRY_', 'LD_', 'NODE_', 'NPM_', 'PYTHON', 'DBT_', 'SUPERSET_', 'DUCKDB_', 'PG', 'GIT_', 'SSL_', 'LC_', ...DLT_PREFIXES];
+const PLATFORM_PREFIXES = [
+  'QUARRY_', 'LD_', 'DYLD_', 'NODE_', 'NPM_', 'UV_', 'PYTHON', 'PIP_', 'DBT_', 'SUPERSET_', 'FLASK_', 'DUCKDB_', 'GIT_', 'SSL_', 'LC_', ...DLT_PREFIXES,
+];
+/** libpq's own settings (PGPASSWORD, PGHOST...), which the lake's PostgreSQL catalog connection reads. */
+const LIBPQ_NAME = /^PG[A-Z]/;
 
 const ENV_REFERENCE = /^env:([A-Z_][A-Z0-9_]*)$/;
+
+/** A variable a source's section names, and where: `['rest_api', 'auth_token_env']`. */
+interface DeclaredVariable {
+  readonly name: string;
+  readonly at: readonly PropertyKey[];
+}
 
 /**
  * The environment variables a source reads its credentials from: the values of its section's `*_env` fields and
  * its `env:NAME` references, nested ones included. Nothing else of the environment is the source's.
  */
 export function credentialVariables(source: SourceConfig): string[] {
-  const section: unknown = (source as unknown as Record<string, unknown>)[SOURCE_TYPES[source.type].section];
-  const found = new Set<string>();
-  collectVariables(section, found);
-  return [...found];
+  return [...new Set(declaredVariables(source).map((variable) => variable.name))];
 }
 
-function collectVariables(value: unknown, found: Set<string>): void {
+function declaredVariables(source: SourceConfig): DeclaredVariable[] {
+  const sectionName = SOURCE_TYPES[source.type].section;
+  const found: DeclaredVariable[] = [];
+  collectVariables((source as unknown as Record<string, unknown>)[sectionName], [sectionName], found);
+  return found;
+}
+
+function collectVariables(value: unknown, at: readonly PropertyKey[], found: DeclaredVariable[]): void {
   if (typeof value === 'string') {
     const name = ENV_REFERENCE.exec(value)?.[1];
-    if (name !== undefined) found.add(name);
+    if (name !== undefined) found.push({ name, at });
     return;
   }
   if (Array.isArray(value)) {
-    for (const item of value) collectVariables(item, found);
+    value.forEach((item, index) => { collectVariables(item, [...at, index], found); });
     return;
   }
   if (value === null || typeof value !== 'object') return;
   for (const [field, item] of Object.entries(value)) {
-    if (field.endsWith('_env') && typeof item === 'string' && item !== '') found.add(item);
-    else collectVariables(item, found);
+    if (field.endsWith('_env') && typeof item === 'string' && item !== '') found.push({ name: item, at: [...at, field] });
+    else collectVariables(item, [...at, field], found);
   }
 }
 
+/** The variables project.yml names for Quarry's own secrets: the alerts', the logins' and the warehouse's `*_env`. */
+export function projectVariables(config: ProjectConfig): Set<string> {
+  const found: DeclaredVariable[] = [];
+  collectVariables(config, [], found);
+  return new Set(found.map((variable) => variable.name));
+}
+
 /**
- * What reading `source` may see of `env`: its declared variables and the process basics (dlt's settings too
- * for a source that runs an admin's code), so a source test or sync never holds another's credential.
+ * What reading `source` may see of `env`: only its declared variables, so a source test or sync never holds
+ * another's credential. A source that runs an admin's code also gets what its Python process needs to start and
+ * dlt's own settings.
  */
 export function sourceEnvironment(source: SourceConfig, env: Readonly<Record<string, string | undefined>>): Record<string, string> {
-  const declared = new Set([...credentialVariables(source), ...PROCESS_BASICS]);
   const runsCode = SOURCE_TYPES[source.type].runsCode;
-  const visible: Record<string, string> = {};
+  const visible = new Set([...credentialVariables(source), ...(runsCode ? PROCESS_BASICS : [])]);
+  const environment: Record<string, string> = {};
   for (const [name, value] of Object.entries(env)) {
     if (value === undefined) continue;
-    if (declared.has(name) || (runsCode && DLT_PREFIXES.some((prefix) => name.startsWith(prefix)))) visible[name] = value;
+    if (visible.has(name) || (runsCode && DLT_PREFIXES.some((prefix) => name.startsWith(prefix)))) environment[name] = value;
   }
-  return visible;
+  return environment;
 }
 
 /** The credential values `source` holds in `env`, to redact from anything it says (four characters or more). */
@@ -72,26 +95,55 @@ export function sourceSecretValues(source: SourceConfig, env: Readonly<Record<st
   return credentialVariables(source).map((name) => env[name] ?? '').filter((value) => value.length >= 4);
 }
 
-/** `text` with every occurrence of each secret value, and of its URL-encoded form, replaced by `***`. */
-export function redactValues(text: string, secrets: readonly string[]): string {
-  let redacted = text;
-  for (const secret of secrets) {
-    redacted = redacted.replaceAll(secret, '***');
-    const encoded = encodeURIComponent(secret);
-    if (encoded !== secret) redacted = redacted.replaceAll(encoded, '***');
-  }
-  return redacted;
-}
-
-/** A variable a source may not declare, and whose it is. */
+/** A variable a source may not declare or be given, and why. */
 export class VariableNotOwnedError extends InvalidRequestError {
   override readonly code = 'variable_not_allowed';
 }
 
 /**
+ * Why `source` may not declare `name`, or undefined when it may. A variable belongs to Quarry when Quarry or a
+ * runtime it runs reads it by itself, to project.yml when a setting names it, and otherwise to the first source
+ * declaring it. Sources of one type may share it (two accounts of one vendor, several schemas of one database), as
+ * may sources whose types both name it by default (search_ads reads web_analytics' Google key): what one of them
+ * may read, the same editor may already point elsewhere by editing the other.
+ */
+function ownershipProblem(name: string, source: SourceConfig, others: readonly SourceConfig[], project: ReadonlySet<string>): string | undefined {
+  if (PLATFORM_NAMES.has(name) || LIBPQ_NAME.test(name) || PLATFORM_PREFIXES.some((prefix) => name.startsWith(prefix))) {
+    return `${name} belongs to Quarry or its runtime, not to a source: name another variable for the credential`;
+  }
+  if (project.has(name)) return `${name} belongs to the project's settings (project.yml), not to a source: name another variable`;
+  const owner = others.find((other) => credentialVariables(other).includes(name) && !mayShare(name, source, other));
+  if (owner === undefined) return undefined;
+  return `${name} belongs to the source ${owner.name}: set a distinct *_env (or env: reference) for this source's credential`;
+}
+
+function mayShare(name: string, source: SourceConfig, other: SourceConfig): boolean {
+  return source.type === other.type || (typeDefaults(source).has(name) && typeDefaults(other).has(name));
+}
+
+/** The variables a source's type names by default, as its section's schema says. */
+function typeDefaults(source: SourceConfig): Set<string> {
+  return new Set(sectionFields(source.type).filter((field) => field.kind === 'env' && typeof field.defaultValue === 'string').map((field) => String(field.defaultValue)));
+}
+
+/**
+ * Throws ConfigError, located in sources.yml, for each variable a source declares that belongs to Quarry, to
+ * project.yml or to an earlier source: a hand-edited file is held to what the form is.
+ */
+export function assertSourceVariablesOwned(paths: ProjectPaths, config: ProjectConfig, sources: readonly SourceConfig[]): void {
+  const label = path.relative(paths.root, paths.sourcesFile);
+  const project = projectVariables(config);
+  const problems = sources.flatMap((source, index) => declaredVariables(source).flatMap((variable) => {
+    const problem = ownershipProblem(variable.name, source, sources.slice(0, index), project);
+    return problem === undefined ? [] : [formatProblem(label, ['sources', index, ...variable.at], problem)];
+  }));
+  if (problems.length > 0) throw new ConfigError(problems);
+}
+
+/**
  * Refuses, before anything is written or run, a source that declares a variable belonging to Quarry, the project's
- * settings (the alerts, logins and warehouse name theirs with `*_env`) or another source, and credentials given
- * for a variable the source does not declare: a form configures its own source's credentials, nothing else.
+ * settings or another source, and credentials given for a variable the source does not declare: a form configures
+ * its own source's credentials, nothing else.
  */
 export function assertOwnVariables(paths: ProjectPaths, source: SourceConfig, secretNames: Iterable<string>): void {
   const declared = credentialVariables(source);
@@ -101,15 +153,10 @@ export function assertOwnVariables(paths: ProjectPaths, source: SourceConfig, se
       throw new VariableNotOwnedError(`A credential was given for ${name}, which the source does not read: its section ${its}`);
     }
   }
-  const projectVariables = new Set<string>();
-  collectVariables(loadProjectConfig(paths), projectVariables);
-  const otherSources = loadSources(paths).filter((other) => other.name !== source.name);
+  const project = projectVariables(loadProjectConfig(paths));
+  const others = loadSources(paths).filter((other) => other.name !== source.name);
   for (const name of declared) {
-    if (PLATFORM_NAMES.has(name) || PLATFORM_PREFIXES.some((prefix) => name.startsWith(prefix))) {
-      throw new VariableNotOwnedError(`${name} belongs to Quarry or its runtime, not to a source: name another variable for the credential`);
-    }
-    if (projectVariables.has(name)) throw new VariableNotOwnedError(`${name} belongs to the project's settings (project.yml), not to a source: name another variable`);
-    const owner = otherSources.find((other) => credentialVariables(other).includes(name));
-    if (owner !== undefined) throw new VariableNotOwnedError(`${name} belongs to the source ${owner.name}: name another variable for this source's credential`);
+    const problem = ownershipProblem(name, source, others, project);
+    if (problem !== undefined) throw new VariableNotOwnedError(problem);
   }
 }

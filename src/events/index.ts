@@ -1,3 +1,4 @@
+import type { SecretRedactor } from '../config/index.ts';
 import type { Logger } from '../logger.ts';
 
 /**
@@ -39,19 +40,24 @@ export const EVENT_TYPES: readonly QuarryEventType[] = [
 type Listener = (event: QuarryEvent) => void;
 type WithoutTimestamp<T> = T extends unknown ? Omit<T, 'timestamp'> : never;
 
-/** The in-process bus: publishers never wait for, and are never broken by, a listener. */
+/**
+ * The in-process bus: publishers never wait for, and are never broken by, a listener. What it carries reaches
+ * viewers on the WebSocket and the alerts, so an event's text is redacted before any listener sees it.
+ */
 export class EventBus {
   readonly #listeners = new Set<Listener>();
   readonly #log: Logger;
   readonly #now: () => Date;
+  readonly #redactor: SecretRedactor;
 
-  constructor(log: Logger, now: () => Date) {
+  constructor(log: Logger, now: () => Date, redactor: SecretRedactor) {
     this.#log = log;
     this.#now = now;
+    this.#redactor = redactor;
   }
 
   publish(event: WithoutTimestamp<QuarryEvent>): void {
-    const stamped: QuarryEvent = { ...event, timestamp: this.#now().toISOString() };
+    const stamped: QuarryEvent = { ...this.#redactor.redactStrings(event), timestamp: this.#now().toISOString() };
     for (const listener of this.#listeners) {
       try {
         listener(stamped);

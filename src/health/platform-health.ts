@@ -1,5 +1,5 @@
 import { statfs } from 'node:fs/promises';
-import type { ProjectPaths, ScheduleConfig, SourceConfig } from '../config/index.ts';
+import type { ProjectPaths, ScheduleConfig, SecretRedactor, SourceConfig } from '../config/index.ts';
 import type { SourceReports } from '../jobs/index.ts';
 import type { Store } from '../store/index.ts';
 import { catalogMissing, lakeProblem, type LakeLocation, type WarehouseReaders } from '../warehouse/index.ts';
@@ -41,6 +41,8 @@ export interface PlatformHealthInputs {
   readonly now: () => Date;
   /** Whether the file watcher gave up restarting. */
   readonly watcherFailed: boolean;
+  /** Viewers read the report, which quotes errors from upstreams and the lake's catalog. */
+  readonly redactor: SecretRedactor;
 }
 
 /** The platform's health rules in one place: disk, warehouse size, readers' view of the lake, failures, stale sources, the watcher. */
@@ -81,7 +83,7 @@ export async function checkPlatformHealth(inputs: PlatformHealthInputs): Promise
   }
   const tests = failingTests(store, failuresSince);
   if (tests.length > 0) warnings.push(`${String(tests.length)} data test${tests.length === 1 ? '' : 's'} of the models fail${tests.length === 1 ? 's' : ''}`);
-  return {
+  return inputs.redactor.redactStrings({
     status: criticalIssues.length > 0 ? 'critical' : warnings.length > 0 ? 'warning' : 'healthy',
     timestamp: now.toISOString(),
     database: {
@@ -103,7 +105,7 @@ export async function checkPlatformHealth(inputs: PlatformHealthInputs): Promise
     enabledSources: sources.filter((source) => source.enabled).length,
     criticalIssues,
     warnings,
-  };
+  });
 }
 
 /** The data tests whose latest outcome is a failure, within the window. */

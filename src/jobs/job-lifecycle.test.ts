@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { projectPaths } from '../config/index.ts';
+import { projectPaths, SecretRedactor } from '../config/index.ts';
 import { EventBus, type QuarryEvent } from '../events/index.ts';
 import { createLogger } from '../logger.ts';
 import { lakeLocation, WarehouseLock } from '../warehouse/index.ts';
@@ -88,7 +88,7 @@ describe('JobLifecycle', () => {
     });
     const log = createLogger({ level: 'debug', destination });
     const now = (): Date => new Date();
-    events = new EventBus(log, now);
+    events = new EventBus(log, now, new SecretRedactor());
     lifecycle = new JobLifecycle({ store, lake: lakeLocation(paths), events, log, now, lock: new WarehouseLock(lakeLocation(paths), paths.writerLockFile) });
   });
 

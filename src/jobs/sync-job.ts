@@ -1,4 +1,3 @@
-import { redactValues, sourceSecretValues } from '../config/index.ts';
 import { firstLineOf, TransientError } from '../errors.ts';
 import type { EventBus } from '../events/index.ts';
 import { SyncFailedError, type DateWindow, type LedgerHasher, type LoadContext, type LoadOutcome, type SourceLoader, type SyncProgress } from '../sources/index.ts';
@@ -82,19 +81,14 @@ export class SyncJob implements JobKind<LoadOutcome> {
       status: 'success', rows: outcome.rows, error: null, filesFailed,
       logFields: { rows: outcome.rows, filesFailed },
       lines: [
-        ...outcome.messages.map((line) => ({ ...line, message: this.#redacted(line.message) })),
+        ...outcome.messages,
         { level: 'SUCCESS', message: `Sync finished: ${String(outcome.rows)} rows in ${seconds.toFixed(1)} s${skipped}` },
       ],
       events: [{ type: 'sync_completed', source, rows: outcome.rows }],
     };
   }
 
-  /** What the job records, publishes and alerts about its failure: an upstream may echo a credential in its error. */
   failureMessage(error: unknown, interrupted: boolean): string {
-    return this.#redacted(this.#failureText(error, interrupted));
-  }
-
-  #failureText(error: unknown, interrupted: boolean): string {
     if (interrupted) return 'The sync was interrupted because the service is stopping; the previous data is intact';
     if (isExpectedFailure(error)) return error.message;
     if (sqliteFailure(error) === 'read_only') return 'The sync failed: the platform database is read-only, so the sync could not be recorded';
@@ -112,12 +106,6 @@ export class SyncJob implements JobKind<LoadOutcome> {
 
   failedEvents(_job: JobRecord, message: string): JobSuccess['events'] {
     return [{ type: 'sync_failed', source: this.target, error: message }];
-  }
-
-  /** `text` without the values of the source's credentials. */
-  #redacted(text: string): string {
-    const { source, env } = this.#options;
-    return redactValues(text, sourceSecretValues(source, env));
   }
 
   /** Publishes a sync's progress at most once per PROGRESS_INTERVAL_MS: a fast extraction must not flood the WebSocket. */
@@ -138,7 +126,7 @@ export class SyncJob implements JobKind<LoadOutcome> {
     const { job, signal } = tools;
     return {
       ...readContextOf({ ...this.#options, signal }), jobId: job.id, fullRefresh: job.fullRefresh, window,
-      log: (level, message) => { tools.log(level, this.#redacted(message)); },
+      log: (level, message) => { tools.log(level, message); },
       progress: this.#progressTeller(),
       savedCursors: () => (job.fullRefresh ? new Map<string, unknown>() : store.sourceState.forSource(source.name)),
       ledger: () => store.fileLedger.forSource(source.name),

@@ -78,7 +78,7 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
     const upgrade = await prepareWarehouse(ctx.paths, ctx.lake, ctx.warehouseLock, ctx.log.child({ module: 'warehouse' }), starting);
     await checkCatalogReader(ctx.readers);
     const alerts = new AlertCenter({
-      store: ctx.store, events: ctx.events, alerts: ctx.config.alerts, project: ctx.config.name, env: ctx.env, outbound: ctx.outbound,
+      store: ctx.store, events: ctx.events, alerts: ctx.config.alerts, project: ctx.config.name, env: ctx.env, outbound: ctx.outbound, redactor: ctx.redactor,
       log: ctx.log.child({ module: 'alerts' }), now: ctx.now,
     });
     alerts.start();

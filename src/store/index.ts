@@ -69,8 +69,14 @@ export interface Store {
   close(): void;
 }
 
+export interface StoreOptions {
+  /** Takes the secrets out of the activity log's messages and the jobs' errors as they are written, whoever writes them. */
+  readonly redact?: (text: string) => string;
+}
+
 /** Opens (creating and migrating as needed) the platform database; the returned store is the only handle on it. */
-export function openStore(file: string): Store {
+export function openStore(file: string, options: StoreOptions = {}): Store {
+  const redact = options.redact ?? ((text: string) => text);
   mkdirSync(path.dirname(file), { recursive: true });
   ownerOnly(file);
   const database = new DatabaseSync(file, { timeout: 5000 });
@@ -86,8 +92,8 @@ export function openStore(file: string): Store {
     loginFailures: new LoginFailuresRepository(database),
     totpFailures: new TotpFailuresRepository(database),
     audit: new AuditRepository(database),
-    jobs: new JobsRepository(database),
-    logs: new LogsRepository(database),
+    jobs: new JobsRepository(database, redact),
+    logs: new LogsRepository(database, redact),
     fileLedger: new FileLedgerRepository(database),
     warehouseTables: new WarehouseTablesRepository(database),
     tableProfiles: new TableProfilesRepository(database),

@@ -43,8 +43,10 @@ function toRecord(row: JobRow): JobRecord {
 /** Sync and model-run jobs, each transition written as it happens. */
 export class JobsRepository {
   readonly #database: DatabaseSync;
-  constructor(database: DatabaseSync) {
+  readonly #redact: (text: string) => string;
+  constructor(database: DatabaseSync, redact: (text: string) => string) {
     this.#database = database;
+    this.#redact = redact;
   }
 
   /** Queues a job unless one for the same target is queued or running; returns undefined then. Call inside a transaction. */
@@ -68,7 +70,7 @@ export class JobsRepository {
     now: string,
   ): void {
     this.#database.prepare('UPDATE jobs SET status = ?, finished_at = ?, rows = ?, error = ?, files_failed = ?, transient = ? WHERE id = ?')
-      .run(outcome.status, now, outcome.rows, outcome.error, outcome.filesFailed ?? 0, outcome.transient === true ? 1 : 0, id);
+      .run(outcome.status, now, outcome.rows, outcome.error === null ? null : this.#redact(outcome.error), outcome.filesFailed ?? 0, outcome.transient === true ? 1 : 0, id);
   }
 
   /** Records the lake snapshots a job spans (a model run, whose snapshots dbt commits). */

@@ -13,13 +13,15 @@ export interface LogEntry {
 /** The activity log users read (per source and platform-wide): short messages, never secrets. */
 export class LogsRepository {
   readonly #database: DatabaseSync;
-  constructor(database: DatabaseSync) {
+  readonly #redact: (text: string) => string;
+  constructor(database: DatabaseSync, redact: (text: string) => string) {
     this.#database = database;
+    this.#redact = redact;
   }
 
   append(entry: LogEntry & { jobId?: number | null }): void {
     this.#database.prepare('INSERT INTO logs (timestamp, level, source, job_id, message) VALUES (?, ?, ?, ?, ?)')
-      .run(entry.timestamp, entry.level, entry.source, entry.jobId ?? null, entry.message);
+      .run(entry.timestamp, entry.level, entry.source, entry.jobId ?? null, this.#redact(entry.message));
   }
 
   /** Newest first. */

@@ -1,8 +1,7 @@
 import type { FastifyPluginCallbackZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import {
-  addSourceToProject, assertSourcesFileUnchanged, authTypesUsing, CATEGORIES, fieldHelp, redactValues, sectionFields, setSourceEnabled, SOURCE_TYPE_KEYS, SOURCE_TYPES,
-  sourceSecretValues, sourcesFileVersion,
+  addSourceToProject, assertSourcesFileUnchanged, authTypesUsing, CATEGORIES, fieldHelp, sectionFields, setSourceEnabled, SOURCE_TYPE_KEYS, SOURCE_TYPES, sourcesFileVersion,
   type SourceConfig, type SourceTypeKey,
 } from '../../config/index.ts';
 import { can } from '../../auth/index.ts';
@@ -126,7 +125,7 @@ export const sourceConfigRoutes: FastifyPluginCallbackZod<{ ctx: AppContext }> =
       });
       return { success: true, message: account };
     } catch (error) {
-      return { success: false, message: redactValues(describeError(error), sourceSecretValues(source, ctx.env)) };
+      return { success: false, message: ctx.redactor.redact(describeError(error)) };
     }
   });
 
