@@ -3,7 +3,7 @@ import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { z } from 'zod';
 import { signalProcessGroup } from '../../child-process/index.ts';
-import { redactValues, type SourceConfigOf } from '../../config/index.ts';
+import type { SourceConfigOf } from '../../config/index.ts';
 import { PythonEnvironmentError, pythonExecutable } from '../../python/index.ts';
 import type { Connector, ExtractContext } from '../connector.ts';
 import { PIPELINES_FOLDER, pipelineModuleProblem } from '../pipeline-module.ts';
@@ -97,7 +97,9 @@ const nativePipelineConnector: Connector = {
 };
 
 function mask(text: string, secrets: ReadonlySet<string>): string {
-  return redactValues(text, [...secrets].filter((secret) => secret.length >= 4));
+  let masked = text;
+  for (const secret of secrets) if (secret.length >= 4) masked = masked.replaceAll(secret, '***');
+  return masked;
 }
 
 /**
