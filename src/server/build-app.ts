@@ -79,7 +79,7 @@ export async function buildApp(ctx: AppContext, parts: AppParts): Promise<Fastif
 
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
-  installErrorHandler(app);
+  installErrorHandler(app, (text) => ctx.redactor.redact(text));
 
   await installRateLimits(app, ctx.config);
   installDotSegmentCheck(app);

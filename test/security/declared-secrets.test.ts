@@ -1,12 +1,14 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Writable } from 'node:stream';
+import Fastify from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   assertSourceVariablesOwned, parseSources, ProjectConfigSchema, projectPaths, SecretRedactor, sourceEnvironment,
 } from '../../src/config/index.ts';
-import { ConfigError } from '../../src/errors.ts';
+import { ConfigError, InvalidRequestError } from '../../src/errors.ts';
 import { createLogger } from '../../src/logger.ts';
+import { installErrorHandler } from '../../src/server/plugins/index.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/alert-receivers.ts';
 import { bearerOf, startFakeApi, type FakeApi, type SeenRequest } from '../support/fake-api.ts';
 import { startQuarry, type RequestOptions, type TestQuarry } from '../support/quarry.ts';
@@ -204,6 +206,17 @@ describe('the secrets Quarry knows', () => {
     expect(record).toMatchObject({ msg: 'sync failed: ***', smtp: '***', err: { message: 'upstream said "***"\n' } });
     expect(lines.join('')).not.toContain(ECHOED_TOKEN);
     expect(JSON.parse(lines[1] ?? '')).toMatchObject({ msg: 'nothing secret here' });
+  });
+  it('are taken out of an error answered to the API', async () => {
+    const app = Fastify({ logger: false });
+    app.decorateRequest('actor', null);
+    installErrorHandler(app, (text) => redactor.redact(text));
+    app.get('/api/broken', () => {
+      throw new InvalidRequestError(`The upstream answered: bad token ${ECHOED_TOKEN}`);
+    });
+    const answer = await app.inject({ method: 'GET', url: '/api/broken' });
+    await app.close();
+    expect(answer.json()).toEqual({ code: 'invalid_request', detail: 'The upstream answered: bad token ***' });
   });
 });
 

@@ -12,11 +12,14 @@ const MULTIPART_LIMITS: Partial<Record<string, string>> = {
   FST_FIELDS_LIMIT: 'The upload has too many form fields',
 };
 
-/** The one place an error becomes a response: `{detail, code}` for the API, a redirect or page for browsers. */
-export function installErrorHandler(app: FastifyInstance): void {
+/**
+ * The one place an error becomes a response: `{detail, code}` for the API, a redirect or page for browsers.
+ * `redact` takes known secrets out of a detail, which may quote what an upstream or the lake answered.
+ */
+export function installErrorHandler(app: FastifyInstance, redact: (text: string) => string): void {
   app.setErrorHandler((error: FastifyError, request, reply) => {
     if (error instanceof QuarryError) {
-      return reply.code(error.status).headers(error.headers).send({ detail: error.message, code: error.code });
+      return reply.code(error.status).headers(error.headers).send({ detail: redact(error.message), code: error.code });
     }
     if (hasZodFastifySchemaValidationErrors(error)) {
       const errors = error.validation.map((issue) => ({
@@ -31,7 +34,7 @@ export function installErrorHandler(app: FastifyInstance): void {
     if (status === 413) return reply.code(413).send({ detail: MULTIPART_LIMITS[error.code] ?? 'The request body is too large', code: 'upload_too_large' });
     if (status === 415) return reply.code(415).send({ detail: 'Unsupported content type', code: 'unsupported_media_type' });
     if (status >= 400 && status < 500) {
-      return reply.code(400).send({ detail: clientMessage(error), code: 'invalid_request' });
+      return reply.code(400).send({ detail: redact(clientMessage(error)), code: 'invalid_request' });
     }
     const failure = sqliteFailure(error);
     if (failure === 'busy') {

@@ -7,7 +7,7 @@ describe('error pages', () => {
   beforeAll(async () => {
     app = Fastify({ logger: false });
     app.decorateRequest('actor', null);
-    installErrorHandler(app);
+    installErrorHandler(app, (text) => text);
     const fail = (): never => {
       throw new Error('secret detail /home/someone/warehouse.duckdb');
     };
