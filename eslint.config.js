@@ -1,7 +1,7 @@
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', '.tools/**', 'test-results/**', 'bench/results/**', 'demo/**', 'scratch/**', 'src/web/static/**', 'eslint.config.js'] },
+  { ignores: ['node_modules/**', '.tools/**', 'test-results/**', 'bench/results/**', 'demo/**', 'scratch/**', '.cache/**', 'src/web/static/**', 'eslint.config.js'] },
   ...tseslint.configs.strictTypeChecked,
   { files: ['**/*.js'], ...tseslint.configs.disableTypeChecked },
   {

@@ -1,11 +1,43 @@
 import { defineConfig } from 'vitest/config';
 
+/**
+ * Files that take a machine to themselves: a browser, Superset's gunicorn workers, a fuzzer, or a timing
+ * comparison that another test's load would skew.
+ */
+const ALONE = [
+  'test/**/*.browser.test.ts',
+  'test/dashboard/superset.test.ts',
+  'test/dashboard/shared-lake.test.ts',
+  'test/faults/kill-with-dashboard.test.ts',
+  'test/security/dashboard-roles.test.ts',
+  'test/security/reader-writes.test.ts',
+  'test/api/fuzz.test.ts',
+  'test/server/login-timing.test.ts',
+];
+
 export default defineConfig({
   test: {
-    include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
-    pool: 'forks',
     reporters: ['default', './test/support/summary-reporter.ts'],
+    projects: [
+      {
+        extends: true,
+        test: { name: 'unit', include: ['src/**/*.test.ts'], pool: 'threads', sequence: { groupOrder: 0 } },
+      },
+      {
+        // Most of an integration test's time is spent waiting on child processes, servers and timers, so more
+        // files run at once than there are cores.
+        extends: true,
+        test: {
+          name: 'integration', include: ['test/**/*.test.ts'], exclude: ALONE, pool: 'forks', maxWorkers: 3,
+          sequence: { groupOrder: 1 },
+        },
+      },
+      {
+        extends: true,
+        test: { name: 'alone', include: ALONE, pool: 'forks', maxWorkers: 1, sequence: { groupOrder: 2 } },
+      },
+    ],
   },
 });

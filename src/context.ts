@@ -79,6 +79,8 @@ export interface ContextOptions {
   env?: NodeJS.ProcessEnv;
   /** The timers schedules wait on; tests pass one their clock drives. */
   timer?: Timer;
+  /** bcrypt's work factor for passwords set from now on (PASSWORD_COST unless told). */
+  passwordCost?: number;
 }
 
 export const SERVICE_VERSION: string = packageJson.version;
@@ -142,7 +144,7 @@ export function createContext(options: ContextOptions): AppContext {
     childEnv,
     secretKey,
     store,
-    auth: createAuth({ store, config, secretKey, now }),
+    auth: createAuth({ store, config, secretKey, now, passwordCost: options.passwordCost }),
     oauth: new OAuthLogin({ config: config.oauth, env, secretKey, now }),
     log,
     events,

@@ -6,7 +6,7 @@ import type { Actor } from './actions.ts';
 import { ApiKeyResolver } from './api-key-resolver.ts';
 import { InvalidCredentialsError, TwoFactorAttemptsExhaustedError, TwoFactorNotPendingError, UserExistsError, UserNotFoundError } from './errors.ts';
 import { Lockout } from './lockout.ts';
-import { assertAcceptablePassword, hashPassword, verifyPassword, WeakPasswordError } from './passwords.ts';
+import { assertAcceptablePassword, PasswordHasher, WeakPasswordError } from './passwords.ts';
 import { Sessions, type ClientInfo } from './sessions.ts';
 import { API_KEY_PREFIX, randomToken, sha256Hex } from './tokens.ts';
 import { InvalidTotpCodeError, TwoFactor, type TotpEnrollment } from './two-factor.ts';
@@ -87,8 +87,11 @@ export function assertValidEmail(email: string): void {
 }
 
 /** Users, logins, sessions, two-factor, API keys and the audit log, over the platform store. */
-export function createAuth(options: { store: Store; config: ProjectConfig; secretKey: Buffer; now: () => Date }): Auth {
+export function createAuth(options: {
+  store: Store; config: ProjectConfig; secretKey: Buffer; now: () => Date; passwordCost?: number;
+}): Auth {
   const { store, now } = options;
+  const passwords = new PasswordHasher(options.passwordCost);
   const sessions = new Sessions(store, options.config.auth, now);
   const apiKeys = new ApiKeyResolver(store, now);
   const lockout = new Lockout(store, now);
@@ -173,7 +176,7 @@ export function createAuth(options: { store: Store; config: ProjectConfig; secre
       lockout.assertNotLocked(client.ip, normalized);
       const user = store.users.findByEmail(normalized);
       // Unknown email, inactive account and wrong password all pay for one bcrypt verification.
-      const passwordMatches = await verifyPassword(password, user?.passwordHash ?? null);
+      const passwordMatches = await passwords.verify(password, user?.passwordHash ?? null);
       if (!user?.active || !passwordMatches) {
         const locked = lockout.recordFailure(client.ip, normalized);
         audit(locked ? 'login_locked_out' : 'login_failed', { subject: normalized, ip: client.ip });
@@ -253,7 +256,7 @@ export function createAuth(options: { store: Store; config: ProjectConfig; secre
       requireSessionActor(actor);
       const user = userOf(actor);
       lockout.assertNotLocked(client.ip, user.email);
-      if (!await verifyPassword(currentPassword, user.passwordHash)) {
+      if (!await passwords.verify(currentPassword, user.passwordHash)) {
         const locked = lockout.recordFailure(client.ip, user.email);
         audit(locked ? 'password_change_locked_out' : 'password_change_failed', { actor: user.email, ip: client.ip });
         throw new InvalidCredentialsError();
@@ -261,7 +264,7 @@ export function createAuth(options: { store: Store; config: ProjectConfig; secre
       lockout.recordSuccess(client.ip, user.email);
       assertAcceptablePassword(newPassword);
       if (newPassword === currentPassword) throw new WeakPasswordError('The new password must differ from the current one');
-      const passwordHash = await hashPassword(newPassword);
+      const passwordHash = await passwords.hash(newPassword);
       const at = now().toISOString();
       const revokedKeys = store.transaction(() => {
         store.users.setPassword(user.id, passwordHash, false, at);
@@ -320,7 +323,7 @@ export function createAuth(options: { store: Store; config: ProjectConfig; secre
       const email = normalizeEmail(input.email);
       assertAcceptablePassword(input.password);
       if (store.users.findByEmail(email)) throw new UserExistsError(email);
-      const passwordHash = await hashPassword(input.password);
+      const passwordHash = await passwords.hash(input.password);
       let user: UserRecord;
       try {
         user = store.users.insert({

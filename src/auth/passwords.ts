@@ -1,14 +1,15 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import bcrypt from 'bcrypt';
 import { QuarryError } from '../errors.ts';
 
-const WORK_FACTOR = 12;
+/** bcrypt's work factor: about a quarter of a second a hash on one core of a small server. */
+export const PASSWORD_COST = 12;
 export const MIN_PASSWORD_LENGTH = 8;
 
 /** A cost-12 hash of a random string: verifying against it costs what a real check costs. */
-const DUMMY_HASH = '$2b$12$tGiEMtYMos69OxWITPZ0kOh5BhBdbk.2Smpacc9b9IMkjPjP6oCAW';
+const DUMMY_HASH_AT_DEFAULT_COST = '$2b$12$tGiEMtYMos69OxWITPZ0kOh5BhBdbk.2Smpacc9b9IMkjPjP6oCAW';
 
 export class WeakPasswordError extends QuarryError {
   readonly status = 400;
@@ -50,12 +51,33 @@ function countCodePoints(text: string): number {
   return count;
 }
 
-export async function hashPassword(password: string): Promise<string> {
-  return bcrypt.hash(preHash(password), WORK_FACTOR);
-}
+/**
+ * Hashes and verifies passwords at one bcrypt cost. Tests that are not about passwords use bcrypt's minimum,
+ * so that creating users and signing in does not dominate them.
+ */
+export class PasswordHasher {
+  readonly #cost: number;
+  #dummyHash: Promise<string> | undefined;
 
-/** Compares in constant time; with no hash it still spends a full verification, so every failure takes as long. */
-export async function verifyPassword(password: string, hash: string | null): Promise<boolean> {
-  const matches = await bcrypt.compare(preHash(password), hash ?? DUMMY_HASH);
-  return hash !== null && matches;
+  constructor(cost: number = PASSWORD_COST) {
+    this.#cost = cost;
+  }
+
+  async hash(password: string): Promise<string> {
+    return bcrypt.hash(preHash(password), this.#cost);
+  }
+
+  /** Compares in constant time; with no hash it still spends a full verification, so every failure takes as long. */
+  async verify(password: string, hash: string | null): Promise<boolean> {
+    const matches = await bcrypt.compare(preHash(password), hash ?? await this.#dummy());
+    return hash !== null && matches;
+  }
+
+  /** A hash of a random string at this cost: verifying against it costs what a real check costs. */
+  #dummy(): Promise<string> {
+    this.#dummyHash ??= this.#cost === PASSWORD_COST
+      ? Promise.resolve(DUMMY_HASH_AT_DEFAULT_COST)
+      : bcrypt.hash(randomBytes(32).toString('base64'), this.#cost);
+    return this.#dummyHash;
+  }
 }

@@ -13,6 +13,8 @@ export interface InitOptions {
   adminPassword?: string;
   nonInteractive?: boolean;
   demo?: boolean;
+  /** bcrypt's work factor for the admin's password (PASSWORD_COST unless told). */
+  passwordCost?: number;
 }
 
 /** Creates a project: configuration files, the dbt project, the platform database and its first admin. */
@@ -42,6 +44,8 @@ export async function initProject(directory: string, options: InitOptions, env: 
     writeDemoModels(paths);
     writeDemoDashboard(paths);
   }
-  await withProject(paths.root, env, (ctx) => ctx.auth.addUser({ email: adminEmail, name: 'Administrator', role: 'admin', password: adminPassword }));
+  await withProject(paths.root, env, (ctx) => ctx.auth.addUser({ email: adminEmail, name: 'Administrator', role: 'admin', password: adminPassword }), {
+    passwordCost: options.passwordCost,
+  });
   return { root: paths.root, adminEmail };
 }

@@ -6,16 +6,22 @@ import { webUrl } from '../server/index.ts';
 import { defaultLogFormat } from './log-format.ts';
 import { runningServerPid } from './running-server.ts';
 
+export interface ProjectCommandOptions {
+  logFormat?: LogFormat | undefined;
+  passwordCost?: number | undefined;
+}
+
 /**
  * Opens a project for one command (warnings to stderr, in `logFormat` or as suits stderr; stdout stays the
  * command's), runs `work`, closes it.
  */
 export async function withProject<T>(
-  project: string, env: NodeJS.ProcessEnv, work: (ctx: AppContext) => T | Promise<T>, logFormat?: LogFormat,
+  project: string, env: NodeJS.ProcessEnv, work: (ctx: AppContext) => T | Promise<T>, options: ProjectCommandOptions = {},
 ): Promise<T> {
   const redactor = new SecretRedactor();
-  const log = createLogger({ level: 'warn', destination: process.stderr, format: logFormat ?? defaultLogFormat(process.stderr), redactor });
-  const ctx = createContext({ projectDir: project, env, log, redactor });
+  const format = options.logFormat ?? defaultLogFormat(process.stderr);
+  const log = createLogger({ level: 'warn', destination: process.stderr, format, redactor });
+  const ctx = createContext({ projectDir: project, env, log, redactor, passwordCost: options.passwordCost });
   try {
     return await work(ctx);
   } finally {
@@ -47,5 +53,5 @@ export async function withAlertingProject<T>(
       await alerts.deliverDue();
       await alerts.close();
     }
-  }, logFormat);
+  }, { logFormat });
 }

@@ -103,14 +103,24 @@ export interface StartOptions {
   clock?: TestClock;
   /** Where schedules report runs they could not do. */
   scheduleIncidents?: ScheduleIncidents;
+  /** bcrypt's work factor: the minimum unless the test is about what passwords cost (PASSWORD_COST). */
+  passwordCost?: number;
 }
+
+/** bcrypt's minimum: a test that is not about passwords need not pay a quarter of a second a user and a login. */
+export const TEST_PASSWORD_COST = 4;
 
 /** A real Quarry over a fresh temp project, listening on a random loopback port. */
 export async function startQuarry(options: StartOptions = {}): Promise<TestQuarry> {
   const restart = options.projectDir !== undefined;
   const dir = options.projectDir ?? await mkdtemp(path.join(tmpdir(), 'quarry-test-'));
   const env = { QUARRY_ADMIN_PASSWORD: PASSWORDS.admin, ...options.env };
-  if (!restart) await initProject(dir, { name: 'Test project', organization: 'Test Org', adminEmail: EMAILS.admin, nonInteractive: true, demo: options.demo }, env);
+  const passwordCost = options.passwordCost ?? TEST_PASSWORD_COST;
+  if (!restart) {
+    await initProject(dir, {
+      name: 'Test project', organization: 'Test Org', adminEmail: EMAILS.admin, nonInteractive: true, demo: options.demo, passwordCost,
+    }, env);
+  }
   const projectFile = path.join(dir, '.quarry', 'project.yml');
   if (!restart) {
     const current = parse(readFileSync(projectFile, 'utf8')) as Record<string, unknown>;
@@ -120,7 +130,7 @@ export async function startQuarry(options: StartOptions = {}): Promise<TestQuarr
   await options.prepare?.(dir);
   const clock = options.clock ?? new TestClock();
   const platform = await startPlatform({
-    projectDir: dir, env, now: clock.now, timer: clock, scheduleIncidents: options.scheduleIncidents, log: options.log ?? createLogger({ level: 'silent' }),
+    projectDir: dir, env, now: clock.now, timer: clock, passwordCost, scheduleIncidents: options.scheduleIncidents, log: options.log ?? createLogger({ level: 'silent' }),
     host: '127.0.0.1', ports: { web: 0, dashboard: 0 },
     watcher: options.watcher === true, transform: options.transform === true,
     docsServer: options.docsServer === true, dashboard: options.dashboard === true ? 'run' : 'not_started', awaitUpstreams: true,
