@@ -17,9 +17,12 @@ const ALONE = [
 
 export default defineConfig({
   test: {
-    testTimeout: 30_000,
-    hookTimeout: 60_000,
+    // Limits for a hang, not for speed: files share two cores with others, so a test may take several times
+    // what it takes alone.
+    testTimeout: 120_000,
+    hookTimeout: 180_000,
     reporters: ['default', './test/support/summary-reporter.ts'],
+    globalSetup: ['./test/support/run-folder.ts'],
     projects: [
       {
         extends: true,

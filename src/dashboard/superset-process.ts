@@ -76,6 +76,11 @@ export class SupersetProcess {
     return this.#ready;
   }
 
+  /** What a first start does before gunicorn runs: the metadata DB, the secret key and the service account. */
+  async initialiseHome(signal: AbortSignal): Promise<void> {
+    await this.#initialise(this.#environment(), signal);
+  }
+
   /** Calls `listener` each time Superset starts answering (first start and every restart); returns the unsubscribe. */
   onRunning(listener: () => void): () => void {
     this.#runningListeners.add(listener);

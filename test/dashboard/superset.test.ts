@@ -63,7 +63,7 @@ describe('the dashboard tool (Superset) under /dashboard/, on the demo project',
     const sourcesYaml = `${DEMO_SOURCES_YAML}  - name: feed\n    type: rest_api\n    rest_api:\n      base_url: ${feed.api.url}/v1\n      auth_type: none\n`
       + '      endpoints:\n        - path: /feed\n          data_selector: data\n';
     [quarry, browser] = await Promise.all([
-      startQuarry({ dashboard: true, demo: true, transform: true, sourcesYaml }),
+      startQuarry({ dashboard: true, freshDashboardHome: true, demo: true, transform: true, sourcesYaml }),
       launchBrowser(),
     ]);
     superset = new SupersetApi({ origin: () => quarry.dashboard?.origin(), username: SERVICE_ACCOUNT, password: () => quarry.dashboard?.servicePassword() ?? '' });

@@ -10,6 +10,8 @@ import { createLogger, type Logger } from '../../src/logger.ts';
 import { startPlatform } from '../../src/server/index.ts';
 import type { Role } from '../../src/store/index.ts';
 import { TestClock } from './test-clock.ts';
+import { copyInitialisedSupersetHome } from './superset-home.ts';
+import { projectPaths } from '../../src/config/index.ts';
 import { LOOPBACK_NETWORK } from './loopback-network.ts';
 import type { QuarryEvent } from '../../src/events/index.ts';
 import type { WatcherProcess } from '../../src/watcher/index.ts';
@@ -91,6 +93,8 @@ export interface StartOptions {
   docsServer?: boolean;
   /** Run Superset (slow: a file shares one instance); off by default, so other tests never start it. */
   dashboard?: boolean;
+  /** Let Superset initialise its home itself, as a first start does, instead of copying the run's initialised one. */
+  freshDashboardHome?: boolean;
   /** Create the project as `quarry init --demo` does: sample files, models, dashboard, auto_transform. */
   demo?: boolean;
   /** Runs after the project is created and before the context opens (to add dbt models, say). */
@@ -127,6 +131,7 @@ export async function startQuarry(options: StartOptions = {}): Promise<TestQuarr
     await writeFile(projectFile, stringify(mergeDeep({ ...current, network: LOOPBACK_NETWORK }, options.projectConfig ?? {})));
   }
   if (options.sourcesYaml !== undefined) await writeFile(path.join(dir, '.quarry', 'sources.yml'), options.sourcesYaml);
+  if (!restart && options.dashboard === true && options.freshDashboardHome !== true) await copyInitialisedSupersetHome(projectPaths(dir).dashboardHome);
   await options.prepare?.(dir);
   const clock = options.clock ?? new TestClock();
   const platform = await startPlatform({
