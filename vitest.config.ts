@@ -1,19 +1,18 @@
 import { defineConfig } from 'vitest/config';
 
-/**
- * Files that take a machine to themselves: a browser, Superset's gunicorn workers, a fuzzer, or a timing
- * comparison that another test's load would skew.
- */
-const ALONE = [
-  'test/**/*.browser.test.ts',
+/** Files that each run Superset's gunicorn workers, or a fuzzer: two at a time is what two cores hold. */
+const HEAVY = [
   'test/dashboard/superset.test.ts',
   'test/dashboard/shared-lake.test.ts',
   'test/faults/kill-with-dashboard.test.ts',
   'test/security/dashboard-roles.test.ts',
   'test/security/reader-writes.test.ts',
+  'test/web/every-page.browser.test.ts',
   'test/api/fuzz.test.ts',
-  'test/server/login-timing.test.ts',
 ];
+
+/** A timing comparison that another file's load would skew. */
+const ALONE = ['test/server/login-timing.test.ts'];
 
 export default defineConfig({
   test: {
@@ -33,13 +32,17 @@ export default defineConfig({
         // files run at once than there are cores.
         extends: true,
         test: {
-          name: 'integration', include: ['test/**/*.test.ts'], exclude: ALONE, pool: 'forks', maxWorkers: 3,
+          name: 'integration', include: ['test/**/*.test.ts'], exclude: [...HEAVY, ...ALONE], pool: 'forks', maxWorkers: 3,
           sequence: { groupOrder: 1 },
         },
       },
       {
         extends: true,
-        test: { name: 'alone', include: ALONE, pool: 'forks', maxWorkers: 1, sequence: { groupOrder: 2 } },
+        test: { name: 'heavy', include: HEAVY, pool: 'forks', maxWorkers: 2, sequence: { groupOrder: 2 } },
+      },
+      {
+        extends: true,
+        test: { name: 'alone', include: ALONE, pool: 'forks', maxWorkers: 1, sequence: { groupOrder: 3 } },
       },
     ],
   },
