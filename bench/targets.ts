@@ -1,4 +1,4 @@
-// What each benchmarked path must reach (issue 25 and its successors), by the stable id of its row. A new target is
+// What each benchmarked path must reach, by the stable id of its row. A new target is
 // one entry here plus that id on the row its benchmark returns; rows without an entry print no target.
 export interface MeasuredRow {
   /** The figure divided by its baseline's: time over time for loads, requests/s over requests/s for the API. */

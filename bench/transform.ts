@@ -1,6 +1,6 @@
 // Model runs, `dbt build` with 2 data tests per model, as Quarry does them (a job in the warm dbtRunner worker) over a
 // 20-model project, beside a cold `dbt build` CLI process of the same project and selection (the baseline), interleaved:
-// `POST .../run?cascade=true` of one model, and `quarry build` of the whole project (issue 23's target: ratio ≤ 0.3).
+// `POST .../run?cascade=true` of one model, and `quarry build` of the whole project (target: ratio ≤ 0.3).
 import { execFile } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';

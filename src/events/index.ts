@@ -2,13 +2,14 @@ import type { SecretRedactor } from '../config/index.ts';
 import type { Logger } from '../logger.ts';
 
 /**
- * Every platform event, exactly as the WebSocket sends it: the spec's eight (section 6) and issue 21's alert
- * deliveries, where `event` names the message (`sync_failed`, `sync_failed_resolved`, `alert_test`...).
+ * Every platform event, exactly as the WebSocket sends it: syncs, model runs and file changes, schedules, alert
+ * deliveries (where `event` names the message: `sync_failed`, `sync_failed_resolved`, `alert_test`...), data
+ * tests and restores.
  */
 export type QuarryEvent = { timestamp: string } & (
   | { type: 'sync_started'; source: string }
   | { type: 'sync_completed'; source: string; rows: number }
-  // Beyond the spec's eight: how far a running sync's extraction has come (records read, in how many pages).
+  // How far a running sync's extraction has come (records read, in how many pages).
   | { type: 'sync_progress'; source: string; rows: number; pages: number }
   | { type: 'sync_failed'; source: string; error: string }
   | { type: 'transform_run_started'; model: string }
@@ -16,17 +17,17 @@ export type QuarryEvent = { timestamp: string } & (
   | { type: 'transform_run_failed'; model: string; error: string }
   | { type: 'csv_uploaded'; source: string; file: string }
   | { type: 'csv_deleted'; source: string; file: string }
-  // Beyond the spec's eight (issue 21): a schedule's run starting, and how it ended (`skipped` while its previous run still went).
+  // A schedule's run starting, and how it ended (`skipped` while its previous run still went).
   | { type: 'schedule_started'; schedule: string }
   | { type: 'schedule_completed'; schedule: string; outcome: 'success' | 'failed' | 'skipped' }
   | { type: 'alert_sent'; alert: string; event: string }
   | { type: 'alert_failed'; alert: string; event: string; error: string }
-  // Issue 23: a data test of a model run that failed (severity error, or dbt could not run it) or warned; `failures` counts its failing rows.
+  // A data test of a model run that failed (severity error, or dbt could not run it) or warned; `failures` counts its failing rows.
   | { type: 'transform_test_failed'; model: string; test: string; failures: number }
   | { type: 'transform_test_warned'; model: string; test: string; failures: number }
   // None of a model's tests a run (a build, or a test-only run) ran failed (a warning passes); `tests` counts them.
   | { type: 'transform_tests_passed'; model: string; tests: number }
-  // Issue 22: a source's raw tables were put back as they were at `snapshot`, just before the sync `before_sync`.
+  // A source's raw tables were put back as they were at `snapshot`, just before the sync `before_sync`.
   | { type: 'warehouse_restored'; source: string; before_sync: number; snapshot: number }
 );
 

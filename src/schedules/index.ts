@@ -1,4 +1,4 @@
-/** Schedules (issue 21): cron-driven runs of ordinary sync jobs and the models downstream, with retries of transient failures. */
+/** Schedules: cron-driven runs of ordinary sync jobs and the models downstream, with retries of transient failures. */
 export { Scheduler, type SchedulerOptions, type ScheduleIncidents, type ScheduleStatus } from './scheduler.ts';
 export { ScheduleNotFoundError, ScheduleInProgressError } from './errors.ts';
 export { systemTimer, type Timer } from './timer.ts';

@@ -66,7 +66,7 @@ describe('quarry source add, the wizard', () => {
       ['Run a first sync now?', `y${ENTER}`],
     ]);
     expect(code).toBe(0);
-    // The types of the category it does not offer are listed with the spec's reason.
+    // The types of the category it does not offer are listed with the reason each is not offered.
     expect(screen).toContain('csv (None) hidden; use local_files, or filesystem by hand');
     expect(screen).toContain('Connection test passed: 1 file(s) match * in');
     expect(screen).toContain('Synced orders: 2 rows');

@@ -24,7 +24,7 @@ describe('platform endpoints', () => {
     await quarry.close();
   });
 
-  it('reports the service status with the spec fields', async () => {
+  it('reports the service status with every documented field', async () => {
     const response = await quarry.request('GET', '/api/status', { as: 'viewer' });
     expect(response.status).toBe(200);
     expect(Object.keys(response.json).sort()).toEqual(['service_version', 'services', 'status', 'uptime']);

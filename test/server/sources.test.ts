@@ -48,7 +48,7 @@ describe('sources, sync and logs', () => {
     return done;
   }
 
-  it('lists never-synced sources as not_synced with the spec fields', async () => {
+  it('lists never-synced sources as not_synced with every documented field', async () => {
     const response = await quarry.request('GET', '/api/sources', { as: 'viewer' });
     expect(response.status).toBe(200);
     expect(response.json.map((source: { name: string }) => source.name)).toEqual(['orders', 'archive', 'lake']);

@@ -72,7 +72,7 @@ describe('transformations: models API and runs', () => {
     await quarry.close();
   });
 
-  it('lists the models of the real dbt project with the spec fields', async () => {
+  it('lists the models of the real dbt project with every documented field', async () => {
     const response = await quarry.request('GET', '/api/transform/models', { as: 'viewer' });
     expect(response.status).toBe(200);
     const models = response.json.models as { name: string }[];

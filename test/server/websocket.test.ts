@@ -65,7 +65,7 @@ describe('WebSocket /ws', () => {
     await expect(openFeed(quarry.url, { cookie: await quarry.login('viewer'), origin: 'https://evil.example' })).rejects.toThrow('HTTP 403');
   });
 
-  it('streams sync events in order, each with exactly the spec fields', async () => {
+  it('streams sync events in order, each with exactly its documented fields', async () => {
     const feed = await openFeed(quarry.url, { cookie: await quarry.login('viewer') });
     await quarry.request('POST', '/api/sources/orders/sync', { as: 'editor' });
     const [started, completed] = await feed.waitFor(2);
