@@ -28,11 +28,11 @@ export default defineConfig({
         test: { name: 'unit', include: ['src/**/*.test.ts'], pool: 'threads', sequence: { groupOrder: 0 } },
       },
       {
-        // Most of an integration test's time is spent waiting on child processes, servers and timers, so more
-        // files run at once than there are cores.
+        // One file a core: more would not finish sooner (the suite is bound by the cores) and would stretch
+        // the waits of tests that watch a job or a page.
         extends: true,
         test: {
-          name: 'integration', include: ['test/**/*.test.ts'], exclude: [...HEAVY, ...ALONE], pool: 'forks', maxWorkers: 3,
+          name: 'integration', include: ['test/**/*.test.ts'], exclude: [...HEAVY, ...ALONE], pool: 'forks', maxWorkers: 2,
           sequence: { groupOrder: 1 },
         },
       },

@@ -54,7 +54,12 @@ describe('a crash in the middle of a sync', () => {
 
     await writeBigCsv(path.join(dataDir, 'big.csv'), 3_000_000);
     await api('POST', '/api/sources/orders/sync');
-    await waitForStatus(['syncing']);
+    // Killed once the job runs, not while it waits in the queue: a busy machine can hold it there a while.
+    for (;;) {
+      const [latest] = await api('GET', '/api/sources/orders/logs?limit=1') as { message: string }[];
+      if (latest?.message.startsWith('Sync started') === true) break;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
     await new Promise((resolve) => setTimeout(resolve, 400));
     const exited = once(server.child, 'exit');
     server.child.kill('SIGKILL');
