@@ -6,6 +6,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
 import { QUARRY_BIN, spawnQuarry, type QuarryProcess } from '../support/quarry-process.ts';
+import { copyInitialisedSupersetHome } from '../support/superset-home.ts';
 import { freePort } from '../support/free-port.ts';
 import { sessionCookieOf } from '../support/quarry.ts';
 
@@ -49,6 +50,8 @@ describe('the dashboard tool after a crash or a lost metadata DB', () => {
     const projectFile = path.join(dir, '.quarry', 'project.yml');
     const config = parse(readFileSync(projectFile, 'utf8')) as Record<string, unknown>;
     writeFileSync(projectFile, stringify({ ...config, dashboard: { port }, transform_docs: { port: await freePort() } }));
+    // The first start's initialisation is not what this file tests; the rebuild below initialises one anew.
+    await copyInitialisedSupersetHome(path.join(dir, '.quarry', 'dashboard'));
 
     const first = await spawnQuarry(dir, { dashboard: true });
     const { headers: firstHeaders } = await dashboardRunning(first);
