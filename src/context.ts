@@ -2,9 +2,10 @@ import { mkdirSync } from 'node:fs';
 import { createAuth, OAuthLogin, type Auth } from './auth/index.ts';
 import { Catalog, QueryService, TableProfiler } from './catalog/index.ts';
 import {
-  assertScheduledSourcesExist, assertSourceVariablesOwned, loadEnvironment, loadProjectConfig, loadSecretKey, loadSources, projectPaths,
-  resolveDataRoots, SecretRedactor, type DataRoots, type ProjectConfig, type ProjectPaths, type SourceConfig,
+  assertScheduledSourcesExist, loadEnvironment, loadProjectConfig, loadSecretKey, projectPaths, resolveDataRoots, type DataRoots,
+  type ProjectConfig, type ProjectPaths,
 } from './config/index.ts';
+import { assertSourceVariablesOwned, loadSources, SecretRedactor, type SourceConfig } from './sources/config/index.ts';
 import { EventBus } from './events/index.ts';
 import { JobRunner, SourceReports } from './jobs/index.ts';
 import { createLogger, type LogFormat, type Logger } from './logger.ts';

@@ -1,7 +1,8 @@
-import type { AlertConfig, IncidentKind, SecretRedactor } from '../config/index.ts';
+import type { AlertConfig, IncidentKind } from '../config/index.ts';
 import { describeError } from '../errors.ts';
 import type { EventBus, QuarryEvent } from '../events/index.ts';
 import type { Logger } from '../logger.ts';
+import type { SecretRedactor } from '../sources/config/index.ts';
 import type { OutboundPolicy } from '../sources/index.ts';
 import type { OutboxEntry, Store } from '../store/index.ts';
 import { emailOf, eventNameOf, webhookBodyOf, type AlertMessage } from './alert-message.ts';

@@ -1,8 +1,9 @@
-import type { ScheduleConfig, SourceConfig } from '../config/index.ts';
+import type { ScheduleConfig } from '../config/index.ts';
 import type { EventBus } from '../events/index.ts';
 import { freshnessLimitsOf, stalenessOf } from '../health/index.ts';
 import type { SourceReports } from '../jobs/index.ts';
 import type { Logger } from '../logger.ts';
+import type { SourceConfig } from '../sources/config/index.ts';
 import type { AlertCenter } from './alert-center.ts';
 
 /** How often every source's freshness is checked; a sync that completes checks its source at once. */

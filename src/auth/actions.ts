@@ -1,5 +1,5 @@
-import type { SourceType } from '../config/index.ts';
 import { ForbiddenError } from '../errors.ts';
+import type { SourceType } from '../sources/config/index.ts';
 import type { Role } from '../store/index.ts';
 
 const VIEWER = ['data.read', 'own_account.manage'] as const;

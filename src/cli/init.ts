@@ -1,7 +1,8 @@
 import path from 'node:path';
 import { assertAcceptablePassword, assertValidEmail } from '../auth/index.ts';
-import { createProjectFiles, projectPaths } from '../config/index.ts';
+import { projectPaths } from '../config/index.ts';
 import { ensureDbtProject } from '../transform/index.ts';
+import { createProjectFiles } from './create-project-files.ts';
 import { isInteractive, valueOrPrompt } from './prompt-or-flag.ts';
 import { writeDemoDashboard, writeDemoData, writeDemoModels, DEMO_SOURCES_YAML } from './demo-data.ts';
 import { withProject } from './with-project.ts';

@@ -1,10 +1,10 @@
 import { checkbox, confirm, input, password, select } from '@inquirer/prompts';
 import { parse as parseYamlValue } from 'yaml';
+import { loadEnvironment, loadProjectConfig, projectPaths, resolveDataRoots, type ProjectPaths } from '../config/index.ts';
 import {
-  addableType, addSourceToProject, CATEGORIES, REST_AUTH_FIELD_NAMES, REST_AUTH_FIELDS, loadEnvironment, loadProjectConfig, loadSources, newSourceNameProblem, projectPaths,
-  resolveDataRoots, sectionFields,
-  SOURCE_TYPE_KEYS, SOURCE_TYPES, type ProjectPaths, type SectionField, type SourceTypeKey,
-} from '../config/index.ts';
+  addableType, addSourceToProject, CATEGORIES, REST_AUTH_FIELD_NAMES, REST_AUTH_FIELDS, loadSources, newSourceNameProblem, sectionFields,
+  SOURCE_TYPE_KEYS, SOURCE_TYPES, type SectionField, type SourceTypeKey,
+} from '../sources/config/index.ts';
 import { testConnection } from '../jobs/index.ts';
 import { assertSourceWithinProject } from '../sources/index.ts';
 import { CliError } from './cli-error.ts';

@@ -1,8 +1,8 @@
 import { AlertCenter } from '../alerts/index.ts';
-import { SecretRedactor } from '../config/index.ts';
 import { closeContext, createContext, type AppContext } from '../context.ts';
 import { createLogger, type LogFormat } from '../logger.ts';
 import { webUrl } from '../server/index.ts';
+import { SecretRedactor } from '../sources/config/index.ts';
 import { defaultLogFormat } from './log-format.ts';
 import { runningServerPid } from './running-server.ts';
 

@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { configProblemsFrom, configProblemsOf } from '../../test/support/config-problems.ts';
-import { loadProjectConfig, parseSources, projectPaths } from './index.ts';
+import { parseSources } from '../sources/config/index.ts';
+import { loadProjectConfig, projectPaths } from './index.ts';
 
 const directories: string[] = [];
 afterEach(() => {

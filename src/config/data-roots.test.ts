@@ -3,8 +3,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { configProblemsFrom, configProblemsOf } from '../../test/support/config-problems.ts';
+import { loadSources } from '../sources/config/index.ts';
 import { assertSourcesInsideDataRoots } from '../sources/index.ts';
-import { loadProjectConfig, loadSources, projectPaths, resolveDataRoots, type ProjectPaths } from './index.ts';
+import { loadProjectConfig, projectPaths, resolveDataRoots, type ProjectPaths } from './index.ts';
 
 const directories: string[] = [];
 afterEach(() => {

@@ -5,7 +5,9 @@ import { ConfigError } from '../errors.ts';
 import { closestMatch } from './closest-match.ts';
 import { formatProblem } from './format-issues.ts';
 import type { ProjectPaths } from './project-paths.ts';
-import { NonEmptyString } from '../sources/type-definition/index.ts';
+
+/** Spelled out rather than taken from the source types' fields: the project files depend on no other part of Quarry. */
+const NonEmptyString = z.string().min(1);
 
 /** Schedule names appear in URLs (`/api/schedules/{name}/run`) and in `requested_by` (`schedule:nightly`). */
 const ScheduleName = z.string().regex(/^[a-z0-9][a-z0-9_-]*$/, {

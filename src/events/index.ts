@@ -1,5 +1,5 @@
-import type { SecretRedactor } from '../config/index.ts';
 import type { Logger } from '../logger.ts';
+import type { SecretRedactor } from '../sources/config/index.ts';
 
 /**
  * Every platform event, exactly as the WebSocket sends it: syncs, model runs and file changes, schedules, alert

@@ -1,5 +1,6 @@
-import type { ScheduleConfig, SourceConfig } from '../config/index.ts';
+import type { ScheduleConfig } from '../config/index.ts';
 import { syncIntervalHours } from '../schedules/index.ts';
+import type { SourceConfig } from '../sources/config/index.ts';
 
 const HOUR_MS = 3_600_000;
 

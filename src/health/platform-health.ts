@@ -1,6 +1,7 @@
 import { statfs } from 'node:fs/promises';
-import type { ProjectPaths, ScheduleConfig, SecretRedactor, SourceConfig } from '../config/index.ts';
+import type { ProjectPaths, ScheduleConfig } from '../config/index.ts';
 import type { SourceReports } from '../jobs/index.ts';
+import type { SecretRedactor, SourceConfig } from '../sources/config/index.ts';
 import type { Store } from '../store/index.ts';
 import { catalogMissing, lakeProblem, type LakeLocation, type WarehouseReaders } from '../warehouse/index.ts';
 import { freshnessLimitsOf, stalenessOf } from './freshness.ts';

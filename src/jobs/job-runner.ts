@@ -1,4 +1,5 @@
-import type { DataRoots, ProjectPaths, SourceConfig } from '../config/index.ts';
+import type { DataRoots, ProjectPaths } from '../config/index.ts';
+import type { SourceConfig } from '../sources/config/index.ts';
 import type { EventBus } from '../events/index.ts';
 import type { Logger } from '../logger.ts';
 import { backfillWindow, LedgerHasher, loaderFor, type OutboundPolicy, type SourceTokens } from '../sources/index.ts';

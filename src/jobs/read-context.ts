@@ -1,4 +1,5 @@
-import { sourceEnvironment, type DataRoots, type ProjectPaths, type SourceConfig } from '../config/index.ts';
+import type { DataRoots, ProjectPaths } from '../config/index.ts';
+import { sourceEnvironment, type SourceConfig } from '../sources/config/index.ts';
 import type { OutboundPolicy, ReadContext, SourceTokens } from '../sources/index.ts';
 
 /** The platform parts reading a source draws on. */

@@ -1,4 +1,5 @@
-import type { DataRoots, SourceConfig } from '../config/index.ts';
+import type { DataRoots } from '../config/index.ts';
+import type { SourceConfig } from '../sources/config/index.ts';
 import { listCsvFiles, type CsvFileEntry, type CsvLocation } from '../sources/index.ts';
 import type { JobRecord, LogEntry, Store } from '../store/index.ts';
 import { SourceNotFoundError } from './errors.ts';

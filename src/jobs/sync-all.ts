@@ -1,4 +1,4 @@
-import type { SourceConfig } from '../config/index.ts';
+import type { SourceConfig } from '../sources/config/index.ts';
 import { QuarryError } from '../errors.ts';
 import type { JobRunner } from './job-runner.ts';
 import { SyncInProgressError } from './errors.ts';

@@ -1,7 +1,8 @@
-import type { ScheduleConfig, SourceConfig } from '../config/index.ts';
+import type { ScheduleConfig } from '../config/index.ts';
 import { firstLineOf } from '../errors.ts';
 import type { EventBus } from '../events/index.ts';
 import { SyncInProgressError, type JobRunner } from '../jobs/index.ts';
+import type { SourceConfig } from '../sources/config/index.ts';
 import type { JobStatus, LogLevel, Store } from '../store/index.ts';
 import type { TransformRunner } from '../transform/index.ts';
 import { delay, type Timer } from './timer.ts';

@@ -1,4 +1,5 @@
-import type { ScheduleConfig, SourceConfig } from '../config/index.ts';
+import type { ScheduleConfig } from '../config/index.ts';
+import type { SourceConfig } from '../sources/config/index.ts';
 import { CronSlots } from './cron-slots.ts';
 import { sourcesOf } from './schedule-run.ts';
 

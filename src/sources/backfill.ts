@@ -1,5 +1,5 @@
-import type { SourceConfig, SourceTypeKey } from '../config/index.ts';
 import { InvalidRequestError } from '../errors.ts';
+import type { SourceConfig, SourceTypeKey } from './config/index.ts';
 
 /** The days a backfill re-loads, `YYYY-MM-DD`, both included. */
 export interface DateWindow {

@@ -1,5 +1,5 @@
-import type { SourceConfig } from '../config/index.ts';
 import type { DateWindow } from './backfill.ts';
+import type { SourceConfig } from './config/index.ts';
 import type { OutboundPolicy } from './outbound/index.ts';
 import type { SourceOAuthProviderName } from './source-oauth.ts';
 

@@ -1,6 +1,7 @@
 import path from 'node:path';
-import { OutsideDataRootsError, SOURCE_TYPES, type DataRoots, type ProjectPaths, type SourceConfig } from '../config/index.ts';
+import { OutsideDataRootsError, type DataRoots, type ProjectPaths } from '../config/index.ts';
 import { ConfigError } from '../errors.ts';
+import { SOURCE_TYPES, type SourceConfig } from './config/index.ts';
 import { fileSourceLocation } from './source-loaders.ts';
 
 /** `local_files.directory: <why>` when the source reads a folder outside the data roots; undefined otherwise. */

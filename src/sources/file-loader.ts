@@ -1,5 +1,5 @@
 import { access } from 'node:fs/promises';
-import type { SourceConfig } from '../config/index.ts';
+import type { SourceConfig } from './config/index.ts';
 import { listSourceFiles } from './list-source-files.ts';
 import type { FileLocation, SourceLoader } from './source-loader.ts';
 import { SyncFailedError } from './sync-failed-error.ts';

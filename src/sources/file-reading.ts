@@ -1,7 +1,7 @@
-import type { CsvReadOptions } from '../config/index.ts';
 import { describeError } from '../errors.ts';
 import { quoteLiteral, type DuckDBConnection } from '../warehouse/index.ts';
 import type { FileFormat } from './list-source-files.ts';
+import type { CsvReadOptions } from './type-definition/index.ts';
 
 /** A column as DuckDB names and types it. */
 export type Column = readonly [name: string, type: string];

@@ -1,4 +1,5 @@
-import type { DataRoots, SourceConfig } from '../config/index.ts';
+import type { DataRoots } from '../config/index.ts';
+import type { SourceConfig } from './config/index.ts';
 import { assertSourceInsideDataRoots } from './data-root-check.ts';
 import { PipelineModuleRefusedError, pipelineModuleProblem } from './pipeline-module.ts';
 

@@ -1,8 +1,8 @@
 import { availableParallelism } from 'node:os';
 import { DuckDBInstance } from '@duckdb/node-api';
-import type { CsvReadOptions } from '../config/index.ts';
 import { detectFileReading, readerSql, UnreadableFileError, type FileReading } from './file-reading.ts';
 import type { SourceFile } from './list-source-files.ts';
+import type { CsvReadOptions } from './type-definition/index.ts';
 
 /** A file up to this size is read whole when `whole` is asked (so one DuckDB cannot read fails alone), and loaded on one thread. */
 export const SMALL_FILE_BYTES = 8 * 1024 * 1024;

@@ -1,10 +1,12 @@
-import type { CsvReadOptions, DataRoots, SourceConfig } from '../config/index.ts';
+import type { DataRoots } from '../config/index.ts';
 import type { LedgerEntry } from '../store/index.ts';
 import type { DuckDBConnection } from '../warehouse/index.ts';
 import type { DateWindow } from './backfill.ts';
+import type { SourceConfig } from './config/index.ts';
 import type { ConnectorLogLevel } from './connector.ts';
 import type { OutboundPolicy } from './outbound/index.ts';
 import type { SourceOAuthProviderName } from './source-oauth.ts';
+import type { CsvReadOptions } from './type-definition/index.ts';
 
 export interface LoadMessage {
   readonly level: ConnectorLogLevel;

@@ -1,4 +1,4 @@
-import type { SourceConfig } from '../config/index.ts';
+import type { SourceConfig } from './config/index.ts';
 import { extractThenLoad } from './connector-loader.ts';
 import type { FileLocation, SourceLoader } from './source-loader.ts';
 import { SOURCE_TYPE_DEFINITIONS } from './types/index.ts';

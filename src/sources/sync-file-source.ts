@@ -1,5 +1,5 @@
 import { access } from 'node:fs/promises';
-import type { CsvReadOptions, DataRoots } from '../config/index.ts';
+import type { DataRoots } from '../config/index.ts';
 import type { LedgerEntry } from '../store/index.ts';
 import { inTransaction, quoteIdentifier, quoteLiteral, type DuckDBConnection } from '../warehouse/index.ts';
 import { applySchemaChanges, describeChange, describeColumns, planSchema, type Respelling } from './evolve-schema.ts';
@@ -7,6 +7,7 @@ import { configuredKey, isWarehouseFailure, readerSql, UnreadableFileError, type
 import { readFilesAlone, SMALL_FILE_BYTES } from './read-files-alone.ts';
 import { hashFile, listSourceFiles, type SourceFile } from './list-source-files.ts';
 import { SyncFailedError } from './sync-failed-error.ts';
+import type { CsvReadOptions } from './type-definition/index.ts';
 
 export const FILE_COLUMN = '_quarry_file';
 export const LOADED_AT_COLUMN = '_quarry_loaded_at';

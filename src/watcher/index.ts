@@ -1,8 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { RestartPolicy, stopChild } from '../child-process/index.ts';
-import type { ProjectConfig, SourceConfig } from '../config/index.ts';
+import type { ProjectConfig } from '../config/index.ts';
 import type { Logger } from '../logger.ts';
+import type { SourceConfig } from '../sources/config/index.ts';
 
 const CHILD_SCRIPT = path.join(import.meta.dirname, 'watcher-child.ts');
 

@@ -3,12 +3,11 @@ import path from 'node:path';
 import { Writable } from 'node:stream';
 import Fastify from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  assertSourceVariablesOwned, parseSources, ProjectConfigSchema, projectPaths, SecretRedactor, sourceEnvironment,
-} from '../../src/config/index.ts';
+import { ProjectConfigSchema, projectPaths } from '../../src/config/index.ts';
 import { ConfigError, InvalidRequestError } from '../../src/errors.ts';
 import { createLogger } from '../../src/logger.ts';
 import { installErrorHandler } from '../../src/server/plugins/index.ts';
+import { assertSourceVariablesOwned, parseSources, SecretRedactor, sourceEnvironment } from '../../src/sources/config/index.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/alert-receivers.ts';
 import { bearerOf, startFakeApi, type FakeApi, type SeenRequest } from '../support/fake-api.ts';
 import { startQuarry, type RequestOptions, type TestQuarry } from '../support/quarry.ts';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseSources } from '../../src/config/index.ts';
+import { parseSources } from '../../src/sources/config/index.ts';
 import { configProblemsOf } from '../support/config-problems.ts';
 import { startFakeApi, type FakeApi } from '../support/fake-api.ts';
 import { startQuarry, type TestQuarry } from '../support/quarry.ts';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseSources } from '../../src/config/index.ts';
+import { parseSources } from '../../src/sources/config/index.ts';
 import { startJsonHostFake, type JsonFiles } from '../fakes/json-host.ts';
 import type { FakeApi } from '../support/fake-api.ts';
 import { startQuarry, type TestQuarry } from '../support/quarry.ts';

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError } from '../../src/errors.ts';
-import { parseSources } from '../../src/config/index.ts';
+import { parseSources } from '../../src/sources/config/index.ts';
 import { greenhouseCandidate, greenhouseTime, startFakeGreenhouse, type FakeGreenhouse } from '../fakes/greenhouse.ts';
 import { startQuarry, type TestQuarry } from '../support/quarry.ts';
 import { syncAndWait } from '../support/sync.ts';

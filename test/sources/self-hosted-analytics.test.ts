@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError } from '../../src/errors.ts';
-import { parseSources } from '../../src/config/index.ts';
+import { parseSources } from '../../src/sources/config/index.ts';
 import { matomoVisit, startFakeMatomo, type FakeMatomo } from '../fakes/matomo.ts';
 import { records } from '../support/fake-api.ts';
 import { startQuarry, type TestQuarry } from '../support/quarry.ts';

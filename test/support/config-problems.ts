@@ -1,6 +1,6 @@
 import { expect } from 'vitest';
-import { parseSources } from '../../src/config/index.ts';
 import { ConfigError } from '../../src/errors.ts';
+import { parseSources } from '../../src/sources/config/index.ts';
 
 /** The located problems loading this sources.yml text reports; the test fails when it loads without any. */
 export function configProblemsOf(yamlText: string): readonly string[] {

@@ -2,7 +2,7 @@ import { appendFileSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SOURCE_TYPES } from '../../src/config/index.ts';
+import { SOURCE_TYPES } from '../../src/sources/config/index.ts';
 import { startItemsApi } from '../fakes/items-api.ts';
 import { launchBrowser, screenshot, signIn } from '../support/browser.ts';
 import { records, type FakeApi } from '../support/fake-api.ts';

@@ -1,12 +1,12 @@
 import type { FastifyPluginCallbackZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import {
-  assertOwnVariables, candidateSource, credentialVariables, redactValues, sourceSecretValues, editSourceInProject, isSourceTypeKey, maskedHeaders, readSourceSection, removeSourceFromProject, SOURCE_TYPES, sourcesFileVersion,
-  type SourceConfig,
-} from '../../config/index.ts';
 import type { AppContext } from '../../context.ts';
 import { ConfigError, describeError, InvalidRequestError } from '../../errors.ts';
 import { testConnection } from '../../jobs/index.ts';
+import {
+  assertOwnVariables, candidateSource, credentialVariables, redactValues, sourceSecretValues, editSourceInProject, isSourceTypeKey,
+  maskedHeaders, readSourceSection, removeSourceFromProject, SOURCE_TYPES, sourcesFileVersion, type SourceConfig,
+} from '../../sources/config/index.ts';
 import { assertSourceWithinProject } from '../../sources/index.ts';
 import { requireAction } from '../plugins/index.ts';
 import { QueryFlag } from './query-flag.ts';

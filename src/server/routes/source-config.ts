@@ -1,9 +1,9 @@
 import type { FastifyPluginCallbackZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import {
-  addSourceToProject, assertSourcesFileUnchanged, authTypesUsing, CATEGORIES, fieldHelp, sectionFields, setSourceEnabled, SOURCE_TYPE_KEYS, SOURCE_TYPES, sourcesFileVersion,
-  type SourceConfig, type SourceTypeKey,
-} from '../../config/index.ts';
+  addSourceToProject, assertSourcesFileUnchanged, authTypesUsing, CATEGORIES, fieldHelp, sectionFields, setSourceEnabled, SOURCE_TYPE_KEYS,
+  SOURCE_TYPES, sourcesFileVersion, type SourceConfig, type SourceTypeKey,
+} from '../../sources/config/index.ts';
 import { can } from '../../auth/index.ts';
 import type { AppContext } from '../../context.ts';
 import { ConfigError, describeError, InvalidRequestError } from '../../errors.ts';

@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import { assertCanConfigureSource } from '../../auth/index.ts';
-import { isSourceTypeKey, SOURCE_TYPES } from '../../config/index.ts';
+import { isSourceTypeKey, SOURCE_TYPES } from '../../sources/config/index.ts';
 import { requireActor } from '../plugins/index.ts';
 
 /**

@@ -1,7 +1,7 @@
 import type { FastifyPluginCallbackZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppContext } from '../../context.ts';
-import { shownSourceConfig } from '../../config/index.ts';
+import { shownSourceConfig } from '../../sources/config/index.ts';
 import { startAllSyncs, type SourceSummary } from '../../jobs/index.ts';
 import { LOG_LEVELS } from '../../store/index.ts';
 import { requireActor, requireAction } from '../plugins/index.ts';

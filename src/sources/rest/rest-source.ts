@@ -1,4 +1,4 @@
-import type { SourceConfig } from '../../config/index.ts';
+import type { SourceConfig } from '../config/index.ts';
 import { GENERIC_CONFIG_SECTION } from '../type-definition/index.ts';
 import type { DateWindow } from '../backfill.ts';
 import type { Connector, CursorState, ExtractContext, RecordSink } from '../connector.ts';

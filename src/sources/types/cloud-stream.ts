@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { SourceConfigOf } from '../../config/index.ts';
+import type { SourceConfigOf } from '../config/index.ts';
 import type { Connector, ExtractContext } from '../connector.ts';
 import { HttpClient, valueAt, type AuthStrategy, type HttpRequest } from '../rest/index.ts';
 import { SyncFailedError } from '../sync-failed-error.ts';

@@ -1,7 +1,7 @@
 import { MongoClient, type Db, type Document, type Filter, type Sort } from 'mongodb';
 import { z } from 'zod';
-import type { SourceConfigOf } from '../../config/index.ts';
 import { firstLineOf } from '../../errors.ts';
+import type { SourceConfigOf } from '../config/index.ts';
 import type { Connector, ExtractContext, RecordSink } from '../connector.ts';
 import { plainValue, restoreCursor, saveCursor } from '../documents/index.ts';
 import { hostOfServer } from '../outbound/index.ts';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { SourceConfigOf } from '../../config/index.ts';
+import type { SourceConfigOf } from '../config/index.ts';
 import type { Connector, ExtractContext, RecordSink, TableWriter } from '../connector.ts';
 import { hostOfServer } from '../outbound/index.ts';
 import { requireEnv } from '../rest/index.ts';

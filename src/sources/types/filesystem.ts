@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { z } from 'zod';
-import type { SourceConfigOf } from '../../config/index.ts';
+import type { SourceConfigOf } from '../config/index.ts';
 import { readFiles } from '../file-loader.ts';
 import type { SourceLoader } from '../source-loader.ts';
 import { EnvVarName, FilePattern, NonEmptyString, defineSourceType } from '../type-definition/index.ts';

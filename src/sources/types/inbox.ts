@@ -1,7 +1,7 @@
 import { ImapFlow, type FetchMessageObject, type MessageAddressObject } from 'imapflow';
 import { z } from 'zod';
-import type { SourceConfigOf } from '../../config/index.ts';
 import { firstLineOf } from '../../errors.ts';
+import type { SourceConfigOf } from '../config/index.ts';
 import type { Connector, ExtractContext, TableSpec } from '../connector.ts';
 import { requireEnv } from '../rest/index.ts';
 import { SyncFailedError } from '../sync-failed-error.ts';

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { z } from 'zod';
-import type { SourceConfigOf } from '../../config/index.ts';
+import type { SourceConfigOf } from '../config/index.ts';
 import type { Connector } from '../connector.ts';
 import { describeUrl, valueAt } from '../rest/index.ts';
 import { SyncFailedError } from '../sync-failed-error.ts';

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { z } from 'zod';
-import type { SourceConfigOf } from '../../config/index.ts';
+import type { SourceConfigOf } from '../config/index.ts';
 import type { Connector } from '../connector.ts';
 import { connectDatabase, databaseCause, type DatabaseReader } from '../databases/index.ts';
 import { requireEnv } from '../rest/index.ts';

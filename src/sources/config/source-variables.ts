@@ -1,9 +1,6 @@
 import path from 'node:path';
-import { ConfigError, InvalidRequestError } from '../errors.ts';
-import { formatProblem } from './format-issues.ts';
-import type { ProjectConfig } from './project-config.ts';
-import type { ProjectPaths } from './project-paths.ts';
-import { loadProjectConfig } from './project-files.ts';
+import { formatProblem, loadProjectConfig, type ProjectConfig, type ProjectPaths } from '../../config/index.ts';
+import { ConfigError, InvalidRequestError } from '../../errors.ts';
 import { sectionFields } from './section-fields.ts';
 import { SOURCE_TYPES } from './source-types.ts';
 import { loadSources } from './sources-file.ts';

@@ -1,14 +1,12 @@
-import { InvalidRequestError } from '../errors.ts';
-import type { ProjectPaths } from './project-paths.ts';
+import { checkEnvValue, removeEnvValue, setEnvValue, type ProjectPaths } from '../../config/index.ts';
+import { InvalidRequestError } from '../../errors.ts';
 import { MASK } from './shown-source-config.ts';
 import { SOURCE_TYPES } from './source-types.ts';
 import { loadSources } from './sources-file.ts';
 import { assertOwnVariables, credentialVariables } from './source-variables.ts';
 import { assertSourcesFileUnchanged } from './sources-file-version.ts';
 import type { SourceConfig } from './sources-config.ts';
-import {
-  checkEnvValue, readSourceSection, removeEnvValue, removeSourceEntry, replaceSourceSection, setEnvValue, type SourceCheck,
-} from './update-project-files.ts';
+import { readSourceSection, removeSourceEntry, replaceSourceSection, type SourceCheck } from './sources-file-edits.ts';
 
 /** A new section for an existing source, as the browser's form sends it; its type and name stay. */
 export interface SourceEdit {

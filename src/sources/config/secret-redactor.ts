@@ -1,4 +1,4 @@
-import type { ProjectConfig } from './project-config.ts';
+import type { ProjectConfig } from '../../config/index.ts';
 import { credentialVariables, projectVariables } from './source-variables.ts';
 import type { SourceConfig } from './sources-config.ts';
 

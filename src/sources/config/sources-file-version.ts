@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
-import { ConflictError } from '../errors.ts';
-import { readProjectFile } from './project-files.ts';
-import type { ProjectPaths } from './project-paths.ts';
+import { readProjectFile, type ProjectPaths } from '../../config/index.ts';
+import { ConflictError } from '../../errors.ts';
 
 export class SourcesFileChangedError extends ConflictError {
   override readonly code = 'sources_file_changed';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError } from '../errors.ts';
+import { ConfigError } from '../../errors.ts';
 import { parseSources, type SourceConfig } from './sources-config.ts';
 
 function sourceYaml(config: string): string {

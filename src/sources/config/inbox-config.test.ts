@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError } from '../errors.ts';
+import { ConfigError } from '../../errors.ts';
 import { parseSources } from './sources-config.ts';
 
 function problemsOf(config: string): readonly string[] {

@@ -1,10 +1,8 @@
 import { stringify } from 'yaml';
-import { ConfigError } from '../errors.ts';
-import { formatProblem } from './format-issues.ts';
-import { readYaml } from './read-yaml.ts';
+import { describeKind, formatProblem, isMapping, readYaml } from '../../config/index.ts';
+import { ConfigError } from '../../errors.ts';
 import { parseSourceEntry, type SourceConfig } from './source-entry.ts';
 import { SOURCE_TYPES } from './source-types.ts';
-import { describeKind, isMapping } from './yaml-value.ts';
 
 export type { SourceConfig, SourceConfigOf } from './source-entry.ts';
 

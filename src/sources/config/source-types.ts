@@ -1,10 +1,10 @@
-import { deepFreeze } from './deep-freeze.ts';
+import { deepFreeze } from '../../config/index.ts';
 import {
   GENERIC_CONFIG_SECTION, type AuthType, type Category, type ResourceLists,
-} from '../sources/type-definition/index.ts';
-import { SOURCE_TYPE_DEFINITIONS } from '../sources/types/index.ts';
+} from '../type-definition/index.ts';
+import { SOURCE_TYPE_DEFINITIONS } from '../types/index.ts';
 
-export { AUTH_TYPES, CATEGORIES, GENERIC_CONFIG_SECTION, type AuthType, type Category, type ResourceLists } from '../sources/type-definition/index.ts';
+export { AUTH_TYPES, CATEGORIES, GENERIC_CONFIG_SECTION, type AuthType, type Category, type ResourceLists } from '../type-definition/index.ts';
 
 /** Every source type, declared once each in `sources/types/`: the registries below are derived from their list. */
 type Definition = (typeof SOURCE_TYPE_DEFINITIONS)[number];

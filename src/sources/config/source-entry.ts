@@ -1,14 +1,11 @@
 import { z } from 'zod';
-import { closestMatch } from './closest-match.ts';
-import { deepFreeze } from './deep-freeze.ts';
-import { formatProblem, validate, type Validation } from './format-issues.ts';
-import { NonEmptyString, SourceName } from '../sources/type-definition/index.ts';
-import type { NativePipelineSection } from '../sources/types/index.ts';
+import { closestMatch, deepFreeze, describeKind, formatProblem, isMapping, validate, type Validation } from '../../config/index.ts';
+import { NonEmptyString, SourceName } from '../type-definition/index.ts';
+import type { NativePipelineSection } from '../types/index.ts';
 import {
   SECTION_NAMES, SOURCE_TYPE_KEYS, SOURCE_TYPES, definitionOf, isRefusedSourceType, isSourceTypeKey,
   type ConfigurableSourceTypeKey, type DefinitionOf, type GenericSourceTypeKey, type TypedSourceTypeKey,
 } from './source-types.ts';
-import { describeKind, isMapping } from './yaml-value.ts';
 
 /** How long after its last successful sync a source is stale: a warning, then a critical issue (and a source_stale alert). */
 const Freshness = z.strictObject({

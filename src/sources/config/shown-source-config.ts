@@ -1,4 +1,4 @@
-import { isEnvReference } from '../sources/type-definition/index.ts';
+import { isEnvReference } from '../type-definition/index.ts';
 import type { SourceConfig } from './sources-config.ts';
 
 export const MASK = '***';

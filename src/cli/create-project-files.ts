@@ -1,9 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, writeFileSync, existsSync } from 'node:fs';
+import { serializeProjectConfig, type ProjectPaths } from '../config/index.ts';
 import { ConfigError } from '../errors.ts';
-import { serializeProjectConfig } from './project-files.ts';
-import type { ProjectPaths } from './project-paths.ts';
-import { defaultSourcesYaml } from './sources-config.ts';
+import { defaultSourcesYaml } from '../sources/config/index.ts';
 
 /** Writes a new project's configuration files; refuses a folder that already holds a project. */
 export function createProjectFiles(paths: ProjectPaths, options: { name: string; organization: string; sourcesYaml?: string; autoTransform?: boolean }): void {

@@ -1,5 +1,5 @@
 import { describe, it, expect } from 'vitest';
-import { ConfigError } from '../errors.ts';
+import { ConfigError } from '../../errors.ts';
 import { defaultSourcesYaml, parseSources, serializeSources, type SourceConfig } from './sources-config.ts';
 import { AUTH_TYPES, CATEGORIES, SOURCE_TYPE_KEYS, SOURCE_TYPES } from './source-types.ts';
 

@@ -1,6 +1,5 @@
 import path from 'node:path';
-import type { ProjectPaths } from './project-paths.ts';
-import { readProjectFile } from './project-files.ts';
+import { readProjectFile, type ProjectPaths } from '../../config/index.ts';
 import { parseSources, type SourceConfig } from './sources-config.ts';
 
 /** Reads and validates `.quarry/sources.yml`. */

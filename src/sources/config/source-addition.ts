@@ -1,14 +1,13 @@
-import { InvalidRequestError } from '../errors.ts';
-import { closestMatch } from './closest-match.ts';
-import type { ProjectPaths } from './project-paths.ts';
+import { checkEnvValue, closestMatch, setEnvValue, type ProjectPaths } from '../../config/index.ts';
+import { InvalidRequestError } from '../../errors.ts';
 import { isSourceTypeKey, SOURCE_TYPE_KEYS, SOURCE_TYPES, type SourceTypeKey } from './source-types.ts';
-import { SOURCE_NAME_PATTERN } from '../sources/type-definition/index.ts';
+import { SOURCE_NAME_PATTERN } from '../type-definition/index.ts';
 import { loadSources } from './sources-file.ts';
 import { assertSourcesFileUnchanged } from './sources-file-version.ts';
 import type { SourceConfig } from './sources-config.ts';
 import { parseSourceEntry } from './source-entry.ts';
 import { assertOwnVariables } from './source-variables.ts';
-import { addSourceEntry, checkEnvValue, setEnvValue, type SourceCheck } from './update-project-files.ts';
+import { addSourceEntry, type SourceCheck } from './sources-file-edits.ts';
 
 /** A source to add, as the CLI's wizard and flags and the browser's form describe it. */
 export interface SourceAddition {
