@@ -20,6 +20,8 @@ export default defineConfig({
     // what it takes alone.
     testTimeout: 120_000,
     hookTimeout: 180_000,
+    // How long expect.poll waits for a page or a job to catch up: a second is too short on a busy machine.
+    expect: { poll: { timeout: 10_000 } },
     reporters: ['default', './test/support/summary-reporter.ts'],
     globalSetup: ['./test/support/run-folder.ts'],
     projects: [

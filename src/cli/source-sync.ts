@@ -1,6 +1,5 @@
 import type { AppContext } from '../context.ts';
-import { startAllSyncs, type BackfillRequest } from '../jobs/index.ts';
-import type { QuarryEvent } from '../events/index.ts';
+import { startAllSyncs, type BackfillRequest, type JobEnding } from '../jobs/index.ts';
 import type { LogFormat } from '../logger.ts';
 import { CliError } from './cli-error.ts';
 import { ModelsAfterSync } from './models-after-sync.ts';
@@ -16,8 +15,7 @@ import { withAlertingProject, withProject } from './with-project.ts';
 export async function runSyncHere(
   ctx: AppContext, name: string, options: { fullRefresh: boolean; backfill?: BackfillRequest | undefined },
 ): Promise<string> {
-  const ended = syncEnd(ctx, name);
-  const job = ctx.jobs.startSync(name, { ...options, requestedBy: 'cli' });
+  const { job, ended } = ctx.jobs.startSync(name, { ...options, requestedBy: 'cli' });
   const progress = new ProgressLine();
   progress.set(`Syncing ${name}`);
   const models = new ModelsAfterSync(ctx, progress);
@@ -41,7 +39,7 @@ export async function runSyncHere(
   process.once('SIGINT', interrupt);
   process.once('SIGTERM', interrupt);
   try {
-    const outcome = await ended;
+    const outcome = syncOutcome(ctx, name, await ended);
     await ctx.jobs.idle();
     printNew();
     if (!outcome.ok) throw new CliError(`the sync of ${name} failed: ${outcome.message}`);
@@ -57,14 +55,10 @@ export async function runSyncHere(
   }
 }
 
-/** How the next sync of `name` ends: its line for the terminal, and whether it succeeded. */
-function syncEnd(ctx: AppContext, name: string): Promise<{ ok: boolean; message: string }> {
-  return new Promise((resolve) => {
-    const unsubscribe = ctx.events.subscribe((event: QuarryEvent) => {
-      if (event.type === 'sync_completed' && event.source === name) { unsubscribe(); resolve({ ok: true, message: `Synced ${name}: ${String(event.rows)} rows${skippedFiles(ctx, name)}` }); }
-      if (event.type === 'sync_failed' && event.source === name) { unsubscribe(); resolve({ ok: false, message: event.error }); }
-    });
-  });
+/** How a sync of `name` ended: its line for the terminal, and whether it succeeded. */
+function syncOutcome(ctx: AppContext, name: string, ending: JobEnding): { ok: boolean; message: string } {
+  if (ending.status !== 'success') return { ok: false, message: ending.error ?? ending.status };
+  return { ok: true, message: `Synced ${name}: ${String(ending.rows ?? 0)} rows${skippedFiles(ctx, name)}` };
 }
 
 /** The warning a sync that skipped unreadable files ends with; the sync's history entry holds the count. */
@@ -88,8 +82,12 @@ export async function syncSource(
  */
 export async function syncAllSources(project: string, env: NodeJS.ProcessEnv, logFormat?: LogFormat): Promise<string> {
   return withAlertingProject(project, env, async (ctx) => {
-    const ends = new Map(ctx.sources.filter((source) => source.enabled).map((source) => [source.name, syncEnd(ctx, source.name)]));
     const entries = startAllSyncs(ctx.jobs, ctx.sources, 'cli');
+    // Taken at once: none of the syncs just queued can have ended before this line.
+    const ends = new Map(entries.flatMap((entry) => {
+      const ended = entry.status === 'started' ? ctx.jobs.activeSync(entry.source)?.ended : undefined;
+      return ended === undefined ? [] : [[entry.source, ended.then((ending) => syncOutcome(ctx, entry.source, ending))] as const];
+    }));
     const progress = new ProgressLine();
     const models = new ModelsAfterSync(ctx, progress);
     let done = 0;

@@ -101,8 +101,8 @@ describe('JobLifecycle', () => {
   it('records the ending and the kind\'s lines before it publishes the events, and logs the kind\'s own message', async () => {
     const seen: string[] = [];
     events.subscribe((event) => { seen.push(`${event.type} ${String(store.jobs.latest('sync', 'orders')?.status)}`); });
-    const { job, finished } = lifecycle.enqueue(new TestKind('orders', Promise.resolve(3), store));
-    await finished;
+    const { job, ended } = lifecycle.enqueue(new TestKind('orders', Promise.resolve(3), store));
+    await ended;
     expect(seen).toEqual(['sync_completed success']);
     expect(store.jobs.latest('sync', 'orders')).toMatchObject({ id: job.id, status: 'success', rows: 3 });
     expect(store.logs.latest(10, 'orders').map((line) => line.message).toReversed())
@@ -115,7 +115,7 @@ describe('JobLifecycle', () => {
     const first = lifecycle.enqueue(new TestKind('orders', release, store));
     expect(() => lifecycle.enqueue(new TestKind('orders', release, store))).toThrow(BusyError);
     resolve(1);
-    await first.finished;
+    await first.ended;
     const closing = lifecycle.close(60_000);
     expect(() => lifecycle.enqueue(new TestKind('orders', release, store))).toThrow(BusyError);
     await closing;

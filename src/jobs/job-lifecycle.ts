@@ -101,12 +101,24 @@ export interface JobLifecycleOptions {
   afterCommit?: (() => Promise<void>) | undefined;
 }
 
+/** How a job ended, as its history records it. */
+export interface JobEnding {
+  readonly status: 'success' | 'failed' | 'interrupted';
+  readonly rows: number | null;
+  readonly error: string | null;
+  /** Whether trying again later may succeed (a failure the kind calls transient). */
+  readonly transient: boolean;
+}
+
 /** A queued or running job, as the lifecycle tracks it. */
 export interface ActiveJob {
   readonly job: JobRecord;
   readonly kind: JobKind<unknown>;
-  /** Settles once the job's ending is recorded (it never rejects). */
-  readonly finished: Promise<void>;
+  /**
+   * Resolves with the job's ending once it is recorded, announced and the job is no longer active, so whoever
+   * started it may start the next at once. It never rejects.
+   */
+  readonly ended: Promise<JobEnding>;
 }
 
 /**
@@ -151,16 +163,16 @@ export class JobLifecycle {
     this.#unrecorded.length = 0;
     if (!job) throw kind.busy();
     const controller = new AbortController();
-    const { promise: finished, resolve } = Promise.withResolvers<undefined>();
-    const active = { job, kind: kind as JobKind<unknown>, finished, controller };
+    const { promise: ended, resolve } = Promise.withResolvers<JobEnding>();
+    const active = { job, kind: kind as JobKind<unknown>, ended, controller };
     // Tracked before it runs: a job whose lock scope is `write` starts (and announces itself) at once.
     this.#active.set(job.id, active);
-    const run = (): Promise<void> => this.#run(job, kind, controller.signal);
+    const run = (): Promise<JobEnding> => this.#run(job, kind, controller.signal);
     void (kind.lockScope === 'write' ? run() : lock.hold(run, controller.signal))
-      .then(() => true, (error: unknown) => { this.#fail(job, kind, error, controller.signal); return false; })
-      .then((endedWell) => {
+      .then((ending) => ({ ending, endedWell: true }), (error: unknown) => ({ ending: this.#fail(job, kind, error, controller.signal), endedWell: false }))
+      .then(({ ending, endedWell }) => {
         this.#active.delete(job.id);
-        resolve(undefined);
+        resolve(ending);
         // After the job has ended for everyone: a client told the job completed may start the next one at once.
         if (endedWell) void this.#options.afterCommit?.();
       });
@@ -170,7 +182,7 @@ export class JobLifecycle {
   /** Resolves when no job (of `kind`, when given) is queued or running and every holder of the warehouse lock so far has finished. */
   async idle(kind?: JobKindName): Promise<void> {
     const waitedFor = (): ActiveJob[] => this.active().filter((active) => kind === undefined || active.kind.kind === kind);
-    for (let active = waitedFor(); active.length > 0; active = waitedFor()) await Promise.all(active.map((job) => job.finished));
+    for (let active = waitedFor(); active.length > 0; active = waitedFor()) await Promise.all(active.map((job) => job.ended));
     await this.#options.lock.idle();
   }
 
@@ -185,7 +197,7 @@ export class JobLifecycle {
     for (const active of this.#active.values()) active.controller.abort();
   }
 
-  async #run<Outcome>(job: JobRecord, kind: JobKind<Outcome>, signal: AbortSignal): Promise<void> {
+  async #run<Outcome>(job: JobRecord, kind: JobKind<Outcome>, signal: AbortSignal): Promise<JobEnding> {
     const { store, events, now, log, lake } = this.#options;
     signal.throwIfAborted();
     const started = now();
@@ -211,17 +223,19 @@ export class JobLifecycle {
     for (const line of ending.lines) tools.log(line.level, line.message);
     log.info({ ...kind.serviceLog.fields, ...ending.logFields, durationMs: finishedAt.getTime() - started.getTime() }, kind.serviceLog.finished);
     for (const event of ending.events) events.publish(event);
+    return { status: ending.status, rows: ending.rows, error: ending.error, transient: false };
   }
 
-  #fail<Outcome>(job: JobRecord, kind: JobKind<Outcome>, error: unknown, signal: AbortSignal): void {
+  #fail<Outcome>(job: JobRecord, kind: JobKind<Outcome>, error: unknown, signal: AbortSignal): JobEnding {
     const { store, events, now, log } = this.#options;
     const interrupted = signal.aborted;
     const message = kind.failureMessage(error, interrupted);
     const finishedAt = now().toISOString();
+    const ending: JobEnding = {
+      status: interrupted ? 'interrupted' : 'failed', rows: null, error: message, transient: !interrupted && kind.isTransient?.(error) === true,
+    };
     const record = (): void => {
-      store.jobs.finish(job.id, {
-        status: interrupted ? 'interrupted' : 'failed', rows: null, error: message, transient: !interrupted && kind.isTransient?.(error) === true,
-      }, finishedAt);
+      store.jobs.finish(job.id, ending, finishedAt);
       kind.recordFailure?.(job, message, finishedAt);
       store.logs.append({ timestamp: finishedAt, level: interrupted ? 'WARNING' : 'ERROR', source: kind.logSource, message, jobId: job.id });
     };
@@ -237,6 +251,7 @@ export class JobLifecycle {
     if (level === 'warn') log.warn({ err: error, ...kind.serviceLog.fields }, `${kind.serviceLog.noun} failed`);
     if (level === 'error') log.error({ err: error, ...kind.serviceLog.fields }, `${kind.serviceLog.noun} failed unexpectedly`);
     for (const event of kind.failedEvents(job, message)) events.publish(event);
+    return ending;
   }
 
   #logLine(level: LogLevel, source: string | null, message: string, jobId: number): void {

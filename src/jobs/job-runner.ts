@@ -6,7 +6,7 @@ import { backfillWindow, LedgerHasher, loaderFor, type OutboundPolicy, type Sour
 import type { JobRecord, Store } from '../store/index.ts';
 import { dropSourceTables } from './drop-source-tables.ts';
 import { SourceDisabledError, SourceNotFoundError, SourceTypeNotSupportedError, SyncInProgressError, SyncNotFoundError, SyncOfAnotherSourceError, RestoreInProgressError } from './errors.ts';
-import { JobLifecycle } from './job-lifecycle.ts';
+import { JobLifecycle, type ActiveJob } from './job-lifecycle.ts';
 import { MaintenanceJob } from './maintenance-job.ts';
 import { RestoreJob, snapshotBeforeSync } from './restore-job.ts';
 import { SyncJob } from './sync-job.ts';
@@ -69,7 +69,7 @@ export class JobRunner {
    * Queues a sync: file sources load under the lock; other sources extract first, then load under the lock.
    * With `backfill`, only that window of days is re-loaded (BackfillNotSupportedError for a type without date ranges).
    */
-  startSync(name: string, options: { fullRefresh: boolean; requestedBy: string | null; backfill?: BackfillRequest | undefined }): JobRecord {
+  startSync(name: string, options: { fullRefresh: boolean; requestedBy: string | null; backfill?: BackfillRequest | undefined }): StartedJob {
     const { store, sources, paths, events, now, env, sourceTokens, outbound, dataRoots } = this.#options;
     const source = sources.find((candidate) => candidate.name === name);
     if (!source) throw new SourceNotFoundError(name);
@@ -85,12 +85,18 @@ export class JobRunner {
     const sync = new SyncJob({
       source, loader, fullRefresh, requestedBy, window, store, ledgerHasher: this.ledgerHasher, paths, events, now, env, sourceTokens, outbound, dataRoots,
     });
-    return this.lifecycle.enqueue(sync).job;
+    const { job, ended } = this.lifecycle.enqueue(sync);
+    return { job, ended };
+  }
+
+  /** The sync of `name` queued or running now, if any. */
+  activeSync(name: string): StartedJob | undefined {
+    return this.lifecycle.active().find((active) => active.kind.kind === 'sync' && active.kind.target === name);
   }
 
   /** Throws SyncInProgressError while a sync of `name` is queued or running. */
   assertNoSync(name: string): void {
-    if (this.lifecycle.active().some((active) => active.kind.kind === 'sync' && active.kind.target === name)) throw new SyncInProgressError(name);
+    if (this.activeSync(name) !== undefined) throw new SyncInProgressError(name);
   }
 
   /**
@@ -146,6 +152,9 @@ export class JobRunner {
     await this.ledgerHasher.close();
   }
 }
+
+/** A job just queued: its record, and how it ends (see ActiveJob.ended). */
+export type StartedJob = Pick<ActiveJob, 'job' | 'ended'>;
 
 /** The days a backfill asks for, as given (`until` defaults to today); checked by `backfillWindow`. */
 export interface BackfillRequest {

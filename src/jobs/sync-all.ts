@@ -25,7 +25,7 @@ export function startAllSyncs(jobs: Pick<JobRunner, 'startSync'>, sources: reado
       return { source: source.name, status: 'skipped', startedAt: null, detail: `The source "${source.name}" is disabled`, code: 'source_disabled' };
     }
     try {
-      const job = jobs.startSync(source.name, { fullRefresh: false, requestedBy });
+      const { job } = jobs.startSync(source.name, { fullRefresh: false, requestedBy });
       return { source: source.name, status: 'started', startedAt: job.createdAt, detail: null, code: null };
     } catch (error) {
       if (!(error instanceof QuarryError)) throw error;

@@ -1,7 +1,6 @@
 import type { ScheduleConfig } from '../config/index.ts';
 import { firstLineOf } from '../errors.ts';
-import type { EventBus } from '../events/index.ts';
-import { SyncInProgressError, type JobRunner } from '../jobs/index.ts';
+import { SyncInProgressError, type JobRunner, type StartedJob } from '../jobs/index.ts';
 import type { SourceConfig } from '../sources/config/index.ts';
 import type { JobStatus, LogLevel, Store } from '../store/index.ts';
 import type { TransformRunner } from '../transform/index.ts';
@@ -11,8 +10,7 @@ import { delay, type Timer } from './timer.ts';
 export interface ScheduleRunDependencies {
   readonly sources: readonly SourceConfig[];
   readonly store: Store;
-  readonly events: EventBus;
-  readonly jobs: Pick<JobRunner, 'startSync'>;
+  readonly jobs: Pick<JobRunner, 'startSync' | 'activeSync'>;
   readonly transform: Pick<TransformRunner, 'runDownstreamOf'>;
   readonly timer: Timer;
   /** Appends a platform log line (no source: the line belongs to the schedule). */
@@ -96,50 +94,20 @@ interface SyncEnding {
 
 /** Starts one sync job and resolves with how it ended, as its history records it. */
 async function syncOnce(source: string, requestedBy: string, deps: ScheduleRunDependencies, signal: AbortSignal): Promise<SyncEnding> {
-  const ended = nextSyncEnd(deps.events, source, signal);
+  let sync: StartedJob | undefined;
   try {
-    let jobId: number | undefined;
-    try {
-      jobId = deps.jobs.startSync(source, { fullRefresh: false, requestedBy }).id;
-    } catch (error) {
-      // Someone (a person, the watcher) is syncing the source already: that sync's outcome stands for this run.
-      if (!(error instanceof SyncInProgressError)) return { status: 'failed', error: firstLineOf(error), transient: false };
-    }
-    const event = await ended.promise;
-    const record = jobId === undefined ? deps.store.jobs.latest('sync', source) : deps.store.jobs.get(jobId);
-    if (record !== undefined && record.finishedAt !== null) return { status: record.status, error: record.error, transient: record.transient };
-    return event.type === 'sync_completed' ? { status: 'success', error: null, transient: false } : { status: 'failed', error: event.error, transient: false };
-  } finally {
-    ended.cancel();
+    sync = deps.jobs.startSync(source, { fullRefresh: false, requestedBy });
+  } catch (error) {
+    // Someone (a person, the watcher) is syncing the source already: that sync's outcome stands for this run.
+    if (!(error instanceof SyncInProgressError)) return { status: 'failed', error: firstLineOf(error), transient: false };
+    sync = deps.jobs.activeSync(source);
   }
-}
-
-type SyncEndEvent = { type: 'sync_completed' } | { type: 'sync_failed'; error: string };
-
-/** The next end (completed or failed) of a sync of `source`; subscribe before starting the sync so it cannot slip past. */
-function nextSyncEnd(events: EventBus, source: string, signal: AbortSignal): { promise: Promise<SyncEndEvent>; cancel: () => void } {
-  let cancel = (): void => undefined;
-  const promise = new Promise<SyncEndEvent>((resolve, reject) => {
-    const onAbort = (): void => {
-      cancel();
-      reject(signal.reason as Error);
-    };
-    const unsubscribe = events.subscribe((event) => {
-      if ((event.type === 'sync_completed' || event.type === 'sync_failed') && event.source === source) {
-        cancel();
-        resolve(event);
-      }
-    });
-    cancel = () => {
-      unsubscribe();
-      signal.removeEventListener('abort', onAbort);
-    };
-    if (signal.aborted) onAbort();
-    else signal.addEventListener('abort', onAbort, { once: true });
-  });
-  // Awaited only once the sync started; on the other paths its rejection must not go unhandled.
-  promise.catch(() => undefined);
-  return { promise, cancel: () => { cancel(); } };
+  // That other sync may have ended in between: its history holds how.
+  if (sync === undefined) {
+    const record = deps.store.jobs.latest('sync', source);
+    return { status: record?.status ?? 'failed', error: record?.error ?? null, transient: record?.transient ?? false };
+  }
+  return untilAborted(sync.ended, signal);
 }
 
 /** `promise`, or the signal's reason once it aborts: a stopping scheduler leaves jobs to the job runner's own shutdown. */

@@ -1,5 +1,6 @@
 import type { ScheduleConfig } from '../config/index.ts';
 import { firstLineOf } from '../errors.ts';
+import type { EventBus } from '../events/index.ts';
 import type { Logger } from '../logger.ts';
 import type { LogLevel, ScheduleOutcome, ScheduleRunRecord, ScheduleTrigger } from '../store/index.ts';
 import { CronSlots } from './cron-slots.ts';
@@ -17,6 +18,8 @@ export interface ScheduleIncidents {
 
 export interface SchedulerOptions extends Omit<ScheduleRunDependencies, 'log' | 'retryDelayMs' | 'timer'> {
   readonly schedules: readonly ScheduleConfig[];
+  /** Where a run's start and end are announced. */
+  readonly events: EventBus;
   readonly log: Logger;
   readonly now: () => Date;
   /** The system's timers unless a test moves a clock by hand. */

@@ -169,7 +169,7 @@ export class TransformRunner {
     if (runs.length === 0) return undefined;
     const models = new Set(runs.flatMap((run) => [...run.models]));
     const active = await this.#enqueueWhenFree(`downstream of ${sources.join(', ')}`, runs.flatMap((run) => run.selector), models, requestedBy);
-    await active.finished;
+    await active.ended;
     return this.#options.store.jobs.get(active.job.id) ?? active.job;
   }
 
@@ -187,7 +187,7 @@ export class TransformRunner {
       ...options, exactModels: selector === undefined,
     });
     // The docs regeneration that follows is not waited for (close() waits for it).
-    await active.finished;
+    await active.ended;
     return this.#options.store.jobs.get(active.job.id) ?? active.job;
   }
 
@@ -259,7 +259,7 @@ export class TransformRunner {
     if (this.#overlapping(models).length > 0) throw run.busy();
     const active = jobs.enqueue(run);
     void this.#inBackground('model run', async () => {
-      await active.finished;
+      await active.ended;
       await this.#reloadGraph();
       this.#queueDocs();
     });
@@ -317,7 +317,7 @@ export class TransformRunner {
         return this.#enqueue(target, selector, models, requestedBy);
       } catch (error) {
         if (!(error instanceof RunInProgressError) || attempt >= 3 || this.#closing) throw error;
-        await Promise.all(this.#overlapping(models).map((run) => run.finished));
+        await Promise.all(this.#overlapping(models).map((run) => run.ended));
       }
     }
   }

@@ -92,7 +92,7 @@ describe.skipIf(process.getuid?.() !== 0)('the platform database turning read-on
     const held = quarry.ctx.warehouseLock.hold(() => { holds(undefined); return released; }, AbortSignal.timeout(60_000));
     await holding;
     const failed = quarry.nextEvent('sync_failed');
-    const queued = quarry.ctx.jobs.startSync('orders', { fullRefresh: false, requestedBy: 'test' });
+    const { job: queued } = quarry.ctx.jobs.startSync('orders', { fullRefresh: false, requestedBy: 'test' });
     setImmutable(quarry, true);
     release(undefined);
     await held;

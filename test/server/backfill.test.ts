@@ -181,7 +181,7 @@ describe('backfill through POST /api/sources/{name}/sync', () => {
 
 describe('POST /api/sync-all', () => {
   it('starts every enabled source, reports one already running, and skips the disabled one', async () => {
-    const running = quarry.ctx.jobs.startSync('stripe', { fullRefresh: false, requestedBy: 'test' });
+    const { job: running } = quarry.ctx.jobs.startSync('stripe', { fullRefresh: false, requestedBy: 'test' });
     const response = await quarry.request('POST', '/api/sync-all', { as: 'editor' });
     expect(response.status).toBe(200);
     expect(response.json).toEqual({

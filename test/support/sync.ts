@@ -3,20 +3,14 @@ import type { TestQuarry } from './quarry.ts';
 
 export type SyncEnd = Extract<QuarryEvent, { type: 'sync_completed' | 'sync_failed' }>;
 
-/** Starts a sync through the job runner and resolves with how it ended. */
+/** Starts a sync through the job runner and resolves with how it ended, as the event announcing it says. */
 export async function syncAndWait(quarry: TestQuarry, source: string, fullRefresh = false): Promise<SyncEnd> {
-  const ended = new Promise<SyncEnd>((resolve) => {
-    const unsubscribe = quarry.ctx.events.subscribe((event) => {
-      if ((event.type === 'sync_completed' || event.type === 'sync_failed') && event.source === source) {
-        unsubscribe();
-        resolve(event);
-      }
-    });
-  });
-  quarry.ctx.jobs.startSync(source, { fullRefresh, requestedBy: 'test' });
-  const end = await ended;
+  const ending = await quarry.ctx.jobs.startSync(source, { fullRefresh, requestedBy: 'test' }).ended;
   await quarry.jobsIdle();
-  return end;
+  const timestamp = quarry.ctx.now().toISOString();
+  return ending.status === 'success'
+    ? { type: 'sync_completed', source, rows: ending.rows ?? 0, timestamp }
+    : { type: 'sync_failed', source, error: ending.error ?? ending.status, timestamp };
 }
 
 /** How many files the source's latest sync skipped because DuckDB cannot read them, from its history. */

@@ -111,7 +111,7 @@ export const sourceRoutes: FastifyPluginCallbackZod<{ ctx: AppContext }> = (app,
     const fullRefresh = request.body?.full_refresh ?? false;
     const since = request.body?.since;
     const backfill = since === undefined ? undefined : { since, until: request.body?.until };
-    const job = ctx.jobs.startSync(name, { fullRefresh, requestedBy: requireActor(request).email, backfill });
+    const { job } = ctx.jobs.startSync(name, { fullRefresh, requestedBy: requireActor(request).email, backfill });
     const what = backfill !== undefined ? `Backfill from ${since ?? ''}` : fullRefresh ? 'Full refresh' : 'Sync';
     return { success: true, message: `${what} of ${name} started`, source_name: name, started_at: job.createdAt };
   });
