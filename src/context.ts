@@ -132,6 +132,7 @@ export function createContext(options: ContextOptions): AppContext {
     pythonEnvironmentsDir: env.QUARRY_PYTHON_ENVS_DIR,
     baseEnv: childEnv,
   });
+  jobs.followSyncsWith((source) => transform.afterSync(source));
   return Object.freeze({
     version: SERVICE_VERSION,
     paths,

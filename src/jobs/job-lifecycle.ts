@@ -69,6 +69,11 @@ export interface JobKind<Outcome> {
   work(tools: JobTools): Promise<Outcome>;
   /** Records what the work produced (inside the ending's transaction) and says how the job ended. */
   finished(job: JobRecord, outcome: Outcome, finishedAt: string, startedAt: Date): JobSuccess;
+  /**
+   * The job's last step, once its ending is recorded and before it is announced: what follows from the records
+   * (a sync's staging models). It must not reject: its failure is a line of the job's log, not the job's.
+   */
+  followUp?(tools: JobTools): Promise<void>;
   /** The one-line error for the history and events; `interrupted` when the service stopped it. */
   failureMessage(error: unknown, interrupted: boolean): string;
   /**
@@ -221,6 +226,7 @@ export class JobLifecycle {
       return success;
     });
     for (const line of ending.lines) tools.log(line.level, line.message);
+    await kind.followUp?.(tools);
     log.info({ ...kind.serviceLog.fields, ...ending.logFields, durationMs: finishedAt.getTime() - started.getTime() }, kind.serviceLog.finished);
     for (const event of ending.events) events.publish(event);
     return { status: ending.status, rows: ending.rows, error: ending.error, transient: false };

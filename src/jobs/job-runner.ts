@@ -41,6 +41,7 @@ export interface JobRunnerOptions {
  */
 export class JobRunner {
   readonly #options: JobRunnerOptions;
+  #afterLoad: ((source: string) => Promise<void>) | undefined;
   readonly lifecycle: JobLifecycle;
   /** Records the hashes of the files syncs loaded, after they commit. */
   readonly ledgerHasher: LedgerHasher;
@@ -69,6 +70,11 @@ export class JobRunner {
    * Queues a sync: file sources load under the lock; other sources extract first, then load under the lock.
    * With `backfill`, only that window of days is re-loaded (BackfillNotSupportedError for a type without date ranges).
    */
+  /** Makes `step` the last step of every sync that loads: what the source's new tables set off. */
+  followSyncsWith(step: (source: string) => Promise<void>): void {
+    this.#afterLoad = step;
+  }
+
   startSync(name: string, options: { fullRefresh: boolean; requestedBy: string | null; backfill?: BackfillRequest | undefined }): StartedJob {
     const { store, sources, paths, events, now, env, sourceTokens, outbound, dataRoots } = this.#options;
     const source = sources.find((candidate) => candidate.name === name);
@@ -84,6 +90,7 @@ export class JobRunner {
     const window = backfill === undefined ? undefined : backfillWindow(source, backfill, { now: now(), fullRefresh });
     const sync = new SyncJob({
       source, loader, fullRefresh, requestedBy, window, store, ledgerHasher: this.ledgerHasher, paths, events, now, env, sourceTokens, outbound, dataRoots,
+      afterLoad: this.#afterLoad,
     });
     const { job, ended } = this.lifecycle.enqueue(sync);
     return { job, ended };

@@ -19,6 +19,8 @@ export interface SyncJobOptions extends Omit<ReadContextOptions, 'signal'> {
   readonly store: Store;
   readonly ledgerHasher: LedgerHasher;
   readonly events: EventBus;
+  /** What a loaded source's tables set off (the transformations' staging models), run as the sync's last step. */
+  readonly afterLoad: ((source: string) => Promise<void>) | undefined;
 }
 
 /**
@@ -59,6 +61,14 @@ export class SyncJob implements JobKind<LoadOutcome> {
     // Without the hashes of its last sync, a file touched since would load again for nothing.
     await this.#options.ledgerHasher.settled(this.target);
     return this.#options.loader.load(this.#loadContext(tools));
+  }
+
+  async followUp(tools: JobTools): Promise<void> {
+    try {
+      await this.#options.afterLoad?.(this.target);
+    } catch (error) {
+      tools.log('WARNING', `The staging models could not be refreshed: ${firstLineOf(error)}`);
+    }
   }
 
   finished(job: JobRecord, outcome: LoadOutcome, finishedAt: string, startedAt: Date): JobSuccess {

@@ -1,5 +1,5 @@
 import type { ProjectConfig, ProjectPaths } from '../config/index.ts';
-import type { EventBus, QuarryEvent } from '../events/index.ts';
+import type { EventBus } from '../events/index.ts';
 import type { ActiveJob, JobLifecycle } from '../jobs/index.ts';
 import type { Logger } from '../logger.ts';
 import { pythonExecutable, pythonExecutableOrLog } from '../python/index.ts';
@@ -60,9 +60,8 @@ export interface TestSummary extends TestNode {
 export class TransformRunner {
   readonly #options: TransformRunnerOptions;
   readonly #background = new Set<Promise<unknown>>();
-  /** The staging refresh after each source's latest sync, while it runs: a run downstream of the source waits for it. */
+  /** What each source's latest sync set off (a parse, a run queued), while it runs: a run downstream of the source waits for it. */
   readonly #stagingRefreshes = new Map<string, Promise<void>>();
-  readonly #unsubscribe: () => void;
   #graph: ModelGraph | undefined;
   #graphLoaded: Promise<ModelGraph> | undefined;
   #worker: DbtWorker | undefined;
@@ -73,7 +72,6 @@ export class TransformRunner {
 
   constructor(options: TransformRunnerOptions) {
     this.#options = options;
-    this.#unsubscribe = options.events.subscribe((event) => { this.#onEvent(event); });
   }
 
   /**
@@ -240,7 +238,6 @@ export class TransformRunner {
    */
   async close(): Promise<void> {
     this.#closing = true;
-    this.#unsubscribe();
     await this.idle();
     await this.#worker?.close();
   }
@@ -278,11 +275,15 @@ export class TransformRunner {
     this.#projectEnsured = true;
   }
 
-  #onEvent(event: QuarryEvent): void {
-    if (event.type !== 'sync_completed' || this.#closing) return;
-    const source = event.source;
-    const refresh = this.#inBackground('staging refresh', async () => {
-      const changed = await this.refreshStaging(source);
+  /**
+   * A sync's last step (JobRunner.followSyncsWith): writes the staging models of the source's tables as they now
+   * are, then, without holding up the sync, parses and queues what follows: with auto_transform every model
+   * downstream of the source, else the staging models that changed or never built.
+   */
+  async afterSync(source: string): Promise<void> {
+    if (this.#closing) return;
+    const changed = await this.refreshStaging(source);
+    const refresh = this.#inBackground('staging follow-up', async () => {
       const autoTransform = this.#options.config.watcher.auto_transform;
       if (!this.#started && !autoTransform) return;
       if (changed || autoTransform || !this.#graph) await this.#parse();
