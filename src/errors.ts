@@ -1,19 +1,29 @@
-/** Every error a module means to tell a caller about: a status, a snake_case code and a message fit for a user. */
+import { ERROR_CODES, type ErrorCode, type ErrorCodeWithStatus } from './error-codes.ts';
+
+export { ERROR_CODES, type ErrorCode, type ErrorCodeWithStatus } from './error-codes.ts';
+
+/**
+ * Every error a module means to tell a caller about: a code of ERROR_CODES and a message fit for a user. A class
+ * names only its code; the status is the table's, so the two cannot disagree. The class of one status
+ * (InvalidRequestError, NotFoundError, ...) takes only codes of that status, so `instanceof` still tells the status.
+ */
 export abstract class QuarryError extends Error {
-  abstract readonly status: number;
-  abstract readonly code: string;
+  abstract readonly code: ErrorCode;
   /** Extra response headers, such as Retry-After for rate_limited and locked_out. */
   readonly headers: Record<string, string> = {};
+
+  /** Read from the table at each use: a subclass sets its `code` only after this class's constructor has run. */
+  get status(): number {
+    return ERROR_CODES[this.code].status;
+  }
 }
 
 export class InvalidRequestError extends QuarryError {
-  readonly status = 400;
-  readonly code: string = 'invalid_request';
+  readonly code: ErrorCodeWithStatus<400> = 'invalid_request';
 }
 
 export class UnauthenticatedError extends QuarryError {
-  readonly status = 401;
-  readonly code: string = 'unauthenticated';
+  readonly code: ErrorCodeWithStatus<401> = 'unauthenticated';
   override readonly headers = { 'www-authenticate': 'Bearer' };
   constructor(message = 'Authentication required') {
     super(message);
@@ -21,23 +31,19 @@ export class UnauthenticatedError extends QuarryError {
 }
 
 export class ForbiddenError extends QuarryError {
-  readonly status = 403;
-  readonly code: string = 'forbidden';
+  readonly code: ErrorCodeWithStatus<403> = 'forbidden';
 }
 
 export class NotFoundError extends QuarryError {
-  readonly status = 404;
-  readonly code: string = 'not_found';
+  readonly code: ErrorCodeWithStatus<404> = 'not_found';
 }
 
 export class ConflictError extends QuarryError {
-  readonly status = 409;
-  readonly code: string = 'conflict';
+  readonly code: ErrorCodeWithStatus<409> = 'conflict';
 }
 
 export class TooManyRequestsError extends QuarryError {
-  readonly status = 429;
-  readonly code: string = 'rate_limited';
+  readonly code = 'rate_limited';
   override readonly headers: Record<string, string>;
   constructor(message: string, retryAfterSeconds: number) {
     super(message);
@@ -47,8 +53,7 @@ export class TooManyRequestsError extends QuarryError {
 
 /** A problem in the project's configuration files; `problems` lists each with its location. */
 export class ConfigError extends QuarryError {
-  readonly status = 500;
-  readonly code: string = 'config_invalid';
+  readonly code = 'config_invalid';
   readonly problems: readonly string[];
   constructor(problems: readonly string[]) {
     super(problems.join('\n'));

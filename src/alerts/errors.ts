@@ -10,6 +10,5 @@ export class AlertNotFoundError extends NotFoundError {
 
 /** A message the destination did not take; the message never holds the webhook URL or the SMTP password. */
 export class AlertDeliveryError extends QuarryError {
-  readonly status = 502;
   readonly code = 'alert_delivery_failed';
 }

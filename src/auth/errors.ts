@@ -8,7 +8,6 @@ export class InvalidCredentialsError extends UnauthenticatedError {
 }
 
 export class CsrfError extends QuarryError {
-  readonly status = 403;
   readonly code = 'csrf_failed';
   constructor() {
     super('Cross-site request refused: send the X-Requested-With: XMLHttpRequest header or a same-origin Origin header');

@@ -5,7 +5,6 @@ const MAX_FAILURES = 5;
 const LOCK_MS = 15 * 60_000;
 
 export class LockedOutError extends QuarryError {
-  readonly status = 429;
   readonly code = 'locked_out';
   override readonly headers: Record<string, string>;
   constructor(retryAfterSeconds: number) {

@@ -10,7 +10,6 @@ const LABELS: Record<OAuthProvider, string> = { google: 'Google', github: 'GitHu
 const FLOW_LIFETIME_MS = 10 * 60_000;
 
 export class OAuthFailedError extends QuarryError {
-  readonly status = 400;
   readonly code = 'oauth_failed';
 }
 

@@ -12,7 +12,6 @@ export const MIN_PASSWORD_LENGTH = 8;
 const DUMMY_HASH_AT_DEFAULT_COST = '$2b$12$tGiEMtYMos69OxWITPZ0kOh5BhBdbk.2Smpacc9b9IMkjPjP6oCAW';
 
 export class WeakPasswordError extends QuarryError {
-  readonly status = 400;
   readonly code = 'weak_password';
 }
 

@@ -5,7 +5,6 @@ import type { Store, UserRecord } from '../store/index.ts';
 import { decryptSecret, encryptSecret } from './secret-box.ts';
 
 export class InvalidTotpCodeError extends QuarryError {
-  readonly status = 400;
   readonly code = 'invalid_totp_code';
   constructor() {
     super('The two-factor code is wrong, expired or already used');

@@ -372,7 +372,7 @@ function reportFailure(error: unknown): number {
     for (const problem of error.problems) console.error(problem);
     return 1;
   }
-  if (error instanceof QuarryError) {
+  if (error instanceof QuarryError || error instanceof CliError) {
     console.error(`quarry: ${error.message}`);
     return 1;
   }

@@ -1,5 +1,5 @@
 import type { SourceConfig } from '../sources/config/index.ts';
-import { QuarryError } from '../errors.ts';
+import { QuarryError, type ErrorCode } from '../errors.ts';
 import type { JobRunner } from './job-runner.ts';
 import { SyncInProgressError } from './errors.ts';
 
@@ -12,7 +12,7 @@ export interface SyncAllEntry {
   readonly startedAt: string | null;
   /** Why it was not started, with the error code a single sync would have answered. */
   readonly detail: string | null;
-  readonly code: string | null;
+  readonly code: ErrorCode | null;
 }
 
 /**

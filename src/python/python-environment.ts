@@ -10,8 +10,7 @@ export const DEFAULT_ENVIRONMENTS_DIR = path.join(REPOSITORY_ROOT, '.tools', 've
 
 /** A managed Python environment is missing or cannot start; the message names the command that repairs it. */
 export class PythonEnvironmentError extends QuarryError {
-  readonly status = 503;
-  readonly code: string = 'python_env_unavailable';
+  readonly code = 'python_env_unavailable';
   constructor(name: string, problem: string) {
     super(`The ${name} Python environment ${problem}; run ${path.join(REPOSITORY_ROOT, 'bin', 'setup')} to repair it`);
   }

@@ -1,6 +1,7 @@
 import replyFrom from '@fastify/reply-from';
 import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from 'fastify';
 import { renderUpstreamUnavailablePage } from '../web/index.ts';
+import { sendError } from './plugins/index.ts';
 
 export interface UpstreamProxyOptions {
   /** What users call the upstream, for the 502 message ("The transformation-docs site"). */
@@ -97,7 +98,7 @@ export function replyUpstreamUnavailable(request: FastifyRequest, reply: Fastify
   if (request.headers.accept?.includes('text/html') === true) {
     return reply.code(502).type('text/html; charset=utf-8').send(renderUpstreamUnavailablePage({ label }));
   }
-  return reply.code(502).send({ detail: `${label} is not available right now`, code: 'upstream_unavailable' });
+  return sendError(reply, 'upstream_unavailable', `${label} is not available right now`);
 }
 
 /**

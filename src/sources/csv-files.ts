@@ -18,7 +18,6 @@ export class FileNotFoundError extends NotFoundError {
 }
 
 export class UploadTooLargeError extends QuarryError {
-  readonly status = 413;
   readonly code = 'upload_too_large';
 }
 

@@ -15,7 +15,6 @@ export class RunInProgressError extends ConflictError {
 }
 
 export class DocsGenerationError extends QuarryError {
-  readonly status = 500;
   readonly code = 'docs_generation_failed';
   constructor(reason: string) {
     super(`dbt docs generate failed: ${reason}`);

@@ -4,7 +4,6 @@ import type { WarehouseReaders } from './read-query.ts';
 
 /** The reader role project.yml names cannot read the lake: a start-up error that says which role and why. */
 export class CatalogReaderRefusedError extends QuarryError {
-  readonly status = 503;
   readonly code = 'warehouse_reader_refused';
   constructor(catalog: PostgresCatalog, reason: string) {
     super(`The warehouse catalog's reader role (warehouse.reader in project.yml) postgres://${catalog.user}@${catalog.host}:${String(catalog.port)}/${catalog.database} cannot read the lake: ${reason}. `

@@ -4,7 +4,6 @@ import type { LakeLocation, PostgresCatalog } from './lake-location.ts';
 
 /** The lake's PostgreSQL catalog cannot be reached or refused the login: a start-up or job error that says which. */
 export class CatalogUnreachableError extends QuarryError {
-  readonly status = 503;
   readonly code = 'warehouse_catalog_unreachable';
   constructor(catalog: PostgresCatalog, cause: unknown) {
     super(`The warehouse catalog postgres://${catalog.user}@${catalog.host}:${String(catalog.port)}/${catalog.database} cannot be used: ${describeError(cause)}`);

@@ -1,5 +1,6 @@
 import { existsSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { ERROR_CODES } from '../../src/errors.ts';
 import { startQuarry, type TestQuarry } from '../support/quarry.ts';
 
 const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
@@ -138,6 +139,16 @@ describe('platform endpoints', () => {
     const enable = document.paths['/api/auth/2fa/enable'].post;
     expect(enable.requestBody.content['application/json'].schema.properties.code.pattern).toBe('^[0-9]{6}$');
     for (const step of ['setup', 'enable', 'disable']) expect(document.paths[`/api/auth/2fa/${step}`].post.security).toEqual([{ session: [] }]);
+  });
+
+  it('documents every error code with its status and meaning once, as the error answer of every operation', async () => {
+    const { json: document } = await quarry.request('GET', '/api/openapi.json', { as: 'viewer' });
+    const code = document.components.schemas.Error.properties.code;
+    expect(code.enum).toEqual(Object.keys(ERROR_CODES));
+    expect(code.description).toContain(`- \`sync_in_progress\` (409): ${ERROR_CODES.sync_in_progress.meaning}`);
+    const defaults = Object.values(document.paths).flatMap((operations: any) => Object.values(operations).map((operation: any) => operation.responses.default));
+    expect(defaults.length).toBeGreaterThan(30);
+    for (const response of defaults) expect(response.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/Error' });
   });
 
   it('serves Swagger UI at /api/docs and Redoc at /api/redoc from local assets', async () => {

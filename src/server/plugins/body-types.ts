@@ -17,7 +17,6 @@ declare module 'fastify' {
 }
 
 export class UnsupportedMediaTypeError extends QuarryError {
-  readonly status = 415;
   readonly code = 'unsupported_media_type';
   constructor(accepted: readonly string[]) {
     super(`This endpoint takes a body of type ${accepted.join(' or ')}`);

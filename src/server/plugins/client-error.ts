@@ -1,5 +1,7 @@
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { ERROR_CODES, type ErrorCode } from '../../errors.ts';
+import { sendError } from './error-reply.ts';
 
 const STATUS_TEXT: Record<number, string> = { 400: 'Bad Request', 408: 'Request Timeout', 413: 'Payload Too Large', 431: 'Request Header Fields Too Large' };
 
@@ -12,7 +14,8 @@ export function handleClientError(error: Error & { code?: string }, socket: Sock
     socket.destroy();
     return;
   }
-  const [status, code, detail] = describe(error.code);
+  const [code, detail] = describe(error.code);
+  const status = ERROR_CODES[code].status;
   const body = JSON.stringify({ detail, code });
   socket.end(
     `HTTP/1.1 ${status} ${STATUS_TEXT[status] ?? 'Bad Request'}\r\nContent-Type: application/json; charset=utf-8\r\n`
@@ -20,16 +23,16 @@ export function handleClientError(error: Error & { code?: string }, socket: Sock
   );
 }
 
-function describe(code: string | undefined): [number, string, string] {
+function describe(code: string | undefined): [ErrorCode, string] {
   switch (code) {
     case 'HPE_HEADER_OVERFLOW':
-      return [431, 'headers_too_large', 'The request headers are too large'];
+      return ['headers_too_large', 'The request headers are too large'];
     case 'ERR_HTTP_REQUEST_TIMEOUT':
-      return [408, 'request_timeout', 'The request took too long to arrive'];
+      return ['request_timeout', 'The request took too long to arrive'];
     case 'HPE_INVALID_METHOD':
-      return [400, 'invalid_request', 'Unknown HTTP method'];
+      return ['invalid_request', 'Unknown HTTP method'];
     default:
-      return [400, 'invalid_request', 'Malformed HTTP request'];
+      return ['invalid_request', 'Malformed HTTP request'];
   }
 }
 
@@ -39,5 +42,5 @@ function describe(code: string | undefined): [number, string, string] {
  */
 export function handleFrameworkError(error: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
   const detail = error.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 'A path segment is too long' : 'The URL is not valid';
-  void reply.code(400).send({ detail, code: 'invalid_request' });
+  void sendError(reply, 'invalid_request', detail);
 }

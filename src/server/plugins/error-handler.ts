@@ -3,6 +3,7 @@ import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import { QuarryError } from '../../errors.ts';
 import { sqliteFailure } from '../../store/index.ts';
 import { renderErrorPage, renderNotFoundPage } from '../../web/index.ts';
+import { sendError } from './error-reply.ts';
 import { isApiRequest } from './request-kind.ts';
 
 /** What each multipart limit means for the sender (they all answer 413, which alone reads as "too big"). */
@@ -19,7 +20,7 @@ const MULTIPART_LIMITS: Partial<Record<string, string>> = {
 export function installErrorHandler(app: FastifyInstance, redact: (text: string) => string): void {
   app.setErrorHandler((error: FastifyError, request, reply) => {
     if (error instanceof QuarryError) {
-      return reply.code(error.status).headers(error.headers).send({ detail: redact(error.message), code: error.code });
+      return sendError(reply.headers(error.headers), error.code, redact(error.message));
     }
     if (hasZodFastifySchemaValidationErrors(error)) {
       const errors = error.validation.map((issue) => ({
@@ -28,36 +29,32 @@ export function installErrorHandler(app: FastifyInstance, redact: (text: string)
       }));
       const first = errors[0];
       const detail = first ? `Invalid request: ${first.path}: ${first.message}` : 'Invalid request';
-      return reply.code(400).send({ detail, code: 'invalid_request', errors });
+      return sendError(reply, 'invalid_request', detail, { errors });
     }
     const status = error.statusCode ?? 500;
-    if (status === 413) return reply.code(413).send({ detail: MULTIPART_LIMITS[error.code] ?? 'The request body is too large', code: 'upload_too_large' });
-    if (status === 415) return reply.code(415).send({ detail: 'Unsupported content type', code: 'unsupported_media_type' });
-    if (status >= 400 && status < 500) {
-      return reply.code(400).send({ detail: redact(clientMessage(error)), code: 'invalid_request' });
-    }
+    // Fastify's and its plugins' own statuses, each answered with the code that means it.
+    if (status === 413) return sendError(reply, 'upload_too_large', MULTIPART_LIMITS[error.code] ?? 'The request body is too large');
+    if (status === 415) return sendError(reply, 'unsupported_media_type', 'Unsupported content type');
+    if (status >= 400 && status < 500) return sendError(reply, 'invalid_request', redact(clientMessage(error)));
     const failure = sqliteFailure(error);
     if (failure === 'busy') {
       request.log.warn({ err: error }, 'the platform database is locked by another process');
-      return reply.code(503).header('retry-after', String(BUSY_RETRY_SECONDS)).send({
-        detail: 'The platform database is locked by another process; try again in a moment', code: 'platform_db_busy',
-      });
+      void reply.header('retry-after', String(BUSY_RETRY_SECONDS));
+      return sendError(reply, 'platform_db_busy', 'The platform database is locked by another process; try again in a moment');
     }
     if (failure === 'read_only') {
       request.log.error({ err: error, method: request.method, url: request.url }, 'the platform database cannot be written (read-only file or file system); changes are refused until it is writable');
-      return reply.code(503).send({
-        detail: 'The platform database is read-only: nothing can be changed until an administrator makes it writable again; reading still works',
-        code: 'platform_db_read_only',
-      });
+      return sendError(reply, 'platform_db_read_only',
+        'The platform database is read-only: nothing can be changed until an administrator makes it writable again; reading still works');
     }
     request.log.error({ err: error }, 'unhandled error');
     if (!isApiRequest(request) && request.method === 'GET') return reply.code(500).type('text/html; charset=utf-8').send(renderErrorPage({ user: request.actor }));
-    return reply.code(500).send({ detail: 'Internal error', code: 'internal_error' });
+    return sendError(reply, 'internal_error', 'Internal error');
   });
 
   app.setNotFoundHandler((request: FastifyRequest, reply: FastifyReply) => {
     if (isApiRequest(request)) {
-      return reply.code(404).send({ detail: `No endpoint ${request.method} ${request.url.split('?')[0] ?? ''}`, code: 'not_found' });
+      return sendError(reply, 'not_found', `No endpoint ${request.method} ${request.url.split('?')[0] ?? ''}`);
     }
     return reply.code(404).type('text/html; charset=utf-8').send(renderNotFoundPage({ user: request.actor }));
   });

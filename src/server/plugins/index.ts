@@ -1,6 +1,7 @@
 export { installAuthentication, requireActor, requireAction, SESSION_COOKIE } from './authentication.ts';
 export { installCsrfProtection, isSameOrigin } from './csrf.ts';
 export { installErrorHandler } from './error-handler.ts';
+export { sendError } from './error-reply.ts';
 export { contentSecurityPolicy, installSecurityHeaders } from './security-headers.ts';
 export { handleClientError, handleFrameworkError } from './client-error.ts';
 export { isApiRequest } from './request-kind.ts';

@@ -5,6 +5,7 @@ import swagger, { type SwaggerTransformObject } from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance, FastifySchema } from 'fastify';
 import { jsonSchemaTransform } from 'fastify-type-provider-zod';
+import { ERROR_CODES } from '../../errors.ts';
 
 const require = createRequire(import.meta.url);
 const REDOC_BUNDLE = path.join(path.dirname(require.resolve('redoc/package.json')), 'bundles', 'redoc.standalone.js');
@@ -30,17 +31,27 @@ async function readRedocBundle(): Promise<string> {
 
 const REDOC_INIT = "Redoc.init('/api/openapi.json', { hideDownloadButton: false }, document.getElementById('redoc'));\n";
 
-/** Every error answer's body (`{detail, code}`, with `errors` on a validation failure): each operation's default response. */
+/** Each code with its status and meaning, so a client learns from the document alone every code it must handle. */
+const CODE_DESCRIPTION = [
+  'What went wrong, for a program to act on (`detail` is for a person). The codes, each with its HTTP status:',
+  '',
+  ...Object.entries(ERROR_CODES).map(([code, { status, meaning }]) => `- \`${code}\` (${String(status)}): ${meaning}`),
+].join('\n');
+
+/**
+ * Every error answer's body (`{detail, code}`, with `errors` on a validation failure): each operation's default
+ * response. Every answer's code is typed as a code of ERROR_CODES, so a response checker may hold answers to the enum.
+ */
 const ERROR_RESPONSE = {
   description: 'An error: `{"detail", "code"}`',
-  type: 'object',
+  type: 'object' as const,
   required: ['detail', 'code'],
   properties: {
-    detail: { type: 'string' },
-    code: { type: 'string' },
+    detail: { type: 'string' as const },
+    code: { type: 'string' as const, enum: Object.keys(ERROR_CODES), description: CODE_DESCRIPTION },
     errors: {
-      type: 'array',
-      items: { type: 'object', required: ['path', 'message'], properties: { path: { type: 'string' }, message: { type: 'string' } } },
+      type: 'array' as const,
+      items: { type: 'object' as const, required: ['path', 'message'], properties: { path: { type: 'string' as const }, message: { type: 'string' as const } } },
     },
   },
 };
@@ -57,6 +68,10 @@ declare module 'fastify' {
 
 /** Where a multipart body's encoding waits in its schema until the document is assembled (swagger drops media-level keys). */
 const ENCODING_KEY = 'x-quarry-encoding';
+
+/** The error body, once in the document's components: inlined, its list of codes would repeat in every operation. */
+const ERROR_SCHEMA_NAME = 'Error';
+const ERROR_SCHEMA_REF = { $ref: `#/components/schemas/${ERROR_SCHEMA_NAME}` };
 
 /** The zod route schemas as JSON Schema, each operation documenting the error body beside its own replies. */
 const transform: typeof jsonSchemaTransform = (input) => {
@@ -85,15 +100,19 @@ function uploadBody(upload: NonNullable<FastifySchema['upload']>): Pick<FastifyS
 }
 
 /**
- * Moves each multipart body's encoding from its schema to its media type object, where OpenAPI has it, and
- * leaves redirects without a body (a route schema can only give every response one).
+ * Moves each multipart body's encoding from its schema to its media type object, where OpenAPI has it,
+ * leaves redirects without a body (a route schema can only give every response one), and points every
+ * operation's default (error) response at the one Error schema.
  */
 const transformObject: SwaggerTransformObject = (document) => {
   if (!('openapiObject' in document)) return document.swaggerObject;
+  const components = document.openapiObject.components ?? {};
+  document.openapiObject.components = { ...components, schemas: { ...components.schemas, [ERROR_SCHEMA_NAME]: ERROR_RESPONSE } };
   for (const operations of Object.values(document.openapiObject.paths ?? {})) {
     for (const operation of Object.values(operations ?? {}) as Operation[]) {
       for (const [status, response] of Object.entries(operation.responses ?? {})) {
         if (status.startsWith('3')) delete response.content;
+        if (status === 'default') for (const media of Object.values(response.content ?? {})) media.schema = ERROR_SCHEMA_REF;
       }
       for (const media of Object.values(operation.requestBody?.content ?? {})) {
         const encoding = media.schema?.[ENCODING_KEY];
@@ -108,7 +127,7 @@ const transformObject: SwaggerTransformObject = (document) => {
 
 interface Operation {
   requestBody?: { content?: Record<string, MediaType> };
-  responses?: Record<string, { content?: unknown }>;
+  responses?: Record<string, { content?: Record<string, { schema?: unknown }> }>;
 }
 
 interface MediaType {
@@ -123,7 +142,7 @@ export async function installOpenApi(app: FastifyInstance, version: string): Pro
       info: {
         title: 'Quarry API',
         version,
-        description: 'Errors are JSON `{"detail", "code"}`. Authenticate with the `svc_session` cookie or `Authorization: Bearer svc_ak_...`.',
+        description: 'Errors are JSON `{"detail", "code"}`; the Error schema lists every code with its status and meaning. Authenticate with the `svc_session` cookie or `Authorization: Bearer svc_ak_...`.',
       },
       components: {
         securitySchemes: {
