@@ -124,7 +124,7 @@ export function createContext(options: ContextOptions): AppContext {
   const readers = new WarehouseReaders(lake);
   const profiler = new TableProfiler({ readers, store, log: log.child({ module: 'catalog' }), now });
   const jobs = new JobRunner({
-    store, paths, sources, events, log: log.child({ module: 'jobs' }), now, env, lake, readers, lock: warehouseLock, sourceTokens, outbound, dataRoots, afterCommit: () => profiler.refresh(),
+    store, paths, sources, events, log: log.child({ module: 'jobs' }), now, env, lake, readers, lock: warehouseLock, sourceTokens, outbound, dataRoots, redactor, afterCommit: () => profiler.refresh(),
   });
   const transform = new TransformRunner({
     store, paths, lake, readers, config, events, log: log.child({ module: 'transform' }), now, lock: warehouseLock,

@@ -90,7 +90,7 @@ describe('JobLifecycle', () => {
     const log = createLogger({ level: 'debug', destination });
     const now = (): Date => new Date();
     events = new EventBus(log, now, new SecretRedactor());
-    lifecycle = new JobLifecycle({ store, lake: lakeLocation(paths), events, log, now, lock: new WarehouseLock(lakeLocation(paths), paths.writerLockFile) });
+    lifecycle = new JobLifecycle({ store, lake: lakeLocation(paths), events, log, now, lock: new WarehouseLock(lakeLocation(paths), paths.writerLockFile), redact: (text) => text });
   });
 
   afterEach(() => {

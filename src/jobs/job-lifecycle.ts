@@ -98,6 +98,8 @@ export interface JobLifecycleOptions {
   now: () => Date;
   /** The warehouse's one door. */
   lock: WarehouseLock;
+  /** Takes known secrets out of an ending's error, as the history and the events have it. */
+  redact: (text: string) => string;
   /**
    * Runs after each job that ended well, once it is recorded, the lock released and the job no longer active (the
    * catalog profiles the tables it changed), so it never delays the next job. It must not reject; its owner waits
@@ -177,7 +179,7 @@ export class JobLifecycle {
       .then((ending) => ({ ending, endedWell: true }), (error: unknown) => ({ ending: this.#fail(job, kind, error, controller.signal), endedWell: false }))
       .then(({ ending, endedWell }) => {
         this.#active.delete(job.id);
-        resolve(ending);
+        resolve({ ...ending, error: ending.error === null ? null : this.#options.redact(ending.error) });
         // After the job has ended for everyone: a client told the job completed may start the next one at once.
         if (endedWell) void this.#options.afterCommit?.();
       });

@@ -1,5 +1,5 @@
 import type { DataRoots, ProjectPaths } from '../config/index.ts';
-import type { SourceConfig } from '../sources/config/index.ts';
+import type { SecretRedactor, SourceConfig } from '../sources/config/index.ts';
 import type { EventBus } from '../events/index.ts';
 import type { Logger } from '../logger.ts';
 import { backfillWindow, LedgerHasher, loaderFor, type OutboundPolicy, type SourceTokens } from '../sources/index.ts';
@@ -31,6 +31,8 @@ export interface JobRunnerOptions {
   outbound: OutboundPolicy;
   /** The only folders file sources read. */
   dataRoots: DataRoots;
+  /** Takes known secrets out of a job's ending, which may quote what an upstream answered. */
+  redactor: SecretRedactor;
   /** Runs after each job that ended well, outside the lock (the catalog's profiles). */
   afterCommit?: (() => Promise<void>) | undefined;
 }
@@ -49,7 +51,7 @@ export class JobRunner {
   constructor(options: JobRunnerOptions) {
     this.#options = options;
     const { store, lake, events, log, now, lock, afterCommit } = options;
-    this.lifecycle = new JobLifecycle({ store, lake, events, log, now, lock, afterCommit });
+    this.lifecycle = new JobLifecycle({ store, lake, events, log, now, lock, afterCommit, redact: (text) => options.redactor.redact(text) });
     this.ledgerHasher = new LedgerHasher(store.fileLedger);
   }
 
