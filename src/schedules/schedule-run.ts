@@ -102,7 +102,7 @@ async function syncOnce(source: string, requestedBy: string, deps: ScheduleRunDe
     if (!(error instanceof SyncInProgressError)) return { status: 'failed', error: firstLineOf(error), transient: false };
     sync = deps.jobs.activeSync(source);
   }
-  // That other sync may have ended in between: its history holds how.
+  // Found in the same turn the refusal was thrown, so always there; the history answers should that ever change.
   if (sync === undefined) {
     const record = deps.store.jobs.latest('sync', source);
     return { status: record?.status ?? 'failed', error: record?.error ?? null, transient: record?.transient ?? false };
