@@ -9,7 +9,7 @@ import { assertSourceVariablesOwned, loadSources, SecretRedactor, type SourceCon
 import { EventBus } from './events/index.ts';
 import { JobRunner, SourceReports } from './jobs/index.ts';
 import { createLogger, type LogFormat, type Logger } from './logger.ts';
-import { assertSourcesInsideDataRoots, OutboundPolicy, SourceTokens } from './sources/index.ts';
+import { assertSourcesWithinProject, OutboundPolicy, SourceTokens } from './sources/index.ts';
 import { Scheduler, type Timer } from './schedules/index.ts';
 import { openStore, type Store } from './store/index.ts';
 import { TransformRunner } from './transform/index.ts';
@@ -99,10 +99,10 @@ export function createContext(options: ContextOptions): AppContext {
   const redactor = options.redactor ?? new SecretRedactor();
   redactor.learn(config, sources, env);
   const dataRoots = resolveDataRoots(paths, config, env);
-  assertSourcesInsideDataRoots(paths, dataRoots, sources);
+  assertSourcesWithinProject(paths, dataRoots, sources);
   const reloadSources = (): void => {
     const freshSources = loadSources(paths);
-    assertSourcesInsideDataRoots(paths, dataRoots, freshSources);
+    assertSourcesWithinProject(paths, dataRoots, freshSources);
     assertSourceVariablesOwned(paths, config, freshSources);
     const freshEnv = loadEnvironment(paths, processEnv);
     sources.splice(0, sources.length, ...freshSources);

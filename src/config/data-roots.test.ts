@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { configProblemsFrom, configProblemsOf } from '../../test/support/config-problems.ts';
 import { loadSources } from '../sources/config/index.ts';
-import { assertSourcesInsideDataRoots } from '../sources/index.ts';
+import { assertSourcesWithinProject } from '../sources/index.ts';
 import { loadProjectConfig, projectPaths, resolveDataRoots, type ProjectPaths } from './index.ts';
 
 const directories: string[] = [];
@@ -71,7 +71,7 @@ describe('data_roots in project.yml', () => {
   });
 });
 
-describe('file sources and the data roots', () => {
+describe('sources and what the project gives them', () => {
   it('names each source reading a folder outside the data roots, with its field', () => {
     const paths = projectWith('', [
       'sources:',
@@ -84,11 +84,30 @@ describe('file sources and the data roots', () => {
       '',
     ].join('\n'));
     const outside = (directory: string) => `${directory} is outside the data roots (data): move the files into one, or have an admin add the folder to data_roots in .quarry/project.yml`;
-    expect(configProblemsFrom(() => { assertSourcesInsideDataRoots(paths, rootsOf(paths), loadSources(paths)); })).toEqual([
+    expect(configProblemsFrom(() => { assertSourcesWithinProject(paths, rootsOf(paths), loadSources(paths)); })).toEqual([
       `.quarry/sources.yml: sources[1].local_files.directory: ${outside('/')}`,
       `.quarry/sources.yml: sources[2].local_files.directory: ${outside(paths.configDir)}`,
       `.quarry/sources.yml: sources[3].csv.directory: ${outside('/etc')}`,
       `.quarry/sources.yml: sources[4].filesystem.bucket_url: ${outside('/etc')}`,
+    ]);
+  });
+
+  it('names each native_pipeline whose module is not a file of the project\'s pipelines/ folder', () => {
+    const paths = projectWith('', [
+      'sources:',
+      '  - {name: feed, type: native_pipeline, native_pipeline: {source_module: feed, source_function: rows}}',
+      '  - {name: shell, type: native_pipeline, native_pipeline: {source_module: os, source_function: system}}',
+      '  - {name: escape, type: native_pipeline, native_pipeline: {source_module: away, source_function: rows}}',
+      '',
+    ].join('\n'));
+    mkdirSync(path.join(paths.root, 'pipelines'));
+    writeFileSync(path.join(paths.root, 'pipelines', 'feed.py'), 'def rows():\n    yield {"id": 1}\n');
+    writeFileSync(path.join(paths.root, 'data', 'away.py'), 'def rows():\n    yield {"id": 1}\n');
+    symlinkSync(path.join(paths.root, 'data', 'away.py'), path.join(paths.root, 'pipelines', 'away.py'));
+    expect(configProblemsFrom(() => { assertSourcesWithinProject(paths, rootsOf(paths), loadSources(paths)); })).toEqual([
+      '.quarry/sources.yml: sources[1].native_pipeline: source_module os is not a module of the project: a native_pipeline runs only '
+        + "modules of the project's pipelines/ folder: put it in pipelines/os.py or pipelines/os/__init__.py",
+      '.quarry/sources.yml: sources[2].native_pipeline: source_module away: pipelines/away.py leads outside the pipelines/ folder',
     ]);
   });
 

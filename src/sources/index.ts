@@ -8,8 +8,7 @@ export {
   type CsvLocation, type CsvFileEntry,
 } from './csv-files.ts';
 export { loaderFor, fileSourceLocation } from './source-loaders.ts';
-export { assertSourcesInsideDataRoots } from './data-root-check.ts';
-export { assertSourceWithinProject } from './project-bounds.ts';
+export { assertSourcesWithinProject, assertSourceWithinProject } from './project-bounds.ts';
 export type { SourceLoader, LoadContext, LoadOutcome, LoadMessage, ReadContext, FileLocation, SyncProgress } from './source-loader.ts';
 export { loadStagedTables, rawTablesOf } from './load-staged-tables.ts';
 export { StagingArea } from './staging-area.ts';

@@ -106,6 +106,8 @@ describe('a source reads and writes only the variables it declares', () => {
     ['SMTP_PASSWORD', "SMTP_PASSWORD belongs to the project's settings (project.yml), not to a source: name another variable"],
     ['ALERT_WEBHOOK_URL', "ALERT_WEBHOOK_URL belongs to the project's settings (project.yml), not to a source: name another variable"],
     ['SHOP_DB_URL', "SHOP_DB_URL belongs to the source shop_db: set a distinct *_env (or env: reference) for this source's credential"],
+    // Set in the service's environment, read by no source: a value nobody typed into a form.
+    ['OTHER_SECRET', 'OTHER_SECRET already holds a value that no source reads: type the credential into the form for this source, or name another variable'],
   ])('refuses a source that declares %s, at the test and at saving, sending nothing', async (variable, detail) => {
     const seen = api.requests.length;
     const before = dotEnv();

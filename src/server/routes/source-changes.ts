@@ -4,11 +4,11 @@ import type { AppContext } from '../../context.ts';
 import { ConfigError, describeError, InvalidRequestError } from '../../errors.ts';
 import { testConnection } from '../../jobs/index.ts';
 import {
-  assertOwnVariables, candidateSource, credentialVariables, redactValues, sourceSecretValues, editSourceInProject, isSourceTypeKey,
-  maskedHeaders, readSourceSection, removeSourceFromProject, SOURCE_TYPES, sourcesFileVersion, type SourceConfig,
+  candidateSource, credentialVariables, redactValues, sourceSecretValues, editSourceInProject, isSourceTypeKey,
+  maskedHeaders, readSourceSection, removeSourceFromProject, SOURCE_TYPES, sourcesFileVersion,
 } from '../../sources/config/index.ts';
-import { assertSourceWithinProject } from '../../sources/index.ts';
 import { requireAction } from '../plugins/index.ts';
+import { formSourceCheck } from './form-source-check.ts';
 import { QueryFlag } from './query-flag.ts';
 import { assertMayConfigureType } from './source-type-permission.ts';
 
@@ -67,8 +67,7 @@ export const sourceChangeRoutes: FastifyPluginCallbackZod<{ ctx: AppContext }> =
     assertMayConfigureType(request, type);
     const { config, secrets, version } = request.body;
     try {
-      const withinProject = (source: SourceConfig): void => { assertSourceWithinProject(source, ctx.dataRoots, ctx.paths.root); };
-      editSourceInProject(ctx.paths, { name, section: config, secrets: new Map(Object.entries(secrets)) }, withinProject, version);
+      editSourceInProject(ctx.paths, { name, section: config, secrets: new Map(Object.entries(secrets)) }, formSourceCheck(ctx, secrets), version);
     } catch (error) {
       if (error instanceof ConfigError) throw new InvalidRequestError(error.problems.join('; '));
       throw error;
@@ -110,8 +109,7 @@ export const sourceChangeRoutes: FastifyPluginCallbackZod<{ ctx: AppContext }> =
     const { name, type, config, secrets } = request.body;
     assertTestableBeforeSaving(type);
     const source = candidateSource(name, type, config);
-    assertSourceWithinProject(source, ctx.dataRoots, ctx.paths.root);
-    assertOwnVariables(ctx.paths, source, Object.keys(secrets));
+    formSourceCheck(ctx, secrets)(source);
     const env = { ...ctx.env, ...secrets };
     try {
       const account = await testConnection({

@@ -2,14 +2,14 @@ import type { FastifyPluginCallbackZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import {
   addSourceToProject, assertSourcesFileUnchanged, authTypesUsing, CATEGORIES, fieldHelp, sectionFields, setSourceEnabled, SOURCE_TYPE_KEYS,
-  SOURCE_TYPES, sourcesFileVersion, type SourceConfig, type SourceTypeKey,
+  SOURCE_TYPES, sourcesFileVersion, type SourceTypeKey,
 } from '../../sources/config/index.ts';
 import { can } from '../../auth/index.ts';
 import type { AppContext } from '../../context.ts';
 import { ConfigError, describeError, InvalidRequestError } from '../../errors.ts';
 import { testConnection } from '../../jobs/index.ts';
-import { assertSourceWithinProject } from '../../sources/index.ts';
 import { requireAction, requireActor } from '../plugins/index.ts';
+import { formSourceCheck } from './form-source-check.ts';
 import { assertMayConfigureType } from './source-type-permission.ts';
 
 const Field = z.object({
@@ -82,8 +82,7 @@ export const sourceConfigRoutes: FastifyPluginCallbackZod<{ ctx: AppContext }> =
     const { name, type, config, secrets, version } = request.body;
     assertMayConfigureType(request, type);
     try {
-      const withinProject = (source: SourceConfig): void => { assertSourceWithinProject(source, ctx.dataRoots, ctx.paths.root); };
-      addSourceToProject(ctx.paths, { name, type, section: config, secrets: new Map(Object.entries(secrets)) }, withinProject, version);
+      addSourceToProject(ctx.paths, { name, type, section: config, secrets: new Map(Object.entries(secrets)) }, formSourceCheck(ctx, secrets), version);
     } catch (error) {
       // A section that does not validate is the sender's mistake, told with each problem's location.
       if (error instanceof ConfigError) throw new InvalidRequestError(error.problems.join('; '));

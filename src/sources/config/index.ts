@@ -15,6 +15,6 @@ export {
 } from './source-addition.ts';
 export { editSourceInProject, removeSourceFromProject, type SourceEdit } from './source-change.ts';
 export {
-  assertOwnVariables, assertSourceVariablesOwned, credentialVariables, sourceEnvironment, sourceSecretValues, VariableNotOwnedError,
+  assertOwnVariables, assertSourceVariablesOwned, assertValuesGivenOrRead, credentialVariables, sourceEnvironment, sourceSecretValues, VariableNotOwnedError,
 } from './source-variables.ts';
 export { redactValues, REDACTED, SecretRedactor } from './secret-redactor.ts';

@@ -157,3 +157,25 @@ export function assertOwnVariables(paths: ProjectPaths, source: SourceConfig, se
     if (problem !== undefined) throw new VariableNotOwnedError(problem);
   }
 }
+
+/**
+ * Refuses a source from a form (the browser or the API) that declares a variable holding a value (in .env or the
+ * service's environment) it was not given, when no saved source reads that value: what the service was started
+ * with (a cloud key, another tool's token) is nobody's to point at a server of their choosing. A value a saved
+ * source reads is that source's; a value typed into the form is the
+ * sender's own. Whether another source's variable may be shared is assertOwnVariables' to say.
+ */
+export function assertValuesGivenOrRead(
+  paths: ProjectPaths, source: SourceConfig, givenNames: Iterable<string>, env: Readonly<Record<string, string | undefined>>,
+): void {
+  const given = new Set(givenNames);
+  const saved = loadSources(paths);
+  for (const name of credentialVariables(source)) {
+    if (given.has(name) || (env[name] ?? '') === '') continue;
+    if (!saved.some((other) => credentialVariables(other).includes(name))) {
+      throw new VariableNotOwnedError(
+        `${name} already holds a value that no source reads: type the credential into the form for this source, or name another variable`,
+      );
+    }
+  }
+}
