@@ -107,7 +107,11 @@ function showApplicableFields() {
 
 function showFields() {
   const type = currentType();
-  typeHelp.textContent = type ? `Signs in with: ${type.auth_type ?? 'nothing'}.` : '';
+  // The server never runs code an admin has not saved, so the form does not offer to test it.
+  const runsCode = type?.admin_only === true;
+  const untested = runsCode && type.addable ? ' It runs code on the server, so it is not tested before it is saved: save it, then sync it.' : '';
+  typeHelp.textContent = type ? `Signs in with: ${type.auth_type ?? 'nothing'}.${untested}` : '';
+  testButton.disabled = runsCode;
   fieldset.replaceChildren(el('legend', {}, 'Settings'), ...(type?.fields ?? []).map(fieldBlock));
   showApplicableFields();
 }
@@ -271,7 +275,7 @@ async function startEditing() {
   nameInput.readOnly = true;
   showFields();
   if (!type.addable) {
-    say(message, `${type.key} sources are edited in sources.yml by hand: ${type.reason}`);
+    say(message, type.admin_only ? `Only an admin edits a ${type.key} source: it runs code on the server` : `${type.key} sources are edited in sources.yml by hand: ${type.reason}`);
     form.querySelector('#save-source').disabled = true;
     testButton.disabled = true;
   }
@@ -284,7 +288,11 @@ async function start() {
   if (editing) return startEditing();
   const categories = catalog.categories.filter((category) => types.some((type) => type.category === category && type.addable));
   categorySelect.replaceChildren(...categories.map((category) => el('option', { value: category }, category)));
-  document.getElementById('not-addable').replaceChildren(...types.filter((type) => !type.addable)
+  // A type that runs code is, for a caller who may not configure code, one to ask an admin for, not to add by hand.
+  const forAnAdmin = types.filter((type) => !type.addable && type.admin_only);
+  document.getElementById('admin-only').replaceChildren(...forAnAdmin.map((type) => el('li', {}, el('code', {}, type.key))));
+  document.getElementById('admin-types').hidden = forAnAdmin.length === 0;
+  document.getElementById('not-addable').replaceChildren(...types.filter((type) => !type.addable && !type.admin_only)
     .map((type) => el('li', {}, el('code', {}, type.key), ` — ${type.reason}`)));
   showTypes();
   return undefined;
