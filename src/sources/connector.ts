@@ -68,7 +68,7 @@ export interface ExtractContext {
   readonly log: (level: ConnectorLogLevel, message: string) => void;
   /** A valid access token from what `quarry oauth setup <provider> --for sources` stored, refreshed when it expired. */
   readonly oauthAccessToken: (provider: SourceOAuthProviderName) => Promise<string>;
-  /** Where the connector may connect: HTTP through the policy's dispatcher, drivers and brokers after assertReachable. */
+  /** Where the connector may connect: HTTP through the policy's dispatcher, drivers and brokers through its lookup or to the address it resolved. */
   readonly outbound: OutboundPolicy;
   /**
    * Registers work to run once the extracted data is committed to the warehouse (acknowledging a

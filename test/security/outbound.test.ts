@@ -1,6 +1,12 @@
+import { randomBytes } from 'node:crypto';
+import { once } from 'node:events';
+import { createServer, type AddressInfo, type Server } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { testConnection } from '../../src/jobs/index.ts';
 import { OutboundPolicy } from '../../src/sources/index.ts';
+import { startFakeMongo, type FakeMongo } from '../fakes/mongodb-wire.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/alert-receivers.ts';
+import { startDovecot, type DovecotServer } from '../support/dovecot.ts';
 import { startFakeApi, type FakeApi } from '../support/fake-api.ts';
 import { startQuarry, type TestQuarry } from '../support/quarry.ts';
 
@@ -46,6 +52,38 @@ describe('outbound requests of sources and alerts', () => {
       message: `Quarry does not connect to ${refused}; an admin can allow the host under network.allow_private in project.yml`,
     });
     expect(tested.text).not.toContain(LOOPBACK_SECRET);
+  });
+
+  const REFUSAL_ADVICE = 'an admin can allow the host under network.allow_private in project.yml';
+  const driverTest = (type: string, config: Record<string, unknown>, secrets: Record<string, string>) =>
+    quarry.request('POST', '/api/source-test', { as: 'editor', body: { type, config, secrets } });
+
+  it.each([
+    ['PostgreSQL', 'relational_db', { credentials_env: 'PG_URL' }, { PG_URL: 'postgresql://postgres@localhost:5432/test' }, 'localhost (127.0.0.1)'],
+    ['MariaDB', 'relational_db', { credentials_env: 'MY_URL' }, { MY_URL: 'mysql://root@127.0.0.1:3306/test' }, '127.0.0.1'],
+    ['MongoDB', 'document_db', { credentials_env: 'MONGO_URL' }, { MONGO_URL: 'mongodb://localhost:27017/test' }, 'localhost (127.0.0.1)'],
+    ['NATS', 'event_stream', { servers: ['nats://127.0.0.1:4222'], stream: 'orders' }, {}, '127.0.0.1'],
+    ['Kafka', 'event_stream', { servers: ['kafka://localhost:9092'], topics: ['orders'] }, {}, 'localhost (127.0.0.1)'],
+    ['IMAP', 'inbox', { host: '127.0.0.1', port: 143, tls: false }, { INBOX_USERNAME: 'ann', INBOX_PASSWORD: 'mail-password' }, '127.0.0.1'],
+  ])('refuses a source test of %s on this machine before its driver connects', async (_driver, type, config, secrets, refused) => {
+    const tested = await driverTest(type, config, secrets);
+    expect(tested.json).toEqual({ success: false, message: `Quarry does not connect to ${refused}: it is a loopback address (this machine); ${REFUSAL_ADVICE}` });
+  });
+
+  it('refuses a database URL that names no host, or sends the driver elsewhere through its parameters', async () => {
+    const cases = [
+      ['postgresql://postgres@db.example.com:5432/test?host=127.0.0.1', 'sets host= among its parameters', 'postgresql:'],
+      ['postgresql://postgres@db.example.com/test?sslmode=require&hostaddr=127.0.0.1', 'sets hostaddr= among its parameters', 'postgresql:'],
+      ['postgresql://postgres@db.example.com/test?service=local', 'sets service= among its parameters', 'postgresql:'],
+      ['mysql://root@db.example.com/test?socket=%2Frun%2Fmysqld%2Fmysqld.sock', 'sets socket= among its parameters', 'mysql:'],
+      ['postgresql:///test', 'names no host', 'postgresql:'],
+    ] as const;
+    for (const [url, problem, scheme] of cases) {
+      const tested = await driverTest('relational_db', { credentials_env: 'PG_URL' }, { PG_URL: url });
+      expect(tested.json).toEqual({
+        success: false, message: `The URL in PG_URL ${problem}: write the database's host in the URL (${scheme}//user:password@host:port/database)`,
+      });
+    }
   });
 
   it('refuses a source test at a server that redirects to loopback', async () => {
@@ -113,5 +151,91 @@ describe('hosts project.yml allows', () => {
     expect(allowed.json).toEqual({ success: true, message: 'Connected and read the first records' });
     const other = await quarry.request('POST', '/api/source-test', { as: 'editor', body: restApi(internal.url, '/v1/items') });
     expect(other.json.success).toBe(false);
+  });
+});
+
+/** Names under .test resolve nowhere (RFC 2606) but in this resolver, which sends them to this machine. */
+const PINNED_SUFFIX = '.pinned.test';
+
+describe('database, broker and mail drivers connect to the address the policy checked', () => {
+  const policy = new OutboundPolicy(['127.0.0.1'], {
+    resolve: async (hostname) => {
+      if (hostname.endsWith(PINNED_SUFFIX)) return [{ address: '127.0.0.1', family: 4 }];
+      throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' });
+    },
+  });
+  const suffix = randomBytes(4).toString('hex');
+  let quarry: TestQuarry;
+  let mongo: FakeMongo;
+  let imap: DovecotServer;
+  /** Stands in for a Kafka broker: it counts the connections it gets and closes them. */
+  let broker: Server;
+  let brokerConnections = 0;
+  let brokerPort: number;
+
+  beforeAll(async () => {
+    mongo = await startFakeMongo();
+    imap = await startDovecot({ ann: 'mail-password' });
+    broker = createServer((socket) => { brokerConnections += 1; socket.destroy(); }).listen(0, '127.0.0.1');
+    await once(broker, 'listening');
+    brokerPort = (broker.address() as AddressInfo).port;
+    const mongoUrl = new URL(mongo.url(`pinned_${suffix}`));
+    mongoUrl.hostname = `mongo${PINNED_SUFFIX}`;
+    quarry = await startQuarry({
+      env: {
+        PG_URL: `postgresql://postgres@db${PINNED_SUFFIX}:5432/test`, MY_URL: `mysql://root@db${PINNED_SUFFIX}:3306/test`,
+        MONGO_URL: mongoUrl.href, INBOX_USERNAME: 'ann', INBOX_PASSWORD: 'mail-password',
+      },
+      sourcesYaml: `sources:
+  - { name: pg, type: relational_db, generic_config: { credentials_env: PG_URL, schema: pinned_${suffix} } }
+  - { name: maria, type: relational_db, generic_config: { credentials_env: MY_URL, schema: pinned_${suffix} } }
+  - { name: mongo, type: document_db, generic_config: { credentials_env: MONGO_URL } }
+  - { name: nats, type: event_stream, generic_config: { servers: ["nats://nats${PINNED_SUFFIX}:4222"], stream: pinned_${suffix} } }
+  - { name: kafka, type: event_stream, generic_config: { servers: ["kafka://kafka${PINNED_SUFFIX}:${String(brokerPort)}"], topics: [orders] } }
+  - { name: mail, type: inbox, generic_config: { host: mail${PINNED_SUFFIX}, port: ${String(imap.port)}, tls: false } }
+`,
+    });
+  });
+  afterAll(async () => {
+    await quarry.close();
+    await Promise.all([mongo.close(), imap.close()]);
+    broker.close();
+    await once(broker, 'close');
+  });
+
+  /** The connection test of a source, its connections going through `outbound`. */
+  const probe = (name: string, outbound: OutboundPolicy): Promise<string> => {
+    const source = quarry.ctx.sources.find((candidate) => candidate.name === name);
+    if (source === undefined) throw new Error(`no source ${name}`);
+    const { paths, env, sourceTokens, dataRoots, now } = quarry.ctx;
+    return testConnection({ source, paths, env, sourceTokens, outbound, dataRoots, now, signal: AbortSignal.timeout(60_000) });
+  };
+
+  it.each(['pg', 'maria', 'mongo', 'mail'])('%s reaches its server by a name only the policy resolves', async (name) => {
+    expect(await probe(name, policy)).toBe('Connected; the source has no records yet');
+  });
+
+  it('NATS reaches its server by a name only the policy resolves (which then has no such stream)', async () => {
+    await expect(probe('nats', policy)).rejects.toThrow(`No JetStream stream pinned_${suffix} on the NATS server at nats${PINNED_SUFFIX}:4222`);
+  });
+
+  it('Kafka reaches its broker through the policy\'s socket factory', async () => {
+    const before = brokerConnections;
+    await expect(probe('kafka', policy)).rejects.toThrow(`Could not connect to Kafka at kafka${PINNED_SUFFIX}:${String(brokerPort)}: `);
+    expect(brokerConnections).toBeGreaterThan(before);
+  });
+
+  it('fails each with one clear line where the names do not resolve, which is what a driver resolving them again would meet', async () => {
+    const messages = await Promise.all(['pg', 'maria', 'mongo', 'nats', 'kafka', 'mail'].map((name) => probe(name, quarry.ctx.outbound).then(
+      (account) => `connected: ${account}`, (error: unknown) => (error as Error).message,
+    )));
+    expect(messages).toEqual([
+      `Could not connect to the database at db${PINNED_SUFFIX}:5432: the host name does not resolve`,
+      `Could not connect to the database at db${PINNED_SUFFIX}:3306: the host name does not resolve`,
+      `Could not connect to MongoDB at mongo${PINNED_SUFFIX}:${String(mongo.port)}: the host name does not resolve`,
+      `Could not connect to NATS at nats${PINNED_SUFFIX}:4222: the host name does not resolve`,
+      `Could not connect to Kafka at kafka${PINNED_SUFFIX}:${String(brokerPort)}: the host name does not resolve`,
+      `Could not resolve the host name mail${PINNED_SUFFIX} (DNS lookup failed)`,
+    ]);
   });
 });

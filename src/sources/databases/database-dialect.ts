@@ -17,6 +17,11 @@ export interface DatabaseDialect {
   readonly defaultPort: number;
   /** Scanner settings, set before the ATTACH, under which values arrive as the declared types expect. */
   readonly settings: Readonly<Record<string, string>>;
+  /**
+   * The secret's entries that send the client library to `address`, the one the outbound policy checked, and
+   * never to what `host` resolves to when it connects; where the library can, `host` stays, to verify TLS by.
+   */
+  serverSecret(host: string, address: string): Readonly<Record<string, string>>;
   defaultSchema(url: URL): string;
   /** The database's SQL listing the schema's tables and views, as `name`. */
   tablesSql(schema: string): string;
@@ -27,5 +32,5 @@ export interface DatabaseDialect {
    * Cancels the extraction's queries in flight on the server, found by the application name its connections
    * carry; DuckDB's own interrupt waits for the next batch of rows, which a slow query may take minutes to send.
    */
-  cancel?(url: URL, applicationName: string): Promise<void>;
+  cancel?(url: URL, address: string, applicationName: string): Promise<void>;
 }

@@ -35,6 +35,8 @@ export const mysqlDialect: DatabaseDialect = {
   type: 'mysql',
   queryFunction: 'mysql_query',
   defaultPort: 3306,
+  // The client library has no separate address: it connects to, and verifies TLS identity against, the address.
+  serverSecret: (_host, address) => ({ HOST: address }),
   settings: {
     // A tinyint(1) holding 2 must load as the number it is.
     mysql_tinyint1_as_boolean: 'false',

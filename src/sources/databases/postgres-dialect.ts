@@ -1,3 +1,4 @@
+import { Socket } from 'node:net';
 import pg from 'pg';
 import { quoteLiteral } from '../../warehouse/index.ts';
 import type { DatabaseDialect, RemoteRow } from './database-dialect.ts';
@@ -27,6 +28,8 @@ export const postgresDialect: DatabaseDialect = {
   defaultPort: 5432,
   // Arrays arrive in PostgreSQL's own text form ({a,b}), as they loaded before.
   settings: { pg_array_as_varchar: 'true' },
+  // libpq connects to hostaddr without resolving host, and checks the server's certificate against host.
+  serverSecret: (host, address) => ({ HOST: host, HOSTADDR: address }),
   defaultSchema: () => 'public',
   tablesSql: (schema) => `SELECT table_name::text AS name FROM information_schema.tables
     WHERE table_schema = ${quoteLiteral(schema)} AND table_type IN ('BASE TABLE', 'VIEW') ORDER BY 1`,
@@ -37,8 +40,8 @@ export const postgresDialect: DatabaseDialect = {
     LEFT JOIN pg_index i ON i.indrelid = c.oid AND i.indisprimary
     WHERE n.nspname = ${quoteLiteral(schema)} AND c.relname = ${quoteLiteral(table)} AND a.attnum > 0 AND NOT a.attisdropped ORDER BY a.attnum`,
   duckdbType: (column: RemoteRow) => duckdbTypeOfPostgres(String(column.type), String(column.category)),
-  async cancel(url, applicationName) {
-    const client = new pg.Client({ connectionString: url.href, connectionTimeoutMillis: 5000 });
+  async cancel(url, address, applicationName) {
+    const client = new pg.Client({ connectionString: url.href, connectionTimeoutMillis: 5000, stream: () => socketTo(address) });
     client.on('error', () => undefined);
     try {
       await client.connect();
@@ -48,3 +51,13 @@ export const postgresDialect: DatabaseDialect = {
     }
   },
 };
+
+/**
+ * A socket that connects to `address` whatever host pg asks for: pg has no `lookup` option and would resolve the
+ * URL's host again, while its TLS upgrade still verifies the certificate against that host.
+ */
+function socketTo(address: string): Socket {
+  const socket = new Socket();
+  const connect = socket.connect.bind(socket);
+  return Object.assign(socket, { connect: (port: number) => connect(port, address) });
+}

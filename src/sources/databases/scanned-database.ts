@@ -16,24 +16,27 @@ export class ScannedDatabase implements DatabaseReader {
   readonly #scratch: ScratchConnection;
   readonly #dialect: DatabaseDialect;
   readonly #url: URL;
+  readonly #address: string;
   readonly #applicationName: string;
 
-  private constructor(scratch: ScratchConnection, dialect: DatabaseDialect, url: URL, applicationName: string) {
+  private constructor(scratch: ScratchConnection, dialect: DatabaseDialect, url: URL, address: string, applicationName: string) {
     this.#scratch = scratch;
     this.#dialect = dialect;
     this.#url = url;
+    this.#address = address;
     this.#applicationName = applicationName;
     this.defaultSchema = dialect.defaultSchema(url);
   }
 
-  static async open(dialect: DatabaseDialect, url: URL): Promise<ScannedDatabase> {
+  /** Connects to `address`, which the URL's host resolved to and the outbound policy allowed. */
+  static async open(dialect: DatabaseDialect, url: URL, address: string): Promise<ScannedDatabase> {
     const scratch = await openScratchConnection([dialect.extension]);
     try {
       const { connection } = scratch;
       await connection.run("SET TimeZone = 'UTC'");
       for (const [name, value] of Object.entries(dialect.settings)) await connection.run(`SET ${name} = ${quoteLiteral(value)}`);
       const secret = {
-        HOST: url.hostname, PORT: url.port === '' ? String(dialect.defaultPort) : url.port,
+        ...dialect.serverSecret(url.hostname.replace(/^\[(.*)\]$/, '$1'), address), PORT: url.port === '' ? String(dialect.defaultPort) : url.port,
         DATABASE: databaseNameOf(url), USER: decodeURIComponent(url.username), PASSWORD: decodeURIComponent(url.password),
       };
       const options = Object.entries(secret).filter(([, value]) => value !== '').map(([name, value]) => `${name} ${quoteLiteral(value)}`);
@@ -42,7 +45,7 @@ export class ScannedDatabase implements DatabaseReader {
       await connection.run(`ATTACH ${quoteLiteral(attachString(dialect, url, applicationName))} AS ${SOURCE} (TYPE ${dialect.type}, SECRET ${SOURCE}_secret, READ_ONLY)`);
       // The scanner opens its repeatable-read transaction on the database with this one and shares its snapshot with every parallel reader.
       await connection.run('BEGIN TRANSACTION');
-      return new ScannedDatabase(scratch, dialect, url, applicationName);
+      return new ScannedDatabase(scratch, dialect, url, address, applicationName);
     } catch (error) {
       await scratch.close();
       throw error;
@@ -92,7 +95,7 @@ export class ScannedDatabase implements DatabaseReader {
   async #cancellable<T>(signal: AbortSignal, work: () => Promise<T>): Promise<T> {
     const stop = (): void => {
       this.#scratch.connection.interrupt();
-      this.#dialect.cancel?.(this.#url, this.#applicationName).catch(() => undefined);
+      this.#dialect.cancel?.(this.#url, this.#address, this.#applicationName).catch(() => undefined);
     };
     signal.addEventListener('abort', stop, { once: true });
     try {

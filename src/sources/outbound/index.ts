@@ -1,3 +1,3 @@
-/** The one rule of where sources and alerts may connect, with the dispatcher and lookup that enforce it. */
-export { OutboundPolicy, hostOfServer } from './outbound-policy.ts';
+/** The one rule of where sources and alerts may connect, with what enforces it: the dispatcher, the lookup, the socket factory and the resolution drivers are handed. */
+export { OutboundPolicy, hostOfServer, tlsServerName, type Resolver } from './outbound-policy.ts';
 export { OutboundRefusedError } from './outbound-refused-error.ts';

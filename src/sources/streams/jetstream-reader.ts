@@ -1,7 +1,9 @@
 import {
-  AckPolicy, DeliverPolicy, connect, type ConnectionOptions, type ConsumerConfig, type ConsumerInfo, type JetStreamManager, type JsMsg,
-  type NatsConnection,
+  AckPolicy, DeliverPolicy, connect, type ConsumerConfig, type ConsumerInfo, type JetStreamManager, type JsMsg,
+  type NatsConnection, type TlsOptions,
 } from 'nats';
+import { isIP } from 'node:net';
+import { OutboundRefusedError, tlsServerName, type OutboundPolicy } from '../outbound/index.ts';
 import { SyncFailedError } from '../sync-failed-error.ts';
 import { headerColumn, messageRecord } from './message-record.ts';
 import type { StreamRead, StreamReadRequest } from './stream-reader.ts';
@@ -17,6 +19,7 @@ export interface JetStreamSource {
   readonly startFrom: 'earliest' | 'latest';
   readonly credentials: NatsCredentials;
   readonly tls: boolean;
+  readonly outbound: OutboundPolicy;
 }
 
 const CONNECT_TIMEOUT_MS = 5_000;
@@ -146,16 +149,33 @@ async function acknowledgeThrough(source: JetStreamSource, reply: string): Promi
   }
 }
 
+/**
+ * Connects to the first server that answers. The client takes no `lookup`, so each is handed the address the
+ * policy allowed for its host in place of the name, and TLS is verified against the name; it learns of no other
+ * server, so it connects nowhere else.
+ */
 async function connectNats(source: JetStreamSource): Promise<NatsConnection> {
-  const options: ConnectionOptions = {
-    servers: [...source.servers], name: 'quarry', timeout: CONNECT_TIMEOUT_MS, reconnect: false, ...source.credentials,
-    ...(source.tls ? { tls: {} } : {}),
-  };
-  try {
-    return await connect(options);
-  } catch (error) {
-    throw new SyncFailedError(`Could not connect to NATS at ${serversOf(source)}: ${natsCause(error)}`);
+  let failure: unknown;
+  for (const server of source.servers) {
+    const url = new URL(server.includes('://') ? server : `nats://${server}`);
+    const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
+    // The client hands these to tls.connect; its type leaves servername out.
+    const tls: TlsOptions & { servername?: string } = tlsServerName(host);
+    try {
+      const address = await source.outbound.resolveReachable(host);
+      url.hostname = isIP(address) === 6 ? `[${address}]` : address;
+      return await connect({
+        servers: [url.href], name: 'quarry', timeout: CONNECT_TIMEOUT_MS, reconnect: false, ignoreClusterUpdates: true, ...source.credentials,
+        // Without tls, none at all: the client's own upgrade would verify the certificate against the address, not the name.
+        tls: source.tls ? tls : null,
+      });
+    } catch (error) {
+      if (error instanceof OutboundRefusedError) throw error;
+      failure = error;
+    }
   }
+  const cause = !source.tls && (failure as { code?: unknown } | undefined)?.code === 'TLS' ? 'the server requires TLS (set tls: true)' : natsCause(failure);
+  throw new SyncFailedError(`Could not connect to NATS at ${serversOf(source)}: ${cause}`);
 }
 
 /** The servers as host:port, never with credentials a URL might carry. */
@@ -178,5 +198,6 @@ function natsCause(error: unknown): string {
   if (code === 'CONNECTION_REFUSED') return 'connection refused';
   if (code === 'AUTHORIZATION_VIOLATION') return 'the server refused the credentials (authorization violation)';
   if (code === 'TIMEOUT' || code === 'CONNECTION_TIMEOUT') return `no answer within ${String(CONNECT_TIMEOUT_MS / 1000)} s`;
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return 'the host name does not resolve';
   return firstLineOf(error);
 }

@@ -1,4 +1,5 @@
 import { Kafka, logLevel, type Admin, type IHeaders, type KafkaMessage, type SASLOptions } from 'kafkajs';
+import { hostOfServer, type OutboundPolicy } from '../outbound/index.ts';
 import { SyncFailedError } from '../sync-failed-error.ts';
 import { headerColumn, messageRecord, utf8Text } from './message-record.ts';
 import type { StreamRead, StreamReadRequest } from './stream-reader.ts';
@@ -11,6 +12,7 @@ export interface KafkaSource {
   readonly startFrom: 'earliest' | 'latest';
   readonly sasl: SASLOptions | undefined;
   readonly ssl: boolean;
+  readonly outbound: OutboundPolicy;
 }
 
 /** Where one partition's read starts and the offset it stops before (the end of the partition when the sync began). */
@@ -25,6 +27,8 @@ interface PartitionRead {
 type TopicPosition = Readonly<Record<string, number>>;
 
 const CONNECT_TIMEOUT_MS = 5_000;
+/** What kafkajs's own socket factory sets. */
+const KEEP_ALIVE_DELAY_MS = 60_000;
 /** The broker delays a new group's first assignment (group.initial.rebalance.delay.ms, 3 s by default). */
 const JOIN_TIMEOUT_MS = 30_000;
 
@@ -37,6 +41,8 @@ export async function readKafka(source: KafkaSource, request: StreamReadRequest)
   const kafka = new Kafka({
     clientId: 'quarry', brokers: [...source.brokers], ssl: source.ssl, sasl: source.sasl,
     connectionTimeout: CONNECT_TIMEOUT_MS, retry: { retries: 2 }, logLevel: logLevel.NOTHING,
+    // Every connection, to the brokers the cluster's metadata names too, reaches only an address the policy allows as it connects.
+    socketFactory: ({ host, port, onConnect }) => source.outbound.connect({ host, port, tls: source.ssl }, onConnect).setKeepAlive(true, KEEP_ALIVE_DELAY_MS),
   });
   const reads = await withAdmin(kafka, source, (admin) => planReads(admin, source, request));
   const messages = await consume(kafka, source, request, reads);
@@ -153,7 +159,9 @@ async function consume(kafka: Kafka, source: KafkaSource, request: StreamReadReq
 async function withAdmin<T>(kafka: Kafka, source: KafkaSource, work: (admin: Admin) => Promise<T>): Promise<T> {
   const admin = kafka.admin();
   try {
-    await admin.connect().catch((error: unknown) => {
+    // The brokers named in the source are checked first, so a refusal reads as one rather than as a failed connection retried.
+    await Promise.all(source.brokers.map((broker) => source.outbound.resolveReachable(hostOfServer(broker)))).then(() => admin.connect()).catch((error: unknown) => {
+      if (error instanceof SyncFailedError) throw error;
       throw new SyncFailedError(`Could not connect to Kafka at ${source.brokers.join(', ')}: ${kafkaCause(error)}`);
     });
     return await work(admin);

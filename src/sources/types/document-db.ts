@@ -4,7 +4,7 @@ import { firstLineOf } from '../../errors.ts';
 import type { SourceConfigOf } from '../config/index.ts';
 import type { Connector, ExtractContext, RecordSink } from '../connector.ts';
 import { plainValue, restoreCursor, saveCursor } from '../documents/index.ts';
-import { hostOfServer } from '../outbound/index.ts';
+import { hostOfServer, type OutboundPolicy } from '../outbound/index.ts';
 import { requireEnv, valueAt } from '../rest/index.ts';
 import { SyncFailedError } from '../sync-failed-error.ts';
 import { EnvVarName, NonEmptyString, StringList, genericConfig, defineSourceType } from '../type-definition/index.ts';
@@ -50,14 +50,16 @@ const documentDbConnector: Connector = {
     const password = decodeURIComponent(parts.userInfo?.split(':').slice(1).join(':') ?? '');
     const database = config.database ?? decodeURIComponent(parts.database ?? '');
     if (database === '') throw new SyncFailedError(`Name the database: set generic_config.database, or end the URL in ${config.credentials_env} with /<database>`);
-    await Promise.all(where.split(',').map((server) => context.outbound.assertReachable(hostOfServer(server))));
     const client = new MongoClient(url, {
       appName: 'quarry',
+      // Every connection resolves its host through the policy as it connects: the URL's hosts, the members a replica set names, a proxy.
+      lookup: context.outbound.lookup,
       ...(/[?&]serverSelectionTimeoutMS=/i.test(url) ? {} : { serverSelectionTimeoutMS: SERVER_SELECTION_TIMEOUT_MS }),
     });
     const cause = (error: unknown): string => mongoCause(error, password);
     try {
-      await client.connect().catch((error: unknown) => {
+      await checkHosts(url, where, context.outbound).then(() => client.connect()).catch((error: unknown) => {
+        if (error instanceof SyncFailedError) throw error;
         throw new SyncFailedError(`Could not connect to MongoDB at ${where}: ${cause(error)}`);
       });
       await exportCollections(client.db(database), config, context, sink, (error) => `${where}/${database}: ${cause(error)}`);
@@ -66,6 +68,16 @@ const documentDbConnector: Connector = {
     }
   },
 };
+
+/**
+ * Checks the hosts the URL names, since the driver reaches an IP address without calling `lookup`; an SRV name is
+ * only a record to look up (the driver then connects to the names it holds, through `lookup`).
+ */
+async function checkHosts(url: string, hosts: string, outbound: OutboundPolicy): Promise<void> {
+  const proxy = /[?&]proxyHost=([^&]*)/i.exec(url)?.[1];
+  const servers = [...(/^mongodb\+srv:/i.test(url) ? [] : hosts.split(',')), ...(proxy === undefined ? [] : [decodeURIComponent(proxy)])];
+  await Promise.all(servers.map((server) => outbound.resolveReachable(hostOfServer(server))));
+}
 
 async function exportCollections(
   db: Db, config: SourceConfigOf<'document_db'>['generic_config'], context: ExtractContext, sink: RecordSink, describe: (error: unknown) => string,

@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import type { SourceConfigOf } from '../config/index.ts';
 import type { Connector, ExtractContext, RecordSink, TableWriter } from '../connector.ts';
-import { hostOfServer } from '../outbound/index.ts';
 import { requireEnv } from '../rest/index.ts';
 import { readJetStream, readKafka, type NatsCredentials, type StreamRead, type StreamReadRequest } from '../streams/index.ts';
 import { SyncFailedError } from '../sync-failed-error.ts';
@@ -109,7 +108,6 @@ const eventStreamConnector: Connector = {
       write: (origin, record) => tables.write(origin, record),
       log: context.log,
     };
-    await Promise.all(config.servers.map((server) => context.outbound.assertReachable(hostOfServer(server))));
     const read = await readStream(config, context, request);
     await tables.flush();
     for (const [key, position] of read.positions) context.state.set(key, position);
@@ -129,6 +127,7 @@ function readStream(config: SourceConfigOf<'event_stream'>['generic_config'], co
       startFrom: config.start_from,
       ssl: config.tls,
       sasl: username === undefined || password === undefined ? undefined : { mechanism: config.sasl_mechanism ?? 'plain', username, password },
+      outbound: context.outbound,
     }, request);
   }
   const token = config.token_env === undefined ? undefined : requireEnv(context.env, config.token_env, 'the token for the NATS server');
@@ -136,6 +135,7 @@ function readStream(config: SourceConfigOf<'event_stream'>['generic_config'], co
   return readJetStream({
     servers: config.servers, stream: config.stream ?? '', subjects: config.subjects, startFrom: config.start_from, credentials,
     tls: config.tls || config.servers.some((server) => server.toLowerCase().startsWith('tls://')),
+    outbound: context.outbound,
   }, request);
 }
 

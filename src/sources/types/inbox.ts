@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { firstLineOf } from '../../errors.ts';
 import type { SourceConfigOf } from '../config/index.ts';
 import type { Connector, ExtractContext, TableSpec } from '../connector.ts';
+import { tlsServerName } from '../outbound/index.ts';
 import { requireEnv } from '../rest/index.ts';
 import { SyncFailedError } from '../sync-failed-error.ts';
 import { CalendarDate, EnvVarName, NonEmptyString, genericConfig, defineSourceType } from '../type-definition/index.ts';
@@ -45,7 +46,7 @@ function describeFailure(error: unknown, config: InboxConfig, user: string, port
     return new SyncFailedError(`The IMAP server ${where} refused the login of ${user}: ${failure.responseText ?? 'authentication failed'}`);
   }
   if (failure.code === 'ECONNREFUSED') return new SyncFailedError(`Could not connect to the IMAP server ${where}: connection refused`);
-  if (failure.code === 'ENOTFOUND') return new SyncFailedError(`Could not resolve the host name ${config.host ?? ''} (DNS lookup failed)`);
+  if (failure.code === 'ENOTFOUND' || failure.code === 'EAI_AGAIN') return new SyncFailedError(`Could not resolve the host name ${config.host ?? ''} (DNS lookup failed)`);
   return new SyncFailedError(`The IMAP session with ${where} failed: ${firstLineOf(failure.responseText ?? failure.message ?? error)}`);
 }
 
@@ -128,8 +129,14 @@ const inboxConnector: Connector = {
     const user = requireEnv(context.env, config.username_env, 'the IMAP user name');
     const password = requireEnv(context.env, config.password_env, 'the IMAP password');
     const port = config.port ?? (config.tls ? 993 : 143);
-    await context.outbound.assertReachable(config.host ?? '');
-    const client = new ImapFlow({ host: config.host ?? '', port, secure: config.tls, auth: { user, pass: password }, logger: false, disableAutoIdle: true });
+    const host = config.host ?? '';
+    const address = await context.outbound.resolveReachable(host).catch((error: unknown) => {
+      throw error instanceof SyncFailedError ? error : describeFailure(error, config, user, port);
+    });
+    // The client connects to the address the policy allowed, never to what the name resolves to by then; TLS verifies the name.
+    const client = new ImapFlow({
+      host: address, ...tlsServerName(host), port, secure: config.tls, auth: { user, pass: password }, logger: false, disableAutoIdle: true,
+    });
     client.on('error', () => undefined); // a dropped connection also rejects the command in flight, which reports it
     const abort = (): void => { client.close(); };
     context.signal.addEventListener('abort', abort, { once: true });

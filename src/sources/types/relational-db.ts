@@ -29,8 +29,7 @@ const relationalDbConnector: Connector = {
     const config = (context.source as SourceConfigOf<'relational_db'>).generic_config;
     const variable = config.credentials_env;
     const url = requireEnv(context.env, variable, 'the database connection URL (postgresql://user:password@host:5432/db or mysql://...)');
-    if (URL.canParse(url)) await context.outbound.assertReachable(new URL(url).hostname);
-    const reader = await connectDatabase(url, variable);
+    const reader = await connectDatabase(url, variable, context.outbound);
     try {
       await exportTables(reader, config, context, sink, new URL(url));
     } finally {
