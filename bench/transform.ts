@@ -11,8 +11,7 @@ import { initProject } from '../src/cli/init.ts';
 import { closeContext, createContext, type AppContext } from '../src/context.ts';
 import { createLogger } from '../src/logger.ts';
 import { pythonExecutable } from '../src/python/index.ts';
-import type { ProjectPaths } from '../src/config/index.ts';
-import { DUCKDB_EXTENSIONS_DIR, lakeChildEnv, lakeLocation, READER_SANDBOX_PYTHON_PATH, withWriteConnection } from '../src/warehouse/index.ts';
+import { DUCKDB_EXTENSIONS_DIR, lakeChildEnv, lakeLocation, READER_SANDBOX_PYTHON_PATH, type LakeWriter } from '../src/warehouse/index.ts';
 import type { LoadBenchResult } from './load.ts';
 import { timed } from './measure.ts';
 
@@ -56,11 +55,11 @@ function writeProject(dir: string): { models: number; selected: number } {
   return { models: 20, selected: 5 };
 }
 
-async function createRawTable(paths: ProjectPaths): Promise<void> {
-  await withWriteConnection(lakeLocation(paths), AbortSignal.timeout(600_000), async (connection) => {
+async function createRawTable(writer: LakeWriter): Promise<void> {
+  await writer.write(({ transaction }) => transaction(async (connection) => {
     await connection.run(`CREATE SCHEMA raw_bench; CREATE TABLE raw_bench.events AS
       SELECT i AS id, i % 997 AS customer_id, (i % 1000) / 10.0 AS amount, DATE '2026-01-01' + (i % 365)::INTEGER AS day FROM range(${String(RAW_ROWS)}) r(i)`);
-  });
+  }), { signal: AbortSignal.timeout(600_000) });
 }
 
 /** The job from POST to its last model's outcome event (the docs regeneration that follows is not counted). */
@@ -99,7 +98,7 @@ export async function runTransformBenchmark(): Promise<LoadBenchResult[]> {
     const { models, selected } = writeProject(dir);
     const ctx = createContext({ projectDir: dir, env, log: createLogger({ level: 'silent' }) });
     try {
-      await createRawTable(ctx.paths);
+      await createRawTable(ctx.writer);
       const lake = lakeLocation(ctx.paths);
       const python = pythonExecutable('dbt');
       const dbt = path.join(path.dirname(python), 'dbt');

@@ -13,7 +13,7 @@ import { assertSourcesWithinProject, OutboundPolicy, SourceTokens } from './sour
 import { Scheduler, type Timer } from './schedules/index.ts';
 import { openStore, type Store } from './store/index.ts';
 import { TransformRunner } from './transform/index.ts';
-import { lakeLocation, WarehouseLock, WarehouseReaders, type LakeLocation } from './warehouse/index.ts';
+import { lakeLocation, LakeWriter, WarehouseReaders, type LakeLocation } from './warehouse/index.ts';
 import packageJson from '../package.json' with { type: 'json' };
 
 /** Everything a request handler, job or command may use, built once and passed down. */
@@ -50,8 +50,8 @@ export interface AppContext {
   readonly outbound: OutboundPolicy;
   /** Sources' summaries, sync history, logs and files, as the API and CLI report them. */
   readonly sourceReports: SourceReports;
-  /** The one warehouse writer's turn: sync jobs and model runs both hold it. */
-  readonly warehouseLock: WarehouseLock;
+  /** The lake's one writer: every write of it (jobs, start-up, a source's tables dropped) is queued here. */
+  readonly writer: LakeWriter;
   /** dbt models: listing, runs with cascade, staging models kept in step with syncs, the docs site's files. */
   readonly transform: TransformRunner;
   /** The project's schedules: listed and run by hand everywhere, run by their cron only once started (startPlatform). */
@@ -117,17 +117,17 @@ export function createContext(options: ContextOptions): AppContext {
   const log = options.log ?? createLogger({ level: env.QUARRY_LOG_LEVEL ?? 'info', format: options.logFormat, redactor });
   const events = new EventBus(log.child({ module: 'events' }), now, redactor);
   const lake = lakeLocation(paths, config.warehouse, env);
-  const warehouseLock = new WarehouseLock(lake, paths.writerLockFile);
+  const writer = new LakeWriter(lake, paths.writerLockFile);
   const outbound = new OutboundPolicy(config.network.allow_private);
   const sourceTokens = new SourceTokens({ store, secretKey, now, outbound });
   const childEnv = Object.freeze({ PATH: env.PATH ?? '/usr/local/bin:/usr/bin:/bin', HOME: env.HOME ?? paths.runDir });
   const readers = new WarehouseReaders(lake);
   const profiler = new TableProfiler({ readers, store, log: log.child({ module: 'catalog' }), now });
   const jobs = new JobRunner({
-    store, paths, sources, events, log: log.child({ module: 'jobs' }), now, env, lake, readers, lock: warehouseLock, sourceTokens, outbound, dataRoots, redactor, afterCommit: () => profiler.refresh(),
+    store, paths, sources, events, log: log.child({ module: 'jobs' }), now, env, readers, writer, sourceTokens, outbound, dataRoots, redactor, afterCommit: () => profiler.refresh(),
   });
   const transform = new TransformRunner({
-    store, paths, lake, readers, config, events, log: log.child({ module: 'transform' }), now, lock: warehouseLock,
+    store, paths, lake, readers, config, events, log: log.child({ module: 'transform' }), now, writer,
     jobs: jobs.lifecycle,
     pythonEnvironmentsDir: env.QUARRY_PYTHON_ENVS_DIR,
     baseEnv: childEnv,
@@ -151,7 +151,7 @@ export function createContext(options: ContextOptions): AppContext {
     log,
     events,
     jobs,
-    warehouseLock,
+    writer,
     sourceTokens,
     outbound,
     sourceReports: new SourceReports({ store, sources, now }),

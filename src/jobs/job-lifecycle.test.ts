@@ -7,7 +7,7 @@ import { projectPaths } from '../config/index.ts';
 import { SecretRedactor } from '../sources/config/index.ts';
 import { EventBus, type QuarryEvent } from '../events/index.ts';
 import { createLogger } from '../logger.ts';
-import { lakeLocation, WarehouseLock } from '../warehouse/index.ts';
+import { lakeLocation, LakeWriter } from '../warehouse/index.ts';
 import { openStore, type JobRecord, type Store } from '../store/index.ts';
 import { JobLifecycle, type JobKind, type JobSuccess, type JobTools } from './job-lifecycle.ts';
 
@@ -90,7 +90,7 @@ describe('JobLifecycle', () => {
     const log = createLogger({ level: 'debug', destination });
     const now = (): Date => new Date();
     events = new EventBus(log, now, new SecretRedactor());
-    lifecycle = new JobLifecycle({ store, lake: lakeLocation(paths), events, log, now, lock: new WarehouseLock(lakeLocation(paths), paths.writerLockFile), redact: (text) => text });
+    lifecycle = new JobLifecycle({ store, events, log, now, writer: new LakeWriter(lakeLocation(paths), paths.writerLockFile), redact: (text) => text });
   });
 
   afterEach(() => {

@@ -1,25 +1,26 @@
 import type { EventBus } from '../events/index.ts';
 import type { Logger } from '../logger.ts';
 import type { JobKind as JobKindName, JobRecord, LogLevel, Store } from '../store/index.ts';
-import { withWriteConnection, type DuckDBConnection, type LakeLocation, type WarehouseLock } from '../warehouse/index.ts';
+import type { LakeWrite, LakeWriter } from '../warehouse/index.ts';
 import { countRows } from './count-rows.ts';
 import { finishWithin } from './finish-within.ts';
 
 type JobEvent = Parameters<EventBus['publish']>[0];
 
-/** What a job kind's work may use: its signal, its log and the warehouse (under the lock). */
+/** What a job kind's work may use: its signal, its log and the lake's writer, labelled with the job. */
 export interface JobTools {
   readonly job: JobRecord;
   readonly signal: AbortSignal;
   /** Appends a line to the platform log, under the job. */
   log(level: LogLevel, message: string): void;
-  /** Row counts keyed `schema.name`, read through the writer's connection; only while the job holds the lock. */
+  /** Row counts keyed `schema.name`, read through the writer's connection (`write`), so of what the job itself committed. */
   countRows(tables: readonly { schema: string; name: string }[]): Promise<Map<string, number>>;
   /**
-   * Runs `work` with the lake's one write connection; each transaction it commits is one snapshot readers
-   * see from then on. Holds the warehouse lock for it when the kind's `lockScope` is `write` (else the job holds it).
+   * LakeWriter.write with the job's label and signal: each transaction `work` commits is one snapshot that names
+   * the job, which readers see from then on. Within the job's turn when the kind's `lockScope` is `job`, else in
+   * a turn of its own.
    */
-  write<T>(work: (connection: DuckDBConnection) => Promise<T>): Promise<T>;
+  write<T>(work: (write: LakeWrite) => Promise<T>): Promise<T>;
 }
 
 /** How a job ended well, as the kind reports it; written in one transaction with the job's own ending. */
@@ -49,8 +50,8 @@ export interface JobKind<Outcome> {
   /** The `source` of its log lines (null for lines that belong to no source). */
   readonly logSource: string | null;
   /**
-   * What holds the warehouse lock: the whole job (`job`: dbt, DuckDB reading a folder), or only its
-   * `tools.write` (`write`: a connector extracts beside other jobs and holds the lock only to load).
+   * What holds the writer's turn: the whole job (`job`: dbt writing in its own process, DuckDB reading a folder),
+   * or each `tools.write` alone (`write`: a connector extracts beside other jobs and waits for the writer only to load).
    */
   readonly lockScope: 'job' | 'write';
   /** How the service log (pino) names the kind and its job. */
@@ -91,17 +92,15 @@ export interface JobKind<Outcome> {
 
 export interface JobLifecycleOptions {
   store: Store;
-  /** The lake jobs write. */
-  lake: LakeLocation;
   events: EventBus;
   log: Logger;
   now: () => Date;
-  /** The warehouse's one door. */
-  lock: WarehouseLock;
+  /** The lake's one writer, which jobs share with every other write of the lake. */
+  writer: LakeWriter;
   /** Takes known secrets out of an ending's error, as the history and the events have it. */
   redact: (text: string) => string;
   /**
-   * Runs after each job that ended well, once it is recorded, the lock released and the job no longer active (the
+   * Runs after each job that ended well, once it is recorded, its turn ended and the job no longer active (the
    * catalog profiles the tables it changed), so it never delays the next job. It must not reject; its owner waits
    * for it before the platform DB closes.
    */
@@ -129,7 +128,7 @@ export interface ActiveJob {
 }
 
 /**
- * The one job lifecycle: enqueue (one active job per kind and target), wait for the warehouse lock,
+ * The one job lifecycle: enqueue (one active job per kind and target), wait for the writer's turn,
  * work, record, emit events only after the record, fail or interrupt, and close with a grace
  * period. Every job kind runs through it.
  */
@@ -155,11 +154,11 @@ export class JobLifecycle {
   }
 
   /**
-   * Records the job queued and runs it, under the warehouse lock as the kind's `lockScope` says. Throws
+   * Records the job queued and runs it, in the writer's turn as the kind's `lockScope` says. Throws
    * kind.busy() when one of its kind and target is already active, or while the lifecycle closes.
    */
   enqueue<Outcome>(kind: JobKind<Outcome>): ActiveJob {
-    const { store, now, lock } = this.#options;
+    const { store, now, writer } = this.#options;
     if (this.#closing) throw kind.busy();
     const job = store.transaction(() => {
       for (const record of this.#unrecorded) record();
@@ -174,9 +173,13 @@ export class JobLifecycle {
     const active = { job, kind: kind as JobKind<unknown>, ended, controller };
     // Tracked before it runs: a job whose lock scope is `write` starts (and announces itself) at once.
     this.#active.set(job.id, active);
-    const run = (): Promise<JobEnding> => this.#run(job, kind, controller.signal);
-    void (kind.lockScope === 'write' ? run() : lock.hold(run, controller.signal))
-      .then((ending) => ({ ending, endedWell: true }), (error: unknown) => ({ ending: this.#fail(job, kind, error, controller.signal), endedWell: false }))
+    const { signal } = controller;
+    const label = { job: job.id, kind: kind.kind, target: kind.target };
+    const run = kind.lockScope === 'job'
+      ? writer.turn((turn) => this.#run(job, kind, signal, turn.write), { signal, label })
+      : this.#run(job, kind, signal, (work) => writer.write(work, { signal, label }));
+    void run
+      .then((ending) => ({ ending, endedWell: true }), (error: unknown) => ({ ending: this.#fail(job, kind, error, signal), endedWell: false }))
       .then(({ ending, endedWell }) => {
         this.#active.delete(job.id);
         resolve({ ...ending, error: ending.error === null ? null : this.#options.redact(ending.error) });
@@ -186,11 +189,11 @@ export class JobLifecycle {
     return active;
   }
 
-  /** Resolves when no job (of `kind`, when given) is queued or running and every holder of the warehouse lock so far has finished. */
+  /** Resolves when no job (of `kind`, when given) is queued or running and every turn of the lake's writer asked for so far has ended. */
   async idle(kind?: JobKindName): Promise<void> {
     const waitedFor = (): ActiveJob[] => this.active().filter((active) => kind === undefined || active.kind.kind === kind);
     for (let active = waitedFor(); active.length > 0; active = waitedFor()) await Promise.all(active.map((job) => job.ended));
-    await this.#options.lock.idle();
+    await this.#options.writer.idle();
   }
 
   /** Stops accepting jobs; lets `finished` (running jobs, by default) end within `graceMs`, then interrupts every job. */
@@ -204,18 +207,15 @@ export class JobLifecycle {
     for (const active of this.#active.values()) active.controller.abort();
   }
 
-  async #run<Outcome>(job: JobRecord, kind: JobKind<Outcome>, signal: AbortSignal): Promise<JobEnding> {
-    const { store, events, now, log, lake } = this.#options;
+  async #run<Outcome>(job: JobRecord, kind: JobKind<Outcome>, signal: AbortSignal, write: JobTools['write']): Promise<JobEnding> {
+    const { store, events, now, log } = this.#options;
     signal.throwIfAborted();
     const started = now();
     store.jobs.markRunning(job.id, started.toISOString());
-    const label = { job: job.id, kind: kind.kind, target: kind.target };
-    const write = <T>(work: (connection: DuckDBConnection) => Promise<T>): Promise<T> => withWriteConnection(lake, signal, work, label);
     const tools: JobTools = {
-      job, signal,
+      job, signal, write,
       log: (level, message) => { this.#logLine(level, kind.logSource, message, job.id); },
-      countRows: (tables) => countRows(lake, tables, signal),
-      write: (work) => (kind.lockScope === 'job' ? write(work) : this.#options.lock.hold(() => write(work), signal)),
+      countRows: (tables) => (tables.length === 0 ? Promise.resolve(new Map<string, number>()) : write(({ connection }) => countRows(connection, tables))),
     };
     tools.log('INFO', kind.started(job));
     const outcome = await kind.work(tools);

@@ -10,12 +10,11 @@ import { JobLifecycle, type ActiveJob } from './job-lifecycle.ts';
 import { MaintenanceJob } from './maintenance-job.ts';
 import { RestoreJob, snapshotBeforeSync } from './restore-job.ts';
 import { SyncJob } from './sync-job.ts';
-import type { LakeLocation, WarehouseLock, WarehouseReaders } from '../warehouse/index.ts';
+import type { LakeWriter, WarehouseReaders } from '../warehouse/index.ts';
 
 export interface JobRunnerOptions {
   store: Store;
   paths: ProjectPaths;
-  lake: LakeLocation;
   /** Pooled readers of the same lake, for what a job's start reads of it (a restore's snapshot). */
   readers: WarehouseReaders;
   sources: readonly SourceConfig[];
@@ -24,8 +23,8 @@ export interface JobRunnerOptions {
   now: () => Date;
   /** The project's environment, where connectors read credentials by name. */
   env: Readonly<Record<string, string | undefined>>;
-  /** The warehouse's one door, shared with every other writer (model runs, docs generation). */
-  lock: WarehouseLock;
+  /** The lake's one writer, shared with every other write of it (model runs, docs generation). */
+  writer: LakeWriter;
   sourceTokens: SourceTokens;
   /** Where sources may connect. */
   outbound: OutboundPolicy;
@@ -33,7 +32,7 @@ export interface JobRunnerOptions {
   dataRoots: DataRoots;
   /** Takes known secrets out of a job's ending, which may quote what an upstream answered. */
   redactor: SecretRedactor;
-  /** Runs after each job that ended well, outside the lock (the catalog's profiles). */
+  /** Runs after each job that ended well, outside the writer's turn (the catalog's profiles). */
   afterCommit?: (() => Promise<void>) | undefined;
 }
 
@@ -50,8 +49,8 @@ export class JobRunner {
 
   constructor(options: JobRunnerOptions) {
     this.#options = options;
-    const { store, lake, events, log, now, lock, afterCommit } = options;
-    this.lifecycle = new JobLifecycle({ store, lake, events, log, now, lock, afterCommit, redact: (text) => options.redactor.redact(text) });
+    const { store, events, log, now, writer, afterCommit } = options;
+    this.lifecycle = new JobLifecycle({ store, events, log, now, writer, afterCommit, redact: (text) => options.redactor.redact(text) });
     this.ledgerHasher = new LedgerHasher(store.fileLedger);
   }
 
@@ -68,15 +67,16 @@ export class JobRunner {
     return interrupted;
   }
 
-  /**
-   * Queues a sync: file sources load under the lock; other sources extract first, then load under the lock.
-   * With `backfill`, only that window of days is re-loaded (BackfillNotSupportedError for a type without date ranges).
-   */
   /** Makes `step` the last step of every sync that loads: what the source's new tables set off. */
   followSyncsWith(step: (source: string) => Promise<void>): void {
     this.#afterLoad = step;
   }
 
+  /**
+   * Queues a sync: a file source's whole sync is one turn of the lake's writer; other sources extract first, then
+   * load in a turn of their own. With `backfill`, only that window of days is re-loaded (BackfillNotSupportedError
+   * for a type without date ranges).
+   */
   startSync(name: string, options: { fullRefresh: boolean; requestedBy: string | null; backfill?: BackfillRequest | undefined }): StartedJob {
     const { store, sources, paths, events, now, env, sourceTokens, outbound, dataRoots } = this.#options;
     const source = sources.find((candidate) => candidate.name === name);
@@ -113,8 +113,8 @@ export class JobRunner {
    * its syncs recorded of them (cursors, loaded files, tables): a source added again by that name starts afresh.
    */
   async dropSourceTables(name: string): Promise<void> {
-    const { lake, lock, store, now, afterCommit } = this.#options;
-    await dropSourceTables(name, { lake, lock, signal: AbortSignal.timeout(10 * 60_000) });
+    const { writer, store, now, afterCommit } = this.#options;
+    await dropSourceTables(name, writer, AbortSignal.timeout(10 * 60_000));
     store.transaction(() => {
       store.sourceState.clear(name);
       store.fileLedger.replace(name, []);
@@ -146,7 +146,7 @@ export class JobRunner {
     return this.lifecycle.enqueue(new MaintenanceJob(options)).job;
   }
 
-  /** Resolves when no sync is queued or running and the warehouse lock is free of every holder so far. */
+  /** Resolves when no sync is queued or running and every turn of the lake's writer asked for so far has ended. */
   idle(): Promise<void> {
     return this.lifecycle.idle('sync');
   }

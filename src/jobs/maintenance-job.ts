@@ -9,7 +9,7 @@ export const MAINTENANCE_TARGET = 'warehouse';
 
 /**
  * The maintenance job kind: compacts the lake and lets go of what `warehouse.snapshot_retention_days` no
- * longer keeps (see maintainLake). It holds the warehouse lock for the whole job, so no writer runs meanwhile.
+ * longer keeps (see maintainLake). It holds the writer's turn for the whole job, so no other write runs meanwhile.
  */
 export class MaintenanceJob implements JobKind<MaintenanceOutcome> {
   readonly kind = 'maintain';
@@ -35,7 +35,7 @@ export class MaintenanceJob implements JobKind<MaintenanceOutcome> {
   }
 
   work(tools: JobTools): Promise<MaintenanceOutcome> {
-    return tools.write((connection) => maintainLake(connection, this.#retentionDays));
+    return tools.write((write) => maintainLake(write, this.#retentionDays));
   }
 
   finished(_job: JobRecord, outcome: MaintenanceOutcome): JobSuccess {

@@ -2,7 +2,7 @@ import { firstLineOf } from '../errors.ts';
 import type { EventBus } from '../events/index.ts';
 import { rawSchemaOf, rawTablesOf } from '../sources/index.ts';
 import type { JobRecord, Store } from '../store/index.ts';
-import { inTransaction, restoreSchemaAt, snapshotExists, snapshotsOfJob, type DuckDBConnection } from '../warehouse/index.ts';
+import { restoreSchemaAt, snapshotExists, snapshotsOfJob, type DuckDBConnection } from '../warehouse/index.ts';
 import { RestoreInProgressError, SnapshotExpiredError, SyncCommittedNothingError } from './errors.ts';
 import type { JobKind, JobSuccess, JobTools } from './job-lifecycle.ts';
 
@@ -54,10 +54,10 @@ export class RestoreJob implements JobKind<RestoreOutcome> {
 
   work(tools: JobTools): Promise<RestoreOutcome> {
     const { source, beforeSync } = this.#options;
-    return tools.write(async (connection) => {
-      // Checked again under the lock: a maintenance job may have expired the snapshot since the request.
+    return tools.write(async ({ connection, transaction }) => {
+      // Checked again in the writer's turn: a maintenance job may have expired the snapshot since the request.
       const snapshot = await snapshotBeforeSync(connection, beforeSync);
-      return inTransaction(connection, async () => {
+      return transaction(async () => {
         await restoreSchemaAt(connection, rawSchemaOf(source), snapshot);
         return { snapshot, tables: await rawTablesOf(connection, source) };
       });

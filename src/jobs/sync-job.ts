@@ -25,7 +25,7 @@ export interface SyncJobOptions extends Omit<ReadContextOptions, 'signal'> {
 
 /**
  * The sync job kind: the source's loader brings its data into the warehouse; the tables, the file ledger
- * and the cursors it reports are recorded with the job's ending. File sources hold the warehouse lock for
+ * and the cursors it reports are recorded with the job's ending. File sources hold the lake writer's turn for
  * the whole sync (DuckDB reads the folder itself); extracted sources only for their load.
  */
 export class SyncJob implements JobKind<LoadOutcome> {

@@ -7,7 +7,7 @@ const DAY_MS = 24 * 60 * 60_000;
 const MAX_TIMER_MS = 60 * 60_000;
 
 export interface DailyMaintenanceOptions {
-  /** Queues one maintenance job (the job lifecycle runs it under the warehouse lock); throws when one is active. */
+  /** Queues one maintenance job (the job lifecycle runs it in the lake writer's turn); throws when one is active. */
   readonly start: () => void;
   /** When the last maintenance began, or undefined for never. */
   readonly lastStartedAt: () => Date | undefined;

@@ -75,7 +75,7 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
     await recoverAfterStop(ctx);
     await checkCatalogReachable(ctx.lake);
     const starting = new AbortController().signal;
-    const upgrade = await prepareWarehouse(ctx.paths, ctx.lake, ctx.warehouseLock, ctx.log.child({ module: 'warehouse' }), starting);
+    const upgrade = await prepareWarehouse(ctx.paths, ctx.writer, ctx.log.child({ module: 'warehouse' }), starting);
     await checkCatalogReader(ctx.readers);
     const alerts = new AlertCenter({
       store: ctx.store, events: ctx.events, alerts: ctx.config.alerts, project: ctx.config.name, env: ctx.env, outbound: ctx.outbound, redactor: ctx.redactor,

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  inTransaction, LAKE_FILE_COPY_OPTIONS, lakeMetadataSchema, openScratchConnection, withWriteConnection, type DuckDBConnection, type LakeLocation,
+  LAKE_FILE_COPY_OPTIONS, lakeMetadataSchema, LakeWriter, openScratchConnection, type DuckDBConnection, type LakeLocation,
 } from '../warehouse/index.ts';
 import { LOCAL_POSTGRES, onPostgres } from '../../test/support/local-postgres.ts';
 import { adoptStagedParquet } from './adopt-staged-parquet.ts';
@@ -29,6 +29,7 @@ const catalogs = {
 describe.each(Object.entries(catalogs))('adopting a staged Parquet file as a table\'s data file (%s catalog)', (kind, catalogIn) => {
   let root: string;
   let lake: LakeLocation;
+  let writer: LakeWriter;
   let metadata: string;
   let scratch: Awaited<ReturnType<typeof openScratchConnection>>;
   let files = 0;
@@ -40,7 +41,7 @@ describe.each(Object.entries(catalogs))('adopting a staged Parquet file as a tab
     return file;
   };
   const write = <T>(work: (connection: DuckDBConnection) => Promise<T>): Promise<T> =>
-    withWriteConnection(lake, AbortSignal.timeout(60_000), (connection) => inTransaction(connection, () => work(connection)));
+    writer.write(({ transaction }) => transaction(work), { signal: AbortSignal.timeout(60_000) });
   const adopt = (name: string, file: string): Promise<boolean> => write(async (connection) => {
     await connection.run('CREATE SCHEMA IF NOT EXISTS raw_x');
     return adoptStagedParquet(connection, { schema: 'raw_x', name, file: { path: file, format: 'parquet' }, loadedAt: LOADED_AT });
@@ -50,6 +51,7 @@ describe.each(Object.entries(catalogs))('adopting a staged Parquet file as a tab
   beforeAll(async () => {
     root = mkdtempSync(path.join(tmpdir(), 'quarry-adopt-'));
     lake = { catalog: catalogIn(root), dataPath: `${path.join(root, 'data')}/` };
+    writer = new LakeWriter(lake, path.join(root, 'writer.lock'));
     metadata = lakeMetadataSchema(lake);
     scratch = await openScratchConnection([]);
     mkdirSync(path.join(root, 'staging'));

@@ -1,6 +1,5 @@
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import path from 'node:path';
-import { inTransaction } from '../warehouse/index.ts';
 import type { Connector, ConnectorLogLevel, CursorState, RecordSink, TableSpec, TableWriter } from './connector.ts';
 import { loadStagedTables, rawTablesOf } from './load-staged-tables.ts';
 import type { LoadMessage, SourceLoader, SyncProgress } from './source-loader.ts';
@@ -8,7 +7,7 @@ import { StagingArea } from './staging-area.ts';
 import { firstLineOf } from '../errors.ts';
 
 /**
- * The loader of a type read through a connector: it extracts outside the warehouse lock (a slow API must not
+ * The loader of a type read through a connector: it extracts outside the writer's turn (a slow API must not
  * hold up other loads) into a staging area, then loads every staged table in one transaction.
  */
 export function extractThenLoad(connector: Connector): SourceLoader {
@@ -35,7 +34,7 @@ export function extractThenLoad(connector: Connector): SourceLoader {
           outbound: context.outbound, onCommitted: (work) => { afterCommit.push(work); },
         }, countingSink(window === undefined ? staging : windowSink(staging, context.log), context.progress));
         const staged = await staging.finish();
-        const loaded = await context.write((connection) => inTransaction(connection, async () => {
+        const loaded = await context.write(({ transaction }) => transaction(async (connection) => {
           const outcome = await loadStagedTables(connection, context.source.name, staged, { fullRefresh: context.fullRefresh, now: context.now(), window });
           context.signal.throwIfAborted();
           // A backfill loads some of the source's tables; the source still has all of them.

@@ -9,7 +9,7 @@ import { syncFileSource } from './sync-file-source.ts';
 export type LocateFiles<Source extends SourceConfig> = (source: Source, projectDir: string) => FileLocation | { readonly unsupported: string };
 
 /**
- * The loader of a type whose files DuckDB reads itself: the whole sync holds the warehouse lock, and the
+ * The loader of a type whose files DuckDB reads itself: the whole sync is one turn of the lake's writer, and the
  * file ledger decides which files are (re)loaded.
  */
 export function readFiles<Source extends SourceConfig>(locateOwn: LocateFiles<Source>): SourceLoader {
@@ -33,7 +33,7 @@ export function readFiles<Source extends SourceConfig>(locateOwn: LocateFiles<So
       if (location === undefined) throw new SyncFailedError(`The files of ${source.name} are not in a local folder`);
       const spec = { source: source.name, ...location, fullRefresh: context.fullRefresh, lookbackDays: source.lookback_days, dataRoots: context.dataRoots };
       const ledger = context.ledger();
-      return context.write((connection) => syncFileSource(connection, spec, ledger, context.now(), signal));
+      return context.write((write) => syncFileSource(write, spec, ledger, context.now(), signal));
     },
     async probe(context) {
       const location = fileLocation(context.source, context.projectDir);

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { inTransaction, withWriteConnection, type LakeLocation } from '../warehouse/index.ts';
+import { LakeWriter, type LakeLocation } from '../warehouse/index.ts';
 import type { StagedFile } from './connector.ts';
 import { loadStagedTables } from './load-staged-tables.ts';
 
@@ -29,7 +29,8 @@ describe('loading a table staged in many JSON-lines files', () => {
       writeFileSync(file, `${JSON.stringify(record)}\n`);
       return { path: file, format: 'jsonl' };
     });
-    const rows = await withWriteConnection(lake, AbortSignal.timeout(60_000), (connection) => inTransaction(connection, async () => {
+    const writer = new LakeWriter(lake, path.join(root, 'writer.lock'));
+    const rows = await writer.write(({ transaction }) => transaction(async (connection) => {
       await loadStagedTables(connection, 'api', [{ spec: { name: 'events', disposition: 'replace' }, files, records: FILES }], {
         fullRefresh: false, now: new Date('2026-11-25T10:00:00Z'),
       });
@@ -37,7 +38,7 @@ describe('loading a table staged in many JSON-lines files', () => {
         'SELECT count(*)::INTEGER, min(seen_at), typeof(min(seen_at)), max(extra) FROM raw_api.events',
       );
       return reader.getRows();
-    }));
+    }), { signal: AbortSignal.timeout(60_000) });
     expect(rows).toEqual([[FILES, '2026-01-01T00:00:00Z', 'VARCHAR', 'only here']]);
   });
 });

@@ -1,6 +1,6 @@
 import type { DataRoots } from '../config/index.ts';
 import type { LedgerEntry } from '../store/index.ts';
-import type { DuckDBConnection } from '../warehouse/index.ts';
+import type { LakeWrite } from '../warehouse/index.ts';
 import type { DateWindow } from './backfill.ts';
 import type { SourceConfig } from './config/index.ts';
 import type { ConnectorLogLevel } from './connector.ts';
@@ -55,11 +55,10 @@ export interface LoadContext extends ReadContext {
   /** The files the last successful sync loaded. */
   readonly ledger: () => ReadonlyMap<string, LedgerEntry>;
   /**
-   * Runs `work` with the warehouse's one write connection; readers see what it committed from then on.
-   * Holds the warehouse lock unless the loader's `lockScope` is `sync`, in which case the whole sync
-   * already holds it.
+   * Runs `work` as the lake's one writer, every transaction a snapshot labelled with the sync's job (JobTools.write);
+   * readers see what it committed from then on. Within the sync's own turn when the loader's `lockScope` is `sync`.
    */
-  readonly write: <T>(work: (connection: DuckDBConnection) => Promise<T>) => Promise<T>;
+  readonly write: <T>(work: (write: LakeWrite) => Promise<T>) => Promise<T>;
 }
 
 /** How far a sync's extraction has come: records read, and the pages (batches) they came in. */
@@ -83,8 +82,8 @@ export interface LoadOutcome {
 
 /**
  * How one source type's data reaches the warehouse; each type declares one (`sources/types/`). File sources
- * are read by DuckDB itself, so their whole sync holds the warehouse lock (`lockScope: 'sync'`); the others
- * extract first, beside other jobs, and hold the lock only to load (`'load'`).
+ * are read by DuckDB itself, so their whole sync is one turn of the lake's writer (`lockScope: 'sync'`); the
+ * others extract first, beside other jobs, and wait for the writer only to load (`'load'`).
  */
 export interface SourceLoader {
   readonly lockScope: 'sync' | 'load';

@@ -1,7 +1,7 @@
 import { access } from 'node:fs/promises';
 import type { DataRoots } from '../config/index.ts';
 import type { LedgerEntry } from '../store/index.ts';
-import { inTransaction, quoteIdentifier, quoteLiteral, type DuckDBConnection } from '../warehouse/index.ts';
+import { quoteIdentifier, quoteLiteral, type DuckDBConnection, type LakeWrite } from '../warehouse/index.ts';
 import { applySchemaChanges, describeChange, describeColumns, planSchema, type Respelling } from './evolve-schema.ts';
 import { configuredKey, isWarehouseFailure, readerSql, UnreadableFileError, type Column, type FileReading } from './file-reading.ts';
 import { readFilesAlone, SMALL_FILE_BYTES } from './read-files-alone.ts';
@@ -54,8 +54,9 @@ class FileLoadError extends Error {
  * A file DuckDB cannot read is skipped and reported; on any other failure nothing changes.
  */
 export async function syncFileSource(
-  connection: DuckDBConnection, spec: FileSourceSpec, ledger: ReadonlyMap<string, LedgerEntry>, now: Date, signal: AbortSignal,
+  write: LakeWrite, spec: FileSourceSpec, ledger: ReadonlyMap<string, LedgerEntry>, now: Date, signal: AbortSignal,
 ): Promise<SyncOutcome> {
+  const { connection } = write;
   try {
     await access(spec.directory);
   } catch {
@@ -120,7 +121,7 @@ export async function syncFileSource(
   const written = await (async () => {
     for (;;) {
       try {
-        return await inTransaction(connection, () => writeFiles(connection, {
+        return await write.transaction(() => writeFiles(connection, {
           spec, table, schemaName, files, toLoad, loadable: loadable(), small: new Set(toLoad.filter((file) => file.size <= SMALL_FILE_BYTES).map((file) => file.path)), threads, loadedAt, signal,
         }));
       } catch (error) {

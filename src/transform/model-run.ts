@@ -88,7 +88,7 @@ export class ModelRun implements JobKind<RunOutcome> {
     const models = graph();
     // dbt commits its own snapshots (about two per model), so they cannot carry the job's id: the job
     // records the span of snapshots it made instead, the latest before it and after it.
-    const before = await tools.write(latestSnapshotId);
+    const before = await tools.write(({ connection }) => latestSnapshotId(connection));
     store.jobs.recordSnapshotRange(tools.job.id, before, null);
     const dbt = await invoke([this.#options.command ?? 'build', ...selectArguments(selector)], tools.signal, (progress) => {
       onNode?.(progress);
@@ -98,7 +98,7 @@ export class ModelRun implements JobKind<RunOutcome> {
       events.publish({ type: 'transform_run_started', model: name });
     });
     const failingRows = await this.#storeFailures(dbt, tools);
-    store.jobs.recordSnapshotRange(tools.job.id, before, await tools.write(latestSnapshotId));
+    store.jobs.recordSnapshotRange(tools.job.id, before, await tools.write(({ connection }) => latestSnapshotId(connection)));
     const built = modelResults(dbt).filter((result) => result.status === 'success')
       .flatMap((result) => models.models.get(result.name) ?? [])
       .filter((model) => LAYERS.has(model.schema));
@@ -120,10 +120,10 @@ export class ModelRun implements JobKind<RunOutcome> {
     if (failed.length > 0) {
       const stored = await this.#options.invoke(['test', '--store-failures', ...selectArguments(failed.map((result) => result.name))], tools.signal, () => undefined);
       const relations = new Map(stored.results.flatMap((result) => (result.test?.relationName == null ? [] : [[result.uniqueId, result.test.relationName] as const])));
-      const read = await tools.write((connection) => readFailingRows(connection, [...relations.values()]));
+      const read = await tools.write(({ connection }) => readFailingRows(connection, [...relations.values()]));
       for (const [test, relation] of relations) rows.set(test, read.get(relation) ?? []);
     }
-    if (passed.length > 0) await tools.write((connection) => dropStoredFailures(connection, passed));
+    if (passed.length > 0) await tools.write(({ connection }) => dropStoredFailures(connection, passed));
     return rows;
   }
 

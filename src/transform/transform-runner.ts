@@ -10,7 +10,7 @@ import { dbtErrorLine } from './dbt-error-line.ts';
 import { DbtWorker, type DbtOutcome, type NodeProgress } from './dbt-worker.ts';
 import { DocsGenerationError, ModelNotFoundError, RunInProgressError } from './errors.ts';
 import { ModelGraph, readModelGraph, type ModelNode, type TestNode } from './manifest.ts';
-import type { LakeLocation, WarehouseLock, WarehouseReaders } from '../warehouse/index.ts';
+import type { LakeLocation, LakeWriter, WarehouseReaders } from '../warehouse/index.ts';
 import { readColumns } from './raw-columns.ts';
 import { ModelRun, type DbtCommand } from './model-run.ts';
 import { generatedNotNullColumns, stagingModelName, writeStagingModels } from './staging-models.ts';
@@ -25,8 +25,8 @@ export interface TransformRunnerOptions {
   events: EventBus;
   log: Logger;
   now: () => Date;
-  /** The warehouse's one door, shared with sync jobs (docs generation holds it too). */
-  lock: WarehouseLock;
+  /** The lake's one writer, shared with sync jobs (docs generation takes a turn too). */
+  writer: LakeWriter;
   /** The one job lifecycle model runs go through, as syncs do. */
   jobs: JobLifecycle;
   /** Where the managed Python environments are (bin/setup's .tools/venvs unless a test says otherwise). */
@@ -54,7 +54,7 @@ export interface TestSummary extends TestNode {
 }
 
 /**
- * Runs dbt models as jobs under the warehouse lock, keeps the staging models in step with the raw tables,
+ * Runs dbt models as jobs in the lake writer's turn, keeps the staging models in step with the raw tables,
  * caches the manifest for the models API, and regenerates the docs site after every change.
  */
 export class TransformRunner {
@@ -228,7 +228,7 @@ export class TransformRunner {
   /** Resolves when no run, parse or docs generation is queued or running. */
   async idle(): Promise<void> {
     while (this.#background.size > 0) await Promise.allSettled([...this.#background]);
-    await this.#options.lock.idle();
+    await this.#options.writer.idle();
     if (this.#background.size > 0) await this.idle();
   }
 
@@ -335,12 +335,12 @@ export class TransformRunner {
     });
   }
 
-  /** dbt docs generate under the warehouse lock (`onTurn` runs once it is held); the site is published when it succeeds. */
+  /** dbt docs generate in a turn of the lake's writer (`onTurn` runs once it is held); the site is published when it succeeds. */
   async #generateDocsSite(signal: AbortSignal, onTurn: () => void = () => undefined): Promise<DbtOutcome> {
-    const outcome = await this.#options.lock.hold(() => {
+    const outcome = await this.#options.writer.turn(() => {
       onTurn();
       return this.#invoke(['docs', 'generate'], signal);
-    }, signal);
+    }, { signal });
     if (outcome.success) await publishDocsSite(this.#options.paths);
     return outcome;
   }

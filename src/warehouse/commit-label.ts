@@ -13,19 +13,8 @@ export interface CommitLabel {
 /** The author every snapshot Quarry commits carries, so `warehouse snapshots` tells them from dbt's. */
 export const QUARRY_AUTHOR = 'quarry';
 
-// Kept beside the connection rather than passed through every loader: inTransaction is where each of a job's
-// transactions commits, and the job that opened the connection is the one that owns them.
-const labels = new WeakMap<DuckDBConnection, CommitLabel>();
-
-/** Labels every transaction `inTransaction` commits on `connection` from now on. */
-export function labelCommits(connection: DuckDBConnection, label: CommitLabel): void {
-  labels.set(connection, label);
-}
-
-/** Sets the open transaction's commit message and extra info to the connection's label, when it has one. */
-export async function applyCommitLabel(connection: DuckDBConnection): Promise<void> {
-  const label = labels.get(connection);
-  if (label === undefined) return;
+/** Sets the open transaction's commit message and extra info to `label`, so its snapshot names its job. */
+export async function applyCommitLabel(connection: DuckDBConnection, label: CommitLabel): Promise<void> {
   const message = `${label.kind} ${label.target} (job ${String(label.job)})`;
   const extra = JSON.stringify({ job: label.job, kind: label.kind, source: label.target });
   await connection.run(`CALL ${LAKE_ALIAS}.set_commit_message(${quoteLiteral(QUARRY_AUTHOR)}, ${quoteLiteral(message)}, extra_info => ${quoteLiteral(extra)})`);

@@ -1,11 +1,10 @@
-export { withWriteConnection } from './write-connection.ts';
+export { LakeWriter, type LakeWrite, type WriterTurn, type WriteOptions } from './lake-writer.ts';
 export { LAKE_FILE_CODEC, LAKE_FILE_COPY_OPTIONS } from './lake-connection.ts';
-export { WarehouseLock } from './warehouse-lock.ts';
 export { WarehouseBusyError } from './writer-lock-file.ts';
 export { quoteIdentifier, quoteLiteral } from './sql.ts';
 export { openScratchConnection, type ScratchConnection } from './scratch-connection.ts';
 export type { DuckDBConnection } from '@duckdb/node-api';
-export { inTransaction, AbortedTransactionError } from './transaction.ts';
+export { AbortedTransactionError } from './transaction.ts';
 export { withSandboxedReader, openSandboxedReader, READER_SANDBOX_PYTHON_PATH, type ReaderLimits, type SandboxedReader } from './sandboxed-reader.ts';
 export { assertReadsOnly, QueryNotAllowedError } from './reader-sql.ts';
 export {

@@ -1,10 +1,10 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { ProjectPaths } from '../config/index.ts';
 import type { Logger } from '../logger.ts';
-import { LAKE_ALIAS, type LakeLocation } from './lake-location.ts';
+import { QUARRY_AUTHOR } from './commit-label.ts';
+import { LAKE_ALIAS } from './lake-location.ts';
+import type { LakeWrite } from './lake-writer.ts';
 import { quoteIdentifier, quoteLiteral } from './sql.ts';
-import { inTransaction } from './transaction.ts';
-import { withWriteConnection } from './write-connection.ts';
 
 const LEGACY = 'legacy';
 
@@ -15,31 +15,31 @@ interface TableName { readonly schema: string; readonly name: string }
  * checking each table's row count, then makes its views again. A lake that already holds every table
  * with the same counts (converted before the old file was renamed) is only checked.
  */
-export async function convertLegacyWarehouse(paths: ProjectPaths, log: Logger, signal: AbortSignal, lake: LakeLocation): Promise<void> {
+export async function convertLegacyWarehouse(write: LakeWrite, paths: ProjectPaths, log: Logger): Promise<void> {
   log.info({ file: paths.legacyWarehouseFile }, 'converting the single-file warehouse into the lake');
-  await withWriteConnection(lake, signal, async (connection) => {
-    await connection.run(`ATTACH ${quoteLiteral(paths.legacyWarehouseFile)} AS ${LEGACY} (READ_ONLY)`);
-    const tables = await rowsOf<{ schema: string; name: string }>(connection,
-      `SELECT schema_name AS schema, table_name AS name FROM duckdb_tables() WHERE database_name = '${LEGACY}' AND NOT internal ORDER BY 1, 2`);
-    const expected = await countRows(connection, LEGACY, tables);
-    const inLake = await countRows(connection, LAKE_ALIAS, tables).catch(() => undefined);
-    if (inLake !== undefined && sameCounts(expected, inLake)) {
-      log.info({ tables: tables.length }, 'the lake already holds every table of the old warehouse (converted before the old file was renamed)');
-    } else {
-      await inTransaction(connection, async () => {
-        for (const table of tables) {
-          await connection.run(`CREATE SCHEMA IF NOT EXISTS ${LAKE_ALIAS}.${quoteIdentifier(table.schema)}`);
-          await connection.run(`CREATE TABLE ${LAKE_ALIAS}.${qualified(table)} AS SELECT * FROM ${LEGACY}.${qualified(table)}`);
-        }
-        const copied = await countRows(connection, LAKE_ALIAS, tables);
-        if (!sameCounts(expected, copied)) throw new Error('The row counts of the lake differ from the old warehouse file after copying; nothing was converted');
-        await connection.run(`CALL ${LAKE_ALIAS}.set_commit_message('quarry', 'converted the single-file warehouse into the lake')`);
-      });
-    }
-    await recreateViews(connection, log);
-    await connection.run(`DETACH ${LEGACY}`);
-    log.info({ tables: tables.length, rows: [...expected.values()].reduce((sum, rows) => sum + rows, 0) }, 'converted the single-file warehouse into the lake; every table\'s row count checked');
-  });
+  const { connection } = write;
+  await connection.run(`ATTACH ${quoteLiteral(paths.legacyWarehouseFile)} AS ${LEGACY} (READ_ONLY)`);
+  const tables = await rowsOf<{ schema: string; name: string }>(connection,
+    `SELECT schema_name AS schema, table_name AS name FROM duckdb_tables() WHERE database_name = '${LEGACY}' AND NOT internal ORDER BY 1, 2`);
+  const expected = await countRows(connection, LEGACY, tables);
+  const inLake = await countRows(connection, LAKE_ALIAS, tables).catch(() => undefined);
+  if (inLake !== undefined && sameCounts(expected, inLake)) {
+    log.info({ tables: tables.length }, 'the lake already holds every table of the old warehouse (converted before the old file was renamed)');
+  } else {
+    await write.transaction(async () => {
+      for (const table of tables) {
+        await connection.run(`CREATE SCHEMA IF NOT EXISTS ${LAKE_ALIAS}.${quoteIdentifier(table.schema)}`);
+        await connection.run(`CREATE TABLE ${LAKE_ALIAS}.${qualified(table)} AS SELECT * FROM ${LEGACY}.${qualified(table)}`);
+      }
+      const copied = await countRows(connection, LAKE_ALIAS, tables);
+      if (!sameCounts(expected, copied)) throw new Error('The row counts of the lake differ from the old warehouse file after copying; nothing was converted');
+      // No job makes this snapshot, so it carries a message of its own.
+      await connection.run(`CALL ${LAKE_ALIAS}.set_commit_message(${quoteLiteral(QUARRY_AUTHOR)}, 'converted the single-file warehouse into the lake')`);
+    });
+  }
+  await recreateViews(connection, log);
+  await connection.run(`DETACH ${LEGACY}`);
+  log.info({ tables: tables.length, rows: [...expected.values()].reduce((sum, rows) => sum + rows, 0) }, 'converted the single-file warehouse into the lake; every table\'s row count checked');
 }
 
 /**

@@ -1,7 +1,7 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { LAKE_ALIAS } from './lake-location.ts';
 import { inCatalogTurn } from './catalog-opening.ts';
-import { inTransaction } from './transaction.ts';
+import type { LakeWrite } from './lake-writer.ts';
 
 /**
  * How long a file the lake no longer needs stays on disk: a reader that started on an older snapshot may still
@@ -21,11 +21,12 @@ export interface MaintenanceOutcome {
 /**
  * Keeps the lake small: merges adjacent small files (time travel still reads the old ones), expires snapshots
  * older than `retentionDays`, deletes files no snapshot needs once the grace has passed, and deletes files no
- * transaction committed (a writer killed mid-write). Call holding the writers' lock: a writer's files in
- * flight look orphaned.
+ * transaction committed (a writer killed mid-write). Runs as the lake's writer (LakeWriter), so no other
+ * writer's files are in flight, where they would look orphaned; the merge is a snapshot of the write's label.
  */
-export async function maintainLake(connection: DuckDBConnection, retentionDays: number): Promise<MaintenanceOutcome> {
-  const merged = await inTransaction(connection, () => rows(connection, `CALL ducklake_merge_adjacent_files('${LAKE_ALIAS}')`));
+export async function maintainLake(write: LakeWrite, retentionDays: number): Promise<MaintenanceOutcome> {
+  const { connection } = write;
+  const merged = await write.transaction(() => rows(connection, `CALL ducklake_merge_adjacent_files('${LAKE_ALIAS}')`));
   const expired = await inCatalogTurn(() => rows(connection, `CALL ducklake_expire_snapshots('${LAKE_ALIAS}', older_than => now() - INTERVAL (${String(retentionDays)}) DAY)`));
   const grace = `now() - INTERVAL (${String(FILE_GRACE_DAYS)}) DAY`;
   const deleted = await inCatalogTurn(() => rows(connection, `CALL ducklake_cleanup_old_files('${LAKE_ALIAS}', older_than => ${grace})`));

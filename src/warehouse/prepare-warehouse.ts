@@ -4,9 +4,7 @@ import path from 'node:path';
 import type { ProjectPaths } from '../config/index.ts';
 import type { Logger } from '../logger.ts';
 import { convertLegacyWarehouse } from './legacy-conversion.ts';
-import type { LakeLocation } from './lake-location.ts';
-import type { WarehouseLock } from './warehouse-lock.ts';
-import { withWriteConnection } from './write-connection.ts';
+import type { LakeWriter } from './lake-writer.ts';
 import { WarehouseBusyError } from './writer-lock-file.ts';
 
 /** What the converted single-file warehouse is renamed to, kept until the next successful start. */
@@ -22,17 +20,15 @@ export interface WarehouseUpgrade {
  * Quarry makes it), and converts a warehouse.duckdb from before the lake: every table is copied into
  * the lake in one transaction (one snapshot) and its row count checked, the views are made again, the
  * old file is renamed `warehouse.duckdb.converted` (removed after the next successful start) and the
- * old serving/ replicas are removed. Each step holds the warehouse lock.
+ * old serving/ replicas are removed. Making and converting the lake are writes of the lake's writer.
  */
-export async function prepareWarehouse(
-  paths: ProjectPaths, lake: LakeLocation, lock: WarehouseLock, log: Logger, signal: AbortSignal,
-): Promise<WarehouseUpgrade> {
+export async function prepareWarehouse(paths: ProjectPaths, writer: LakeWriter, log: Logger, signal: AbortSignal): Promise<WarehouseUpgrade> {
   const kept = `${paths.legacyWarehouseFile}${KEPT_SUFFIX}`;
   const keptBefore = existsSync(kept);
   if (!existsSync(paths.legacyWarehouseFile)) {
-    await openOnce(lake, lock, log, signal);
+    await openOnce(writer, log, signal);
   } else {
-    await lock.hold(() => convertLegacyWarehouse(paths, log, signal, lake), signal);
+    await writer.write((write) => convertLegacyWarehouse(write, paths, log), { signal });
     await rename(paths.legacyWarehouseFile, kept);
     await rm(`${paths.legacyWarehouseFile}.wal`, { force: true });
     log.info({ file: kept }, 'the old warehouse file is kept until the next successful start');
@@ -51,9 +47,9 @@ export async function prepareWarehouse(
  * Opens the lake as its writer once, which makes it when missing and points it at its data folder
  * when the project moved. A `quarry sync` in another process holding it has done the same.
  */
-async function openOnce(lake: LakeLocation, lock: WarehouseLock, log: Logger, signal: AbortSignal): Promise<void> {
+async function openOnce(writer: LakeWriter, log: Logger, signal: AbortSignal): Promise<void> {
   try {
-    await lock.hold(() => withWriteConnection(lake, signal, () => Promise.resolve()), signal);
+    await writer.write(() => Promise.resolve(), { signal });
   } catch (error) {
     if (!(error instanceof WarehouseBusyError)) throw error;
     log.info('another process is writing the warehouse; it opened the lake itself');

@@ -7,8 +7,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { openLakeForWriting } from './lake-connection.ts';
 import type { LakeLocation } from './lake-location.ts';
 import { WarehouseReaders } from './read-query.ts';
-import { WarehouseLock } from './warehouse-lock.ts';
-import { withWriteConnection } from './write-connection.ts';
+import { LakeWriter } from './lake-writer.ts';
 
 const execFileAsync = promisify(execFile);
 const LIMITS = { maxRows: 1_000, timeoutMs: 30_000 };
@@ -17,6 +16,7 @@ const signal = (): AbortSignal => AbortSignal.timeout(60_000);
 describe('a pooled reader\'s snapshot, kept for the next query while nothing is written', () => {
   let root: string;
   let lake: LakeLocation;
+  let writer: LakeWriter;
   let readers: WarehouseReaders;
   let rows = 3;
 
@@ -30,18 +30,19 @@ describe('a pooled reader\'s snapshot, kept for the next query while nothing is 
     }
   };
   const insertUnannounced = (): Promise<void> => writeUnannounced(`INSERT INTO s.t VALUES (${String(rows++)})`);
-  const insert = (): Promise<void> => withWriteConnection(lake, signal(), async (connection) => {
+  const insert = (): Promise<void> => writer.write(({ transaction }) => transaction(async (connection) => {
     await connection.run(`INSERT INTO s.t VALUES (${String(rows++)})`);
-  });
+  }), { signal: signal() });
   const count = async (from: WarehouseReaders = readers): Promise<number> => Number((await from.run('SELECT count(*) FROM s.t', LIMITS)).rows[0]?.[0]);
 
   beforeAll(async () => {
     root = mkdtempSync(path.join(tmpdir(), 'quarry-readers-'));
     lake = { catalog: { kind: 'sqlite', file: path.join(root, 'catalog.sqlite') }, dataPath: `${path.join(root, 'data')}${path.sep}` };
-    await withWriteConnection(lake, signal(), async (connection) => {
+    writer = new LakeWriter(lake, path.join(root, 'writer.lock'));
+    await writer.write(({ transaction }) => transaction(async (connection) => {
       await connection.run('CREATE SCHEMA s');
       await connection.run('CREATE TABLE s.t AS SELECT range AS id FROM range(3)');
-    });
+    }), { signal: signal() });
   });
   afterAll(() => {
     rmSync(root, { recursive: true, force: true });
@@ -62,27 +63,29 @@ describe('a pooled reader\'s snapshot, kept for the next query while nothing is 
     const before = await count();
     await insertUnannounced();
     expect(await count()).toBe(before);
-    const script = `import { withWriteConnection } from ${JSON.stringify(path.join(import.meta.dirname, 'index.ts'))};
-      await withWriteConnection(JSON.parse(process.env.LAKE), AbortSignal.timeout(60_000), (connection) => connection.run('INSERT INTO s.t VALUES (-1)'));`;
-    await execFileAsync(process.execPath, ['--disable-warning=ExperimentalWarning', '--input-type=module', '-e', script], { env: { ...process.env, LAKE: JSON.stringify(lake) } });
+    const script = `import { LakeWriter } from ${JSON.stringify(path.join(import.meta.dirname, 'index.ts'))};
+      await new LakeWriter(JSON.parse(process.env.LAKE), process.env.WRITER_LOCK).write(({ transaction }) =>
+        transaction((connection) => connection.run('INSERT INTO s.t VALUES (-1)')), { signal: AbortSignal.timeout(60_000) });`;
+    await execFileAsync(process.execPath, ['--disable-warning=ExperimentalWarning', '--input-type=module', '-e', script], {
+      env: { ...process.env, LAKE: JSON.stringify(lake), WRITER_LOCK: path.join(root, 'writer.lock') },
+    });
     expect(await count()).toBe(before + 2);
   });
 
-  it('reads what was committed under the warehouse lock, as dbt commits in a model run, during the run and after it', async () => {
-    const lock = new WarehouseLock(lake, path.join(root, 'writer.lock'));
+  it('reads what was committed in a turn of the lake\'s writer, as dbt commits in a model run, during the run and after it', async () => {
     let before = await count();
     await insertUnannounced();
     expect(await count()).toBe(before);
     before += 1;
-    await lock.hold(async () => {
+    await writer.turn(async () => {
       await insertUnannounced();
       expect(await count()).toBe(before + 1);
       await insertUnannounced();
-    }, signal());
+    }, { signal: signal() });
     expect(await count()).toBe(before + 2);
 
     before = await count();
-    await lock.hold(() => insertUnannounced(), signal());
+    await writer.turn(() => insertUnannounced(), { signal: signal() });
     expect(await count()).toBe(before + 1);
   });
 
@@ -172,7 +175,7 @@ describe('a result as the readers hand it on', () => {
   beforeAll(async () => {
     root = mkdtempSync(path.join(tmpdir(), 'quarry-results-'));
     const lake: LakeLocation = { catalog: { kind: 'sqlite', file: path.join(root, 'catalog.sqlite') }, dataPath: `${path.join(root, 'data')}${path.sep}` };
-    await withWriteConnection(lake, signal(), (connection) => connection.run('CREATE SCHEMA s'));
+    await new LakeWriter(lake, path.join(root, 'writer.lock')).write(({ transaction }) => transaction((connection) => connection.run('CREATE SCHEMA s')), { signal: signal() });
     readers = new WarehouseReaders(lake, { size: 1 });
   });
   afterAll(() => {

@@ -1,6 +1,6 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { inCatalogTurn, openCatalogInTurn } from './catalog-opening.ts';
-import { applyCommitLabel } from './commit-label.ts';
+import { applyCommitLabel, type CommitLabel } from './commit-label.ts';
 
 /** A statement failed inside the transaction and `work` went on: committing would silently commit nothing. */
 export class AbortedTransactionError extends Error {
@@ -10,14 +10,13 @@ export class AbortedTransactionError extends Error {
 }
 
 /**
- * Runs `work` in one transaction (one snapshot of the lake): committed when it resolves, rolled back
- * when it throws. A statement that failed inside it aborts the transaction, and DuckLake's COMMIT of an
- * aborted transaction commits nothing without an error: so the transaction is checked alive before
- * COMMIT. DuckDB may already have ended a transaction a failed statement broke (a full disk); the error
- * that broke it is what the caller gets, never the rollback's own. The snapshot carries the label of the
- * job that opened the connection (labelCommits), so every job kind's snapshots name their job.
+ * Runs `work` in one transaction (one snapshot of the lake), labelled `label` when given: committed when it
+ * resolves, rolled back when it throws. A statement that failed inside it aborts the transaction, and DuckLake's
+ * COMMIT of an aborted transaction commits nothing without an error: so the transaction is checked alive before
+ * COMMIT. DuckDB may already have ended a transaction a failed statement broke (a full disk); the error that broke
+ * it is what the caller gets, never the rollback's own. The implementation of LakeWrite.transaction.
  */
-export async function inTransaction<T>(connection: DuckDBConnection, work: () => Promise<T>): Promise<T> {
+export async function inTransaction<T>(connection: DuckDBConnection, label: CommitLabel | undefined, work: () => Promise<T>): Promise<T> {
   await connection.run('BEGIN TRANSACTION');
   try {
     await openCatalogInTurn(connection);
@@ -27,7 +26,7 @@ export async function inTransaction<T>(connection: DuckDBConnection, work: () =>
     } catch (error) {
       throw new AbortedTransactionError(error);
     }
-    await applyCommitLabel(connection);
+    if (label !== undefined) await applyCommitLabel(connection, label);
     await inCatalogTurn(() => connection.run('COMMIT'));
     return result;
   } catch (error) {

@@ -86,10 +86,10 @@ describe.skipIf(process.getuid?.() !== 0)('the platform database turning read-on
   }, 120_000);
 
   it('fails a sync that ends while the database is read-only without stopping the service, and records it with the next sync', async () => {
-    // Holding the warehouse lock keeps the sync queued until the database has turned read-only.
+    // Holding the writer's turn keeps the sync queued until the database has turned read-only.
     const { promise: released, resolve: release } = Promise.withResolvers<undefined>();
     const { promise: holding, resolve: holds } = Promise.withResolvers<undefined>();
-    const held = quarry.ctx.warehouseLock.hold(() => { holds(undefined); return released; }, AbortSignal.timeout(60_000));
+    const held = quarry.ctx.writer.turn(() => { holds(undefined); return released; }, { signal: AbortSignal.timeout(60_000) });
     await holding;
     const failed = quarry.nextEvent('sync_failed');
     const { job: queued } = quarry.ctx.jobs.startSync('orders', { fullRefresh: false, requestedBy: 'test' });

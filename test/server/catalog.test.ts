@@ -1,7 +1,6 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { withWriteConnection } from '../../src/warehouse/index.ts';
 import { startQuarry, type TestQuarry } from '../support/quarry.ts';
 import { syncAndWait } from '../support/sync.ts';
 
@@ -103,7 +102,7 @@ describe('the catalog', () => {
 
   it('answers 404 for a table this Quarry recorded that the lake no longer has (a full refresh, restore or removed model dropped it)', async () => {
     const write = (sql: string): Promise<void> =>
-      withWriteConnection(quarry.ctx.lake, AbortSignal.timeout(60_000), async (connection) => { await connection.run(sql); });
+      quarry.ctx.writer.write(({ transaction }) => transaction(async (connection) => { await connection.run(sql); }), { signal: AbortSignal.timeout(60_000) });
     await write('CREATE TABLE marts.retired_model AS SELECT 1 AS id');
     quarry.ctx.store.warehouseTables.replaceModelTable({ schema: 'marts', name: 'retired_model', layer: 'marts', rowCount: 1 }, new Date().toISOString());
     expect((await get('/api/catalog/tables/marts/retired_model')).status).toBe(200);
@@ -118,12 +117,12 @@ describe('the catalog', () => {
   }, 60_000);
 
   it('keeps a table of long values to a glance: profile text cut to 200 characters, sample rows to 4 MB', async () => {
-    await withWriteConnection(quarry.ctx.lake, AbortSignal.timeout(60_000), async (connection) => {
+    await quarry.ctx.writer.write(({ transaction }) => transaction(async (connection) => {
       // Ten documents of a megabyte, two kinds whose names are 300 characters long.
       await connection.run(`CREATE TABLE marts.documents AS
         SELECT range AS id, repeat('d', 1000000) AS body, repeat(CASE WHEN range % 2 = 0 THEN 'a' ELSE 'b' END, 300) AS kind FROM range(10)`);
       await connection.run("CREATE TABLE marts.one_huge_row AS SELECT 1 AS id, repeat('h', 5000000) AS body");
-    });
+    }), { signal: AbortSignal.timeout(60_000) });
     const documents = (await get('/api/catalog/tables/marts/documents')).json;
     const columns = Object.fromEntries(documents.columns.map((column: { name: string }) => [column.name, column]));
     expect({ min: columns.body.min, max: columns.body.max }).toEqual({ min: `${'d'.repeat(200)}…`, max: `${'d'.repeat(200)}…` });

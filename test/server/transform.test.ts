@@ -164,7 +164,7 @@ describe('transformations: models API and runs', () => {
   it('answers 409 run_in_progress while a run touching the model is queued, and runs unrelated models', async () => {
     let release = (): void => undefined;
     const gate = new Promise<void>((resolve) => { release = resolve; });
-    const held = quarry.ctx.warehouseLock.hold(() => gate, new AbortController().signal);
+    const held = quarry.ctx.writer.turn(() => gate, { signal: new AbortController().signal });
     try {
       const first = await quarry.request('POST', '/api/transform/models/b_middle/run', { as: 'editor' });
       expect(first.status).toBe(200);

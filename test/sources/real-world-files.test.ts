@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DataRoots } from '../../src/config/index.ts';
 import { formatOf, syncFileSource, type SyncOutcome } from '../../src/sources/index.ts';
 import type { LedgerEntry } from '../../src/store/index.ts';
-import { quoteLiteral, withWriteConnection, type DuckDBConnection, type LakeLocation } from '../../src/warehouse/index.ts';
+import { LakeWriter, quoteLiteral, type DuckDBConnection } from '../../src/warehouse/index.ts';
 import { startQuarry, type TestQuarry } from '../support/quarry.ts';
 import { filesFailedOfLastSync, syncAndWait } from '../support/sync.ts';
 
@@ -72,9 +72,9 @@ describe('the real-world corpus of CSV and JSON files from public test suites', 
 class LoaderLake {
   readonly root = realpathSync(mkdtempSync(path.join(tmpdir(), 'quarry-corpus-')));
   readonly files = path.join(this.root, 'files');
-  readonly #lake: LakeLocation = {
+  readonly #writer = new LakeWriter({
     catalog: { kind: 'sqlite', file: path.join(this.root, 'catalog.sqlite') }, dataPath: `${path.join(this.root, 'lake')}/`,
-  };
+  }, path.join(this.root, 'writer.lock'));
   #ledger = new Map<string, LedgerEntry>();
 
   constructor() {
@@ -87,14 +87,14 @@ class LoaderLake {
   }
 
   async sync(): Promise<SyncOutcome & { perFile: Record<string, number> }> {
-    return withWriteConnection(this.#lake, AbortSignal.timeout(TIMEOUT_MS), async (connection) => {
-      const outcome = await syncFileSource(connection, {
+    return this.#writer.write(async (write) => {
+      const outcome = await syncFileSource(write, {
         source: 'corpus', directory: this.files, pattern: '**/*', fullRefresh: false, lookbackDays: undefined,
         dataRoots: new DataRoots([this.root], 'the test folder'),
       }, this.#ledger, new Date(), AbortSignal.timeout(TIMEOUT_MS));
       this.#ledger = new Map(outcome.ledger.map((entry) => [entry.path, entry]));
-      return { ...outcome, perFile: await this.#rowsPerFile(connection) };
-    });
+      return { ...outcome, perFile: await this.#rowsPerFile(write.connection) };
+    }, { signal: AbortSignal.timeout(TIMEOUT_MS) });
   }
 
   /** Files the ledger holds as unreadable, relative to the source's folder. */

@@ -1,4 +1,4 @@
-import { quoteIdentifier, withWriteConnection } from '../../src/warehouse/index.ts';
+import { quoteIdentifier } from '../../src/warehouse/index.ts';
 import type { TestQuarry } from './quarry.ts';
 
 /**
@@ -9,8 +9,8 @@ export async function blockLoadsInto(quarry: TestQuarry, schema: string, table: 
   const name = `${quoteIdentifier(schema)}.${quoteIdentifier(table)}`;
   const aside = `${table}_set_aside`;
   const run = async (sql: string): Promise<void> => {
-    await quarry.jobsIdle(); // the job runner is the warehouse's only other writer
-    await withWriteConnection(quarry.ctx.lake, AbortSignal.timeout(10_000), async (connection) => { await connection.run(sql); });
+    await quarry.jobsIdle(); // after every sync already started, so none of them loads into the blocked table
+    await quarry.ctx.writer.write(({ transaction }) => transaction(async (connection) => { await connection.run(sql); }), { signal: AbortSignal.timeout(10_000) });
   };
   await run(`ALTER TABLE ${name} RENAME TO ${quoteIdentifier(aside)}; CREATE VIEW ${name} AS SELECT * FROM ${quoteIdentifier(schema)}.${quoteIdentifier(aside)}`);
   return () => run(`DROP VIEW ${name}; ALTER TABLE ${quoteIdentifier(schema)}.${quoteIdentifier(aside)} RENAME TO ${quoteIdentifier(table)}`);

@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import {
-  assertReadsOnly, inTransaction, lakeLocation, lakeProblem, openSandboxedReader, withSandboxedReader, withWriteConnection,
+  assertReadsOnly, lakeLocation, lakeProblem, openSandboxedReader, withSandboxedReader, type DuckDBConnection,
 } from '../../src/warehouse/index.ts';
 import { startQuarry, type TestQuarry } from '../support/quarry.ts';
 import { syncAndWait } from '../support/sync.ts';
@@ -14,7 +14,9 @@ describe('the warehouse as a lake', () => {
 
   const latestSnapshot = async (): Promise<number> =>
     Number((await quarry.query("SELECT max(snapshot_id) AS id FROM ducklake_snapshots('warehouse')"))[0]?.id);
-  // Writes in this test go around the job runner: they wait, as its jobs do, for the warehouse lock to be free.
+  /** Writes `work` in one transaction as the lake's writer, in its turn after any job's. */
+  const write = <T>(work: (connection: DuckDBConnection) => Promise<T>, signal = AbortSignal.timeout(60_000)): Promise<T> =>
+    quarry.ctx.writer.write(({ transaction }) => transaction(work), { signal });
   const idle = async (): Promise<void> => {
     await quarry.jobsIdle();
     await quarry.ctx.transform.idle();
@@ -51,11 +53,11 @@ describe('the warehouse as a lake', () => {
     await idle();
     const { promise: writing, resolve: written } = Promise.withResolvers<undefined>();
     const { promise: read, resolve: readDone } = Promise.withResolvers<undefined>();
-    const writer = withWriteConnection(quarry.ctx.lake, AbortSignal.timeout(60_000), (connection) => inTransaction(connection, async () => {
+    const writer = write(async (connection) => {
       await connection.run('INSERT INTO raw_orders.orders (id, region, amount) SELECT i, \'east\', 1 FROM range(100, 100100) r(i)');
       written(undefined);
       await read; // the transaction stays open until the reader has read
-    }));
+    });
     await writing;
     const during = await withSandboxedReader(lakeLocation(quarry.ctx.paths), async (connection) =>
       Number((await connection.runAndReadAll('SELECT count(*) AS n FROM raw_orders.orders')).getRowObjects()[0]?.n));
@@ -63,16 +65,16 @@ describe('the warehouse as a lake', () => {
     await writer;
     expect(during).toBe(3);
     expect(await orders()).toBe(100_003);
-    await withWriteConnection(quarry.ctx.lake, AbortSignal.timeout(60_000), (connection) => connection.run('DELETE FROM raw_orders.orders WHERE id >= 100'));
+    await write((connection) => connection.run('DELETE FROM raw_orders.orders WHERE id >= 100'));
   });
 
   it('leaves no snapshot behind a write whose statement fails, even when the failure is caught inside the transaction', async () => {
     await idle();
     const before = await latestSnapshot();
-    const failing = withWriteConnection(quarry.ctx.lake, AbortSignal.timeout(60_000), (connection) => inTransaction(connection, async () => {
+    const failing = write(async (connection) => {
       await connection.run('INSERT INTO raw_orders.orders (id, region, amount) VALUES (1000, \'east\', 1)');
       await connection.run("INSERT INTO raw_orders.orders (id, region, amount) VALUES ('not a number', 'east', 1)").catch(() => undefined);
-    }));
+    });
     await expect(failing).rejects.toThrow(/nothing of it was committed/);
     expect(await latestSnapshot()).toBe(before);
     writeFileSync(path.join(quarry.dir, 'data', 'orders', 'b.csv'), 'id,region,amount\n4,west,1\n');
@@ -85,11 +87,11 @@ describe('the warehouse as a lake', () => {
     await idle();
     const before = await latestSnapshot();
     const stop = new AbortController();
-    const writing = withWriteConnection(quarry.ctx.lake, stop.signal, (connection) => inTransaction(connection, async () => {
+    const writing = write(async (connection) => {
       await connection.run('INSERT INTO raw_orders.orders (id, region, amount) VALUES (1000, \'east\', 1)');
       setTimeout(() => { stop.abort(); }, 300);
       await connection.run('INSERT INTO raw_orders.orders (id, region, amount) SELECT i, md5(i::VARCHAR), i FROM range(1000000000) r(i)');
-    }));
+    }, stop.signal);
     await expect(writing).rejects.toThrow(/interrupt/i);
     expect(await latestSnapshot()).toBe(before);
     expect(await orders()).toBe(4);
@@ -103,14 +105,12 @@ describe('the warehouse as a lake', () => {
       const count = async (): Promise<number> => Number((await reader.connection.runAndReadAll('SELECT count(*) AS n FROM raw_orders.orders')).getRowObjects()[0]?.n);
       const before = await count();
       for (const id of [2000, 2001]) {
-        await withWriteConnection(quarry.ctx.lake, AbortSignal.timeout(60_000), (connection) =>
-          connection.run(`INSERT INTO raw_orders.orders (id, region, amount) VALUES (${String(id)}, 'west', 1)`));
+        await write((connection) => connection.run(`INSERT INTO raw_orders.orders (id, region, amount) VALUES (${String(id)}, 'west', 1)`));
       }
       expect(await count()).toBe(before);
       await reader.connection.run('COMMIT');
       expect(await count()).toBe(before + 2);
-      await withWriteConnection(quarry.ctx.lake, AbortSignal.timeout(60_000), (connection) =>
-        connection.run('DELETE FROM raw_orders.orders WHERE id IN (2000, 2001)'));
+      await write((connection) => connection.run('DELETE FROM raw_orders.orders WHERE id IN (2000, 2001)'));
     } finally {
       reader.close();
     }
@@ -123,10 +123,9 @@ describe('the warehouse as a lake', () => {
       Number((await quarry.ctx.readers.run('SELECT count(*) AS n FROM raw_orders.orders', { maxRows: 1, timeoutMs: 30_000 })).rows[0]?.[0])));
     const before = await counts();
     expect(new Set(before).size).toBe(1);
-    await withWriteConnection(quarry.ctx.lake, AbortSignal.timeout(60_000), (connection) =>
-      connection.run("INSERT INTO raw_orders.orders (id, region, amount) VALUES (3000, 'west', 1)"));
+    await write((connection) => connection.run("INSERT INTO raw_orders.orders (id, region, amount) VALUES (3000, 'west', 1)"));
     expect(await counts()).toEqual(before.map((count) => count + 1));
-    await withWriteConnection(quarry.ctx.lake, AbortSignal.timeout(60_000), (connection) => connection.run('DELETE FROM raw_orders.orders WHERE id = 3000'));
+    await write((connection) => connection.run('DELETE FROM raw_orders.orders WHERE id = 3000'));
   });
 
   it('lets health requests that arrive together share one check of the lake, and checks again for a later one', async () => {

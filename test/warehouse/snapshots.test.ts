@@ -107,7 +107,7 @@ describe('the lake\'s snapshots: listing, restore and maintenance', () => {
 
     // While a sync of the source waits for the warehouse, a restore of it is refused.
     const { promise: gate, resolve: open } = Promise.withResolvers<undefined>();
-    const held = quarry.ctx.warehouseLock.hold(() => gate, AbortSignal.timeout(60_000));
+    const held = quarry.ctx.writer.turn(() => gate, { signal: AbortSignal.timeout(60_000) });
     quarry.ctx.jobs.startSync('orders', { fullRefresh: false, requestedBy: 'test' });
     const busy = await restore({ before_sync: sync.id });
     open(undefined);

@@ -1,0 +1,114 @@
+import type { DuckDBConnection } from '@duckdb/node-api';
+import { takeCatalogWriterLock, type HeldLock } from './catalog-writer-lock.ts';
+import type { CommitLabel } from './commit-label.ts';
+import { openLakeForWriting } from './lake-connection.ts';
+import type { LakeLocation } from './lake-location.ts';
+import { whileWriting } from './lake-writes.ts';
+import { inTransaction } from './transaction.ts';
+import { takeWriterLockFile } from './writer-lock-file.ts';
+
+/** The lake opened for writing, as a write's work is handed it. */
+export interface LakeWrite {
+  /**
+   * The writer's connection, with the lake as its default database. A statement run on it outside `transaction`
+   * commits on its own and carries no label: it is for reading (what this writer committed included).
+   */
+  readonly connection: DuckDBConnection;
+  /**
+   * Runs `work` in one transaction, one snapshot carrying the write's label: committed when `work` resolves,
+   * rolled back when it throws, and AbortedTransactionError when a statement failed inside it and `work` went on.
+   */
+  readonly transaction: <T>(work: (connection: DuckDBConnection) => Promise<T>) => Promise<T>;
+}
+
+export interface WriteOptions {
+  /** Aborting gives up the place in line, or interrupts the statement running. */
+  readonly signal: AbortSignal;
+  /** The job every transaction of the write commits for; none only for writes no job makes (start-up, tests). */
+  readonly label?: CommitLabel | undefined;
+}
+
+/** The writer's turn as its holder uses it: the lake opened for writing, as often as it needs, within the turn. */
+export interface WriterTurn {
+  /** Opens the lake for writing, runs `work` with it as LakeWriter.write does, and closes it; only while the turn lasts. */
+  readonly write: <T>(work: (write: LakeWrite) => Promise<T>) => Promise<T>;
+}
+
+/**
+ * The lake's one writer. Turns run one at a time, in the order they were asked for, a failed one not blocking the
+ * next; each holds the lock between processes for its whole length: the embedded lake's `writer.lock` file, which
+ * another process's writer finds taken (WarehouseBusyError), or a PostgreSQL catalog's advisory lock, for which the
+ * writers of every host sharing the lake wait in line. Readers are told the lake is being written meanwhile
+ * (whileWriting), since a turn may let another process write (a model run's dbt commits on its own connection).
+ */
+export class LakeWriter {
+  readonly #lake: LakeLocation;
+  readonly #writerLockFile: string;
+  #queue: Promise<unknown> = Promise.resolve();
+
+  /** `writerLockFile`: the embedded lake's lock between processes of one host (the project's `warehouse/writer.lock`). */
+  constructor(lake: LakeLocation, writerLockFile: string) {
+    this.#lake = lake;
+    this.#writerLockFile = writerLockFile;
+  }
+
+  /**
+   * Runs `work` as the lake's one writer, in a turn of its own: the lake opened for writing, each transaction one
+   * snapshot labelled `label`, a running statement interrupted when `signal` aborts, the lake closed after.
+   * Resolves with what `work` returned; readers see what it committed from then on.
+   */
+  write<T>(work: (write: LakeWrite) => Promise<T>, options: WriteOptions): Promise<T> {
+    return this.turn((turn) => turn.write(work), options);
+  }
+
+  /**
+   * Holds the writer's turn while `work` runs, for a job that writes several times, or lets another process
+   * write (dbt), with nothing else writing in between; `turn.write` opens the lake within it.
+   */
+  turn<T>(work: (turn: WriterTurn) => Promise<T>, options: WriteOptions): Promise<T> {
+    const { signal, label } = options;
+    const turn = this.#queue.then(async () => {
+      signal.throwIfAborted();
+      const acrossProcesses = await this.#takeAcrossProcesses(signal);
+      let held = true;
+      try {
+        return await whileWriting(this.#lake, () => work({
+          write: (writeWork) => {
+            if (!held) return Promise.reject(new Error('The writer\'s turn has ended; a write needs a turn of its own'));
+            return writeInTurn(this.#lake, writeWork, signal, label);
+          },
+        }));
+      } finally {
+        held = false;
+        await acrossProcesses.release();
+      }
+    });
+    this.#queue = turn.catch(() => undefined); // a failed turn must not block the next one
+    return turn;
+  }
+
+  /** Resolves when every turn asked for so far has ended. */
+  async idle(): Promise<void> {
+    await this.#queue;
+  }
+
+  #takeAcrossProcesses(signal: AbortSignal): Promise<HeldLock> {
+    const { catalog } = this.#lake;
+    return catalog.kind === 'postgres' ? takeCatalogWriterLock(catalog, signal) : takeWriterLockFile(this.#writerLockFile);
+  }
+}
+
+/** Opens the lake for writing, runs `work`, interrupting its statement when `signal` aborts, and closes the lake. */
+async function writeInTurn<T>(lake: LakeLocation, work: (write: LakeWrite) => Promise<T>, signal: AbortSignal, label: CommitLabel | undefined): Promise<T> {
+  signal.throwIfAborted();
+  const writer = await openLakeForWriting(lake);
+  const { connection } = writer;
+  const interrupt = (): void => { connection.interrupt(); };
+  signal.addEventListener('abort', interrupt, { once: true });
+  try {
+    return await work({ connection, transaction: (transactionWork) => inTransaction(connection, label, () => transactionWork(connection)) });
+  } finally {
+    signal.removeEventListener('abort', interrupt);
+    await writer.close();
+  }
+}
