@@ -1,4 +1,4 @@
-import { LAKE_ALIAS, quoteIdentifier, quoteLiteral, type DuckDBConnection } from '../warehouse/index.ts';
+import { LAKE_ALIAS, quoteIdentifier, quoteLiteral, type DuckDBConnection, type LakeWrite } from '../warehouse/index.ts';
 
 /** How many of a test's failing rows are kept for the models page. */
 export const FAILING_ROWS_KEPT = 20;
@@ -25,21 +25,17 @@ export async function readFailingRows(connection: DuckDBConnection, relations: r
 }
 
 /**
- * Drops the tables of stored failing rows of these tests (which pass now), in one snapshot, so that the
+ * Drops the tables of stored failing rows of these tests (which pass now), in one snapshot of the run's, so that the
  * test_failures schema holds the rows of failing tests only; a test that never failed has none to drop.
  */
-export async function dropStoredFailures(connection: DuckDBConnection, tables: readonly { schema: string; name: string }[]): Promise<void> {
+export async function dropStoredFailures(write: LakeWrite, tables: readonly { schema: string; name: string }[]): Promise<void> {
   if (tables.length === 0) return;
+  const { connection } = write;
   const wanted = tables.map((table) => `(${quoteLiteral(table.schema)}, ${quoteLiteral(table.name)})`).join(', ');
   const existing = (await connection.runAndReadAll(`SELECT schema_name, table_name FROM duckdb_tables()
     WHERE database_name = ${quoteLiteral(LAKE_ALIAS)} AND (schema_name, table_name) IN (${wanted})`)).getRows();
   if (existing.length === 0) return;
-  await connection.run('BEGIN TRANSACTION');
-  try {
+  await write.transaction(async () => {
     for (const [schema, name] of existing) await connection.run(`DROP TABLE ${quoteIdentifier(String(schema))}.${quoteIdentifier(String(name))}`);
-    await connection.run('COMMIT');
-  } catch (error) {
-    await connection.run('ROLLBACK').catch(() => undefined);
-    throw error;
-  }
+  });
 }

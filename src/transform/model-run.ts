@@ -123,7 +123,7 @@ export class ModelRun implements JobKind<RunOutcome> {
       const read = await tools.write(({ connection }) => readFailingRows(connection, [...relations.values()]));
       for (const [test, relation] of relations) rows.set(test, read.get(relation) ?? []);
     }
-    if (passed.length > 0) await tools.write(({ connection }) => dropStoredFailures(connection, passed));
+    if (passed.length > 0) await tools.write((write) => dropStoredFailures(write, passed));
     return rows;
   }
 
