@@ -9,6 +9,7 @@ external-access switch, so every statement a reader is handed must also pass ass
 
 import json
 import os
+import re
 import threading
 from pathlib import Path
 
@@ -20,6 +21,16 @@ POSTGRES = "postgres:"  # how a PostgreSQL catalog's ATTACH path starts (catalog
 _ALLOWED = json.loads((Path(__file__).parent / "reader-allowed-functions.json").read_text())
 _FUNCTIONS = frozenset(_ALLOWED["functions"]["allowed"])
 _TABLE_FUNCTIONS = frozenset(_ALLOWED["table_functions"]["allowed"])
+# Macros that refuse a value of more than 64 MB before DuckDB builds it outside its memory limit, as Node readers
+# have them (reader-value-guards.sql says which, and why they are written so).
+_VALUE_GUARDS = [
+    statement
+    for statement in (
+        re.sub(r"^--.*$", "", chunk, flags=re.M).strip()
+        for chunk in re.split(r";\s*$", (Path(__file__).parent / "reader-value-guards.sql").read_text(), flags=re.M)
+    )
+    if statement
+]
 _anchor = None
 _anchor_lock = threading.Lock()
 _parser = None
@@ -90,10 +101,11 @@ def connect_sandboxed(catalog, data_path, extensions_dir, memory_limit="1GB", th
 
 
 def sandboxed_cursor(catalog, data_path, extensions_dir, metadata_schema=None):
-    """A cursor on this process's one sandboxed connection, opened at first use.
+    """A cursor on this process's one sandboxed connection, opened at first use, with the value-size guards.
 
     Loading the extensions and attaching take a quarter of a second; a cursor takes none, and each query
-    still sees the lake's latest snapshot. The cursors share the anchor's memory limit and threads.
+    still sees the lake's latest snapshot. The cursors share the anchor's memory limit and threads; each is a
+    connection of its own, so it gets its own guards (temp macros belong to one connection).
     """
     global _anchor
     with _anchor_lock:
@@ -101,6 +113,8 @@ def sandboxed_cursor(catalog, data_path, extensions_dir, metadata_schema=None):
             _anchor = connect_sandboxed(catalog, data_path, extensions_dir, metadata_schema=metadata_schema)
         cursor = _anchor.cursor()
     cursor.execute(f"USE {LAKE}")
+    for guard in _VALUE_GUARDS:
+        cursor.execute(guard)
     return cursor
 
 

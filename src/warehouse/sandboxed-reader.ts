@@ -31,7 +31,7 @@ export interface SandboxedReader {
  * `count` sandboxed connections on one DuckDB instance (one memory limit for all), each with the lake as
  * its default database: the file system shrinks to the lake's data folder, external access goes off, the
  * catalog is attached read-only, and the configuration is locked, so no later statement can undo it; each
- * connection's value-size guards (reader-value-guards.ts) stand in front of DuckDB's repeat, lpad and rpad.
+ * connection's value-size guards (reader-value-guards.sql) stand in front of DuckDB's functions that build large values.
  * The order matters: allowed_directories before external access goes off, and the SQLite catalog
  * attached after it (its extension opens the file itself), because DuckDB lets COPY write the files of
  * a database attached before, which would overwrite the catalog. A PostgreSQL catalog is attached first

@@ -115,12 +115,30 @@ describe('the functions a viewer may call on the warehouse', () => {
     await expectStillAnswering();
   });
 
-  it('refuses a value larger than a reader may build, before DuckDB builds it, and answers the next query', async () => {
-    const response = await query("SELECT length(repeat('x', 3000000000)) AS n");
+  it.each([
+    ["SELECT length(repeat('x', 3000000000)) AS n", 'repeat would make 3000000000 bytes'],
+    ["SELECT lpad('x', 300000000, '-') AS n", 'lpad would make 300000000 characters'],
+    ['SELECT len(range(300000000)) AS n', 'range would make a list of 300000000 elements'],
+    ["SELECT len(generate_series(TIMESTAMP '1020-01-01', TIMESTAMP '2020-01-01', INTERVAL 1 SECOND)) AS n", 'generate_series would make a list of 31556995200 elements'],
+    ['SELECT len(list_resize([1], 300000000)) AS n', 'list_resize would make a list of 300000000 elements'],
+    ["SELECT length(printf('%900000000d', 1)) AS n", "printf's format asks for a width or precision of a million characters or more, or one a value gives"],
+    ["SELECT length(format('{:>{}}', 'x', 900000000)) AS n", "format's pattern asks for a width or precision of a million characters or more, or one a value gives"],
+  ])('refuses %s before DuckDB builds the value outside its memory limit, and answers the next query', async (sql, what) => {
+    const response = await query(sql);
     expect({ status: response.status, body: response.json }).toEqual({
-      status: 400, body: { code: 'query_failed', detail: 'Invalid Input Error: A value of more than 64 MB is not built here: repeat would make 3000000000 bytes' },
+      status: 400, body: { code: 'query_failed', detail: `Invalid Input Error: A value of more than 64 MB is not built here: ${what}` },
     });
     await expectStillAnswering();
+  });
+
+  it('answers the guarded functions as DuckDB does below the limit, nested ones too', async () => {
+    const nested = `${'repeat('.repeat(40)}'ab'${', 1)'.repeat(40)}`;
+    const sql = `SELECT repeat('ab', 2) AS r, range(1, 10, 4) AS n, range(DATE '2024-01-01', DATE '2024-03-01', INTERVAL 1 MONTH) AS months,
+      lpad('7', 3, '0') AS padded, list_resize([1], 2, 0) AS resized, printf('%5.1f|%s', 2.25, 'x') AS printed, format('{:>4}', 'y') AS formatted,
+      ${nested} AS nested`;
+    expect((await query(sql)).json).toMatchObject({
+      rows: [['abab', ['1', '5', '9'], ['2024-01-01 00:00:00', '2024-02-01 00:00:00'], '007', [1, 0], '  2.2|x', '   y', 'ab']],
+    });
   });
 
   it('answers the SQL a dashboard\'s charts send', async () => {

@@ -111,6 +111,19 @@ describe('writes through every reader of the warehouse', () => {
     expect(existsSync(path.join(quarry.dir, 'planted.csv'))).toBe(false);
   });
 
+  it('refuses in SQL Lab a value larger than a reader may build, before DuckDB builds it, and answers the next query', async () => {
+    const refusals: [string, string][] = [
+      ['SELECT len(range(300000000)) AS n', 'range would make a list of 300000000 elements'],
+      ["SELECT length(repeat('x', 3000000000)) AS n", 'repeat would make 3000000000 bytes'],
+    ];
+    for (const [sql, what] of refusals) {
+      const response = await runInSqlLab(quarry, editor, databaseId, sql);
+      expect({ refused: response.status >= 400, text: response.text }).toEqual({ refused: true, text: expect.stringContaining(`A value of more than 64 MB is not built here: ${what}`) });
+    }
+    const count = await runInSqlLab(quarry, editor, databaseId, 'select count(*) as n from marts.orders_enriched');
+    expect(count.json.data).toEqual([{ n: 240 }]);
+  });
+
   it('reports a lake readers cannot read as critical, and healthy again once it is whole', async () => {
     await quarry.jobsIdle();
     expect((await health()).critical_issues).not.toContainEqual(expect.stringMatching(LAKE_UNREADABLE));
