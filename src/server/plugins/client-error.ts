@@ -1,9 +1,9 @@
+import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { ERROR_CODES, type ErrorCode } from '../../errors.ts';
 import { sendError } from './error-reply.ts';
 
-const STATUS_TEXT: Record<number, string> = { 400: 'Bad Request', 408: 'Request Timeout', 413: 'Payload Too Large', 431: 'Request Header Fields Too Large' };
 
 /**
  * Answers errors of the HTTP layer itself (a malformed head, oversized headers, a bad Content-Length)
@@ -18,7 +18,7 @@ export function handleClientError(error: Error & { code?: string }, socket: Sock
   const status = ERROR_CODES[code].status;
   const body = JSON.stringify({ detail, code });
   socket.end(
-    `HTTP/1.1 ${status} ${STATUS_TEXT[status] ?? 'Bad Request'}\r\nContent-Type: application/json; charset=utf-8\r\n`
+    `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? 'Bad Request'}\r\nContent-Type: application/json; charset=utf-8\r\n`
     + `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
   );
 }

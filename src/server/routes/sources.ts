@@ -1,6 +1,7 @@
 import type { FastifyPluginCallbackZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppContext } from '../../context.ts';
+import { ERROR_CODES, type ErrorCode } from '../../errors.ts';
 import { shownSourceConfig } from '../../sources/config/index.ts';
 import { startAllSyncs, type SourceSummary } from '../../jobs/index.ts';
 import { LOG_LEVELS } from '../../store/index.ts';
@@ -52,7 +53,8 @@ const SyncAllEntry = z.object({
   status: z.enum(['started', 'already_running', 'skipped', 'failed']),
   started_at: Timestamp.nullable(),
   detail: z.string().nullable().describe('why the sync was not started'),
-  code: z.string().nullable().describe('the error code a sync of this source alone would answer (sync_in_progress, source_disabled, ...)'),
+  code: z.enum(Object.keys(ERROR_CODES) as [ErrorCode, ...ErrorCode[]]).nullable()
+    .describe('the error code a sync of this source alone would answer (sync_in_progress, source_disabled, ...)'),
 });
 const SyncAllReply = z.object({
   success: z.boolean().describe('false when a sync could not be started for a reason other than already running or disabled'),
