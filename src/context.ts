@@ -29,6 +29,8 @@ export interface AppContext {
   readonly dataRoots: DataRoots;
   /** The process environment over the project's .env, as last read (refreshed with the sources). */
   readonly env: Readonly<Record<string, string>>;
+  /** The variables the service was started with a value for: they win over .env, so no form can set them. */
+  readonly fixedVariables: ReadonlySet<string>;
   /**
    * Re-reads sources.yml and .env into `sources` and `env`, in place, after Quarry itself changed them (a source
    * added in the browser), so it can be tested and synced at once; throws ConfigError, changing nothing, on a bad file.
@@ -141,6 +143,7 @@ export function createContext(options: ContextOptions): AppContext {
     sources,
     dataRoots,
     env,
+    fixedVariables: new Set(Object.entries(processEnv).filter(([, value]) => value !== undefined && value !== '').map(([name]) => name)),
     reloadSources,
     redactor,
     childEnv,

@@ -3,19 +3,19 @@ import type { DataRoots, ProjectPaths } from '../config/index.ts';
 import { ConfigError } from '../errors.ts';
 import { SOURCE_TYPES, type SourceConfig } from './config/index.ts';
 import { assertSourceInsideDataRoots, outsideDataRoots } from './data-root-check.ts';
-import { PipelineModuleRefusedError, pipelineModuleProblem } from './pipeline-module.ts';
+import { PipelineModuleRefusedError, pipelineModuleEscape, pipelineModuleProblem } from './pipeline-module.ts';
 
-/** `native_pipeline: source_module <why>` when the source's code is not a module of the project's pipelines folder. */
+/** `native_pipeline: source_module <why>` when the source's module leads outside the project's pipelines folder. */
 function pipelineOutsideProject(source: SourceConfig, projectDir: string): string | undefined {
   if (source.type !== 'native_pipeline') return undefined;
-  const problem = pipelineModuleProblem(source.native_pipeline.source_module, projectDir);
+  const problem = pipelineModuleEscape(source.native_pipeline.source_module, projectDir);
   return problem === undefined ? undefined : `${SOURCE_TYPES[source.type].section}: ${problem}`;
 }
 
 /**
  * Throws ConfigError naming each source of sources.yml (a hand edit included) that reaches outside what the
- * project gives it: a folder outside the data roots, or code outside the pipelines folder. Syncs check again
- * before they run, as the folder or the module may change after the file was read.
+ * project gives it: a folder outside the data roots, or a pipeline module leading outside the pipelines folder.
+ * Syncs check again before they run (a module missing included), as either may change after the file was read.
  */
 export function assertSourcesWithinProject(paths: ProjectPaths, dataRoots: DataRoots, sources: readonly SourceConfig[]): void {
   const label = path.relative(paths.root, paths.sourcesFile);

@@ -67,7 +67,8 @@ export class LakeWriter {
    */
   turn<T>(work: (turn: WriterTurn) => Promise<T>, options: WriteOptions): Promise<T> {
     const { signal, label } = options;
-    const turn = this.#queue.then(async () => {
+    const previous = this.#queue;
+    const turn = inLine(previous, signal).then(async () => {
       signal.throwIfAborted();
       const acrossProcesses = await this.#takeAcrossProcesses(signal);
       let held = true;
@@ -83,7 +84,9 @@ export class LakeWriter {
         await acrossProcesses.release();
       }
     });
-    this.#queue = turn.catch(() => undefined); // a failed turn must not block the next one
+    // The next turn waits for this one and for every turn before it (this one may have left the line early); a
+    // failed turn must not block it.
+    this.#queue = Promise.all([previous, turn.catch(() => undefined)]).then(() => undefined);
     return turn;
   }
 
@@ -96,6 +99,19 @@ export class LakeWriter {
     const { catalog } = this.#lake;
     return catalog.kind === 'postgres' ? takeCatalogWriterLock(catalog, signal) : takeWriterLockFile(this.#writerLockFile);
   }
+}
+
+/** Resolves once `previous` has, or rejects as soon as `signal` aborts: a write given up leaves the line at once. */
+function inLine(previous: Promise<unknown>, signal: AbortSignal): Promise<void> {
+  if (signal.aborted) return Promise.reject(signal.reason as Error);
+  return new Promise((resolve, reject) => {
+    const giveUp = (): void => { reject(signal.reason as Error); };
+    signal.addEventListener('abort', giveUp, { once: true });
+    void previous.then(() => {
+      signal.removeEventListener('abort', giveUp);
+      resolve();
+    });
+  });
 }
 
 /** Opens the lake for writing, runs `work`, interrupting its statement when `signal` aborts, and closes the lake. */

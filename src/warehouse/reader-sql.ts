@@ -88,6 +88,7 @@ const TABLE_FUNCTION_REFUSAL = "a query may read only the warehouse's tables and
 interface FunctionCall {
   readonly function_name: string;
   readonly catalog?: unknown;
+  readonly schema?: unknown;
   readonly children?: unknown;
 }
 
@@ -123,9 +124,11 @@ function isFunctionCall(node: unknown): node is FunctionCall {
 function refusedCall(call: FunctionCall, allowedNames: ReadonlySet<string>, refusal: string): string | undefined {
   const name = call.function_name;
   if (!allowedNames.has(name.toLowerCase())) return `The function ${name} is not allowed here: ${refusal}`;
-  // The reader's own guards (sandboxed-reader.ts) stand in front of DuckDB's functions of the same name; the system catalog would skip them.
-  if (typeof call.catalog === 'string' && call.catalog.toLowerCase() === 'system') {
-    return `The function system.${name} is not allowed here: call it as ${name}, without the system catalog`;
+  // The reader's value guards (reader-value-guards.sql) stand in front of DuckDB's functions of the same name; a call
+  // naming the system catalog (system.main.repeat) or the schema DuckDB reads as it (system.repeat) skips them.
+  const qualifier = [call.catalog, call.schema].filter((part) => typeof part === 'string' && part !== '').join('.');
+  if ([call.catalog, call.schema].some((part) => typeof part === 'string' && part.toLowerCase() === 'system')) {
+    return `The function ${qualifier}.${name} is not allowed here: call it as ${name}, without the system catalog`;
   }
   return undefined;
 }

@@ -166,11 +166,15 @@ def _refused_reach(node):
 
 
 def _refused_call(call, allowed):
-    """Why calling `call` is refused, or None: a name not allowed, or one in the system catalog (as reader-sql.ts says)."""
+    """Why calling `call` is refused, or None: a name not allowed, or one through the system catalog (as reader-sql.ts says).
+
+    The value guards (reader-value-guards.sql) stand in front of DuckDB's functions of the same name; a call naming
+    the system catalog (system.main.repeat) or the schema DuckDB reads as it (system.repeat) skips them.
+    """
     name = call["function_name"]
     if name.lower() not in allowed:
         return f"the function {name}"
-    catalog = call.get("catalog")
-    if isinstance(catalog, str) and catalog.lower() == "system":
-        return f"the function system.{name}"
+    parts = [part for part in (call.get("catalog"), call.get("schema")) if isinstance(part, str) and part]
+    if any(part.lower() == "system" for part in parts):
+        return f"the function {'.'.join(parts)}.{name}"
     return None

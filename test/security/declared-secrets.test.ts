@@ -125,6 +125,19 @@ describe('a source reads and writes only the variables it declares', () => {
     expect(dotEnv()).toBe(before);
   });
 
+  it('refuses a credential typed for a variable the service\'s environment sets, which would never be read, sending nothing', async () => {
+    const seen = api.requests.length;
+    const before = dotEnv();
+    const detail = "OTHER_SECRET is set in the service's environment, which a form cannot replace: name another variable for this source's credential";
+    const secrets = { OTHER_SECRET: GOOD_TOKEN };
+    const tested = await quarry.request('POST', '/api/source-test', { as: 'editor', body: { ...bearerApi(api.url, 'OTHER_SECRET'), secrets } });
+    expect(tested.json).toEqual({ code: 'variable_not_allowed', detail });
+    const added = await quarry.request('POST', '/api/sources', { as: 'editor', body: { name: 'feed', ...bearerApi(api.url, 'OTHER_SECRET'), secrets, version: await version() } });
+    expect(added.json).toEqual({ code: 'variable_not_allowed', detail });
+    expect(api.requests.length).toBe(seen);
+    expect(dotEnv()).toBe(before);
+  });
+
   it('tests, saves and syncs a source with its own variable, sending that credential and nothing else of the environment', async () => {
     const seen = api.requests.length;
     const tested = await quarry.request('POST', '/api/source-test', {

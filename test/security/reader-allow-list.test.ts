@@ -190,12 +190,16 @@ describe('the functions a viewer may call on the warehouse', () => {
       'SELECT * FROM enable_logging()',
       "SELECT * FROM ducklake_merge_adjacent_files('warehouse')",
       "SELECT system.main.repeat('x', 3)",
+      "SELECT system.repeat('x', 3)",
+      'SELECT "System".repeat(\'x\', 3)',
     ], { env: { PATH: process.env.PATH ?? '/usr/bin:/bin', PYTHONPATH: READER_SANDBOX_PYTHON_PATH } });
     expect(stdout.trim().split('\n')).toEqual([
       'passed',
       'the function enable_logging is refused: the warehouse is read-only here',
       'the function ducklake_merge_adjacent_files is refused: the warehouse is read-only here',
+      'the function system.main.repeat is refused: the warehouse is read-only here',
       'the function system.repeat is refused: the warehouse is read-only here',
+      'the function System.repeat is refused: the warehouse is read-only here',
     ]);
   });
 });

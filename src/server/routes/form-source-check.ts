@@ -11,6 +11,6 @@ export function formSourceCheck(ctx: AppContext, secrets: Readonly<Record<string
   return (source) => {
     assertSourceWithinProject(source, ctx.dataRoots, ctx.paths.root);
     assertOwnVariables(ctx.paths, source, Object.keys(secrets));
-    assertValuesGivenOrRead(ctx.paths, source, Object.keys(secrets), ctx.env);
+    assertValuesGivenOrRead(ctx.paths, source, Object.keys(secrets), ctx.env, ctx.fixedVariables);
   };
 }

@@ -162,15 +162,19 @@ export function assertOwnVariables(paths: ProjectPaths, source: SourceConfig, se
  * Refuses a source from a form (the browser or the API) that declares a variable holding a value (in .env or the
  * service's environment) it was not given, when no saved source reads that value: what the service was started
  * with (a cloud key, another tool's token) is nobody's to point at a server of their choosing. A value a saved
- * source reads is that source's; a value typed into the form is the
- * sender's own. Whether another source's variable may be shared is assertOwnVariables' to say.
+ * source reads is that source's; a value typed into the form is the sender's own, unless the service's environment
+ * sets the variable (`fixed`): that value wins over .env, so the one typed would be written and never read.
+ * Whether another source's variable may be shared is assertOwnVariables' to say.
  */
 export function assertValuesGivenOrRead(
-  paths: ProjectPaths, source: SourceConfig, givenNames: Iterable<string>, env: Readonly<Record<string, string | undefined>>,
+  paths: ProjectPaths, source: SourceConfig, givenNames: Iterable<string>, env: Readonly<Record<string, string | undefined>>, fixed: ReadonlySet<string>,
 ): void {
   const given = new Set(givenNames);
   const saved = loadSources(paths);
   for (const name of credentialVariables(source)) {
+    if (given.has(name) && fixed.has(name)) {
+      throw new VariableNotOwnedError(`${name} is set in the service's environment, which a form cannot replace: name another variable for this source's credential`);
+    }
     if (given.has(name) || (env[name] ?? '') === '') continue;
     if (!saved.some((other) => credentialVariables(other).includes(name))) {
       throw new VariableNotOwnedError(
