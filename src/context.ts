@@ -13,7 +13,7 @@ import { assertSourcesWithinProject, OutboundPolicy, SourceTokens } from './sour
 import { Scheduler, type Timer } from './schedules/index.ts';
 import { openStore, type Store } from './store/index.ts';
 import { TransformRunner } from './transform/index.ts';
-import { lakeLocation, LakeWriter, WarehouseReaders, type LakeLocation } from './warehouse/index.ts';
+import { lakeLocation, LakeWriter, QueryProcess, WarehouseReaders, type LakeLocation } from './warehouse/index.ts';
 import packageJson from '../package.json' with { type: 'json' };
 
 /** Everything a request handler, job or command may use, built once and passed down. */
@@ -164,7 +164,7 @@ export function createContext(options: ContextOptions): AppContext {
       timer: options.timer,
     }),
     readers,
-    queries: new QueryService({ readers, config, store, now }),
+    queries: new QueryService({ readers: new QueryProcess(lake), config, store, now }),
     catalog: new Catalog({ readers, store, profiler, log: log.child({ module: 'catalog' }), models: () => transform.listModels() }),
     profiler,
     now,
@@ -185,6 +185,7 @@ export async function closeContext(context: AppContext, graceMs = SHUTDOWN_GRACE
   await context.jobs.close(graceMs, context.transform.close());
   await context.profiler.idle();
   context.readers.close();
+  context.queries.close();
   context.store.close();
   await context.outbound.close();
 }

@@ -1,10 +1,11 @@
 import type { ProjectConfig } from '../config/index.ts';
 import { describeError } from '../errors.ts';
 import type { Store } from '../store/index.ts';
-import type { QueryAnswer, ReadQueryLimits, ReadQueryResult, WarehouseReaders } from '../warehouse/index.ts';
+import type { QueryAnswer, QueryProcess, ReadQueryLimits, ReadQueryResult } from '../warehouse/index.ts';
 
 export interface QueryServiceOptions {
-  readonly readers: WarehouseReaders;
+  /** Where users' SQL runs: a process of its own, whose memory is capped. */
+  readonly readers: Pick<QueryProcess, 'run' | 'withQuery' | 'close'>;
   readonly config: ProjectConfig;
   readonly store: Store;
   readonly now: () => Date;
@@ -42,6 +43,11 @@ export class QueryService {
   /** The most rows one query returns. */
   get maxRows(): number {
     return this.#options.config.limits.query_rows;
+  }
+
+  /** Ends the process queries run in. */
+  close(): void {
+    this.#options.readers.close();
   }
 
   /** Runs the query and collects its rows. */

@@ -11,6 +11,7 @@ export {
   WarehouseReaders, QueryTimeoutError, QueryFailedError, AnswerTooLargeError,
   type ReadQueryLimits, type ReadQueryResult, type QueryAnswer, type QueryColumn,
 } from './read-query.ts';
+export { QueryProcess, QUERY_PROCESS_MEMORY } from './query-process.ts';
 export {
   lakeLocation, lakeMetadataSchema, extensionFile, lakeExtensionsOf, catalogPath, catalogMissing, describeLake, lakeChildEnv, readerLocation, DUCKDB_EXTENSIONS_DIR, LAKE_ALIAS, LAKE_EXTENSIONS,
   type LakeLocation, type PostgresCatalog,

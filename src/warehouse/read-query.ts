@@ -92,7 +92,7 @@ const SNAPSHOT_KEPT_MS = 1000;
  * The one way to run SQL on the warehouse for reading: each query is checked by assertReadsOnly, then runs on a
  * sandboxed read-only connection of the current snapshot (never the writer), interrupted at its time limit.
  */
-export class WarehouseReaders {
+export class WarehouseReaders implements QueryStreams {
   /** The lake they read. */
   readonly lake: LakeLocation;
   readonly #pool: ReaderPool;
@@ -150,20 +150,30 @@ export class WarehouseReaders {
   }
 
   /** Runs the query and collects its rows, up to the row cap and the characters cap (ANSWER_CHARACTERS unless lower). */
-  async run(sql: string, limits: ReadQueryLimits): Promise<QueryAnswer> {
-    const started = performance.now();
-    const maxCharacters = Math.min(limits.maxCharacters ?? ANSWER_CHARACTERS, ANSWER_CHARACTERS);
-    return this.withQuery(sql, { ...limits, maxCharacters }, async (result) => {
-      const rows: Json[][] = [];
-      for await (const batch of result.batches()) rows.push(...batch);
-      return { columns: result.columns, rows, truncated: result.truncated(), elapsedMs: Math.round(performance.now() - started) };
-    });
+  run(sql: string, limits: ReadQueryLimits): Promise<QueryAnswer> {
+    return collectAnswer(this, sql, limits);
   }
 
   /** Closes every reader once its query ends. */
   close(): void {
     this.#pool.close();
   }
+}
+
+/** What runs a query and lets a borrower read its result: the readers here, or the query process. */
+export interface QueryStreams {
+  withQuery<T>(sql: string, limits: ReadQueryLimits, work: (result: ReadQueryResult) => Promise<T>): Promise<T>;
+}
+
+/** Runs the query through `streams` and collects its rows, up to the row cap and the characters cap (ANSWER_CHARACTERS unless lower). */
+export async function collectAnswer(streams: QueryStreams, sql: string, limits: ReadQueryLimits): Promise<QueryAnswer> {
+  const started = performance.now();
+  const maxCharacters = Math.min(limits.maxCharacters ?? ANSWER_CHARACTERS, ANSWER_CHARACTERS);
+  return streams.withQuery(sql, { ...limits, maxCharacters }, async (result) => {
+    const rows: Json[][] = [];
+    for await (const batch of result.batches()) rows.push(...batch);
+    return { columns: result.columns, rows, truncated: result.truncated(), elapsedMs: Math.round(performance.now() - started) };
+  });
 }
 
 function readInBatches(result: DuckDBResult, timeUp: AbortSignal, limits: ReadQueryLimits): ReadQueryResult {
@@ -235,11 +245,16 @@ function megabytes(characters: number): string {
   return `${String(Math.ceil(characters / (1024 * 1024)))} MB`;
 }
 
+/** The error of a query stopped at its time limit. */
+export function queryTimedOut(timeoutMs: number): QueryTimeoutError {
+  return new QueryTimeoutError(`The query ran longer than ${String(timeoutMs / 1000)} seconds and was stopped`);
+}
+
 function queryError(error: unknown, timedOut: boolean, limits: ReadQueryLimits): Error {
   if (error instanceof QuarryError) return error;
   // DuckDB's own sandbox refused it (IMPORT reads its files while being parsed).
   if (describeError(error).includes('Permission Error')) return new QueryNotAllowedError(`Not allowed here: ${firstLineOf(error)}`);
-  if (timedOut) return new QueryTimeoutError(`The query ran longer than ${String(limits.timeoutMs / 1000)} seconds and was stopped`);
+  if (timedOut) return queryTimedOut(limits.timeoutMs);
   if (limits.signal?.aborted === true) return new QueryFailedError('The query was cancelled');
   return new QueryFailedError(firstLineOf(error));
 }

@@ -82,7 +82,7 @@ describe('the functions a viewer may call on the warehouse', () => {
   };
 
   beforeAll(async () => {
-    quarry = await startQuarry({ sourcesYaml: SOURCES, projectConfig: { limits: { query_seconds: 5 } } });
+    quarry = await startQuarry({ sourcesYaml: SOURCES, projectConfig: { limits: { query_seconds: 60 } } });
     const orders = path.join(quarry.dir, 'data', 'orders');
     mkdirSync(orders, { recursive: true });
     // Two syncs, two data files: what ducklake_merge_adjacent_files would merge.
@@ -128,6 +128,25 @@ describe('the functions a viewer may call on the warehouse', () => {
     expect({ status: response.status, body: response.json }).toEqual({
       status: 400, body: { code: 'query_failed', detail: `Invalid Input Error: A value of more than 64 MB is not built here: ${what}` },
     });
+    await expectStillAnswering();
+  });
+
+  it('runs a query that builds many large values at once in a process of its own, which runs out of memory alone', async () => {
+    const before = process.memoryUsage().rss;
+    // 400 values of 64 MB in one chunk of rows: 26 GB, all outside DuckDB's memory limit, had it been allowed to.
+    const response = await query("SELECT max(length(repeat('x', 67000000 + i::INT))) AS n FROM range(400) t(i)");
+    expect({ status: response.status, body: response.json }).toEqual({
+      status: 400, body: { code: 'query_failed', detail: expect.stringMatching(/^Out of Memory Error: .*\(a query may use 4 GB\): select fewer or smaller values$/) },
+    });
+    // The service itself (this test's process) never held those values.
+    expect(process.memoryUsage().rss - before).toBeLessThan(512 * 1024 * 1024);
+    await expectStillAnswering();
+  });
+
+  it('starts the query process again when it was ended, and answers the next query', async () => {
+    await expectStillAnswering();
+    const { stdout } = await promisify(execFile)('pgrep', ['-P', String(process.pid), '-f', 'query-process-child']);
+    for (const pid of stdout.trim().split('\n')) process.kill(Number(pid), 'SIGKILL');
     await expectStillAnswering();
   });
 

@@ -1,0 +1,24 @@
+import type { Json } from '@duckdb/node-api';
+import type { ErrorCode } from '../errors.ts';
+import type { LakeLocation } from './lake-location.ts';
+import type { QueryColumn } from './read-query.ts';
+
+/** What the service sends the query process (query-process.ts to query-process-child.ts). */
+export type ToQueryProcess =
+  /** The first message: the lake to read, as its readers log in to it. */
+  | { readonly kind: 'open'; readonly lake: LakeLocation }
+  | { readonly kind: 'query'; readonly id: number; readonly sql: string; readonly maxRows: number; readonly maxCharacters: number | undefined; readonly timeoutMs: number }
+  /** The previous batch was taken: read the next (a slow download holds the query back, not the service's memory). */
+  | { readonly kind: 'next'; readonly id: number }
+  | { readonly kind: 'cancel'; readonly id: number };
+
+/** What the query process answers, each message about one query. */
+export type FromQueryProcess =
+  | { readonly kind: 'columns'; readonly id: number; readonly columns: readonly QueryColumn[] }
+  | { readonly kind: 'batch'; readonly id: number; readonly rows: Json[][] }
+  | { readonly kind: 'end'; readonly id: number; readonly truncated: boolean }
+  | {
+    readonly kind: 'failed'; readonly id: number; readonly code: ErrorCode; readonly message: string; readonly columns?: readonly QueryColumn[] | undefined;
+    /** Put by the service itself: the process ended before it answered. */
+    readonly processEnded?: true;
+  };

@@ -1,0 +1,232 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+import type { ErrorCode } from '../errors.ts';
+import { readerLocation, type LakeLocation } from './lake-location.ts';
+import type { FromQueryProcess, ToQueryProcess } from './query-process-messages.ts';
+import { QueryNotAllowedError } from './reader-sql.ts';
+import {
+  AnswerTooLargeError, collectAnswer, QueryFailedError, QueryTimeoutError,
+  type QueryAnswer, type QueryStreams, type ReadQueryLimits, type ReadQueryResult,
+} from './read-query.ts';
+
+const CHILD_SCRIPT = path.join(import.meta.dirname, 'query-process-child.ts');
+
+/**
+ * The most memory the query process may hold (RLIMIT_DATA: what it allocates, not what it reserves), DuckDB and
+ * Node together: past it an allocation fails, and DuckDB answers "Out of Memory Error" for that query alone. DuckDB's
+ * own memory limit (1 GB for all the readers) does not count the values its functions build; this cap does. Idle,
+ * the process holds about 0.8 GB.
+ */
+export const QUERY_PROCESS_MEMORY = 4 * 1024 ** 3;
+
+type Failure = Extract<FromQueryProcess, { kind: 'failed' }>;
+
+/**
+ * How long past its time limit a query may go unanswered before the query process is taken for stuck (a DuckDB
+ * call that hears no interrupt) and ended, with whatever else it was running.
+ */
+const STUCK_AFTER_MS = 10_000;
+
+/** What an attempt answers when its process ended before answering anything. */
+const SENT_TO_ENDED_PROCESS = Symbol('sent to an ended process');
+
+/** How DuckDB's error starts when an allocation failed. */
+const OUT_OF_MEMORY = 'Out of Memory Error';
+
+/** The messages about one query, in order, as its reader waits for them. */
+class Inbox {
+  readonly #messages: FromQueryProcess[] = [];
+  #waiting: ((message: FromQueryProcess) => void) | undefined;
+
+  put(message: FromQueryProcess): void {
+    const waiting = this.#waiting;
+    this.#waiting = undefined;
+    if (waiting === undefined) this.#messages.push(message);
+    else waiting(message);
+  }
+
+  take(): Promise<FromQueryProcess> {
+    const message = this.#messages.shift();
+    if (message !== undefined) return Promise.resolve(message);
+    return new Promise((resolve) => { this.#waiting = resolve; });
+  }
+}
+
+/**
+ * Users' SQL (the query API, its CSV downloads, `quarry query`) runs in a process of its own, started at the first
+ * query, whose address space is capped (QUERY_PROCESS_MEMORY): DuckDB builds some values outside its memory
+ * limit, one chunk of rows at a time (400 rows of `repeat('x', 60000000 + i)` took 15 GB), and in the service's
+ * process that took every reader, the writer and the API with it. There, such a query fails with DuckDB's out of
+ * memory error, or ends the process, which the next query starts again. It reads the lake as its readers do,
+ * logging in as the catalog's reader role, and the same checks and limits apply (WarehouseReaders runs there).
+ */
+export class QueryProcess implements QueryStreams {
+  readonly #lake: LakeLocation;
+  readonly #memory: number;
+  #child: ChildProcess | undefined;
+  /** The queries waiting for an answer, each with the process running it. */
+  readonly #inboxes = new Map<number, { readonly inbox: Inbox; readonly child: ChildProcess }>();
+  #lastId = 0;
+
+  constructor(lake: LakeLocation, options: { readonly memory?: number } = {}) {
+    this.#lake = readerLocation(lake);
+    this.#memory = options.memory ?? QUERY_PROCESS_MEMORY;
+  }
+
+  /** The process's id while it runs (tests end it to see the next query start it again). */
+  get pid(): number | undefined {
+    return this.#child?.pid;
+  }
+
+  /** Runs the query and collects its rows, as WarehouseReaders.run does. */
+  run(sql: string, limits: ReadQueryLimits): Promise<QueryAnswer> {
+    return collectAnswer(this, sql, limits);
+  }
+
+  /**
+   * Runs the query; `work` reads the result in batches, each read in the query process once the last is taken. A
+   * query sent to a process that ended before it answered (ended by another query, or by the system) is sent once
+   * more, to a new process.
+   */
+  async withQuery<T>(sql: string, limits: ReadQueryLimits, work: (result: ReadQueryResult) => Promise<T>): Promise<T> {
+    const answered = await this.#attempt(sql, limits, work);
+    return answered === SENT_TO_ENDED_PROCESS ? await this.#attempt(sql, limits, work, false) as T : answered;
+  }
+
+  async #attempt<T>(sql: string, limits: ReadQueryLimits, work: (result: ReadQueryResult) => Promise<T>, mayRetry = true): Promise<T | typeof SENT_TO_ENDED_PROCESS> {
+    limits.signal?.throwIfAborted();
+    const child = this.#running();
+    const id = ++this.#lastId;
+    const inbox = new Inbox();
+    this.#inboxes.set(id, { inbox, child });
+    let ended = false;
+    const cancel = (): void => { if (!ended) this.#send(child, { kind: 'cancel', id }); };
+    const timeUp = new AbortController();
+    let stuckTimer: NodeJS.Timeout | undefined;
+    const timer = setTimeout(() => {
+      timeUp.abort();
+      stuckTimer = setTimeout(() => {
+        this.#end(child, `A query did not stop ${String(STUCK_AFTER_MS / 1000)} seconds past its time limit, so the query process was ended`);
+      }, STUCK_AFTER_MS);
+    }, limits.timeoutMs);
+    limits.signal?.addEventListener('abort', cancel, { once: true });
+    this.#hold(child);
+    try {
+      this.#send(child, { kind: 'query', id, sql, maxRows: limits.maxRows, maxCharacters: limits.maxCharacters, timeoutMs: limits.timeoutMs });
+      const first = await inbox.take();
+      if (first.kind === 'failed' && first.processEnded === true && mayRetry) return SENT_TO_ENDED_PROCESS;
+      if (first.kind !== 'columns') throw this.#failureOf(child, first, limits);
+      let truncated = false;
+      const send = (message: ToQueryProcess): void => { this.#send(child, message); };
+      const failureOf = (message: FromQueryProcess): Error => this.#failureOf(child, message, limits);
+      return await work({
+        columns: first.columns,
+        timeUp: timeUp.signal,
+        truncated: () => truncated,
+        async *batches() {
+          for (;;) {
+            const message = await inbox.take();
+            if (message.kind === 'end') {
+              ended = true;
+              truncated = message.truncated;
+              return;
+            }
+            if (message.kind !== 'batch') throw failureOf(message);
+            send({ kind: 'next', id });
+            yield message.rows;
+          }
+        },
+      });
+    } finally {
+      cancel();
+      clearTimeout(timer);
+      clearTimeout(stuckTimer);
+      limits.signal?.removeEventListener('abort', cancel);
+      this.#inboxes.delete(id);
+      this.#release(child);
+    }
+  }
+
+  /** Ends the query process; a later query starts it again. */
+  close(): void {
+    const child = this.#child;
+    if (child !== undefined) this.#end(child, 'Quarry is stopping');
+  }
+
+  #running(): ChildProcess {
+    if (this.#child !== undefined) return this.#child;
+    const child = spawn('prlimit', [`--data=${String(this.#memory)}`, '--', process.execPath, '--disable-warning=ExperimentalWarning', CHILD_SCRIPT], {
+      env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
+      stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+      serialization: 'advanced',
+    });
+    this.#child = child;
+    child.on('message', (message: FromQueryProcess) => { this.#inboxes.get(message.id)?.inbox.put(message); });
+    child.on('error', (error) => { this.#ended(child, `The query process could not be started: ${error.message}`); });
+    child.on('exit', (code, signal) => {
+      const how = signal === null ? `exited with code ${String(code)}` : `was ended by ${signal}`;
+      this.#ended(child, `The query process ${how} while running the query, most likely out of memory (${this.#memoryLimit()}): select fewer or smaller values`);
+    });
+    this.#send(child, { kind: 'open', lake: this.#lake });
+    this.#release(child);
+    return child;
+  }
+
+  /**
+   * Keeps the service's event loop alive while a query waits for its answer (a command line that only queries);
+   * idle, the process does not hold the service, and ends when the service does (its channel closes).
+   */
+  #hold(child: ChildProcess): void {
+    child.ref();
+    child.channel?.ref();
+  }
+
+  #release(child: ChildProcess): void {
+    if ([...this.#inboxes.values()].some((waiting) => waiting.child === child)) return;
+    child.unref();
+    child.channel?.unref();
+  }
+
+  #end(child: ChildProcess, how: string): void {
+    this.#ended(child, how);
+    child.kill('SIGKILL');
+  }
+
+  #send(child: ChildProcess, message: ToQueryProcess): void {
+    if (child.connected) child.send(message);
+  }
+
+  /** Every query the process was answering fails with `message`; the next query starts a new process. */
+  #ended(child: ChildProcess, message: string): void {
+    if (this.#child === child) this.#child = undefined;
+    for (const [id, waiting] of this.#inboxes) {
+      if (waiting.child === child) waiting.inbox.put({ kind: 'failed', id, code: 'query_failed', message, processEnded: true });
+    }
+  }
+
+  #memoryLimit(): string {
+    return `a query may use ${String(Math.round(this.#memory / 1024 ** 3))} GB`;
+  }
+
+  /**
+   * The error the query process reported, as readers in this process would have thrown it. A process that ran out
+   * of memory keeps much of what it took (the allocator does not give it back), so the next query would find it
+   * full: it is ended, and the next query starts another.
+   */
+  #failureOf(child: ChildProcess, message: FromQueryProcess, limits: ReadQueryLimits): Error {
+    if (message.kind !== 'failed') return new QueryFailedError('The query process answered out of order');
+    if (!message.message.startsWith(OUT_OF_MEMORY)) return errorOf(message, limits);
+    this.#end(child, 'Another query ran the query process out of memory, so it was ended: run the query again');
+    return new QueryFailedError(`${message.message} (${this.#memoryLimit()}): select fewer or smaller values`);
+  }
+}
+
+function errorOf(failure: Failure, limits: ReadQueryLimits): Error {
+  const byCode: Partial<Record<ErrorCode, () => Error>> = {
+    query_timeout: () => new QueryTimeoutError(failure.message),
+    query_not_allowed: () => new QueryNotAllowedError(failure.message),
+  };
+  if (limits.signal?.aborted === true) return new QueryFailedError('The query was cancelled');
+  if (failure.columns !== undefined) return new AnswerTooLargeError(failure.message, failure.columns);
+  return byCode[failure.code]?.() ?? new QueryFailedError(failure.message);
+}
