@@ -3,5 +3,5 @@ export { loadDashboardDefinitions, type DashboardDefinition } from './dashboard-
 export { DashboardService } from './dashboard-service.ts';
 export { startDashboard } from './start-dashboard.ts';
 export { SupersetApi } from './superset-api.ts';
-export { SupersetProcess, SERVICE_ACCOUNT, type SupersetState } from './superset-process.ts';
+export { DASHBOARD_PROCESS_MEMORY, SupersetProcess, SERVICE_ACCOUNT, type SupersetState } from './superset-process.ts';
 export { WAREHOUSE_DATABASE, type RegisteredWarehouse } from './warehouse-registration.ts';

@@ -18,6 +18,14 @@ const SERVICE_ACCOUNT_SCRIPT = path.join(import.meta.dirname, 'create_service_ac
 const STARTUP_DEADLINE_MS = 180_000;
 const HEALTH_INTERVAL_MS = 10_000;
 const HEALTH_FAILURES_BEFORE_RESTART = 3;
+
+/**
+ * The most memory each process of the dashboard tool may hold (RLIMIT_DATA): SQL Lab and charts run users' SQL on
+ * its DuckDB reader, which builds some values outside its memory limit, so a query building too many fails with
+ * DuckDB's out of memory error there instead of taking the machine's memory. Idle, its worker holds about 0.4 GB;
+ * after such a query, DuckDB's allocator keeps much of what it took, up to this cap.
+ */
+export const DASHBOARD_PROCESS_MEMORY = 4 * 1024 ** 3;
 /** The account Quarry provisions users with, over Superset's REST API. */
 export const SERVICE_ACCOUNT = 'quarry_service';
 
@@ -129,7 +137,8 @@ export class SupersetProcess {
     if (this.#options.port !== 0 && this.#port !== this.#options.port) {
       this.#options.log.warn({ configured: this.#options.port, port: this.#port }, 'the dashboard port is taken; using a free one (Quarry proxies it at /dashboard/ either way)');
     }
-    const child = spawn(path.join(this.#options.binDir, 'gunicorn'), [
+    // Each of its processes may hold DASHBOARD_PROCESS_MEMORY (prlimit execs gunicorn, keeping the pid).
+    const child = spawn('prlimit', [`--data=${String(DASHBOARD_PROCESS_MEMORY)}`, '--', path.join(this.#options.binDir, 'gunicorn'),
       '-w', '1', '--threads', '4', '-k', 'gthread',
       // Longer than Node's 5 s idle keep-alive, else the proxy reuses sockets gunicorn has closed (ECONNRESET).
       '--keep-alive', '75',

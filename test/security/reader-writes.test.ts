@@ -4,6 +4,7 @@ import { copyFileSync, existsSync, readdirSync, readFileSync, writeFileSync } fr
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DASHBOARD_PROCESS_MEMORY } from '../../src/dashboard/index.ts';
 import { pythonExecutable } from '../../src/python/index.ts';
 import { DUCKDB_EXTENSIONS_DIR, lakeLocation, READER_SANDBOX_PYTHON_PATH } from '../../src/warehouse/index.ts';
 import { awaitDemoDashboard, dashboardSession, runInSqlLab, type DashboardSession } from '../support/dashboard-session.ts';
@@ -120,6 +121,20 @@ describe('writes through every reader of the warehouse', () => {
       const response = await runInSqlLab(quarry, editor, databaseId, sql);
       expect({ refused: response.status >= 400, text: response.text }).toEqual({ refused: true, text: expect.stringContaining(`A value of more than 64 MB is not built here: ${what}`) });
     }
+    const count = await runInSqlLab(quarry, editor, databaseId, 'select count(*) as n from marts.orders_enriched');
+    expect(count.json.data).toEqual([{ n: 240 }]);
+  });
+
+  it('runs SQL Lab in processes whose memory is capped: a query building many large values fails alone', async () => {
+    const gunicorns = (await promisify(execFile)('pgrep', ['gunicorn'])).stdout.trim().split('\n')
+      .filter((pid) => readFileSync(`/proc/${pid}/environ`, 'latin1').includes(`SUPERSET_HOME=${quarry.ctx.paths.dashboardHome}\0`));
+    expect(gunicorns.length).toBeGreaterThanOrEqual(2); // the arbiter and its worker
+    for (const pid of gunicorns) {
+      expect(readFileSync(`/proc/${pid}/limits`, 'utf8')).toMatch(new RegExp(`^Max data size +${String(DASHBOARD_PROCESS_MEMORY)} +${String(DASHBOARD_PROCESS_MEMORY)} +bytes`, 'm'));
+    }
+    // 400 values of 64 MB in one chunk of rows: 26 GB, all outside DuckDB's memory limit, had it been allowed to.
+    const response = await runInSqlLab(quarry, editor, databaseId, "SELECT max(length(repeat('x', 67000000 + i::INT))) AS n FROM range(400) t(i)");
+    expect({ failed: response.status >= 400, text: response.text }).toEqual({ failed: true, text: expect.stringContaining('Out of Memory Error') });
     const count = await runInSqlLab(quarry, editor, databaseId, 'select count(*) as n from marts.orders_enriched');
     expect(count.json.data).toEqual([{ n: 240 }]);
   });
