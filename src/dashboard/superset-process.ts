@@ -7,6 +7,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import { describeError } from '../errors.ts';
 import type { Logger } from '../logger.ts';
+import { inReadOnlyView } from '../os/index.ts';
 import { RestartPolicy, signalProcessGroup, stopProcessGroup } from '../child-process/index.ts';
 import { DUCKDB_EXTENSIONS_DIR, lakeChildEnv, READER_SANDBOX_PYTHON_PATH, readerLocation, type LakeLocation } from '../warehouse/index.ts';
 import { availablePort } from './loopback-port.ts';
@@ -137,15 +138,19 @@ export class SupersetProcess {
     if (this.#options.port !== 0 && this.#port !== this.#options.port) {
       this.#options.log.warn({ configured: this.#options.port, port: this.#port }, 'the dashboard port is taken; using a free one (Quarry proxies it at /dashboard/ either way)');
     }
-    // Each of its processes may hold DASHBOARD_PROCESS_MEMORY (prlimit execs gunicorn, keeping the pid).
-    const child = spawn('prlimit', [`--data=${String(DASHBOARD_PROCESS_MEMORY)}`, '--', path.join(this.#options.binDir, 'gunicorn'),
+    // Each of its processes may hold DASHBOARD_PROCESS_MEMORY, and sees the lake's data folder read-only where the
+    // machine allows (unshare, sh and prlimit each exec the next, so the pid is gunicorn's).
+    const gunicorn = { command: 'prlimit', args: [`--data=${String(DASHBOARD_PROCESS_MEMORY)}`, '--', path.join(this.#options.binDir, 'gunicorn'),
       '-w', '1', '--threads', '4', '-k', 'gthread',
       // Longer than Node's 5 s idle keep-alive, else the proxy reuses sockets gunicorn has closed (ECONNRESET).
       '--keep-alive', '75',
       // gunicorn 27's default control socket is one path per OS user: two instances would collide.
       '--no-control-socket',
       '--pid', pidFile, '--timeout', '120', '-b', `127.0.0.1:${String(this.#port)}`, 'superset.app:create_app()',
-    ], { env, cwd: this.#options.home, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    ] };
+    const dataFolder = this.#options.lake.dataPath;
+    const { command, args } = (existsSync(dataFolder) ? inReadOnlyView([dataFolder], gunicorn) : undefined) ?? gunicorn;
+    const child = spawn(command, args, { env, cwd: this.#options.home, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
     this.#child = child;
     const log = this.#options.log;
     for (const stream of [child.stdout, child.stderr]) {

@@ -1,6 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { ErrorCode } from '../errors.ts';
+import { inReadOnlyView } from '../os/index.ts';
 import { readerLocation, type LakeLocation } from './lake-location.ts';
 import type { FromQueryProcess, ToQueryProcess } from './query-process-messages.ts';
 import { QueryNotAllowedError } from './reader-sql.ts';
@@ -26,6 +28,11 @@ type Failure = Extract<FromQueryProcess, { kind: 'failed' }>;
  * call that hears no interrupt) and ended, with whatever else it was running.
  */
 const STUCK_AFTER_MS = 10_000;
+
+/** The folders of `folders` that exist (a folder bound read-only must). */
+function existingFolders(folders: readonly string[]): string[] {
+  return folders.filter((folder) => existsSync(folder));
+}
 
 /** What an attempt answers when its process ended before answering anything. */
 const SENT_TO_ENDED_PROCESS = Symbol('sent to an ended process');
@@ -59,6 +66,7 @@ class Inbox {
  * process that took every reader, the writer and the API with it. There, such a query fails with DuckDB's out of
  * memory error, or ends the process, which the next query starts again. It reads the lake as its readers do,
  * logging in as the catalog's reader role, and the same checks and limits apply (WarehouseReaders runs there).
+ * Where the machine gives it a mount namespace, the lake's data folder is read-only for it (inReadOnlyView).
  */
 export class QueryProcess implements QueryStreams {
   readonly #lake: LakeLocation;
@@ -155,7 +163,9 @@ export class QueryProcess implements QueryStreams {
 
   #running(): ChildProcess {
     if (this.#child !== undefined) return this.#child;
-    const child = spawn('prlimit', [`--data=${String(this.#memory)}`, '--', process.execPath, '--disable-warning=ExperimentalWarning', CHILD_SCRIPT], {
+    const capped = { command: 'prlimit', args: [`--data=${String(this.#memory)}`, '--', process.execPath, '--disable-warning=ExperimentalWarning', CHILD_SCRIPT] };
+    const { command, args } = inReadOnlyView(existingFolders([this.#lake.dataPath]), capped) ?? capped;
+    const child = spawn(command, args, {
       env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
       stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
       serialization: 'advanced',

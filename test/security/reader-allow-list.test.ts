@@ -7,6 +7,7 @@ import { DuckDBInstance } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pythonExecutable } from '../../src/python/index.ts';
 import { extensionFile, LAKE_EXTENSIONS, lakeLocation, READER_SANDBOX_PYTHON_PATH } from '../../src/warehouse/index.ts';
+import { listAsSeenBy, touchAsSeenBy } from '../support/mount-namespace.ts';
 import { startQuarry, type TestQuarry } from '../support/quarry.ts';
 import { syncAndWait } from '../support/sync.ts';
 
@@ -148,6 +149,15 @@ describe('the functions a viewer may call on the warehouse', () => {
     const { stdout } = await promisify(execFile)('pgrep', ['-P', String(process.pid), '-f', 'query-process-child']);
     for (const pid of stdout.trim().split('\n')) process.kill(Number(pid), 'SIGKILL');
     await expectStillAnswering();
+  });
+
+  it('gives the query process the lake\'s data folder read-only, as the service writes it', async () => {
+    await expectStillAnswering();
+    const { stdout } = await promisify(execFile)('pgrep', ['-P', String(process.pid), '-f', 'query-process-child']);
+    const [pid = ''] = stdout.trim().split('\n');
+    expect(await touchAsSeenBy(pid, path.join(dataPath, 'planted.parquet'))).toMatch(/Read-only file system/);
+    expect(await listAsSeenBy(pid, dataPath)).toEqual(readdirSync(dataPath).sort());
+    expect(readdirSync(dataPath)).not.toContain('planted.parquet');
   });
 
   it('answers the guarded functions as DuckDB does below the limit, nested ones too', async () => {

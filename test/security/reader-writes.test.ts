@@ -8,6 +8,7 @@ import { DASHBOARD_PROCESS_MEMORY } from '../../src/dashboard/index.ts';
 import { pythonExecutable } from '../../src/python/index.ts';
 import { DUCKDB_EXTENSIONS_DIR, lakeLocation, READER_SANDBOX_PYTHON_PATH } from '../../src/warehouse/index.ts';
 import { awaitDemoDashboard, dashboardSession, runInSqlLab, type DashboardSession } from '../support/dashboard-session.ts';
+import { touchAsSeenBy } from '../support/mount-namespace.ts';
 import { startQuarry, type TestQuarry } from '../support/quarry.ts';
 
 // Whoever may run SQL on the warehouse through a reader (an editor in SQL Lab, anyone whose chart
@@ -125,12 +126,14 @@ describe('writes through every reader of the warehouse', () => {
     expect(count.json.data).toEqual([{ n: 240 }]);
   });
 
-  it('runs SQL Lab in processes whose memory is capped: a query building many large values fails alone', async () => {
+  it('runs SQL Lab in processes whose memory is capped and that see the lake read-only: a query building many large values fails alone', async () => {
     const gunicorns = (await promisify(execFile)('pgrep', ['gunicorn'])).stdout.trim().split('\n')
       .filter((pid) => readFileSync(`/proc/${pid}/environ`, 'latin1').includes(`SUPERSET_HOME=${quarry.ctx.paths.dashboardHome}\0`));
     expect(gunicorns.length).toBeGreaterThanOrEqual(2); // the arbiter and its worker
     for (const pid of gunicorns) {
       expect(readFileSync(`/proc/${pid}/limits`, 'utf8')).toMatch(new RegExp(`^Max data size +${String(DASHBOARD_PROCESS_MEMORY)} +${String(DASHBOARD_PROCESS_MEMORY)} +bytes`, 'm'));
+      // The lake's data folder is read-only for the tool, whatever a statement that got past the check would try.
+      expect(await touchAsSeenBy(pid, path.join(dataPath, 'planted.parquet'))).toMatch(/Read-only file system/);
     }
     // 400 values of 64 MB in one chunk of rows: 26 GB, all outside DuckDB's memory limit, had it been allowed to.
     const response = await runInSqlLab(quarry, editor, databaseId, "SELECT max(length(repeat('x', 67000000 + i::INT))) AS n FROM range(400) t(i)");
