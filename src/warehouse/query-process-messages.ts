@@ -8,15 +8,20 @@ export type ToQueryProcess =
   /** The first message: the lake to read, as its readers log in to it. */
   | { readonly kind: 'open'; readonly lake: LakeLocation }
   | { readonly kind: 'query'; readonly id: number; readonly sql: string; readonly maxRows: number; readonly maxCharacters: number | undefined; readonly timeoutMs: number }
-  /** The previous batch was taken: read the next (a slow download holds the query back, not the service's memory). */
+  /** A part that was not the last was taken (a slow download holds the query back, not the service's memory). */
   | { readonly kind: 'next'; readonly id: number }
   | { readonly kind: 'cancel'; readonly id: number };
 
-/** What the query process answers, each message about one query. */
+/**
+ * What the query process answers, each message about one query: its rows in parts, the first with the columns, the
+ * last saying so (a small answer is one part), or its failure.
+ */
 export type FromQueryProcess =
-  | { readonly kind: 'columns'; readonly id: number; readonly columns: readonly QueryColumn[] }
-  | { readonly kind: 'batch'; readonly id: number; readonly rows: Json[][] }
-  | { readonly kind: 'end'; readonly id: number; readonly truncated: boolean }
+  | {
+    readonly kind: 'part'; readonly id: number; readonly columns?: readonly QueryColumn[] | undefined; readonly rows: Json[][];
+    /** On the last part: whether rows past the cap were left unread. */
+    readonly end?: { readonly truncated: boolean } | undefined;
+  }
   | {
     readonly kind: 'failed'; readonly id: number; readonly code: ErrorCode; readonly message: string; readonly columns?: readonly QueryColumn[] | undefined;
     /** Put by the service itself: the process ended before it answered. */

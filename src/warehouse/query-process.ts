@@ -92,7 +92,7 @@ export class QueryProcess implements QueryStreams {
   }
 
   /**
-   * Runs the query; `work` reads the result in batches, each read in the query process once the last is taken. A
+   * Runs the query; `work` reads the result in batches, which the query process reads a little ahead of it. A
    * query sent to a process that ended before it answered (ended by another query, or by the system) is sent once
    * more, to a new process.
    */
@@ -123,7 +123,7 @@ export class QueryProcess implements QueryStreams {
       this.#send(child, { kind: 'query', id, sql, maxRows: limits.maxRows, maxCharacters: limits.maxCharacters, timeoutMs: limits.timeoutMs });
       const first = await inbox.take();
       if (first.kind === 'failed' && first.processEnded === true && mayRetry) return SENT_TO_ENDED_PROCESS;
-      if (first.kind !== 'columns') throw this.#failureOf(child, first, limits);
+      if (first.kind !== 'part' || first.columns === undefined) throw this.#failureOf(child, first, limits);
       let truncated = false;
       const send = (message: ToQueryProcess): void => { this.#send(child, message); };
       const failureOf = (message: FromQueryProcess): Error => this.#failureOf(child, message, limits);
@@ -132,16 +132,16 @@ export class QueryProcess implements QueryStreams {
         timeUp: timeUp.signal,
         truncated: () => truncated,
         async *batches() {
-          for (;;) {
-            const message = await inbox.take();
-            if (message.kind === 'end') {
+          for (let part: FromQueryProcess = first; ; part = await inbox.take()) {
+            if (part.kind !== 'part') throw failureOf(part);
+            if (part.end !== undefined) {
               ended = true;
-              truncated = message.truncated;
-              return;
+              truncated = part.end.truncated;
+            } else {
+              send({ kind: 'next', id });
             }
-            if (message.kind !== 'batch') throw failureOf(message);
-            send({ kind: 'next', id });
-            yield message.rows;
+            if (part.rows.length > 0) yield part.rows;
+            if (ended) return;
           }
         },
       });
