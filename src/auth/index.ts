@@ -7,4 +7,3 @@ export { PARTIAL_SESSION_MS, type ClientInfo } from './sessions.ts';
 export { LockedOutError } from './lockout.ts';
 export { InvalidTotpCodeError, type TotpEnrollment } from './two-factor.ts';
 export { OAuthLogin, OAuthFailedError, OAUTH_PROVIDERS, type OAuthProvider, type OAuthIdentity } from './oauth-login.ts';
-export { encryptSecret, decryptSecret } from './secret-box.ts';

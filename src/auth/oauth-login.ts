@@ -1,7 +1,6 @@
 import * as client from 'openid-client';
-import type { ProjectConfig } from '../config/index.ts';
+import { decryptSecret, encryptSecret, type ProjectConfig } from '../config/index.ts';
 import { InvalidRequestError, NotFoundError, QuarryError } from '../errors.ts';
-import { decryptSecret, encryptSecret } from './secret-box.ts';
 
 export const OAUTH_PROVIDERS = ['google', 'github'] as const;
 export type OAuthProvider = (typeof OAUTH_PROVIDERS)[number];

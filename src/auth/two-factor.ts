@@ -1,8 +1,8 @@
 import * as OTPAuth from 'otpauth';
 import QRCode from 'qrcode';
+import { decryptSecret, encryptSecret } from '../config/index.ts';
 import { InvalidRequestError, QuarryError } from '../errors.ts';
 import type { Store, UserRecord } from '../store/index.ts';
-import { decryptSecret, encryptSecret } from './secret-box.ts';
 
 export class InvalidTotpCodeError extends QuarryError {
   readonly code = 'invalid_totp_code';

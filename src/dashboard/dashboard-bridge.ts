@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { encryptSecret } from '../auth/index.ts';
+import { encryptSecret } from '../config/index.ts';
 import { describeError } from '../errors.ts';
 import type { Logger } from '../logger.ts';
 import type { DashboardAccount, Role, Store, UserRecord } from '../store/index.ts';

@@ -1,4 +1,4 @@
-import { decryptSecret, encryptSecret } from '../auth/index.ts';
+import { decryptSecret, encryptSecret } from '../config/index.ts';
 import type { Store } from '../store/index.ts';
 import { requestToken } from './rest/auth.ts';
 import { requireEnv } from './rest/credentials.ts';

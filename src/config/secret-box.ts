@@ -3,7 +3,7 @@ import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 const IV_BYTES = 12;
 const TAG_BYTES = 16;
 
-/** AES-256-GCM with the project's secret key: for secrets that must be read back (TOTP, dashboard passwords). */
+/** AES-256-GCM with the project's secret key: for secrets that must be read back (TOTP, OAuth tokens, dashboard passwords). */
 export function encryptSecret(plaintext: string, key: Buffer): string {
   const iv = randomBytes(IV_BYTES);
   const cipher = createCipheriv('aes-256-gcm', key, iv);
