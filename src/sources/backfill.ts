@@ -1,11 +1,6 @@
 import { InvalidRequestError } from '../errors.ts';
 import type { SourceConfig, SourceTypeKey } from './config/index.ts';
-
-/** The days a backfill re-loads, `YYYY-MM-DD`, both included. */
-export interface DateWindow {
-  readonly since: string;
-  readonly until: string;
-}
+import type { DateWindow } from './date-window.ts';
 
 /**
  * The types whose connector can be asked for a window of dates (spec 2.8's date-range filtering, and

@@ -1,4 +1,4 @@
-import type { DateWindow } from './backfill.ts';
+import type { DateWindow } from './date-window.ts';
 import type { SourceConfig } from './config/index.ts';
 import type { OutboundPolicy } from './outbound/index.ts';
 import type { SourceOAuthProviderName } from './source-oauth.ts';

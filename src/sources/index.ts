@@ -15,4 +15,5 @@ export { StagingArea } from './staging-area.ts';
 export type { Connector, CursorState, ExtractContext, RecordSink, TableSpec } from './connector.ts';
 export { SourceTokens, SOURCE_OAUTH_PROVIDERS, isSourceOAuthProvider, type SourceOAuthProviderName, type StoredSourceToken } from './source-oauth.ts';
 export { OutboundPolicy, OutboundRefusedError } from './outbound/index.ts';
-export { backfillWindow, BackfillNotSupportedError, BACKFILL_TYPES, type DateWindow } from './backfill.ts';
+export { backfillWindow, BackfillNotSupportedError, BACKFILL_TYPES } from './backfill.ts';
+export type { DateWindow } from './date-window.ts';

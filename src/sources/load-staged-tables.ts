@@ -1,7 +1,7 @@
 import { quoteIdentifier, quoteLiteral, type DuckDBConnection } from '../warehouse/index.ts';
 import { adoptStagedParquet } from './adopt-staged-parquet.ts';
-import type { DateWindow } from './backfill.ts';
 import type { StagedFile, TableSpec } from './connector.ts';
+import type { DateWindow } from './date-window.ts';
 import { describeColumns, evolveTable } from './evolve-schema.ts';
 import type { StagedTable } from './staging-area.ts';
 import { SyncFailedError } from './sync-failed-error.ts';

@@ -1,7 +1,7 @@
 import type { DataRoots } from '../config/index.ts';
 import type { LedgerEntry } from '../store/index.ts';
 import type { LakeWrite } from '../warehouse/index.ts';
-import type { DateWindow } from './backfill.ts';
+import type { DateWindow } from './date-window.ts';
 import type { SourceConfig } from './config/index.ts';
 import type { ConnectorLogLevel } from './connector.ts';
 import type { OutboundPolicy } from './outbound/index.ts';

@@ -1,4 +1,4 @@
-import type { DateWindow } from '../backfill.ts';
+import type { DateWindow } from '../date-window.ts';
 import { valueAt } from './json-path.ts';
 
 /** The days a sync reads: a backfill's window, else the `start_date`/`end_date` of the source's section. */

@@ -1,7 +1,7 @@
 import { ENV_REFERENCE_PREFIX, endpointTableName, isEnvReference, type RestApiEndpoint, type RestApiSection } from '../type-definition/index.ts';
 import { basicAuth, bearerAuth, headerAuth, noAuth, oauthTokenAuth, queryAuth, type AuthStrategy } from './auth.ts';
 import { requireEnv } from './credentials.ts';
-import type { DateWindow } from '../backfill.ts';
+import type { DateWindow } from '../date-window.ts';
 import { endOfDay, isWithin, startOfDay, unixSecondsOf } from './date-range.ts';
 import type { RestResource } from './extract-resource.ts';
 import type { HttpClient } from './http-client.ts';

@@ -1,6 +1,6 @@
 import type { SourceConfig } from '../config/index.ts';
 import { GENERIC_CONFIG_SECTION } from '../type-definition/index.ts';
-import type { DateWindow } from '../backfill.ts';
+import type { DateWindow } from '../date-window.ts';
 import type { Connector, CursorState, ExtractContext, RecordSink } from '../connector.ts';
 import type { AuthStrategy } from './auth.ts';
 import { HttpClient } from './http-client.ts';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { DateWindow } from '../backfill.ts';
+import type { DateWindow } from '../date-window.ts';
 import { basicAuth, dateRangeOf, endOfDay, jsonLink, recordsWithin, requireEnv, restSourceConnector, valueAt, withParam, type Paginator, type RestResource } from '../rest/index.ts';
 import { SyncFailedError } from '../sync-failed-error.ts';
 import { boundsInOrder, CalendarDate, EnvVarName, requiredUnless, resourceList, Subdomain, genericConfig, defineSourceType } from '../type-definition/index.ts';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { DateWindow } from '../backfill.ts';
+import type { DateWindow } from '../date-window.ts';
 import { bearerAuth, dateRangeOf, endOfDay, requireEnv, restSourceConnector, unixSecondsOf, withParam, type Paginator, type QueryValue, type RestResource } from '../rest/index.ts';
 import { boundsInOrder, CalendarDate, EnvVarName, HttpUrl, resourceList, defineSourceType } from '../type-definition/index.ts';
 

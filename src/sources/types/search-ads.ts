@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { DateWindow } from '../backfill.ts';
+import type { DateWindow } from '../date-window.ts';
 import type { Connector } from '../connector.ts';
 import { bodyCursor, dateRangeOf, requireEnv, restSourceConnector, type AuthStrategy, type RestResource } from '../rest/index.ts';
 import { EnvVarName, HttpUrl, resourceList, ReportDate, ReportTableName, defineSourceType } from '../type-definition/index.ts';

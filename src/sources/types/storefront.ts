@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { DateWindow } from '../backfill.ts';
+import type { DateWindow } from '../date-window.ts';
 import { dateRangeOf, headerAuth, headerLink, requireEnv, restSourceConnector, type RestResource } from '../rest/index.ts';
 import { boundsInOrder, CalendarDate, EnvVarName, requiredUnless, resourceList, genericConfig, defineSourceType } from '../type-definition/index.ts';
 

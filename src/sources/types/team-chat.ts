@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { DateWindow } from '../backfill.ts';
+import type { DateWindow } from '../date-window.ts';
 import { bearerAuth, cursorParam, dateRangeOf, endOfDay, requireEnv, restSessionConnector, unixSecondsOf, type QueryValue, type RestResource } from '../rest/index.ts';
 import { SyncFailedError } from '../sync-failed-error.ts';
 import { CalendarDate, EnvVarName, HttpUrl, resourceList, StringList, defineSourceType } from '../type-definition/index.ts';
