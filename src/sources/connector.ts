@@ -1,7 +1,18 @@
 import type { DateWindow } from './date-window.ts';
-import type { SourceConfig } from './config/index.ts';
 import type { OutboundPolicy } from './outbound/index.ts';
 import type { SourceOAuthProviderName } from './source-oauth.ts';
+
+/**
+ * A source of sources.yml as a connector or loader is handed one, whatever its type: the fields the engine reads of
+ * every source; a type's own fields are read with `sectionOf`. Not the registry's `SourceConfig`: the registry lists
+ * every type, and so every connector and loader, in turn.
+ */
+export interface AnySource {
+  readonly name: string;
+  readonly type: string;
+  /** Days re-loaded on an incremental sync; a full refresh ignores it. */
+  readonly lookback_days?: number | undefined;
+}
 
 export type WriteDisposition = 'replace' | 'append' | 'merge' | 'history';
 
@@ -49,7 +60,7 @@ export interface CursorState {
 }
 
 export interface ExtractContext {
-  readonly source: SourceConfig;
+  readonly source: AnySource;
   /** The project's environment (.env over the process's), where credentials are read by name. */
   readonly env: Readonly<Record<string, string | undefined>>;
   readonly state: CursorState;

@@ -1,21 +1,28 @@
 import { access } from 'node:fs/promises';
-import type { SourceConfig } from './config/index.ts';
+import type { AnySource } from './connector.ts';
 import { listSourceFiles } from './list-source-files.ts';
 import type { FileLocation, SourceLoader } from './source-loader.ts';
 import { SyncFailedError } from './sync-failed-error.ts';
 import { syncFileSource } from './sync-file-source.ts';
+import { sectionOf, type CsvReadOptions } from './type-definition/index.ts';
 
-/** Where a file type's files are: a local folder, or the reason they cannot be read here. */
-export type LocateFiles<Source extends SourceConfig> = (source: Source, projectDir: string) => FileLocation | { readonly unsupported: string };
+/** Where a file source's files are, and how its CSV files are read. */
+interface FilesToRead extends FileLocation {
+  /** `read_csv` options the source fixes for every CSV file; the rest is detected per file. */
+  readonly csv?: CsvReadOptions | undefined;
+}
+
+/** Where a file type's files are, from its section: a local folder, or the reason they cannot be read here. */
+export type LocateFiles<Section> = (section: Section, projectDir: string) => FilesToRead | { readonly unsupported: string };
 
 /**
  * The loader of a type whose files DuckDB reads itself: the whole sync is one turn of the lake's writer, and the
  * file ledger decides which files are (re)loaded.
  */
-export function readFiles<Source extends SourceConfig>(locateOwn: LocateFiles<Source>): SourceLoader {
-  // A type's loader is handed only its own type's sources (`loaderFor`).
-  const locate = (source: SourceConfig, projectDir: string) => locateOwn(source as Source, projectDir);
-  const fileLocation = (source: SourceConfig, projectDir: string): FileLocation | undefined => {
+export function readFiles<Section>(locateOwn: LocateFiles<Section>): SourceLoader {
+  // A type's loader is handed only its own type's sources (`loaderFor`), whose section its schema parsed.
+  const locate = (source: AnySource, projectDir: string) => locateOwn(sectionOf(source) as Section, projectDir);
+  const fileLocation = (source: AnySource, projectDir: string): FilesToRead | undefined => {
     const location = locate(source, projectDir);
     return 'unsupported' in location ? undefined : location;
   };

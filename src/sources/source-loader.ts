@@ -1,12 +1,10 @@
 import type { DataRoots } from '../config/index.ts';
 import type { LedgerEntry } from '../store/index.ts';
 import type { LakeWrite } from '../warehouse/index.ts';
+import type { AnySource, ConnectorLogLevel } from './connector.ts';
 import type { DateWindow } from './date-window.ts';
-import type { SourceConfig } from './config/index.ts';
-import type { ConnectorLogLevel } from './connector.ts';
 import type { OutboundPolicy } from './outbound/index.ts';
 import type { SourceOAuthProviderName } from './source-oauth.ts';
-import type { CsvReadOptions } from './type-definition/index.ts';
 
 export interface LoadMessage {
   readonly level: ConnectorLogLevel;
@@ -19,13 +17,11 @@ export interface FileLocation {
   /** The field of the source's section that names the folder (`directory`, `bucket_url`). */
   readonly field: string;
   readonly pattern: string;
-  /** `read_csv` options the source fixes for every CSV file; the rest is detected per file. */
-  readonly csv?: CsvReadOptions | undefined;
 }
 
 /** What reading a source needs from the platform, for a sync and for a connection test alike. */
 export interface ReadContext {
-  readonly source: SourceConfig;
+  readonly source: AnySource;
   /** The project's environment (.env over the process's), where credentials are read by name. */
   readonly env: Readonly<Record<string, string | undefined>>;
   readonly now: () => Date;
@@ -88,9 +84,9 @@ export interface LoadOutcome {
 export interface SourceLoader {
   readonly lockScope: 'sync' | 'load';
   /** The local folder a file source reads; undefined for every other source (and for files in object storage). */
-  fileLocation(source: SourceConfig, projectDir: string): FileLocation | undefined;
+  fileLocation(source: AnySource, projectDir: string): FileLocation | undefined;
   /** Why this source cannot be synced on this machine, or undefined when it can; checked before a job is queued. */
-  unsupportedReason(source: SourceConfig, projectDir: string): string | undefined;
+  unsupportedReason(source: AnySource, projectDir: string): string | undefined;
   load(context: LoadContext): Promise<LoadOutcome>;
   /** Proves the source can be read without loading anything; returns a one-line account, throws SyncFailedError with the cause. */
   probe(context: ReadContext): Promise<string>;

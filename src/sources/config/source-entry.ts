@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { closestMatch, deepFreeze, describeKind, formatProblem, isMapping, validate, type Validation } from '../../config/index.ts';
 import { NonEmptyString, SourceName } from '../type-definition/index.ts';
-import type { NativePipelineSection } from '../types/index.ts';
+import type { NativePipelineSection, ResolvedNativePipelineSection } from '../types/index.ts';
 import {
   SECTION_NAMES, SOURCE_TYPE_KEYS, SOURCE_TYPES, definitionOf, isRefusedSourceType, isSourceTypeKey,
   type ConfigurableSourceTypeKey, type DefinitionOf, type GenericSourceTypeKey, type TypedSourceTypeKey,
@@ -30,9 +30,6 @@ type CommonFields = z.output<typeof CommonFields>;
 
 type GenericConfigOf<Key extends GenericSourceTypeKey> = z.output<DefinitionOf<Key>['schema']>;
 
-/** native_pipeline names its pipeline and dataset after the source unless told otherwise. */
-type ResolvedNativePipelineSection = NativePipelineSection & { pipeline_name: string; dataset_name: string };
-
 type SectionOf<Key extends TypedSourceTypeKey> =
   Key extends 'native_pipeline' ? ResolvedNativePipelineSection : z.output<DefinitionOf<Key>['schema']>;
 
@@ -52,8 +49,6 @@ type DeepReadonly<T> = T extends readonly (infer Item)[]
 
 /** One source of sources.yml, defaults applied: narrow on `type` to reach its section (`source.rest_api`, `source.generic_config`). */
 export type SourceConfig = DeepReadonly<TypedSourceConfig | GenericSourceConfig>;
-
-export type SourceConfigOf<Key extends ConfigurableSourceTypeKey> = Extract<SourceConfig, { readonly type: Key }>;
 
 /** Parses the item at `at` of the sources list, or returns every problem it has. */
 export function parseSourceEntry(entry: unknown, at: readonly PropertyKey[], label: string): Validation<SourceConfig> {

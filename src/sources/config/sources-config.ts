@@ -4,7 +4,7 @@ import { ConfigError } from '../../errors.ts';
 import { parseSourceEntry, type SourceConfig } from './source-entry.ts';
 import { SOURCE_TYPES } from './source-types.ts';
 
-export type { SourceConfig, SourceConfigOf } from './source-entry.ts';
+export type { SourceConfig } from './source-entry.ts';
 
 const HEADER = `# Sources Quarry loads into its warehouse, one list item each:
 #   name           required, unique; lowercase letters, digits and underscores, starting with a letter

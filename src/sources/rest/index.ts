@@ -1,5 +1,5 @@
 export { restApiConnector } from './rest-api-connector.ts';
-export { restSourceConnector, restSessionConnector, sectionOf, type RestSession } from './rest-source.ts';
+export { restSourceConnector, restSessionConnector, type RestSession } from './rest-source.ts';
 export type { IncrementalSpec, QueryValue, RestResource } from './extract-resource.ts';
 export { basicAuth, bearerAuth, headerAuth, noAuth, oauthTokenAuth, queryAuth, type AuthStrategy } from './auth.ts';
 export { requireEnv, requireJsonEnv } from './credentials.ts';

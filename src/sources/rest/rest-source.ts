@@ -1,7 +1,6 @@
-import type { SourceConfig } from '../config/index.ts';
-import { GENERIC_CONFIG_SECTION } from '../type-definition/index.ts';
-import type { DateWindow } from '../date-window.ts';
 import type { Connector, CursorState, ExtractContext, RecordSink } from '../connector.ts';
+import type { DateWindow } from '../date-window.ts';
+import { sectionOf } from '../type-definition/index.ts';
 import type { AuthStrategy } from './auth.ts';
 import { HttpClient } from './http-client.ts';
 import { extractResource, type RestResource } from './extract-resource.ts';
@@ -38,15 +37,6 @@ export interface RestSession {
   extract(resource: RestResource, options?: { readonly cursorScope?: string }): Promise<number>;
   /** Fetches every page of a resource and returns its records, staging them too unless `stage` is false. */
   collect(resource: RestResource, options?: { readonly stage?: boolean }): Promise<Record<string, unknown>[]>;
-}
-
-/**
- * The section holding a source's own fields (`payments:`, `generic_config:`, ...): named after its type, or the
- * shared one. Read from the source rather than the type registry, which lists this engine's types in turn.
- */
-export function sectionOf(source: SourceConfig): Readonly<Record<string, unknown>> {
-  const sections = source as unknown as Record<string, Readonly<Record<string, unknown>> | undefined>;
-  return sections[source.type] ?? sections[GENERIC_CONFIG_SECTION] ?? {};
 }
 
 export function restSourceConnector<Section>(definition: RestSourceDefinition<Section>): Connector {

@@ -7,6 +7,7 @@ export {
   isCalendarDate, HttpUrl, NumericId, resourceList, boundsInOrder, requiredUnless,
 } from './field-types.ts';
 export { genericConfig } from './generic-config.ts';
+export { sectionOf } from './section-of.ts';
 export { ReportDate, ReportTableName } from './report-fields.ts';
 export { CsvReadOptions } from './csv-read-options.ts';
 export { ENV_REFERENCE_PREFIX, isEnvReference, looksSecret, refuseSecretLiterals } from './secret-literal.ts';

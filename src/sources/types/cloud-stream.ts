@@ -1,9 +1,8 @@
 import { z } from 'zod';
-import type { SourceConfigOf } from '../config/index.ts';
 import type { Connector, ExtractContext } from '../connector.ts';
 import { HttpClient, valueAt, type AuthStrategy, type HttpRequest } from '../rest/index.ts';
 import { SyncFailedError } from '../sync-failed-error.ts';
-import { EnvVarName, genericConfig, defineSourceType } from '../type-definition/index.ts';
+import { EnvVarName, genericConfig, defineSourceType, sectionOf } from '../type-definition/index.ts';
 import { googleAuth, readGoogleCredentials } from './google-credentials.ts';
 
 /** Pub/Sub resource names: letters first, then letters, digits and `-_.~+%`, 3 to 255 characters. */
@@ -105,7 +104,7 @@ function openSubscription(config: CloudStreamConfig, context: ExtractContext): S
  */
 const cloudStreamConnector: Connector = {
   async extract(context, sink) {
-    const config = (context.source as SourceConfigOf<'cloud_stream'>).generic_config;
+    const config = sectionOf(context.source) as CloudStreamConfig;
     const subscription = openSubscription(config, context);
     const writer = sink.table({ name: config.table_name, disposition: 'merge', primaryKey: ['message_id'] });
     const ackIds: string[] = [];

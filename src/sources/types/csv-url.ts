@@ -1,9 +1,8 @@
 import path from 'node:path';
 import { z } from 'zod';
-import type { SourceConfigOf } from '../config/index.ts';
 import type { Connector } from '../connector.ts';
 import { describeUrl } from '../rest/index.ts';
-import { defineSourceType, EnvVarName, HttpUrl } from '../type-definition/index.ts';
+import { defineSourceType, EnvVarName, HttpUrl, sectionOf } from '../type-definition/index.ts';
 import { publishedFileRequest } from './published-file.ts';
 
 export const CsvUrlSection = z.strictObject({
@@ -15,15 +14,14 @@ export const CsvUrlSection = z.strictObject({
 });
 export type CsvUrlSection = z.output<typeof CsvUrlSection>;
 
-type CsvUrlSource = SourceConfigOf<'csv_url'>;
-
 /**
  * `csv_url`: one CSV file downloaded over HTTP(S), with the engine's retries, into the job's scratch folder;
  * DuckDB's CSV reader loads it whole into `raw_<source>.<source>`, which each sync replaces.
  */
 const csvUrlConnector: Connector = {
   async extract(context, sink) {
-    const { csv_url: section, name } = context.source as CsvUrlSource;
+    const section = sectionOf(context.source) as CsvUrlSection;
+    const { name } = context.source;
     const { http, request } = await publishedFileRequest(context, section, 'text/csv, */*');
     const file = path.join(context.workDir, `${name}.csv`);
     await http.download(request, file);

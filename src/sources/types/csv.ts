@@ -1,6 +1,5 @@
 import path from 'node:path';
 import { z } from 'zod';
-import type { SourceConfigOf } from '../config/index.ts';
 import { readFiles } from '../file-loader.ts';
 import type { SourceLoader } from '../source-loader.ts';
 import { FilePattern, NonEmptyString, defineSourceType } from '../type-definition/index.ts';
@@ -13,8 +12,8 @@ export const CsvSection = z.strictObject({
 export type CsvSection = z.output<typeof CsvSection>;
 
 /** `csv`: the folder that uploads through the API land in. */
-const csvLoader: SourceLoader = readFiles<SourceConfigOf<'csv'>>((source, projectDir) => ({
-  directory: path.resolve(projectDir, source.csv.directory), field: 'directory', pattern: source.csv.file_pattern,
+const csvLoader: SourceLoader = readFiles<CsvSection>((section, projectDir) => ({
+  directory: path.resolve(projectDir, section.directory), field: 'directory', pattern: section.file_pattern,
 }));
 
 export const csvType = defineSourceType({

@@ -1,13 +1,12 @@
 import { MongoClient, type Db, type Document, type Filter, type Sort } from 'mongodb';
 import { z } from 'zod';
 import { firstLineOf } from '../../errors.ts';
-import type { SourceConfigOf } from '../config/index.ts';
 import type { Connector, ExtractContext, RecordSink } from '../connector.ts';
 import { plainValue, restoreCursor, saveCursor } from '../documents/index.ts';
 import { hostOfServer, type OutboundPolicy } from '../outbound/index.ts';
 import { requireEnv, valueAt } from '../rest/index.ts';
 import { SyncFailedError } from '../sync-failed-error.ts';
-import { EnvVarName, NonEmptyString, StringList, genericConfig, defineSourceType } from '../type-definition/index.ts';
+import { EnvVarName, NonEmptyString, StringList, genericConfig, defineSourceType, sectionOf } from '../type-definition/index.ts';
 
 export const DocumentDbConfig = genericConfig({
   /** Names the variable holding a `mongodb://` or `mongodb+srv://` connection URL. */
@@ -42,7 +41,7 @@ const URL_PATTERN = /^mongodb(?:\+srv)?:\/\/(?:(?<userInfo>[^@/]*)@)?(?<hosts>[^
  */
 const documentDbConnector: Connector = {
   async extract(context, sink) {
-    const config = (context.source as SourceConfigOf<'document_db'>).generic_config;
+    const config = sectionOf(context.source) as DocumentDbConfig;
     const url = requireEnv(context.env, config.credentials_env, 'the MongoDB connection URL (mongodb://user:password@host:27017/database)');
     const parts = URL_PATTERN.exec(url)?.groups;
     if (parts?.hosts === undefined) throw new SyncFailedError(`The environment variable ${config.credentials_env} does not hold a mongodb:// or mongodb+srv:// URL`);
@@ -80,7 +79,7 @@ async function checkHosts(url: string, hosts: string, outbound: OutboundPolicy):
 }
 
 async function exportCollections(
-  db: Db, config: SourceConfigOf<'document_db'>['generic_config'], context: ExtractContext, sink: RecordSink, describe: (error: unknown) => string,
+  db: Db, config: DocumentDbConfig, context: ExtractContext, sink: RecordSink, describe: (error: unknown) => string,
 ): Promise<void> {
   const available = await db.listCollections({}, { nameOnly: true }).toArray().then(
     (collections) => collections.map((collection) => collection.name).filter((name) => !name.startsWith('system.')).sort(),

@@ -1,10 +1,9 @@
 import { z } from 'zod';
-import type { SourceConfigOf } from '../config/index.ts';
 import type { Connector, ExtractContext, RecordSink, TableWriter } from '../connector.ts';
 import { requireEnv } from '../rest/index.ts';
 import { readJetStream, readKafka, type NatsCredentials, type StreamRead, type StreamReadRequest } from '../streams/index.ts';
 import { SyncFailedError } from '../sync-failed-error.ts';
-import { EnvVarName, NonEmptyString, StringList, genericConfig, defineSourceType } from '../type-definition/index.ts';
+import { EnvVarName, NonEmptyString, StringList, genericConfig, defineSourceType, sectionOf } from '../type-definition/index.ts';
 import { snakeCase } from './snake-case.ts';
 
 export const STREAM_PROTOCOLS = ['kafka', 'nats'] as const;
@@ -96,7 +95,7 @@ const WRITE_BATCH = 1_000;
  */
 const eventStreamConnector: Connector = {
   async extract(context, sink) {
-    const config = (context.source as SourceConfigOf<'event_stream'>).generic_config;
+    const config = sectionOf(context.source) as EventStreamConfig;
     const tables = new BatchedTables(sink, tableNamesOf(config.protocol === 'kafka' ? config.topics ?? [] : [config.stream ?? '']));
     const request: StreamReadRequest = {
       consumerName: (config.protocol === 'kafka' ? config.group_id : config.durable_name) ?? `quarry_${context.source.name}`,
@@ -117,7 +116,7 @@ const eventStreamConnector: Connector = {
   },
 };
 
-function readStream(config: SourceConfigOf<'event_stream'>['generic_config'], context: ExtractContext, request: StreamReadRequest): Promise<StreamRead> {
+function readStream(config: EventStreamConfig, context: ExtractContext, request: StreamReadRequest): Promise<StreamRead> {
   const username = config.username_env === undefined ? undefined : requireEnv(context.env, config.username_env, 'the user name for the broker');
   const password = config.password_env === undefined ? undefined : requireEnv(context.env, config.password_env, 'the password for the broker');
   if (config.protocol === 'kafka') {

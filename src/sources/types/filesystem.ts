@@ -1,6 +1,5 @@
 import path from 'node:path';
 import { z } from 'zod';
-import type { SourceConfigOf } from '../config/index.ts';
 import { readFiles } from '../file-loader.ts';
 import type { SourceLoader } from '../source-loader.ts';
 import { EnvVarName, FilePattern, NonEmptyString, defineSourceType } from '../type-definition/index.ts';
@@ -16,12 +15,12 @@ export const FilesystemSection = z.strictObject({
 export type FilesystemSection = z.output<typeof FilesystemSection>;
 
 /** `filesystem`: files under a local path or a `file://` URL; object storage (`s3://`…) is not readable yet. */
-const filesystemLoader: SourceLoader = readFiles<SourceConfigOf<'filesystem'>>((source, projectDir) => {
-  const url = source.filesystem.bucket_url;
+const filesystemLoader: SourceLoader = readFiles<FilesystemSection>((section, projectDir) => {
+  const url = section.bucket_url;
   if (/^[a-z][a-z0-9+.-]*:\/\//i.test(url) && !url.startsWith('file://')) {
     return { unsupported: `its files in ${url}: object storage is not readable yet; point bucket_url at a local folder` };
   }
-  return { directory: path.resolve(projectDir, url.replace(/^file:\/\//, '')), field: 'bucket_url', pattern: source.filesystem.file_pattern };
+  return { directory: path.resolve(projectDir, url.replace(/^file:\/\//, '')), field: 'bucket_url', pattern: section.file_pattern };
 });
 
 export const filesystemType = defineSourceType({

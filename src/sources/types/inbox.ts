@@ -1,12 +1,11 @@
 import { ImapFlow, type FetchMessageObject, type MessageAddressObject } from 'imapflow';
 import { z } from 'zod';
 import { firstLineOf } from '../../errors.ts';
-import type { SourceConfigOf } from '../config/index.ts';
 import type { Connector, ExtractContext, TableSpec } from '../connector.ts';
 import { tlsServerName } from '../outbound/index.ts';
 import { requireEnv } from '../rest/index.ts';
 import { SyncFailedError } from '../sync-failed-error.ts';
-import { CalendarDate, EnvVarName, NonEmptyString, genericConfig, defineSourceType } from '../type-definition/index.ts';
+import { CalendarDate, EnvVarName, NonEmptyString, genericConfig, defineSourceType, sectionOf } from '../type-definition/index.ts';
 import { attachmentsOf, htmlToText, textPartOf } from './mail-parts.ts';
 
 const HostName = z.string().regex(/^[A-Za-z0-9]([A-Za-z0-9-.]*[A-Za-z0-9])?$/, {
@@ -125,7 +124,7 @@ async function extractMailbox(client: ImapFlow, config: InboxConfig, context: Ex
 /** `inbox`: one folder of an IMAP mailbox, new messages by UID (with the folder's UIDVALIDITY in the cursor). */
 const inboxConnector: Connector = {
   async extract(context, sink) {
-    const config = (context.source as SourceConfigOf<'inbox'>).generic_config;
+    const config = sectionOf(context.source) as InboxConfig;
     const user = requireEnv(context.env, config.username_env, 'the IMAP user name');
     const password = requireEnv(context.env, config.password_env, 'the IMAP password');
     const port = config.port ?? (config.tls ? 993 : 143);

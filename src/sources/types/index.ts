@@ -56,4 +56,4 @@ export const SOURCE_TYPE_DEFINITIONS = [
   csvUrlType, jsonUrlType,
 ] as const satisfies readonly SourceTypeDefinition[];
 
-export type { NativePipelineSection } from './native-pipeline.ts';
+export type { NativePipelineSection, ResolvedNativePipelineSection } from './native-pipeline.ts';

@@ -1,10 +1,9 @@
 import path from 'node:path';
 import { z } from 'zod';
-import type { SourceConfigOf } from '../config/index.ts';
 import type { Connector } from '../connector.ts';
 import { describeUrl, valueAt } from '../rest/index.ts';
 import { SyncFailedError } from '../sync-failed-error.ts';
-import { defineSourceType, EnvVarName, HttpUrl, NonEmptyString } from '../type-definition/index.ts';
+import { defineSourceType, EnvVarName, HttpUrl, NonEmptyString, sectionOf } from '../type-definition/index.ts';
 import { publishedFileRequest } from './published-file.ts';
 
 export const JsonUrlSection = z.strictObject({
@@ -22,8 +21,6 @@ export const JsonUrlSection = z.strictObject({
 });
 export type JsonUrlSection = z.output<typeof JsonUrlSection>;
 
-type JsonUrlSource = SourceConfigOf<'json_url'>;
-
 /**
  * `json_url`: one JSON document or JSON Lines file downloaded over HTTP(S), with the engine's retries, and loaded
  * whole into `raw_<source>.<source>`, which each sync replaces. A JSON Lines file is streamed to the job's scratch
@@ -31,7 +28,8 @@ type JsonUrlSource = SourceConfigOf<'json_url'>;
  */
 const jsonUrlConnector: Connector = {
   async extract(context, sink) {
-    const { json_url: section, name } = context.source as JsonUrlSource;
+    const section = sectionOf(context.source) as JsonUrlSection;
+    const { name } = context.source;
     const { http, request } = await publishedFileRequest(context, section, 'application/json, application/jsonl, */*');
     const table = sink.table({ name, disposition: 'replace' });
     if (section.format === 'jsonl') {

@@ -1,6 +1,5 @@
 import path from 'node:path';
 import { z } from 'zod';
-import type { SourceConfigOf } from '../config/index.ts';
 import { readFiles } from '../file-loader.ts';
 import type { SourceLoader } from '../source-loader.ts';
 import { CsvReadOptions, FilePattern, NonEmptyString, defineSourceType } from '../type-definition/index.ts';
@@ -16,8 +15,8 @@ export const LocalFilesSection = z.strictObject({
 export type LocalFilesSection = z.output<typeof LocalFilesSection>;
 
 /** `local_files`: CSV, JSON and Parquet files in a folder inside one of the project's data roots (data/ by default). */
-const localFilesLoader: SourceLoader = readFiles<SourceConfigOf<'local_files'>>((source, projectDir) => ({
-  directory: path.resolve(projectDir, source.local_files.directory), field: 'directory', pattern: source.local_files.file_pattern, csv: source.local_files.csv,
+const localFilesLoader: SourceLoader = readFiles<LocalFilesSection>((section, projectDir) => ({
+  directory: path.resolve(projectDir, section.directory), field: 'directory', pattern: section.file_pattern, csv: section.csv,
 }));
 
 export const localFilesType = defineSourceType({

@@ -4,12 +4,11 @@ import { createInterface } from 'node:readline';
 import { z } from 'zod';
 import { signalProcessGroup } from '../../child-process/index.ts';
 import { PythonEnvironmentError, pythonExecutable } from '../../python/index.ts';
-import type { SourceConfigOf } from '../config/index.ts';
 import type { Connector, ExtractContext } from '../connector.ts';
 import { PIPELINES_FOLDER, pipelineModuleProblem } from '../pipeline-module.ts';
 import { requireEnv } from '../rest/index.ts';
 import { SyncFailedError } from '../sync-failed-error.ts';
-import { defineSourceType, SourceName, refuseSecretLiterals } from '../type-definition/index.ts';
+import { defineSourceType, SourceName, refuseSecretLiterals, sectionOf } from '../type-definition/index.ts';
 
 const PythonModule = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*$/, {
   error: (issue) => `${JSON.stringify(issue.input)} is not a Python module name`,
@@ -31,6 +30,9 @@ export const NativePipelineSection = z.strictObject({
   dataset_name: SourceName.optional(),
 });
 export type NativePipelineSection = z.output<typeof NativePipelineSection>;
+
+/** The section as a parsed source holds it: the pipeline and dataset are named after the source unless told otherwise. */
+export type ResolvedNativePipelineSection = NativePipelineSection & { pipeline_name: string; dataset_name: string };
 
 const RUNNER = path.join(import.meta.dirname, '..', 'native', 'run_pipeline.py');
 const ENV_REFERENCE = /^env:([A-Z_][A-Z0-9_]*)$/;
@@ -66,7 +68,7 @@ function resolveEnvReferences(value: unknown, env: ExtractContext['env'], secret
  */
 const nativePipelineConnector: Connector = {
   async extract(context, sink) {
-    const config = (context.source as SourceConfigOf<'native_pipeline'>).native_pipeline;
+    const config = sectionOf(context.source) as ResolvedNativePipelineSection;
     const secrets = new Set<string>();
     // Checked again here, not only when saved: the file may have moved or been replaced by a symlink since.
     const moduleProblem = pipelineModuleProblem(config.source_module, context.projectDir);

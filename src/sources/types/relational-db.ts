@@ -1,12 +1,11 @@
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { z } from 'zod';
-import type { SourceConfigOf } from '../config/index.ts';
 import type { Connector } from '../connector.ts';
 import { connectDatabase, databaseCause, type DatabaseReader } from '../databases/index.ts';
 import { requireEnv } from '../rest/index.ts';
 import { SyncFailedError } from '../sync-failed-error.ts';
-import { EnvVarName, NonEmptyString, StringList, genericConfig, defineSourceType } from '../type-definition/index.ts';
+import { EnvVarName, NonEmptyString, StringList, genericConfig, defineSourceType, sectionOf } from '../type-definition/index.ts';
 
 export const RelationalDbConfig = genericConfig({
   /** Names the variable holding a `postgresql://` or `mysql://` connection URL. */
@@ -26,7 +25,7 @@ export type RelationalDbConfig = z.output<typeof RelationalDbConfig>;
  */
 const relationalDbConnector: Connector = {
   async extract(context, sink) {
-    const config = (context.source as SourceConfigOf<'relational_db'>).generic_config;
+    const config = sectionOf(context.source) as RelationalDbConfig;
     const variable = config.credentials_env;
     const url = requireEnv(context.env, variable, 'the database connection URL (postgresql://user:password@host:5432/db or mysql://...)');
     const reader = await connectDatabase(url, variable, context.outbound);
@@ -41,7 +40,7 @@ const relationalDbConnector: Connector = {
 
 async function exportTables(
   reader: DatabaseReader,
-  config: SourceConfigOf<'relational_db'>['generic_config'],
+  config: RelationalDbConfig,
   context: Parameters<Connector['extract']>[0],
   sink: Parameters<Connector['extract']>[1],
   url: URL,
