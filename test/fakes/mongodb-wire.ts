@@ -16,6 +16,8 @@ export interface FakeMongo {
   collection(database: string, name: string): Document[];
   /** Every command name received, in order (handshakes included). */
   readonly commands: string[];
+  /** How many connections it has accepted. */
+  readonly connections: number;
   close(): Promise<void>;
 }
 
@@ -29,7 +31,17 @@ interface Conversation { user: string; clientFirstBare: string; serverFirst: str
 interface ConnectionState { authenticated: boolean; conversation?: Conversation }
 interface OpenCursor { namespace: string; remaining: Document[] }
 
-export async function startFakeMongo(options: { users?: Readonly<Record<string, string>> } = {}): Promise<FakeMongo> {
+/**
+ * A replica set this server says it belongs to, as its hello answers: `hosts` are the members, as host:port, given
+ * this server's port; the first is this server, the primary unless `primary` names another member.
+ */
+export interface FakeReplicaSet {
+  readonly name: string;
+  readonly hosts: (port: number) => readonly string[];
+  readonly primary?: (port: number) => string;
+}
+
+export async function startFakeMongo(options: { users?: Readonly<Record<string, string>>; replicaSet?: FakeReplicaSet } = {}): Promise<FakeMongo> {
   const databases = new Map<string, Map<string, Document[]>>();
   const cursors = new Map<string, OpenCursor>();
   const commands: string[] = [];
@@ -54,6 +66,16 @@ export async function startFakeMongo(options: { users?: Readonly<Record<string, 
     return { id: Long.fromNumber(id), batch };
   };
 
+  const membership = (): Document => {
+    const replicaSet = options.replicaSet;
+    if (replicaSet === undefined) return { ismaster: true, isWritablePrimary: true };
+    const hosts = replicaSet.hosts(port);
+    const me = hosts[0];
+    const primary = replicaSet.primary?.(port) ?? me;
+    const isPrimary = primary === me;
+    return { ismaster: isPrimary, isWritablePrimary: isPrimary, secondary: !isPrimary, setName: replicaSet.name, setVersion: 1, hosts, me, primary };
+  };
+
   const answer = (command: Document, state: ConnectionState, connectionId: number): Document => {
     const name = Object.keys(command)[0] ?? '';
     commands.push(name);
@@ -61,7 +83,7 @@ export async function startFakeMongo(options: { users?: Readonly<Record<string, 
     switch (name.toLowerCase()) {
       case 'hello': case 'ismaster':
         return {
-          helloOk: true, ismaster: true, isWritablePrimary: true, maxBsonObjectSize: 16 * 1024 * 1024, maxMessageSizeBytes: 48_000_000,
+          helloOk: true, ...membership(), maxBsonObjectSize: 16 * 1024 * 1024, maxMessageSizeBytes: 48_000_000,
           maxWriteBatchSize: 100_000, localTime: new Date(), logicalSessionTimeoutMinutes: 30, connectionId, minWireVersion: 0, maxWireVersion: 21,
           readOnly: false, ...(command.saslSupportedMechs === undefined ? {} : { saslSupportedMechs: ['SCRAM-SHA-256'] }), ok: 1,
         };
@@ -140,6 +162,7 @@ export async function startFakeMongo(options: { users?: Readonly<Record<string, 
   return {
     port,
     commands,
+    get connections() { return connections; },
     collection,
     url: (database, credentials) => {
       const userInfo = credentials === undefined ? '' : `${encodeURIComponent(credentials.user)}:${encodeURIComponent(credentials.password)}@`;

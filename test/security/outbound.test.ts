@@ -9,6 +9,7 @@ import { startWebhookReceiver, type WebhookReceiver } from '../support/alert-rec
 import { startDovecot, type DovecotServer } from '../support/dovecot.ts';
 import { startFakeApi, type FakeApi } from '../support/fake-api.ts';
 import { startQuarry, type TestQuarry } from '../support/quarry.ts';
+import { logMessages, syncAndWait } from '../support/sync.ts';
 
 /** What a loopback service answers: none of it may reach the editor. */
 const LOOPBACK_SECRET = 'superset-secret-body-7c1e';
@@ -237,5 +238,69 @@ describe('database, broker and mail drivers connect to the address the policy ch
       `Could not connect to Kafka at kafka${PINNED_SUFFIX}:${String(brokerPort)}: the host name does not resolve`,
       `Could not resolve the host name mail${PINNED_SUFFIX} (DNS lookup failed)`,
     ]);
+  });
+});
+
+describe('a MongoDB server that names replica-set members on this machine', () => {
+  const database = `members_${randomBytes(4).toString('hex')}`;
+  const refusal = 'Quarry does not connect to 127.0.0.1: it is a loopback address (this machine); an admin can allow the host under network.allow_private in project.yml';
+  /** A member on 127.0.0.1, which project.yml does not allow (only the name localhost is): it counts the connections it gets. */
+  let loopbackMember: FakeMongo;
+  /** The editor's server, reached as localhost: a primary that names the loopback member by its IP address. */
+  let primary: FakeMongo;
+  /** A secondary, reached as localhost, whose only primary is the loopback member. */
+  let secondary: FakeMongo;
+  let quarry: TestQuarry;
+
+  beforeAll(async () => {
+    loopbackMember = await startFakeMongo();
+    const member = `127.0.0.1:${String(loopbackMember.port)}`;
+    primary = await startFakeMongo({ replicaSet: { name: 'rs0', hosts: (port) => [`localhost:${String(port)}`, member] } });
+    secondary = await startFakeMongo({ replicaSet: { name: 'rs1', hosts: (port) => [`localhost:${String(port)}`, member], primary: () => member } });
+    primary.collection(database, 'orders').push({ _id: 'o-1', total: 5 }, { _id: 'o-2', total: 7 });
+    quarry = await startQuarry({
+      projectConfig: { network: { allow_private: ['localhost'] } },
+      env: {
+        PRIMARY_URL: `mongodb://localhost:${String(primary.port)}/${database}`,
+        SECONDARY_URL: `mongodb://localhost:${String(secondary.port)}/${database}?serverSelectionTimeoutMS=1500`,
+      },
+      sourcesYaml: `sources:
+  - { name: members, type: document_db, generic_config: { credentials_env: PRIMARY_URL } }
+  - { name: stranded, type: document_db, generic_config: { credentials_env: SECONDARY_URL } }
+`,
+    });
+  });
+  afterAll(async () => {
+    await quarry.close();
+    await Promise.all([loopbackMember.close(), primary.close(), secondary.close()]);
+  });
+
+  it('syncs from the allowed primary, and the member it names at a loopback address gets no connection', async () => {
+    expect(await syncAndWait(quarry, 'members')).toMatchObject({ type: 'sync_completed', rows: 2 });
+    expect(await quarry.query('SELECT _id, total FROM raw_members.orders ORDER BY _id')).toEqual([{ _id: 'o-1', total: 5 }, { _id: 'o-2', total: 7 }]);
+    expect(loopbackMember.connections).toBe(0);
+    // Not for want of trying (the driver's monitor connects as soon as the primary names the member): the proxy refused it.
+    expect(logMessages(quarry, 'members', 'WARNING')).toEqual([`A server of localhost:${String(primary.port)} named a host Quarry did not connect to: ${refusal}`]);
+  });
+
+  it('fails with the refusal when the only primary a server names is on this machine', async () => {
+    const end = await syncAndWait(quarry, 'stranded');
+    expect(loopbackMember.connections).toBe(0);
+    expect(end.type === 'sync_failed' ? end.error : '').toBe(`Could not connect to MongoDB at localhost:${String(secondary.port)}: ${refusal}`);
+  });
+
+  it('refuses a URL that names a proxy of its own, or signs in as this machine, before connecting', async () => {
+    const before = primary.connections;
+    const cases = [
+      ['?proxyHost=127.0.0.1&proxyPort=1080', 'sets proxyHost= among its parameters: Quarry reaches MongoDB through its own proxy, which checks every address; remove it'],
+      ['?authMechanism=oidc&authMechanismProperties=ENVIRONMENT:azure,TOKEN_RESOURCE:quarry', 'signs in with MONGODB-OIDC, which uses this machine\'s own identity; give a user and password (or an X.509 certificate) instead'],
+    ] as const;
+    for (const [parameters, problem] of cases) {
+      const tested = await quarry.request('POST', '/api/source-test', {
+        as: 'editor', body: { type: 'document_db', config: { credentials_env: 'MONGO_URL' }, secrets: { MONGO_URL: `mongodb://localhost:${String(primary.port)}/${database}${parameters}` } },
+      });
+      expect(tested.json).toEqual({ success: false, message: `The URL in MONGO_URL ${problem}` });
+    }
+    expect(primary.connections).toBe(before);
   });
 });

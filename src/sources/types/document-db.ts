@@ -1,9 +1,9 @@
-import { MongoClient, type Db, type Document, type Filter, type Sort } from 'mongodb';
+import { AuthMechanism, MongoClient, MongoNetworkError, MongoServerSelectionError, type Db, type Document, type Filter, type Sort } from 'mongodb';
 import { z } from 'zod';
 import { firstLineOf } from '../../errors.ts';
 import type { Connector, ExtractContext, RecordSink } from '../connector.ts';
 import { plainValue, restoreCursor, saveCursor } from '../documents/index.ts';
-import { hostOfServer, type OutboundPolicy } from '../outbound/index.ts';
+import { OutboundRefusedError, OutboundSocksProxy, hostOfServer, type OutboundPolicy } from '../outbound/index.ts';
 import { requireEnv, valueAt } from '../rest/index.ts';
 import { SyncFailedError } from '../sync-failed-error.ts';
 import { EnvVarName, NonEmptyString, StringList, genericConfig, defineSourceType, sectionOf } from '../type-definition/index.ts';
@@ -49,33 +49,72 @@ const documentDbConnector: Connector = {
     const password = decodeURIComponent(parts.userInfo?.split(':').slice(1).join(':') ?? '');
     const database = config.database ?? decodeURIComponent(parts.database ?? '');
     if (database === '') throw new SyncFailedError(`Name the database: set generic_config.database, or end the URL in ${config.credentials_env} with /<database>`);
-    const client = new MongoClient(url, {
-      appName: 'quarry',
-      // Every connection resolves its host through the policy as it connects: the URL's hosts, the members a replica set names, a proxy.
-      lookup: context.outbound.lookup,
-      ...(/[?&]serverSelectionTimeoutMS=/i.test(url) ? {} : { serverSelectionTimeoutMS: SERVER_SELECTION_TIMEOUT_MS }),
-    });
-    const cause = (error: unknown): string => mongoCause(error, password);
+    refuseOwnProxy(url, config.credentials_env);
+    const proxy = await OutboundSocksProxy.open(context.outbound);
     try {
-      await checkHosts(url, where, context.outbound).then(() => client.connect()).catch((error: unknown) => {
-        if (error instanceof SyncFailedError) throw error;
-        throw new SyncFailedError(`Could not connect to MongoDB at ${where}: ${cause(error)}`);
+      const client = new MongoClient(url, {
+        appName: 'quarry',
+        // Every connection goes through the proxy, which connects where the policy allows: the URL's hosts, the members
+        // a replica set names (an IP address too, which a driver's `lookup` would never see), an SRV record's hosts.
+        proxyHost: proxy.host, proxyPort: proxy.port, proxyUsername: proxy.username, proxyPassword: proxy.password,
+        ...(/[?&]serverSelectionTimeoutMS=/i.test(url) ? {} : { serverSelectionTimeoutMS: SERVER_SELECTION_TIMEOUT_MS }),
       });
-      await exportCollections(client.db(database), config, context, sink, (error) => `${where}/${database}: ${cause(error)}`);
+      const cause = (error: unknown): string => mongoCause(failureBehind(error, proxy) ?? error, password);
+      try {
+        refuseMachineSignIn(client, config.credentials_env);
+        await checkHosts(url, where, context.outbound).then(() => client.connect()).catch((error: unknown) => {
+          if (error instanceof SyncFailedError) throw error;
+          throw new SyncFailedError(`Could not connect to MongoDB at ${where}: ${cause(error)}`);
+        });
+        await exportCollections(client.db(database), config, context, sink, (error) => `${where}/${database}: ${cause(error)}`);
+        for (const refusal of new Set(proxy.failures.filter((failure) => failure instanceof OutboundRefusedError).map((failure) => failure.message))) {
+          context.log('WARNING', `A server of ${where} named a host Quarry did not connect to: ${refusal}`);
+        }
+      } finally {
+        await client.close().catch(() => undefined);
+      }
     } finally {
-      await client.close().catch(() => undefined);
+      await proxy.close();
     }
   },
 };
 
 /**
- * Checks the hosts the URL names, since the driver reaches an IP address without calling `lookup`; an SRV name is
- * only a record to look up (the driver then connects to the names it holds, through `lookup`).
+ * Checks the hosts the URL names before the driver tries them, so a refused one fails at once with the refusal rather
+ * than after server selection gives up (the proxy would refuse it all the same); an SRV name is only a record to look
+ * up, whose hosts the proxy checks.
  */
 async function checkHosts(url: string, hosts: string, outbound: OutboundPolicy): Promise<void> {
-  const proxy = /[?&]proxyHost=([^&]*)/i.exec(url)?.[1];
-  const servers = [...(/^mongodb\+srv:/i.test(url) ? [] : hosts.split(',')), ...(proxy === undefined ? [] : [decodeURIComponent(proxy)])];
+  const servers = /^mongodb\+srv:/i.test(url) ? [] : hosts.split(',');
   await Promise.all(servers.map((server) => outbound.resolveReachable(hostOfServer(server))));
+}
+
+/** Refuses a URL that names a proxy of its own: Quarry's always wins, so this only says so rather than ignore it. */
+function refuseOwnProxy(url: string, variable: string): void {
+  const own = [...new URLSearchParams(url.split('?')[1] ?? '').keys()].find((key) => key.toLowerCase().startsWith('proxy'));
+  if (own !== undefined) {
+    throw new SyncFailedError(`The URL in ${variable} sets ${own}= among its parameters: Quarry reaches MongoDB through its own proxy, which checks every address; remove it`);
+  }
+}
+
+/**
+ * Refuses the sign-ins that use this machine's identity rather than the source's credentials: they fetch a token from
+ * the cloud's metadata address (past the proxy) or read one from the machine's files, and hand it to the server. The
+ * driver's reading of the URL is checked, since it matches `authMechanism` loosely (`oidc` means MONGODB-OIDC).
+ */
+function refuseMachineSignIn(client: MongoClient, variable: string): void {
+  const mechanism = client.options.credentials?.mechanism;
+  if (mechanism !== undefined && MACHINE_SIGN_INS.includes(mechanism)) {
+    throw new SyncFailedError(`The URL in ${variable} signs in with ${mechanism}, which uses this machine's own identity; give a user and password (or an X.509 certificate) instead`);
+  }
+}
+
+const MACHINE_SIGN_INS: readonly string[] = [AuthMechanism.MONGODB_OIDC, AuthMechanism.MONGODB_AWS];
+
+/** The proxy's failure behind a driver's network error, which names only the SOCKS reply: a refusal first, else the latest. */
+function failureBehind(error: unknown, proxy: OutboundSocksProxy): Error | undefined {
+  if (!(error instanceof MongoNetworkError || error instanceof MongoServerSelectionError)) return undefined;
+  return proxy.failures.find((failure) => failure instanceof OutboundRefusedError) ?? proxy.failures.at(-1);
 }
 
 async function exportCollections(
