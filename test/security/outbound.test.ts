@@ -71,19 +71,25 @@ describe('outbound requests of sources and alerts', () => {
     expect(tested.json).toEqual({ success: false, message: `Quarry does not connect to ${refused}: it is a loopback address (this machine); ${REFUSAL_ADVICE}` });
   });
 
-  it('refuses a database URL that names no host, or sends the driver elsewhere through its parameters', async () => {
+  it('refuses a database URL that names no host, or whose options send the driver elsewhere or to a file of this machine', async () => {
+    const postgresOptions = 'sslmode, sslnegotiation, sslcompression, sslsni, ssl_min_protocol_version, ssl_max_protocol_version, channel_binding, gssencmode, '
+      + 'require_auth, connect_timeout, tcp_user_timeout, keepalives, keepalives_idle, keepalives_interval, keepalives_count, target_session_attrs, client_encoding, options';
+    const refusedOption = (name: string, scheme: string, options: string): string => `The URL in PG_URL sets ${name}=, which Quarry does not hand the database's client: `
+      + `the host belongs in the URL (${scheme}//user:password@host:port/database), and after ? only these options: ${options}`;
     const cases = [
-      ['postgresql://postgres@db.example.com:5432/test?host=127.0.0.1', 'sets host= among its parameters', 'postgresql:'],
-      ['postgresql://postgres@db.example.com/test?sslmode=require&hostaddr=127.0.0.1', 'sets hostaddr= among its parameters', 'postgresql:'],
-      ['postgresql://postgres@db.example.com/test?service=local', 'sets service= among its parameters', 'postgresql:'],
-      ['mysql://root@db.example.com/test?socket=%2Frun%2Fmysqld%2Fmysqld.sock', 'sets socket= among its parameters', 'mysql:'],
-      ['postgresql:///test', 'names no host', 'postgresql:'],
+      ['postgresql://postgres@db.example.com:5432/test?host=127.0.0.1', refusedOption('host', 'postgresql:', postgresOptions)],
+      ['postgresql://postgres@db.example.com/test?sslmode=require&hostaddr=127.0.0.1', refusedOption('hostaddr', 'postgresql:', postgresOptions)],
+      ['postgresql://postgres@db.example.com/test?service=local', refusedOption('service', 'postgresql:', postgresOptions)],
+      ['postgresql://postgres@db.example.com/test?sslmode=verify-full&sslrootcert=%2Fetc%2Fshadow', refusedOption('sslrootcert', 'postgresql:', postgresOptions)],
+      ['postgresql://postgres@db.example.com/test?sslkeylogfile=%2Ftmp%2Fkeys', refusedOption('sslkeylogfile', 'postgresql:', postgresOptions)],
+      ['postgresql://postgres@db.example.com/test?passfile=%2Froot%2F.pgpass', refusedOption('passfile', 'postgresql:', postgresOptions)],
+      ['mysql://root@db.example.com/test?socket=%2Frun%2Fmysqld%2Fmysqld.sock', refusedOption('socket', 'mysql:', 'ssl_mode, ssl_cipher, compress')],
+      ['mysql://root@db.example.com/test?ssl_ca=%2Fetc%2Fpasswd', refusedOption('ssl_ca', 'mysql:', 'ssl_mode, ssl_cipher, compress')],
+      ['postgresql:///test', "The URL in PG_URL names no host: write the database's host in the URL (postgresql://user:password@host:port/database)"],
     ] as const;
-    for (const [url, problem, scheme] of cases) {
+    for (const [url, message] of cases) {
       const tested = await driverTest('relational_db', { credentials_env: 'PG_URL' }, { PG_URL: url });
-      expect(tested.json).toEqual({
-        success: false, message: `The URL in PG_URL ${problem}: write the database's host in the URL (${scheme}//user:password@host:port/database)`,
-      });
+      expect(tested.json).toEqual({ success: false, message });
     }
   });
 
@@ -289,11 +295,13 @@ describe('a MongoDB server that names replica-set members on this machine', () =
     expect(end.type === 'sync_failed' ? end.error : '').toBe(`Could not connect to MongoDB at localhost:${String(secondary.port)}: ${refusal}`);
   });
 
-  it('refuses a URL that names a proxy of its own, or signs in as this machine, before connecting', async () => {
+  it('refuses a URL that names a proxy of its own, a file of this machine, or signs in as this machine, before connecting', async () => {
     const before = primary.connections;
     const cases = [
       ['?proxyHost=127.0.0.1&proxyPort=1080', 'sets proxyHost= among its parameters: Quarry reaches MongoDB through its own proxy, which checks every address; remove it'],
       ['?authMechanism=oidc&authMechanismProperties=ENVIRONMENT:azure,TOKEN_RESOURCE:quarry', 'signs in with MONGODB-OIDC, which uses this machine\'s own identity; give a user and password (or an X.509 certificate) instead'],
+      ['?tls=true&tlsCertificateKeyFile=%2Fetc%2Fssl%2Fprivate%2Fserver.pem', 'sets tlsCertificateKeyFile=, which Quarry does not hand the driver: a source reads no file of this machine; remove it'],
+      ['?tls=true&tlsCAFile=%2Fetc%2Fshadow', 'sets tlsCAFile=, which Quarry does not hand the driver: a source reads no file of this machine; remove it'],
     ] as const;
     for (const [parameters, problem] of cases) {
       const tested = await quarry.request('POST', '/api/source-test', {

@@ -11,9 +11,6 @@ const DIALECTS: Readonly<Partial<Record<string, DatabaseDialect>>> = {
   'postgres:': postgresDialect, 'postgresql:': postgresDialect, 'mysql:': mysqlDialect, 'mariadb:': mysqlDialect,
 };
 
-/** Query parameters that would send the client library somewhere other than the URL's host: another host, a Unix socket, a service file's entry. */
-const SERVER_PARAMETERS: readonly string[] = ['host', 'hostaddr', 'service', 'socket'];
-
 /**
  * Connects by URL scheme to the address the URL's host resolves to, once the outbound policy allowed it; a
  * failure names the host and the cause, never the URL (it holds the password).
@@ -29,10 +26,15 @@ export async function connectDatabase(url: string, variable: string, outbound: O
   if (dialect === undefined) {
     throw new SyncFailedError(`The URL in ${variable} is for ${parsed.protocol.replace(/:$/, '')}; relational_db reads postgresql:// and mysql:// databases`);
   }
-  const elsewhere = [...parsed.searchParams.keys()].find((name) => SERVER_PARAMETERS.includes(name.toLowerCase()));
-  if (parsed.hostname === '' || elsewhere !== undefined) {
-    const cause = elsewhere === undefined ? 'names no host' : `sets ${elsewhere}= among its parameters`;
-    throw new SyncFailedError(`The URL in ${variable} ${cause}: write the database's host in the URL (${parsed.protocol}//user:password@host:port/database)`);
+  if (parsed.hostname === '') {
+    throw new SyncFailedError(`The URL in ${variable} names no host: write the database's host in the URL (${parsed.protocol}//user:password@host:port/database)`);
+  }
+  const refused = [...parsed.searchParams.keys()].find((name) => !dialect.urlOptions.includes(name.toLowerCase()));
+  if (refused !== undefined) {
+    throw new SyncFailedError(
+      `The URL in ${variable} sets ${refused}=, which Quarry does not hand the database's client: the host belongs in the URL (${parsed.protocol}//user:password@host:port/database), `
+      + `and after ? only these options: ${dialect.urlOptions.join(', ')}`,
+    );
   }
   const where = `${parsed.hostname}:${parsed.port === '' ? 'default port' : parsed.port}`;
   try {

@@ -15,6 +15,12 @@ export interface DatabaseDialect {
   /** The table function that runs the database's own SQL. */
   readonly queryFunction: 'postgres_query' | 'mysql_query';
   readonly defaultPort: number;
+  /**
+   * The connection options a URL may set after `?`, as the client library spells them: how to talk to the
+   * server, never where it is (another host, a socket, a service file) nor a file of this machine to read or
+   * write (certificates, key logs, password files).
+   */
+  readonly urlOptions: readonly string[];
   /** Scanner settings, set before the ATTACH, under which values arrive as the declared types expect. */
   readonly settings: Readonly<Record<string, string>>;
   /**

@@ -35,6 +35,7 @@ export const mysqlDialect: DatabaseDialect = {
   type: 'mysql',
   queryFunction: 'mysql_query',
   defaultPort: 3306,
+  urlOptions: ['ssl_mode', 'ssl_cipher', 'compress'],
   // The client library has no separate address: it connects to, and verifies TLS identity against, the address.
   serverSecret: (_host, address) => ({ HOST: address }),
   settings: {

@@ -26,6 +26,11 @@ export const postgresDialect: DatabaseDialect = {
   type: 'postgres',
   queryFunction: 'postgres_query',
   defaultPort: 5432,
+  urlOptions: [
+    'sslmode', 'sslnegotiation', 'sslcompression', 'sslsni', 'ssl_min_protocol_version', 'ssl_max_protocol_version', 'channel_binding',
+    'gssencmode', 'require_auth', 'connect_timeout', 'tcp_user_timeout', 'keepalives', 'keepalives_idle', 'keepalives_interval', 'keepalives_count',
+    'target_session_attrs', 'client_encoding', 'options',
+  ],
   // Arrays arrive in PostgreSQL's own text form ({a,b}), as they loaded before.
   settings: { pg_array_as_varchar: 'true' },
   // libpq connects to hostaddr without resolving host, and checks the server's certificate against host.

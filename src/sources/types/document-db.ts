@@ -49,7 +49,7 @@ const documentDbConnector: Connector = {
     const password = decodeURIComponent(parts.userInfo?.split(':').slice(1).join(':') ?? '');
     const database = config.database ?? decodeURIComponent(parts.database ?? '');
     if (database === '') throw new SyncFailedError(`Name the database: set generic_config.database, or end the URL in ${config.credentials_env} with /<database>`);
-    refuseOwnProxy(url, config.credentials_env);
+    refuseUnlistedOptions(url, config.credentials_env);
     const proxy = await OutboundSocksProxy.open(context.outbound);
     try {
       const client = new MongoClient(url, {
@@ -89,12 +89,26 @@ async function checkHosts(url: string, hosts: string, outbound: OutboundPolicy):
   await Promise.all(servers.map((server) => outbound.resolveReachable(hostOfServer(server))));
 }
 
-/** Refuses a URL that names a proxy of its own: Quarry's always wins, so this only says so rather than ignore it. */
-function refuseOwnProxy(url: string, variable: string): void {
-  const own = [...new URLSearchParams(url.split('?')[1] ?? '').keys()].find((key) => key.toLowerCase().startsWith('proxy'));
-  if (own !== undefined) {
-    throw new SyncFailedError(`The URL in ${variable} sets ${own}= among its parameters: Quarry reaches MongoDB through its own proxy, which checks every address; remove it`);
+/**
+ * The URL options Quarry hands the driver (compared in lower case): how to talk to the servers, never a file of this
+ * machine (`tlsCAFile`, `tlsCertificateKeyFile`: the driver would read it, and send a certificate's part) nor a proxy.
+ */
+const URL_OPTIONS: ReadonlySet<string> = new Set([
+  'authsource', 'authmechanism', 'authmechanismproperties', 'replicaset', 'tls', 'ssl', 'tlsallowinvalidcertificates', 'tlsallowinvalidhostnames', 'tlsinsecure',
+  'readpreference', 'readpreferencetags', 'maxstalenessseconds', 'readconcernlevel', 'retryreads', 'retrywrites', 'w', 'wtimeoutms', 'journal',
+  'directconnection', 'loadbalanced', 'srvmaxhosts', 'srvservicename', 'appname', 'compressors', 'zlibcompressionlevel',
+  'connecttimeoutms', 'sockettimeoutms', 'serverselectiontimeoutms', 'heartbeatfrequencyms', 'localthresholdms', 'timeoutms',
+  'maxpoolsize', 'minpoolsize', 'maxidletimems', 'maxconnecting', 'waitqueuetimeoutms',
+]);
+
+/** Refuses a URL option Quarry does not hand the driver; a proxy of its own is told apart, as Quarry's always wins. */
+function refuseUnlistedOptions(url: string, variable: string): void {
+  const refused = [...new URLSearchParams(url.split('?')[1] ?? '').keys()].find((key) => !URL_OPTIONS.has(key.toLowerCase()));
+  if (refused === undefined) return;
+  if (refused.toLowerCase().startsWith('proxy')) {
+    throw new SyncFailedError(`The URL in ${variable} sets ${refused}= among its parameters: Quarry reaches MongoDB through its own proxy, which checks every address; remove it`);
   }
+  throw new SyncFailedError(`The URL in ${variable} sets ${refused}=, which Quarry does not hand the driver: a source reads no file of this machine; remove it`);
 }
 
 /**
