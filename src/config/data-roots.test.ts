@@ -92,23 +92,6 @@ describe('sources and what the project gives them', () => {
     ]);
   });
 
-  it('names each native_pipeline whose module leads outside the project\'s pipelines/ folder, leaving a missing one to the sync', () => {
-    const paths = projectWith('', [
-      'sources:',
-      '  - {name: feed, type: native_pipeline, native_pipeline: {source_module: feed, source_function: rows}}',
-      '  - {name: shell, type: native_pipeline, native_pipeline: {source_module: os, source_function: system}}',
-      '  - {name: escape, type: native_pipeline, native_pipeline: {source_module: away, source_function: rows}}',
-      '',
-    ].join('\n'));
-    mkdirSync(path.join(paths.root, 'pipelines'));
-    writeFileSync(path.join(paths.root, 'pipelines', 'feed.py'), 'def rows():\n    yield {"id": 1}\n');
-    writeFileSync(path.join(paths.root, 'data', 'away.py'), 'def rows():\n    yield {"id": 1}\n');
-    symlinkSync(path.join(paths.root, 'data', 'away.py'), path.join(paths.root, 'pipelines', 'away.py'));
-    expect(configProblemsFrom(() => { assertSourcesWithinProject(paths, rootsOf(paths), loadSources(paths)); })).toEqual([
-      '.quarry/sources.yml: sources[2].native_pipeline: source_module away: pipelines/away.py leads outside the pipelines/ folder',
-    ]);
-  });
-
   it('refuses a file_pattern that climbs out of the folder', () => {
     expect(configProblemsOf([
       'sources:',

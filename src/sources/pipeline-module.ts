@@ -9,42 +9,24 @@ export class PipelineModuleRefusedError extends InvalidRequestError {
   override readonly code = 'pipeline_module_refused';
 }
 
-/** Where a pipeline module was looked for: found, missing, or leading outside the pipelines folder (with why). */
-type ModuleLookup = { readonly kind: 'found' } | { readonly kind: 'missing' | 'escapes'; readonly problem: string };
-
-function lookUpPipelineModule(moduleName: string, projectDir: string): ModuleLookup {
-  const topLevel = moduleName.split('.')[0] ?? moduleName;
-  const candidates = [path.join(topLevel, '__init__.py'), `${topLevel}.py`];
-  const advice = `a native_pipeline runs only modules of the project's ${PIPELINES_FOLDER}/ folder: put it in ${PIPELINES_FOLDER}/${candidates[1] ?? ''} or ${PIPELINES_FOLDER}/${candidates[0] ?? ''}`;
-  const root = realPathOrUndefined(path.join(projectDir, PIPELINES_FOLDER));
-  if (root === undefined) return { kind: 'missing', problem: `source_module ${moduleName}: the project has no ${PIPELINES_FOLDER}/ folder; ${advice}` };
-  for (const candidate of candidates) {
-    const real = realPathOrUndefined(path.join(root, candidate));
-    if (real === undefined || !statSync(real).isFile()) continue;
-    if (!isInside(real, root)) return { kind: 'escapes', problem: `source_module ${moduleName}: ${PIPELINES_FOLDER}/${candidate} leads outside the ${PIPELINES_FOLDER}/ folder` };
-    return { kind: 'found' };
-  }
-  return { kind: 'missing', problem: `source_module ${moduleName} is not a module of the project: ${advice}` };
-}
-
 /**
  * Why `moduleName` is not a module of the project's pipelines folder, or undefined when its top-level package
  * (`erp/__init__.py`, which Python prefers) or file (`erp.py`) is there once symlinks are followed. Python's own
  * modules and installed packages are refused by name when the pipeline starts, where Python knows them.
  */
 export function pipelineModuleProblem(moduleName: string, projectDir: string): string | undefined {
-  const lookup = lookUpPipelineModule(moduleName, projectDir);
-  return lookup.kind === 'found' ? undefined : lookup.problem;
-}
-
-/**
- * Why `moduleName` leads outside the pipelines folder through a symlink, or undefined: what sources.yml is refused
- * for when it is read. A module not there (yet) is not: it is refused before each sync, so a file renamed or
- * written after sources.yml stops no other part of the service.
- */
-export function pipelineModuleEscape(moduleName: string, projectDir: string): string | undefined {
-  const lookup = lookUpPipelineModule(moduleName, projectDir);
-  return lookup.kind === 'escapes' ? lookup.problem : undefined;
+  const topLevel = moduleName.split('.')[0] ?? moduleName;
+  const candidates = [path.join(topLevel, '__init__.py'), `${topLevel}.py`];
+  const advice = `a native_pipeline runs only modules of the project's ${PIPELINES_FOLDER}/ folder: put it in ${PIPELINES_FOLDER}/${candidates[1] ?? ''} or ${PIPELINES_FOLDER}/${candidates[0] ?? ''}`;
+  const root = realPathOrUndefined(path.join(projectDir, PIPELINES_FOLDER));
+  if (root === undefined) return `source_module ${moduleName}: the project has no ${PIPELINES_FOLDER}/ folder; ${advice}`;
+  for (const candidate of candidates) {
+    const real = realPathOrUndefined(path.join(root, candidate));
+    if (real === undefined || !statSync(real).isFile()) continue;
+    if (!isInside(real, root)) return `source_module ${moduleName}: ${PIPELINES_FOLDER}/${candidate} leads outside the ${PIPELINES_FOLDER}/ folder`;
+    return undefined;
+  }
+  return `source_module ${moduleName} is not a module of the project: ${advice}`;
 }
 
 function realPathOrUndefined(file: string): string | undefined {

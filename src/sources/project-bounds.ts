@@ -1,27 +1,21 @@
 import path from 'node:path';
 import type { DataRoots, ProjectPaths } from '../config/index.ts';
 import { ConfigError } from '../errors.ts';
-import { SOURCE_TYPES, type SourceConfig } from './config/index.ts';
+import type { SourceConfig } from './config/index.ts';
 import { assertSourceInsideDataRoots, outsideDataRoots } from './data-root-check.ts';
-import { PipelineModuleRefusedError, pipelineModuleEscape, pipelineModuleProblem } from './pipeline-module.ts';
-
-/** `native_pipeline: source_module <why>` when the source's module leads outside the project's pipelines folder. */
-function pipelineOutsideProject(source: SourceConfig, projectDir: string): string | undefined {
-  if (source.type !== 'native_pipeline') return undefined;
-  const problem = pipelineModuleEscape(source.native_pipeline.source_module, projectDir);
-  return problem === undefined ? undefined : `${SOURCE_TYPES[source.type].section}: ${problem}`;
-}
+import { PipelineModuleRefusedError, pipelineModuleProblem } from './pipeline-module.ts';
 
 /**
- * Throws ConfigError naming each source of sources.yml (a hand edit included) that reaches outside what the
- * project gives it: a folder outside the data roots, or a pipeline module leading outside the pipelines folder.
- * Syncs check again before they run (a module missing included), as either may change after the file was read.
+ * Throws ConfigError naming each source of sources.yml (a hand edit included) that reads a folder outside the data
+ * roots. A pipeline module is checked before each sync instead (and by the runner): its file may be written,
+ * renamed or linked elsewhere at any time after sources.yml was read, and one source's module stops no other part.
  */
 export function assertSourcesWithinProject(paths: ProjectPaths, dataRoots: DataRoots, sources: readonly SourceConfig[]): void {
   const label = path.relative(paths.root, paths.sourcesFile);
-  const problems = sources.flatMap((source, index) => [outsideDataRoots(source, dataRoots, paths.root), pipelineOutsideProject(source, paths.root)]
-    .filter((problem) => problem !== undefined)
-    .map((problem) => `${label}: sources[${String(index)}].${problem}`));
+  const problems = sources.flatMap((source, index) => {
+    const problem = outsideDataRoots(source, dataRoots, paths.root);
+    return problem === undefined ? [] : [`${label}: sources[${String(index)}].${problem}`];
+  });
   if (problems.length > 0) throw new ConfigError(problems);
 }
 
