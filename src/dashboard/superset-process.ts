@@ -148,8 +148,7 @@ export class SupersetProcess {
       '--no-control-socket',
       '--pid', pidFile, '--timeout', '120', '-b', `127.0.0.1:${String(this.#port)}`, 'superset.app:create_app()',
     ] };
-    const dataFolder = this.#options.lake.dataPath;
-    const { command, args } = (existsSync(dataFolder) ? inReadOnlyView([dataFolder], gunicorn) : undefined) ?? gunicorn;
+    const { command, args } = inReadOnlyView([this.#options.lake.dataPath], gunicorn) ?? gunicorn;
     const child = spawn(command, args, { env, cwd: this.#options.home, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
     this.#child = child;
     const log = this.#options.log;

@@ -34,8 +34,10 @@ async function answer(message: Extract<ToQueryProcess, { kind: 'query' }>, query
   const cancel = new AbortController();
   const entry: RunningQuery = { cancel, untaken: 0 };
   running.set(id, entry);
+  send({ kind: 'accepted', id });
   try {
     await queryReaders.withQuery(sql, { maxRows, maxCharacters, timeoutMs, signal: cancel.signal }, async (result) => {
+      result.timeUp.addEventListener('abort', () => { send({ kind: 'timeUp', id }); }, { once: true });
       const stopped = new Promise<void>((resolve) => {
         for (const signal of [cancel.signal, result.timeUp]) signal.addEventListener('abort', () => { resolve(); }, { once: true });
       });
@@ -58,7 +60,7 @@ async function answer(message: Extract<ToQueryProcess, { kind: 'query' }>, query
       send({ kind: 'part', id, columns, rows: held ?? [], end: { truncated: result.truncated() } });
     });
   } catch (error) {
-    if (cancel.signal.aborted) return; // the service stopped waiting for it
+    // Sent when cancelled too: the service may be waiting for the query's end.
     const failure = error instanceof QuarryError ? error : undefined;
     send({
       kind: 'failed', id, code: failure?.code ?? 'query_failed', message: failure?.message ?? firstLineOf(error),

@@ -17,6 +17,10 @@ export type ToQueryProcess =
  * last saying so (a small answer is one part), or its failure.
  */
 export type FromQueryProcess =
+  /** The process has the query (a query it took is not sent again should the process end). */
+  | { readonly kind: 'accepted'; readonly id: number }
+  /** The query's time is up: whoever reads its rows stops waiting on anything else. */
+  | { readonly kind: 'timeUp'; readonly id: number }
   | {
     readonly kind: 'part'; readonly id: number; readonly columns?: readonly QueryColumn[] | undefined; readonly rows: Json[][];
     /** On the last part: whether rows past the cap were left unread. */

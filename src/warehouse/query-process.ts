@@ -1,5 +1,4 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { ErrorCode } from '../errors.ts';
 import { inReadOnlyView } from '../os/index.ts';
@@ -23,22 +22,15 @@ export const QUERY_PROCESS_MEMORY = 4 * 1024 ** 3;
 
 type Failure = Extract<FromQueryProcess, { kind: 'failed' }>;
 
-/**
- * How long past its time limit a query may go unanswered before the query process is taken for stuck (a DuckDB
- * call that hears no interrupt) and ended, with whatever else it was running.
- */
-const STUCK_AFTER_MS = 10_000;
-
-/** The folders of `folders` that exist (a folder bound read-only must). */
-function existingFolders(folders: readonly string[]): string[] {
-  return folders.filter((folder) => existsSync(folder));
-}
 
 /** What an attempt answers when its process ended before answering anything. */
 const SENT_TO_ENDED_PROCESS = Symbol('sent to an ended process');
 
-/** How DuckDB's error starts when an allocation failed. */
-const OUT_OF_MEMORY = 'Out of Memory Error';
+/**
+ * How DuckDB's error says an allocation failed at the process's cap (its own memory limit says "could not allocate
+ * block of size … used"): the allocator keeps much of what the query took.
+ */
+const ALLOCATION_FAILED = /^Out of Memory Error: .*\(bad allocation\)/;
 
 /** The messages about one query, in order, as its reader waits for them. */
 class Inbox {
@@ -61,7 +53,7 @@ class Inbox {
 
 /**
  * Users' SQL (the query API, its CSV downloads, `quarry query`) runs in a process of its own, started at the first
- * query, whose address space is capped (QUERY_PROCESS_MEMORY): DuckDB builds some values outside its memory
+ * query, whose memory is capped (QUERY_PROCESS_MEMORY): DuckDB builds some values outside its memory
  * limit, one chunk of rows at a time (400 rows of `repeat('x', 60000000 + i)` took 15 GB), and in the service's
  * process that took every reader, the writer and the API with it. There, such a query fails with DuckDB's out of
  * memory error, or ends the process, which the next query starts again. It reads the lake as its readers do,
@@ -72,8 +64,10 @@ export class QueryProcess implements QueryStreams {
   readonly #lake: LakeLocation;
   readonly #memory: number;
   #child: ChildProcess | undefined;
-  /** The queries waiting for an answer, each with the process running it. */
-  readonly #inboxes = new Map<number, { readonly inbox: Inbox; readonly child: ChildProcess }>();
+  /** The queries waiting for an answer: the process running each, whether it took it, its time-up switch. */
+  readonly #inboxes = new Map<number, { readonly inbox: Inbox; readonly child: ChildProcess; accepted: boolean; readonly timeUp: AbortController }>();
+  /** Processes to end once their last query has: they ran out of memory, and keep what they took. */
+  readonly #retired = new Set<ChildProcess>();
   #lastId = 0;
 
   constructor(lake: LakeLocation, options: { readonly memory?: number } = {}) {
@@ -93,8 +87,8 @@ export class QueryProcess implements QueryStreams {
 
   /**
    * Runs the query; `work` reads the result in batches, which the query process reads a little ahead of it. A
-   * query sent to a process that ended before it answered (ended by another query, or by the system) is sent once
-   * more, to a new process.
+   * query sent to a process that ended before it took the query (the system ended it, or it had just reached its
+   * cap) is sent once more, to a new process; one it took is not, as it may be what ended it.
    */
   async withQuery<T>(sql: string, limits: ReadQueryLimits, work: (result: ReadQueryResult) => Promise<T>): Promise<T> {
     const answered = await this.#attempt(sql, limits, work);
@@ -106,23 +100,17 @@ export class QueryProcess implements QueryStreams {
     const child = this.#running();
     const id = ++this.#lastId;
     const inbox = new Inbox();
-    this.#inboxes.set(id, { inbox, child });
+    const timeUp = new AbortController();
+    const waiting = { inbox, child, accepted: false, timeUp };
+    this.#inboxes.set(id, waiting);
     let ended = false;
     const cancel = (): void => { if (!ended) this.#send(child, { kind: 'cancel', id }); };
-    const timeUp = new AbortController();
-    let stuckTimer: NodeJS.Timeout | undefined;
-    const timer = setTimeout(() => {
-      timeUp.abort();
-      stuckTimer = setTimeout(() => {
-        this.#end(child, `A query did not stop ${String(STUCK_AFTER_MS / 1000)} seconds past its time limit, so the query process was ended`);
-      }, STUCK_AFTER_MS);
-    }, limits.timeoutMs);
     limits.signal?.addEventListener('abort', cancel, { once: true });
     this.#hold(child);
     try {
       this.#send(child, { kind: 'query', id, sql, maxRows: limits.maxRows, maxCharacters: limits.maxCharacters, timeoutMs: limits.timeoutMs });
       const first = await inbox.take();
-      if (first.kind === 'failed' && first.processEnded === true && mayRetry) return SENT_TO_ENDED_PROCESS;
+      if (first.kind === 'failed' && first.processEnded === true && !waiting.accepted && mayRetry) return SENT_TO_ENDED_PROCESS;
       if (first.kind !== 'part' || first.columns === undefined) throw this.#failureOf(child, first, limits);
       let truncated = false;
       const send = (message: ToQueryProcess): void => { this.#send(child, message); };
@@ -147,8 +135,6 @@ export class QueryProcess implements QueryStreams {
       });
     } finally {
       cancel();
-      clearTimeout(timer);
-      clearTimeout(stuckTimer);
       limits.signal?.removeEventListener('abort', cancel);
       this.#inboxes.delete(id);
       this.#release(child);
@@ -164,18 +150,25 @@ export class QueryProcess implements QueryStreams {
   #running(): ChildProcess {
     if (this.#child !== undefined) return this.#child;
     const capped = { command: 'prlimit', args: [`--data=${String(this.#memory)}`, '--', process.execPath, '--disable-warning=ExperimentalWarning', CHILD_SCRIPT] };
-    const { command, args } = inReadOnlyView(existingFolders([this.#lake.dataPath]), capped) ?? capped;
+    const { command, args } = inReadOnlyView([this.#lake.dataPath], capped) ?? capped;
     const child = spawn(command, args, {
       env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
       stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
       serialization: 'advanced',
     });
     this.#child = child;
-    child.on('message', (message: FromQueryProcess) => { this.#inboxes.get(message.id)?.inbox.put(message); });
+    child.on('message', (message: FromQueryProcess) => {
+      const waiting = this.#inboxes.get(message.id);
+      if (message.kind === 'accepted' && waiting !== undefined) waiting.accepted = true;
+      else if (message.kind === 'timeUp') waiting?.timeUp.abort();
+      else waiting?.inbox.put(message);
+    });
     child.on('error', (error) => { this.#ended(child, `The query process could not be started: ${error.message}`); });
     child.on('exit', (code, signal) => {
-      const how = signal === null ? `exited with code ${String(code)}` : `was ended by ${signal}`;
-      this.#ended(child, `The query process ${how} while running the query, most likely out of memory (${this.#memoryLimit()}): select fewer or smaller values`);
+      this.#retired.delete(child);
+      // 97: a folder could not be made read-only; 126, 127: prlimit or Node could not be run.
+      if (code === 97 || code === 126 || code === 127) this.#ended(child, `The query process could not be started (exit code ${String(code)}); see the service's log`);
+      else this.#ended(child, `The query process ${signal === null ? `exited with code ${String(code)}` : `was ended by ${signal}`} while running the query, most likely out of memory (${this.#memoryLimit()}): select fewer or smaller values`);
     });
     this.#send(child, { kind: 'open', lake: this.#lake });
     this.#release(child);
@@ -195,10 +188,17 @@ export class QueryProcess implements QueryStreams {
     if ([...this.#inboxes.values()].some((waiting) => waiting.child === child)) return;
     child.unref();
     child.channel?.unref();
+    if (this.#retired.delete(child)) child.kill('SIGKILL');
   }
 
-  #end(child: ChildProcess, how: string): void {
-    this.#ended(child, how);
+  /** New queries go to a new process; this one ends once its last query has (see #release). */
+  #retire(child: ChildProcess): void {
+    if (this.#child === child) this.#child = undefined;
+    this.#retired.add(child);
+  }
+
+  #end(child: ChildProcess, message: string): void {
+    this.#ended(child, message);
     child.kill('SIGKILL');
   }
 
@@ -219,14 +219,14 @@ export class QueryProcess implements QueryStreams {
   }
 
   /**
-   * The error the query process reported, as readers in this process would have thrown it. A process that ran out
-   * of memory keeps much of what it took (the allocator does not give it back), so the next query would find it
-   * full: it is ended, and the next query starts another.
+   * The error the query process reported, as readers in this process would have thrown it. A process that reached
+   * its cap keeps much of what it took (the allocator does not give it back), so the next query would find it
+   * full: it is retired, and the next query starts another.
    */
   #failureOf(child: ChildProcess, message: FromQueryProcess, limits: ReadQueryLimits): Error {
     if (message.kind !== 'failed') return new QueryFailedError('The query process answered out of order');
-    if (!message.message.startsWith(OUT_OF_MEMORY)) return errorOf(message, limits);
-    this.#end(child, 'Another query ran the query process out of memory, so it was ended: run the query again');
+    if (!ALLOCATION_FAILED.test(message.message)) return errorOf(message, limits);
+    this.#retire(child);
     return new QueryFailedError(`${message.message} (${this.#memoryLimit()}): select fewer or smaller values`);
   }
 }

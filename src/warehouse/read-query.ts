@@ -74,6 +74,12 @@ export interface QueryAnswer {
 const ANSWER_CHARACTERS = 32 * 1024 * 1024;
 
 /**
+ * No row is larger, in characters of its JSON, even in a download: a download holds a batch or two whole while the
+ * client reads the one before.
+ */
+const ROW_CHARACTERS = 64 * 1024 * 1024;
+
+/**
  * A streamed result hands its rows on in batches of about this many characters, so a result of long values
  * (DuckDB's chunks hold 2,048 rows) is never converted whole while the client reads the rows before.
  */
@@ -123,6 +129,8 @@ export class WarehouseReaders implements QueryStreams {
   async withQuery<T>(sql: string, limits: ReadQueryLimits, work: (result: ReadQueryResult) => Promise<T>): Promise<T> {
     if (catalogMissing(this.lake)) throw new QueryFailedError('Nothing has been loaded into the warehouse yet: sync a source first');
     return this.#pool.lend(async (connection) => {
+      // Cancelled while it waited for a reader: the interrupt below would come too late to be heard.
+      if (limits.signal?.aborted === true) throw new QueryFailedError('The query was cancelled');
       const timeUp = new AbortController();
       const interrupt = (): void => { connection.interrupt(); };
       const timer = setTimeout(() => {
@@ -199,6 +207,9 @@ function readInBatches(result: DuckDBResult, timeUp: AbortSignal, limits: ReadQu
           }
           const row = convertRow(chunk, index);
           const size = jsonCharactersOf(row);
+          if (size > ROW_CHARACTERS) {
+            throw new QueryFailedError(`A row of the result is ${megabytes(size)} as JSON, more than the ${megabytes(ROW_CHARACTERS)} a row may be: select fewer or shorter values`);
+          }
           if (characters + size > maxCharacters) {
             if (read === 0) {
               throw new AnswerTooLargeError(`The result's first row is ${megabytes(size)} as JSON, more than the ${megabytes(maxCharacters)} one answer holds: select fewer or shorter values, or download the result as CSV`, columns);

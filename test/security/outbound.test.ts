@@ -85,6 +85,7 @@ describe('outbound requests of sources and alerts', () => {
       ['postgresql://postgres@db.example.com/test?passfile=%2Froot%2F.pgpass', refusedOption('passfile', 'postgresql:', postgresOptions)],
       ['mysql://root@db.example.com/test?socket=%2Frun%2Fmysqld%2Fmysqld.sock', refusedOption('socket', 'mysql:', 'ssl_mode, ssl_cipher, compress')],
       ['mysql://root@db.example.com/test?ssl_ca=%2Fetc%2Fpasswd', refusedOption('ssl_ca', 'mysql:', 'ssl_mode, ssl_cipher, compress')],
+      ['mysql://root@db.example.com/test?compress=1%20host%3D127.0.0.1%20port%3D3306', "The URL in PG_URL gives compress= a value the database's client would misread: use letters, digits and . : + - _ only"],
       ['postgresql:///test', "The URL in PG_URL names no host: write the database's host in the URL (postgresql://user:password@host:port/database)"],
     ] as const;
     for (const [url, message] of cases) {

@@ -36,6 +36,10 @@ export async function connectDatabase(url: string, variable: string, outbound: O
       + `and after ? only these options: ${dialect.urlOptions.join(', ')}`,
     );
   }
+  const unreadable = [...parsed.searchParams].find(([, value]) => !dialect.urlOptionValue.test(value));
+  if (unreadable !== undefined) {
+    throw new SyncFailedError(`The URL in ${variable} gives ${unreadable[0]}= a value the database's client would misread: use letters, digits and . : + - _ only`);
+  }
   const where = `${parsed.hostname}:${parsed.port === '' ? 'default port' : parsed.port}`;
   try {
     const address = await outbound.resolveReachable(parsed.hostname);

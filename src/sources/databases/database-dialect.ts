@@ -21,6 +21,8 @@ export interface DatabaseDialect {
    * write (certificates, key logs, password files).
    */
   readonly urlOptions: readonly string[];
+  /** What an option's value may hold: what the client library's own parsing of the options cannot misread. */
+  readonly urlOptionValue: RegExp;
   /** Scanner settings, set before the ATTACH, under which values arrive as the declared types expect. */
   readonly settings: Readonly<Record<string, string>>;
   /**

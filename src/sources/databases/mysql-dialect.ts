@@ -36,6 +36,9 @@ export const mysqlDialect: DatabaseDialect = {
   queryFunction: 'mysql_query',
   defaultPort: 3306,
   urlOptions: ['ssl_mode', 'ssl_cipher', 'compress'],
+  // The MySQL scanner ends an unquoted value at a space or `=`, and knows no single quotes: a value with them could
+  // smuggle in options of its own (host=, socket=, ssl_ca=).
+  urlOptionValue: /^[\w.:+-]*$/,
   // The client library has no separate address: it connects to, and verifies TLS identity against, the address.
   serverSecret: (_host, address) => ({ HOST: address }),
   settings: {

@@ -31,6 +31,8 @@ export const postgresDialect: DatabaseDialect = {
     'gssencmode', 'require_auth', 'connect_timeout', 'tcp_user_timeout', 'keepalives', 'keepalives_idle', 'keepalives_interval', 'keepalives_count',
     'target_session_attrs', 'client_encoding', 'options',
   ],
+  // libpq reads a quoted value whole (attachString quotes it).
+  urlOptionValue: /^[^\0]*$/,
   // Arrays arrive in PostgreSQL's own text form ({a,b}), as they loaded before.
   settings: { pg_array_as_varchar: 'true' },
   // libpq connects to hostaddr without resolving host, and checks the server's certificate against host.
