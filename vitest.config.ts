@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import { SlowFirstSequencer } from './test/support/slow-first-sequencer.ts';
 
 /** Files that each run Superset's gunicorn workers, or a fuzzer: two at a time is what two cores hold. */
 const HEAVY = [
@@ -23,6 +24,7 @@ export default defineConfig({
     // How long expect.poll waits for a page or a job to catch up: a second is too short on a busy machine.
     expect: { poll: { timeout: 10_000 } },
     reporters: ['default', './test/support/summary-reporter.ts'],
+    sequence: { sequencer: SlowFirstSequencer },
     globalSetup: ['./test/support/run-folder.ts'],
     projects: [
       {
