@@ -164,7 +164,7 @@ export function createContext(options: ContextOptions): AppContext {
       timer: options.timer,
     }),
     readers,
-    queries: new QueryService({ readers: new QueryProcess(lake), config, store, now }),
+    queries: new QueryService({ process: new QueryProcess(lake), config, store, now }),
     catalog: new Catalog({ readers, store, profiler, log: log.child({ module: 'catalog' }), models: () => transform.listModels() }),
     profiler,
     now,

@@ -5,7 +5,7 @@ import type { QueryAnswer, QueryProcess, ReadQueryLimits, ReadQueryResult } from
 
 export interface QueryServiceOptions {
   /** Where users' SQL runs: a process of its own, whose memory is capped. */
-  readonly readers: Pick<QueryProcess, 'run' | 'withQuery' | 'close'>;
+  readonly process: Pick<QueryProcess, 'run' | 'withQuery' | 'close'>;
   readonly config: ProjectConfig;
   readonly store: Store;
   readonly now: () => Date;
@@ -47,17 +47,17 @@ export class QueryService {
 
   /** Ends the process queries run in. */
   close(): void {
-    this.#options.readers.close();
+    this.#options.process.close();
   }
 
   /** Runs the query and collects its rows. */
   run(request: QueryRequest): Promise<QueryAnswer> {
-    return this.#audited(request, () => this.#options.readers.run(request.sql, this.#limits(request)));
+    return this.#audited(request, () => this.#options.process.run(request.sql, this.#limits(request)));
   }
 
   /** Runs the query and lets `work` read its rows in batches (a download). */
   stream<T>(request: QueryRequest, work: (result: ReadQueryResult) => Promise<T>): Promise<T> {
-    return this.#audited(request, () => this.#options.readers.withQuery(request.sql, this.#limits(request), work));
+    return this.#audited(request, () => this.#options.process.withQuery(request.sql, this.#limits(request), work));
   }
 
   #limits(request: QueryRequest): ReadQueryLimits {

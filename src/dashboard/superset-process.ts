@@ -7,7 +7,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import { describeError } from '../errors.ts';
 import type { Logger } from '../logger.ts';
-import { inReadOnlyView } from '../os/index.ts';
+import { confined } from '../os/index.ts';
 import { RestartPolicy, signalProcessGroup, stopProcessGroup } from '../child-process/index.ts';
 import { DUCKDB_EXTENSIONS_DIR, lakeChildEnv, READER_SANDBOX_PYTHON_PATH, readerLocation, type LakeLocation } from '../warehouse/index.ts';
 import { availablePort } from './loopback-port.ts';
@@ -139,8 +139,8 @@ export class SupersetProcess {
       this.#options.log.warn({ configured: this.#options.port, port: this.#port }, 'the dashboard port is taken; using a free one (Quarry proxies it at /dashboard/ either way)');
     }
     // Each of its processes may hold DASHBOARD_PROCESS_MEMORY, and sees the lake's data folder read-only where the
-    // machine allows (unshare, sh and prlimit each exec the next, so the pid is gunicorn's).
-    const gunicorn = { command: 'prlimit', args: [`--data=${String(DASHBOARD_PROCESS_MEMORY)}`, '--', path.join(this.#options.binDir, 'gunicorn'),
+    // machine allows; the pid is gunicorn's.
+    const gunicorn = { command: path.join(this.#options.binDir, 'gunicorn'), args: [
       '-w', '1', '--threads', '4', '-k', 'gthread',
       // Longer than Node's 5 s idle keep-alive, else the proxy reuses sockets gunicorn has closed (ECONNRESET).
       '--keep-alive', '75',
@@ -148,7 +148,7 @@ export class SupersetProcess {
       '--no-control-socket',
       '--pid', pidFile, '--timeout', '120', '-b', `127.0.0.1:${String(this.#port)}`, 'superset.app:create_app()',
     ] };
-    const { command, args } = inReadOnlyView([this.#options.lake.dataPath], gunicorn) ?? gunicorn;
+    const { command, args } = confined(gunicorn, { memory: DASHBOARD_PROCESS_MEMORY, readOnly: [this.#options.lake.dataPath] });
     const child = spawn(command, args, { env, cwd: this.#options.home, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
     this.#child = child;
     const log = this.#options.log;

@@ -1,2 +1,2 @@
 export { currentThreadId, lowerThreadPriority } from './thread-priority.ts';
-export { inReadOnlyView, type CommandLine } from './read-only-view.ts';
+export { confined, inReadOnlyView, type CommandLine } from './read-only-view.ts';

@@ -53,3 +53,13 @@ export function inReadOnlyView(folders: readonly string[], line: CommandLine): C
   const present = folders.filter((folder) => existsSync(folder));
   return { command: 'unshare', args: [...options, '--', 'sh', '-c', BIND_READ_ONLY, 'sh', ...present, '--', line.command, ...line.args] };
 }
+
+/**
+ * `line` started to run other people's SQL: its memory capped at `memory` bytes (RLIMIT_DATA, what it allocates, not
+ * what it reserves) and `readOnly` read-only where the machine allows (see inReadOnlyView). unshare, sh and prlimit
+ * each exec the next, so the process spawned is `line`'s own.
+ */
+export function confined(line: CommandLine, limits: { readonly memory: number; readonly readOnly: readonly string[] }): CommandLine {
+  const capped = { command: 'prlimit', args: [`--data=${String(limits.memory)}`, '--', line.command, ...line.args] };
+  return inReadOnlyView(limits.readOnly, capped) ?? capped;
+}

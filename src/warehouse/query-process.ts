@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import type { ErrorCode } from '../errors.ts';
-import { inReadOnlyView } from '../os/index.ts';
+import { confined } from '../os/index.ts';
 import { readerLocation, type LakeLocation } from './lake-location.ts';
 import type { FromQueryProcess, ToQueryProcess } from './query-process-messages.ts';
 import { QueryNotAllowedError } from './reader-sql.ts';
@@ -58,7 +58,7 @@ class Inbox {
  * process that took every reader, the writer and the API with it. There, such a query fails with DuckDB's out of
  * memory error, or ends the process, which the next query starts again. It reads the lake as its readers do,
  * logging in as the catalog's reader role, and the same checks and limits apply (WarehouseReaders runs there).
- * Where the machine gives it a mount namespace, the lake's data folder is read-only for it (inReadOnlyView).
+ * Where the machine gives it a mount namespace, the lake's data folder is read-only for it (confined).
  */
 export class QueryProcess implements QueryStreams {
   readonly #lake: LakeLocation;
@@ -73,11 +73,6 @@ export class QueryProcess implements QueryStreams {
   constructor(lake: LakeLocation, options: { readonly memory?: number } = {}) {
     this.#lake = readerLocation(lake);
     this.#memory = options.memory ?? QUERY_PROCESS_MEMORY;
-  }
-
-  /** The process's id while it runs (tests end it to see the next query start it again). */
-  get pid(): number | undefined {
-    return this.#child?.pid;
   }
 
   /** Runs the query and collects its rows, as WarehouseReaders.run does. */
@@ -149,8 +144,8 @@ export class QueryProcess implements QueryStreams {
 
   #running(): ChildProcess {
     if (this.#child !== undefined) return this.#child;
-    const capped = { command: 'prlimit', args: [`--data=${String(this.#memory)}`, '--', process.execPath, '--disable-warning=ExperimentalWarning', CHILD_SCRIPT] };
-    const { command, args } = inReadOnlyView([this.#lake.dataPath], capped) ?? capped;
+    const node = { command: process.execPath, args: ['--disable-warning=ExperimentalWarning', CHILD_SCRIPT] };
+    const { command, args } = confined(node, { memory: this.#memory, readOnly: [this.#lake.dataPath] });
     const child = spawn(command, args, {
       env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
       stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
