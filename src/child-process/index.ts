@@ -1,2 +1,3 @@
 export { signalProcessGroup, stopProcessGroup, stopChild } from './process-group.ts';
 export { RestartPolicy } from './restart-policy.ts';
+export { nodeChild } from './node-child.ts';

@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import type { ErrorCode } from '../errors.ts';
+import { nodeChild } from '../child-process/index.ts';
 import { confined } from '../os/index.ts';
 import { readerLocation, type LakeLocation } from './lake-location.ts';
 import type { FromQueryProcess, ToQueryProcess } from './query-process-messages.ts';
@@ -144,10 +145,10 @@ export class QueryProcess implements QueryStreams {
 
   #running(): ChildProcess {
     if (this.#child !== undefined) return this.#child;
-    const node = { command: process.execPath, args: ['--disable-warning=ExperimentalWarning', CHILD_SCRIPT] };
+    const node = nodeChild(CHILD_SCRIPT);
     const { command, args } = confined(node, { memory: this.#memory, readOnly: [this.#lake.dataPath] });
     const child = spawn(command, args, {
-      env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
+      env: node.env,
       stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
       serialization: 'advanced',
     });

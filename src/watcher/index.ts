@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
-import { RestartPolicy, stopChild } from '../child-process/index.ts';
+import { nodeChild, RestartPolicy, stopChild } from '../child-process/index.ts';
 import type { ProjectConfig } from '../config/index.ts';
 import type { Logger } from '../logger.ts';
 import type { SourceConfig } from '../sources/config/index.ts';
@@ -44,8 +44,9 @@ export class WatcherProcess {
 
   start(): void {
     this.#stopping = false;
-    const child = spawn(process.execPath, ['--disable-warning=ExperimentalWarning', CHILD_SCRIPT, JSON.stringify(this.#options.targets), JSON.stringify(this.#options.config.patterns)], {
-      env: { PATH: process.env.PATH ?? '' },
+    const node = nodeChild(CHILD_SCRIPT, [JSON.stringify(this.#options.targets), JSON.stringify(this.#options.config.patterns)]);
+    const child = spawn(node.command, node.args, {
+      env: node.env,
       stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
     });
     this.#child = child;
