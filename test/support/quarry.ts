@@ -13,10 +13,10 @@ import { TestClock } from './test-clock.ts';
 import { copyInitialisedSupersetHome } from './superset-home.ts';
 import { projectPaths } from '../../src/config/index.ts';
 import { LOOPBACK_NETWORK } from './loopback-network.ts';
+import { WarehouseReaders, withSandboxedReader, type DuckDBConnection } from '../../src/warehouse/index.ts';
 import type { QuarryEvent } from '../../src/events/index.ts';
 import type { WatcherProcess } from '../../src/watcher/index.ts';
 import type { DocsServer } from '../../src/transform/index.ts';
-import { withSandboxedReader } from '../../src/warehouse/index.ts';
 import type { SupersetProcess } from '../../src/dashboard/index.ts';
 import type { ScheduleIncidents } from '../../src/schedules/index.ts';
 import type { AlertCenter, FreshnessMonitor } from '../../src/alerts/index.ts';
@@ -212,11 +212,20 @@ export async function startQuarry(options: StartOptions = {}): Promise<TestQuarr
       });
     });
 
+  // Sandboxed readers kept open while the service runs, on the latest snapshot: a reader opened for each query checks
+  // the lake's extensions' signatures each time (a quarter of a second), most of a file's time in tests that count rows.
+  let readers: WarehouseReaders | undefined = new WarehouseReaders(ctx.lake);
+  const stopPlatform = async (): Promise<void> => {
+    readers?.close();
+    readers = undefined;
+    await platform.close();
+  };
   const query = async (sql: string): Promise<Record<string, unknown>[]> => {
-    return withSandboxedReader(ctx.lake, async (connection) => {
+    const read = async (connection: DuckDBConnection): Promise<Record<string, unknown>[]> => {
       const rows = (await connection.runAndReadAll(sql)).getRowObjects();
       return rows.map((row) => Object.fromEntries(Object.entries(row).map(([key, value]) => [key, typeof value === 'bigint' ? Number(value) : value])));
-    });
+    };
+    return readers === undefined ? withSandboxedReader(ctx.lake, read) : readers.withReader(read, { freshSnapshot: true });
   };
 
   return {
@@ -226,12 +235,12 @@ export async function startQuarry(options: StartOptions = {}): Promise<TestQuarr
       await ctx.profiler.idle();
     },
     async close() {
-      await platform.close();
+      await stopPlatform();
       if (!restart) await rm(dir, { recursive: true, force: true });
     },
-    stop: () => platform.close(),
+    stop: stopPlatform,
     async restart() {
-      await platform.close();
+      await stopPlatform();
       const again = await startQuarry({ ...options, projectDir: dir, sourcesYaml: undefined, projectConfig: undefined, prepare: undefined, clock: undefined });
       // The project was made for this Quarry: whoever restarts it leaves it to be removed with the last one.
       return restart ? again : { ...again, close: async () => { await again.close(); await rm(dir, { recursive: true, force: true }); } };
