@@ -1,7 +1,7 @@
 import { defineConfig } from 'vitest/config';
 import { SlowFirstSequencer } from './test/support/slow-first-sequencer.ts';
 
-/** Files that each run Superset's gunicorn workers, or a fuzzer: two at a time is what two cores hold. */
+/** Files that each run Superset's gunicorn workers, a browser, or a fuzzer: kept apart from the many small files. */
 const HEAVY = [
   'test/dashboard/superset.test.ts',
   'test/dashboard/shared-lake.test.ts',
@@ -42,7 +42,8 @@ export default defineConfig({
       },
       {
         extends: true,
-        test: { name: 'heavy', include: HEAVY, pool: 'forks', maxWorkers: 2, sequence: { groupOrder: 2 } },
+        // Three at a time: each waits much of its time for Superset or a browser, which a third file's work fills.
+        test: { name: 'heavy', include: HEAVY, pool: 'forks', maxWorkers: 3, sequence: { groupOrder: 2 } },
       },
       {
         extends: true,
