@@ -7,6 +7,8 @@ export interface TableProfilerOptions {
   readonly store: Store;
   readonly log: Logger;
   readonly now: () => Date;
+  /** Past this many values (rows times columns) distinct values are estimated, not counted: EXACT_DISTINCT_VALUES unless set. */
+  readonly exactDistinctValues?: number;
 }
 
 // Profiling reads whole tables: allowed longer than a user's query, and reads at most one row per column.
@@ -15,6 +17,11 @@ const PROFILE_LIMITS = { maxRows: 10_000, timeoutMs: 10 * 60_000 };
 const ON_DEMAND_LIMITS = { maxRows: 10_000, timeoutMs: 60_000 };
 /** What a profile of a table this Quarry's jobs never recorded is stored at: any change a job records is newer. */
 const UNRECORDED_GENERATION = 0;
+/**
+ * Distinct values are counted exactly where the table has at most this many values (rows times columns): a few
+ * seconds of one reader. Past it the profile keeps DuckDB's HyperLogLog estimate (approx_unique), a few percent off.
+ */
+const EXACT_DISTINCT_VALUES = 20_000_000;
 /** A text column with at most this many distinct values gets its top values. */
 const LOW_CARDINALITY = 20;
 const TOP_VALUES = 5;
@@ -76,23 +83,41 @@ export class TableProfiler {
     const kinds = await this.#read(limits, `SELECT table_type FROM information_schema.tables WHERE table_catalog = current_database() AND table_schema = ${quoteLiteral(schema)} AND table_name = ${quoteLiteral(name)}`);
     const summary = await this.#read(limits, `SUMMARIZE ${relation}`);
     const at = (column: string): number => summary.columns.findIndex((candidate) => candidate.name === column);
-    const [nameAt, typeAt, minAt, maxAt, uniqueAt, nullsAt] = ['column_name', 'column_type', 'min', 'max', 'approx_unique', 'null_percentage'].map(at);
+    const [nameAt, typeAt, minAt, maxAt, uniqueAt, nullsAt, countAt] = ['column_name', 'column_type', 'min', 'max', 'approx_unique', 'null_percentage', 'count'].map(at);
+    const cellOf = (row: readonly unknown[], index: number | undefined): string | null => {
+      const value = index === undefined ? null : row[index] ?? null;
+      return value === null ? null : typeof value === 'string' ? value : JSON.stringify(value);
+    };
+    const names = summary.rows.map((row) => cellOf(row, nameAt) ?? '');
+    const rowCount = Number(summary.rows[0] === undefined ? 0 : cellOf(summary.rows[0], countAt) ?? 0);
+    const exact = rowCount * names.length <= (this.#options.exactDistinctValues ?? EXACT_DISTINCT_VALUES) ? await this.#exactDistinctCounts(relation, names, limits) : undefined;
     const columns: ColumnProfile[] = [];
-    for (const row of summary.rows) {
-      const cell = (index: number | undefined): string | null => {
-        const value = index === undefined ? null : row[index] ?? null;
-        return value === null ? null : typeof value === 'string' ? value : JSON.stringify(value);
-      };
-      const column = cell(nameAt) ?? '';
+    for (const [index, row] of summary.rows.entries()) {
+      const cell = (at: number | undefined): string | null => cellOf(row, at);
+      const column = names[index] ?? '';
       const type = cell(typeAt) ?? '';
-      const distinctCount = Number(cell(uniqueAt) ?? 0);
+      const distinctCount = exact?.[index] ?? Number(cell(uniqueAt) ?? 0);
       const lowCardinalityText = type === 'VARCHAR' && distinctCount <= LOW_CARDINALITY;
       columns.push({
-        name: column, type, nullFraction: Number(cell(nullsAt) ?? 0) / 100, distinctCount, min: shortened(cell(minAt)), max: shortened(cell(maxAt)),
+        name: column, type, nullFraction: Number(cell(nullsAt) ?? 0) / 100, distinctCount, distinctExact: exact !== undefined,
+        min: shortened(cell(minAt)), max: shortened(cell(maxAt)),
         topValues: lowCardinalityText ? await this.#topValues(relation, column, limits) : [],
       });
     }
     return { schema, name, kind: kinds.rows[0]?.[0] === 'VIEW' ? 'view' : 'table', columns, profiledAt: this.#options.now().toISOString() };
+  }
+
+  /** Each column's count of distinct non-null values, in one scan; undefined where DuckDB cannot count one (the estimate stands). */
+  async #exactDistinctCounts(relation: string, columns: readonly string[], limits: ReadQueryLimits): Promise<number[] | undefined> {
+    if (columns.length === 0) return [];
+    const counts = columns.map((column) => `count(DISTINCT ${quoteIdentifier(column)})`).join(', ');
+    try {
+      const answer = await this.#read(limits, `SELECT ${counts} FROM ${relation}`);
+      return (answer.rows[0] ?? []).map(Number);
+    } catch (error) {
+      this.#options.log.warn({ err: error, table: relation }, 'counting distinct values exactly failed; the profile keeps the estimates');
+      return undefined;
+    }
   }
 
   async #topValues(relation: string, column: string, limits: ReadQueryLimits): Promise<{ value: string | null; count: number }[]> {

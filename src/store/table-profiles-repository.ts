@@ -7,8 +7,10 @@ export interface ColumnProfile {
   readonly type: string;
   /** Share of rows where the column is null, 0 to 1. */
   readonly nullFraction: number;
-  /** Approximate count of distinct values. */
+  /** Count of distinct non-null values: exact when distinctExact, else DuckDB's estimate. */
   readonly distinctCount: number;
+  /** Whether distinctCount was counted (a table small enough), not estimated. */
+  readonly distinctExact: boolean;
   readonly min: string | null;
   readonly max: string | null;
   /** The most frequent values of a low-cardinality text column, most frequent first; empty otherwise. */
@@ -76,7 +78,7 @@ export class TableProfilesRepository {
     const rows = this.#database.prepare('SELECT schema_name, table_name, kind, columns, profiled_at FROM table_profiles ORDER BY schema_name, table_name')
       .all() as unknown as { schema_name: string; table_name: string; kind: 'table' | 'view'; columns: string; profiled_at: string }[];
     return rows.map((row) => ({
-      schema: row.schema_name, name: row.table_name, kind: row.kind, columns: JSON.parse(row.columns) as ColumnProfile[], profiledAt: row.profiled_at,
+      schema: row.schema_name, name: row.table_name, kind: row.kind, columns: storedColumns(row.columns), profiledAt: row.profiled_at,
     }));
   }
 
@@ -92,8 +94,14 @@ export class TableProfilesRepository {
     return rows.map((row) => ({
       schema: row.schema_name, name: row.table_name, layer: row.layer, sourceName: row.source_name, rowCount: row.row_count, updatedAt: row.updated_at,
       profile: row.kind === null || row.columns === null || row.profiled_at === null ? undefined : {
-        schema: row.schema_name, name: row.table_name, kind: row.kind, columns: JSON.parse(row.columns) as ColumnProfile[], profiledAt: row.profiled_at,
+        schema: row.schema_name, name: row.table_name, kind: row.kind, columns: storedColumns(row.columns), profiledAt: row.profiled_at,
       },
     }));
   }
+}
+
+/** A stored profile's columns; one stored before distinct values were ever counted holds estimates. */
+function storedColumns(json: string): ColumnProfile[] {
+  return (JSON.parse(json) as (Omit<ColumnProfile, 'distinctExact'> & { distinctExact?: boolean })[])
+    .map((column) => ({ ...column, distinctExact: column.distinctExact ?? false }));
 }

@@ -67,9 +67,9 @@ describe('the catalog', () => {
     const response = await get('/api/catalog/tables/raw_shop/shop');
     expect(response.status).toBe(200);
     const columns = Object.fromEntries(response.json.columns.map((column: { name: string }) => [column.name, column]));
-    expect(columns.amount).toEqual({ name: 'amount', type: 'BIGINT', null_fraction: 0.25, distinct_count: 3, min: '10', max: '40', top_values: [] });
+    expect(columns.amount).toEqual({ name: 'amount', type: 'BIGINT', null_fraction: 0.25, distinct_count: 3, distinct_exact: true, min: '10', max: '40', top_values: [] });
     expect(columns.channel).toEqual({
-      name: 'channel', type: 'VARCHAR', null_fraction: 0, distinct_count: 2, min: 'store', max: 'web',
+      name: 'channel', type: 'VARCHAR', null_fraction: 0, distinct_count: 2, distinct_exact: true, min: 'store', max: 'web',
       top_values: [{ value: 'web', count: 3 }, { value: 'store', count: 1 }],
     });
     expect(response.json.sample.columns.slice(0, 3)).toEqual([{ name: 'id', type: 'BIGINT' }, { name: 'amount', type: 'BIGINT' }, { name: 'channel', type: 'VARCHAR' }]);

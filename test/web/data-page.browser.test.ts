@@ -1,6 +1,8 @@
 import { readFileSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TableProfiler } from '../../src/catalog/index.ts';
+import { createLogger } from '../../src/logger.ts';
 import { screenshot, signIn, startOrdersStage } from '../support/browser.ts';
 import { EMAILS, PASSWORDS, type TestQuarry } from '../support/quarry.ts';
 import { syncAndWait } from '../support/sync.ts';
@@ -75,6 +77,34 @@ describe('the data page in Chromium', () => {
     // A refused query is a 400 the page reports itself; the browser logs the failed request, nothing else.
     expect(consoleErrors.filter((error) => !error.includes('400'))).toEqual([]);
     consoleErrors.length = 0;
+  }, 60_000);
+
+  it('marks an estimated distinct count with its method, and shows a float as people write it', async () => {
+    const page = await signedInPage(1280);
+    await page.goto(`${quarry.url}/data/raw_orders/orders`);
+    const distinct = page.locator('#table-columns tbody tr', { hasText: 'amount' }).locator('td').nth(2);
+    await expect.poll(() => distinct.textContent()).toBe('3');
+    expect(await distinct.locator('span').getAttribute('title')).toBe('Distinct non-null values, counted');
+
+    // A table past the values the profile may count keeps DuckDB's estimate.
+    const estimating = new TableProfiler({
+      readers: quarry.ctx.readers, store: quarry.ctx.store, log: createLogger({ level: 'silent' }), now: () => new Date(), exactDistinctValues: 1,
+    });
+    await estimating.profileNow('raw_orders', 'orders');
+    await page.reload();
+    await expect.poll(() => distinct.textContent()).toMatch(/^≈ \d+$/);
+    expect(await distinct.locator('span').getAttribute('title')).toContain('HyperLogLog estimate (approx_unique)');
+
+    const editor = page.getByRole('textbox', { name: 'SQL query' });
+    await editor.click();
+    await page.keyboard.press('Control+a');
+    await page.keyboard.type('SELECT 0.1::DOUBLE + 0.2::DOUBLE AS total, 19278348.309999935::DOUBLE AS revenue');
+    await page.keyboard.press('Control+Enter');
+    const cells = page.locator('#query-result tbody td');
+    await expect.poll(() => cells.allTextContents()).toEqual(['0.3', '19278348.31']);
+    expect(await cells.first().getAttribute('title')).toBe('0.30000000000000004');
+    await screenshot(page, 'data-table-estimate');
+    expect(consoleErrors).toEqual([]);
   }, 60_000);
 
   it('searches and fits a phone screen', async () => {

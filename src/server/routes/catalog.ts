@@ -24,7 +24,8 @@ const Column = z.object({
   name: z.string(),
   type: z.string(),
   null_fraction: z.number(),
-  distinct_count: z.number().int().describe('approximate'),
+  distinct_count: z.number().int().describe('distinct non-null values: counted when distinct_exact, else estimated'),
+  distinct_exact: z.boolean().describe("false for a table too large to count in the profile's time: distinct_count is then DuckDB's HyperLogLog estimate (approx_unique)"),
   min: z.string().nullable(),
   max: z.string().nullable(),
   top_values: z.array(z.object({ value: z.string().nullable(), count: z.number().int() })).describe('for text columns of at most 20 distinct values'),
@@ -75,7 +76,7 @@ export const catalogRoutes: FastifyPluginCallbackZod<{ ctx: AppContext }> = (app
       ...tableJson(table),
       columns: table.columns.map((column) => ({
         name: column.name, type: column.type, null_fraction: column.nullFraction, distinct_count: column.distinctCount,
-        min: column.min, max: column.max, top_values: column.topValues.map((top) => ({ ...top })),
+        distinct_exact: column.distinctExact, min: column.min, max: column.max, top_values: column.topValues.map((top) => ({ ...top })),
       })),
       sample: { columns: [...table.sample.columns], rows: table.sample.rows },
       upstream: [...table.upstream],

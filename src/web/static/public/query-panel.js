@@ -4,16 +4,33 @@ import { createSqlEditor } from './vendor/sql-editor.js';
 
 const SHOWN_ROWS = 1000;
 
+/**
+ * A float as people write it: 12 significant digits, about what a spreadsheet shows, drop the binary noise a sum of
+ * decimals leaves (19278348.309999935 reads 19278348.31); the cell's tooltip keeps every digit.
+ */
+const SHOWN_DIGITS = 12;
+
+function numberText(value) {
+  return Number.isInteger(value) ? String(value) : String(Number(value.toPrecision(SHOWN_DIGITS)));
+}
+
 function cellText(value) {
   if (value === null || value === undefined) return '';
+  if (typeof value === 'number') return numberText(value);
   return typeof value === 'string' ? value : JSON.stringify(value);
+}
+
+// A result's cell; a number shown shorter than it is keeps every digit in its tooltip.
+function valueCell(value) {
+  const text = cellText(value);
+  return typeof value === 'number' && text !== String(value) ? el('td', { title: String(value) }, text) : el('td', {}, text);
 }
 
 /** Fills a table element with a result's columns and rows; nulls are marked, not blank. */
 export function fillGrid(table, columns, rows) {
   table.querySelector('thead').replaceChildren(el('tr', {}, ...columns.map((column) => el('th', { scope: 'col', title: column.type }, column.name))));
   table.querySelector('tbody').replaceChildren(...rows.map((row) => el('tr', {}, ...row.map((value) => (
-    value === null ? el('td', { className: 'null' }, 'null') : el('td', {}, cellText(value)))))));
+    value === null ? el('td', { className: 'null' }, 'null') : valueCell(value))))));
   table.hidden = false;
 }
 

@@ -19,15 +19,23 @@ function percent(fraction) {
 // A value on one line, cut with an ellipsis where it is long; the whole of it in the tooltip.
 const clipped = (text, className = '') => el('span', { className: `cell-value ${className}`.trim(), title: text }, text);
 
+// Counted where the table was small enough, else estimated: the estimate is marked, and says how it was made.
+function distinct(column) {
+  const count = Number(column.distinct_count).toLocaleString();
+  return column.distinct_exact
+    ? el('span', { title: 'Distinct non-null values, counted' }, count)
+    : el('span', { className: 'estimate', title: "About this many distinct non-null values: the table is too large to count them in the profile's time, so this is DuckDB's HyperLogLog estimate (approx_unique), usually within a few percent" }, `≈ ${count}`);
+}
+
 function columnRow(column, rowCount) {
   const top = column.top_values.map((value) => el('li', {},
     bar(rowCount > 0 ? value.count / rowCount : 0, `${value.count} of ${rowCount}`),
-    ' ', clipped(value.value ?? 'null', 'small'), el('span', { className: 'small' }, ` (${value.count})`)));
+    ' ', el('span', { className: 'top-value small' }, value.value ?? 'null'), el('span', { className: 'small' }, ` (${value.count})`)));
   return el('tr', {},
     el('th', { scope: 'row' }, column.name),
     el('td', {}, el('code', {}, column.type)),
     el('td', { className: 'nowrap' }, bar(column.null_fraction, `${percent(column.null_fraction)} null`), ` ${percent(column.null_fraction)}`),
-    el('td', { className: 'phone-hide' }, Number(column.distinct_count).toLocaleString()),
+    el('td', { className: 'phone-hide' }, distinct(column)),
     el('td', { className: 'phone-hide' }, clipped(column.min ?? '—')),
     el('td', { className: 'phone-hide' }, clipped(column.max ?? '—')),
     el('td', {}, top.length > 0 ? el('ul', { className: 'top-values' }, ...top) : '—'));
