@@ -113,12 +113,13 @@ export async function listCsvFiles(location: CsvLocation, ledger: ReadonlyMap<st
     const loaded = current && !unreadable;
     return {
       filename: path.basename(file.path), path: file.path, size: file.size, modified: new Date(file.mtimeMs).toISOString(),
-      onDisk: true, loaded, rowsLoaded: loaded ? known.rows : 0, status: unreadable ? 'unreadable' : loaded ? 'success' : 'pending',
+      // An unreadable file may still have the rows of its last read in the table.
+      onDisk: true, loaded, rowsLoaded: current ? known.rows : 0, status: unreadable ? 'unreadable' : loaded ? 'success' : 'pending',
     };
   });
   const present = new Set(onDisk.map((file) => file.path));
   for (const known of ledger.values()) {
-    if (present.has(known.path) || known.error !== null) continue;
+    if (present.has(known.path) || (known.error !== null && known.rows === 0)) continue;
     entries.push({
       filename: path.basename(known.path), path: known.path, size: known.size, modified: new Date(known.mtimeMs).toISOString(),
       onDisk: false, loaded: true, rowsLoaded: known.rows, status: 'deleted',

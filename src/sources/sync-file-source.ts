@@ -51,7 +51,8 @@ class FileLoadError extends Error {
 /**
  * Loads a file source into one raw table in a single transaction: every new or changed file is read with the
  * dialect DuckDB detects for it alone, rows of changed and deleted files are removed, a full refresh rebuilds.
- * A file DuckDB cannot read is skipped and reported; on any other failure nothing changes.
+ * A file DuckDB cannot read is skipped and reported, and keeps the rows of its last read (until a full refresh);
+ * on any other failure nothing changes.
  */
 export async function syncFileSource(
   write: LakeWrite, spec: FileSourceSpec, ledger: ReadonlyMap<string, LedgerEntry>, now: Date, signal: AbortSignal,
@@ -149,12 +150,12 @@ export async function syncFileSource(
 
   const rows = await countRows(connection, schemaName, spec.source);
   const recorded = recordFiles(files, {
-    ledger, reloaded: new Set(toLoad.map((file) => file.path)), failures, readings, counted, rowsByFile: written.rowsByFile, hashOf, now,
+    ledger, reloaded: new Set(toLoad.map((file) => file.path)), failures, readings, counted, rowsByFile: written.rowsByFile, hashOf, now, fullRefresh: spec.fullRefresh,
   });
   messages.push(...recorded.messages);
   const { filesFailed } = recorded;
   messages.push({ level: 'INFO', message: `Loaded ${String(toLoad.length)} of ${String(files.length)} file(s); ${String(files.length - toLoad.length)} unchanged` });
-  if (filesFailed > 0) messages.push({ level: 'WARNING', message: `${String(filesFailed)} file(s) could not be read and were skipped; the other files are loaded` });
+  if (filesFailed > 0) messages.push({ level: 'WARNING', message: `${String(filesFailed)} file(s) could not be read and were skipped; the other files are loaded, and a skipped file loaded before keeps the rows of its last read` });
   return { rows, tables: [{ schema: schemaName, name: spec.source, rowCount: rows }], ledger: recorded.entries, messages, filesFailed };
 }
 
@@ -165,22 +166,25 @@ export async function syncFileSource(
 function recordFiles(files: readonly SourceFile[], state: {
   ledger: ReadonlyMap<string, LedgerEntry>; reloaded: ReadonlySet<string>; failures: ReadonlyMap<string, UnreadableFileError>;
   readings: ReadonlyMap<string, FileReading>; counted: ReadonlyMap<string, number>; rowsByFile: ReadonlyMap<string, number>;
-  hashOf: ReadonlyMap<string, string>; now: Date;
+  hashOf: ReadonlyMap<string, string>; now: Date; fullRefresh: boolean;
 }): { entries: LedgerEntry[]; filesFailed: number; messages: SyncOutcome['messages'] } {
   const messages: SyncOutcome['messages'] = [];
-  const skipped = (file: string, reason: string): void => {
-    messages.push({ level: 'WARNING', message: `Skipped ${file}: DuckDB cannot read it (${reason}); it is tried again when it changes` });
+  const skipped = (file: string, reason: string, keptRows: number): void => {
+    const kept = keptRows > 0 ? `; the ${String(keptRows)} row(s) of its last read stay loaded` : '';
+    messages.push({ level: 'WARNING', message: `Skipped ${file}: DuckDB cannot read it (${reason})${kept}; it is tried again when it changes` });
   };
   const entries = files.map((file): LedgerEntry => {
     const base = { path: file.path, size: file.size, mtimeMs: file.mtimeMs, sha256: state.hashOf.get(file.path) ?? '' };
     const failure = state.failures.get(file.path);
-    if (failure !== undefined) {
-      skipped(file.path, failure.message);
-      return { ...base, rows: 0, loadedAt: state.now.toISOString(), reading: null, error: failure.message };
-    }
     const known = state.ledger.get(file.path);
+    if (failure !== undefined) {
+      // A full refresh rebuilt the table from what reads now; otherwise the rows of the file's last read stay.
+      const keptRows = state.fullRefresh ? 0 : known?.rows ?? 0;
+      skipped(file.path, failure.message, keptRows);
+      return { ...base, rows: keptRows, loadedAt: keptRows > 0 && known !== undefined ? known.loadedAt : state.now.toISOString(), reading: null, error: failure.message };
+    }
     if (!state.reloaded.has(file.path) && known !== undefined) {
-      if (known.error !== null) skipped(file.path, known.error);
+      if (known.error !== null) skipped(file.path, known.error, known.rows);
       return { ...base, rows: known.rows, loadedAt: known.loadedAt, reading: known.reading, error: known.error };
     }
     const reading = state.readings.get(file.path);
@@ -236,7 +240,8 @@ async function writeFiles(connection: DuckDBConnection, input: WriteInput): Prom
   let removed = 0;
   if (exists) {
     const onDisk = new Set(input.files.map((file) => file.path));
-    const reloaded = new Set(input.toLoad.map((file) => file.path));
+    // A changed file DuckDB cannot read now (a copy still in progress) keeps the rows of its last read.
+    const reloaded = new Set(input.loadable.map(([file]) => file));
     const loaded = await connection.runAndReadAll(`SELECT DISTINCT ${FILE_COLUMN} AS file FROM ${table}`);
     const stale = loaded.getRowObjects().map((row) => String(row.file)).filter((file) => !onDisk.has(file) || reloaded.has(file));
     if (stale.length > 0) await connection.run(`DELETE FROM ${table} WHERE ${FILE_COLUMN} IN (${stale.map(quoteLiteral).join(', ')})`);

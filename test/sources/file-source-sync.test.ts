@@ -145,6 +145,39 @@ describe('a local_files source with files from the wild', () => {
     ]);
   });
 
+  it('keeps the rows of a loaded file that turns unreadable (a copy cut short), marks it failed, and loads it again once it reads', async () => {
+    const parquet = path.join(folder, 'e.parquet');
+    const instance = await DuckDBInstance.create(':memory:');
+    try {
+      const connection = await instance.connect();
+      await connection.run(`COPY (SELECT 3 + i AS id, 'item ' || i AS name, i * 10 AS amount FROM range(1, 7) t(i)) TO ${quoteLiteral(parquet)} (FORMAT parquet)`);
+      connection.closeSync();
+    } finally {
+      instance.closeSync();
+    }
+    const whole = readFileSync(parquet);
+    expect(await syncAndWait(quarry, 'shop')).toMatchObject({ type: 'sync_completed', rows: 9 });
+
+    writeFileSync(parquet, whole.subarray(0, Math.floor(whole.length / 2)));
+    expect(await syncAndWait(quarry, 'shop')).toMatchObject({ type: 'sync_completed', rows: 9 });
+    expect(filesFailedOfLastSync(quarry, 'shop')).toBe(1);
+    expect(await quarry.query(`SELECT count(*)::INTEGER AS n FROM raw_shop.shop WHERE _quarry_file = ${quoteLiteral(parquet)}`)).toEqual([{ n: 6 }]);
+    expect(logMessages(quarry, 'shop', 'WARNING')).toContainEqual(expect.stringMatching(
+      /^Skipped .*e\.parquet: DuckDB cannot read it \(.*\); the 6 row\(s\) of its last read stay loaded; it is tried again when it changes$/,
+    ));
+    const listing = async (): Promise<unknown[]> => ((await quarry.request('GET', '/api/sources/shop/csv-files', { as: 'viewer' })).json.files as { filename: string; status: string; rows_loaded: number }[])
+      .map((file) => [file.filename, file.status, file.rows_loaded]);
+    expect(await listing()).toEqual([['a.csv', 'success', 2], ['b.csv', 'success', 1], ['e.parquet', 'unreadable', 6]]);
+    // Unchanged and still unreadable: the rows stay at the next sync too.
+    expect(await syncAndWait(quarry, 'shop')).toMatchObject({ type: 'sync_completed', rows: 9 });
+    expect(filesFailedOfLastSync(quarry, 'shop')).toBe(1);
+
+    writeFileSync(parquet, whole);
+    expect(await syncAndWait(quarry, 'shop')).toMatchObject({ type: 'sync_completed', rows: 9 });
+    expect(filesFailedOfLastSync(quarry, 'shop')).toBe(0);
+    expect(await listing()).toEqual([['a.csv', 'success', 2], ['b.csv', 'success', 1], ['e.parquet', 'success', 6]]);
+  });
+
   it('records each loaded file\'s hash after the sync, so a file touched without changing is not loaded again', async () => {
     const file = path.join(folder, 'a.csv');
     expect(await syncAndWait(quarry, 'shop')).toMatchObject({ type: 'sync_completed', rows: 3 });
