@@ -2,12 +2,12 @@ import { styleText } from 'node:util';
 import { loadEnvironment, loadProjectConfig, projectPaths } from '../config/index.ts';
 import { describeError } from '../errors.ts';
 import {
-  checkDashboardTool, checkDisk, checkDuckDbExtensions, checkNode, checkPlatformDatabase, checkPort, checkPythonEnvironment, checkWarehouse, problem,
+  checkDashboardTool, checkDisk, checkDuckDbExtensions, checkLeftoverJobs, checkNode, checkPlatformDatabase, checkPort, checkPythonEnvironment, checkWarehouse, ok, problem,
   PYTHON_ENVIRONMENTS, type Finding,
 } from '../doctor/index.ts';
 import { lakeLocation } from '../warehouse/index.ts';
 import { CliError } from './cli-error.ts';
-import { runningServerPid } from './running-server.ts';
+import { runningServer } from '../server/index.ts';
 
 /** Every check `quarry doctor` makes, in the order a person would fix things: the machine, then the project. */
 async function examine(project: string, env: NodeJS.ProcessEnv): Promise<Finding[]> {
@@ -20,11 +20,16 @@ async function examine(project: string, env: NodeJS.ProcessEnv): Promise<Finding
   } catch (error) {
     return [...findings, problem('Project', describeError(error), `fix ${paths.projectFile}, or run \`quarry init\` to create a project in ${paths.root}`)];
   }
-  const running = runningServerPid(paths) !== undefined;
+  const server = runningServer(paths);
+  const platformDatabase = checkPlatformDatabase(paths.platformDb);
   findings.push(
     await checkDisk(paths.root),
-    await checkPort('web', config.web.host, config.web.port, running, 'web.port in .quarry/project.yml, or quarry start --port'),
-    checkPlatformDatabase(paths.platformDb),
+    server === undefined
+      ? await checkPort('web', config.web.host, config.web.port, 'web.port in .quarry/project.yml, or quarry start --port')
+      : ok(`Port ${String(server.port ?? config.web.port)} (web)`, `in use by this project's running Quarry (pid ${String(server.pid)})${server.localUrl === '' ? '' : ` at ${server.localUrl}`}`),
+    platformDatabase,
+    // Its jobs are read once it is known to open.
+    ...platformDatabase.level === 'ok' ? [checkLeftoverJobs(paths.platformDb, new Date())] : [],
     await checkWarehouse(lakeLocation(paths, config.warehouse, loadEnvironment(paths, process.env))),
     checkDashboardTool(config.dashboard.enabled, environmentsDir),
   );

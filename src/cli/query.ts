@@ -3,7 +3,7 @@ import { stringify } from 'csv-stringify/sync';
 import { spreadsheetSafeRows, spreadsheetSafeText } from '../catalog/index.ts';
 import type { QueryColumn } from '../warehouse/index.ts';
 import { CliError } from './cli-error.ts';
-import { runningServerPid } from './running-server.ts';
+import { runningServer } from '../server/index.ts';
 import { textTable } from './text-table.ts';
 import { withProject } from './with-project.ts';
 
@@ -29,10 +29,8 @@ interface QueryResult {
 export async function runQuery(sql: string, options: QueryOptions, env: NodeJS.ProcessEnv): Promise<string> {
   const result = await withProject(options.project, env, async (ctx) => {
     const apiKey = env.QUARRY_API_KEY;
-    if (runningServerPid(ctx.paths) !== undefined && apiKey !== undefined && apiKey !== '') {
-      const host = ['0.0.0.0', '::', ''].includes(ctx.config.web.host) ? '127.0.0.1' : ctx.config.web.host;
-      return queryServer(`http://${host}:${String(ctx.config.web.port)}`, apiKey, sql, options.limit);
-    }
+    const server = runningServer(ctx.paths);
+    if (server !== undefined && server.localUrl !== '' && apiKey !== undefined && apiKey !== '') return queryServer(server.localUrl, apiKey, sql, options.limit);
     return ctx.queries.run({ sql, limit: options.limit, caller: { email: `cli:${userInfo().username}`, ip: null } });
   });
   return format(result, options.format);

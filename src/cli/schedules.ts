@@ -28,6 +28,7 @@ export async function runScheduleHere(ctx: AppContext, name: string, print: (lin
   const interrupt = (): void => { void ctx.schedules.close().then(() => ctx.jobs.close(0)); };
   process.once('SIGINT', interrupt);
   process.once('SIGTERM', interrupt);
+  process.once('SIGHUP', interrupt);
   try {
     const run = await ctx.schedules.runAndWait(name, 'cli');
     if (run.outcome !== 'success') throw new CliError(`the schedule ${name} ${run.outcome === 'interrupted' ? 'was interrupted' : 'failed'}: ${run.detail ?? run.outcome}`);
@@ -36,6 +37,7 @@ export async function runScheduleHere(ctx: AppContext, name: string, print: (lin
     unsubscribe();
     process.off('SIGINT', interrupt);
     process.off('SIGTERM', interrupt);
+    process.off('SIGHUP', interrupt);
   }
 }
 

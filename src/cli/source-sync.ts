@@ -38,6 +38,7 @@ export async function runSyncHere(
   const interrupt = (): void => { void ctx.jobs.close(0); };
   process.once('SIGINT', interrupt);
   process.once('SIGTERM', interrupt);
+  process.once('SIGHUP', interrupt);
   try {
     const outcome = syncOutcome(ctx, name, await ended);
     await ctx.jobs.idle();
@@ -52,6 +53,7 @@ export async function runSyncHere(
     progress.stop();
     process.off('SIGINT', interrupt);
     process.off('SIGTERM', interrupt);
+    process.off('SIGHUP', interrupt);
   }
 }
 

@@ -16,7 +16,7 @@ export interface StartOptions {
   afterListening?: (ctx: AppContext) => void;
 }
 
-/** Serves the platform until SIGINT or SIGTERM, then closes it down in order. */
+/** Serves the platform until SIGINT, SIGTERM or SIGHUP, then closes it down in order. */
 export async function servePlatform(options: StartOptions, env: NodeJS.ProcessEnv, onListening: (url: string) => void): Promise<void> {
   const platform = await startPlatform({
     projectDir: options.project, env, host: options.host, ports: { web: options.port }, watcher: options.watcher, dashboard: options.dashboard === false ? 'disabled' : 'run',
@@ -25,7 +25,8 @@ export async function servePlatform(options: StartOptions, env: NodeJS.ProcessEn
   try {
     onListening(platform.url);
     options.afterListening?.(platform.ctx);
-    const signal = await Promise.race([once(process, 'SIGINT'), once(process, 'SIGTERM')]);
+    // A closed terminal (SIGHUP) ends it as Ctrl-C does: Superset and the other children are stopped, not left behind.
+    const signal = await Promise.race([once(process, 'SIGINT'), once(process, 'SIGTERM'), once(process, 'SIGHUP')]);
     platform.ctx.log.info({ signal: String(signal[0] ?? '') }, 'shutting down');
   } finally {
     await platform.close();

@@ -1,14 +1,20 @@
-import { runningServerPid } from './running-server.ts';
+import { describeJob, interruptOrphanedJobs } from '../jobs/index.ts';
+import { runningServer } from '../server/index.ts';
 import { withProject } from './with-project.ts';
 
 export async function describeProjectStatus(project: string, env: NodeJS.ProcessEnv): Promise<string> {
   return withProject(project, env, (ctx) => {
-    const pid = runningServerPid(ctx.paths);
+    const server = runningServer(ctx.paths);
+    // A job a stopped process left running (Ctrl-C during a build) is marked interrupted here too, and said so.
+    const interrupted = interruptOrphanedJobs(ctx.store, ctx.now().toISOString());
+    const active = ctx.store.jobs.active();
     return [
       `Project: ${ctx.config.name} (${ctx.paths.root})`,
-      `Server: ${pid !== undefined ? `running (pid ${String(pid)}) at http://${ctx.config.web.host}:${String(ctx.config.web.port)}` : 'not running'}`,
+      `Server: ${server !== undefined ? `running (pid ${String(server.pid)})${server.localUrl === '' ? '' : ` at ${server.localUrl}`}` : 'not running'}`,
       `Sources: ${ctx.sources.length} (${ctx.sources.filter((source) => source.enabled).length} enabled)`,
       `Users: ${ctx.store.users.count()}`,
+      `Jobs: ${active.length === 0 ? 'none queued or running' : active.map((job) => `${describeJob(job)} ${job.status}`).join('; ')}`,
+      ...interrupted.length === 0 ? [] : [`Marked interrupted, since the process running each had stopped: ${interrupted.map(describeJob).join('; ')}`],
     ].join('\n');
   });
 }

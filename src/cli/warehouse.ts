@@ -42,11 +42,13 @@ async function endOf(ctx: AppContext, job: JobRecord, what: string): Promise<voi
   const interrupt = (): void => { void ctx.jobs.close(0); };
   process.once('SIGINT', interrupt);
   process.once('SIGTERM', interrupt);
+  process.once('SIGHUP', interrupt);
   try {
     await ctx.jobs.lifecycle.idle();
   } finally {
     process.off('SIGINT', interrupt);
     process.off('SIGTERM', interrupt);
+    process.off('SIGHUP', interrupt);
   }
   const ended = ctx.store.jobs.get(job.id);
   if (ended?.status !== 'success') throw new CliError(`${what} ${ended?.status === 'interrupted' ? 'was interrupted' : 'failed'}: ${ended?.error ?? 'unknown'}`);

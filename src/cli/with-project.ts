@@ -4,7 +4,7 @@ import { createLogger, type LogFormat } from '../logger.ts';
 import { webUrl } from '../server/index.ts';
 import { SecretRedactor } from '../sources/config/index.ts';
 import { defaultLogFormat } from './log-format.ts';
-import { runningServerPid } from './running-server.ts';
+import { runningServer } from '../server/index.ts';
 
 export interface ProjectCommandOptions {
   logFormat?: LogFormat | undefined;
@@ -40,7 +40,7 @@ export async function withAlertingProject<T>(
   project: string, env: NodeJS.ProcessEnv, work: (ctx: AppContext) => T | Promise<T>, logFormat?: LogFormat,
 ): Promise<T> {
   return withProject(project, env, async (ctx) => {
-    if (runningServerPid(ctx.paths) !== undefined) return work(ctx);
+    if (runningServer(ctx.paths) !== undefined) return work(ctx);
     const alerts = new AlertCenter({
       store: ctx.store, events: ctx.events, alerts: ctx.config.alerts, project: ctx.config.name, env: ctx.env, outbound: ctx.outbound, redactor: ctx.redactor,
       log: ctx.log.child({ module: 'alerts' }, { level: 'error' }), now: ctx.now,

@@ -44,8 +44,8 @@ export async function checkDisk(directory: string): Promise<Finding> {
   return ok('Disk', freeGb);
 }
 
-/** Whether a port can be listened on; `ownedByQuarry` says a running Quarry of this project is expected to hold it. */
-export async function checkPort(label: string, host: string, port: number, ownedByQuarry: boolean, setting: string): Promise<Finding> {
+/** Whether a port can be listened on (asked when no Quarry serves the project: one that does holds it). */
+export async function checkPort(label: string, host: string, port: number, setting: string): Promise<Finding> {
   const check = `Port ${String(port)} (${label})`;
   const free = await new Promise<boolean>((resolve) => {
     const server = createServer();
@@ -53,6 +53,5 @@ export async function checkPort(label: string, host: string, port: number, owned
     server.listen(port, host, () => { server.close(() => { resolve(true); }); });
   });
   if (free) return ok(check, `free on ${host}`);
-  if (ownedByQuarry) return ok(check, 'in use by this project\'s running Quarry');
   return problem(check, `taken by another program on ${host}`, `stop that program, or choose another port: ${setting}`);
 }

@@ -4,7 +4,9 @@ import path from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { describeError } from '../errors.ts';
 import { pythonExecutable } from '../python/index.ts';
-import { ok, problem, type Finding } from './finding.ts';
+import { describeJob, interruptOrphanedJobs } from '../jobs/index.ts';
+import { openStore, type Store } from '../store/index.ts';
+import { ok, problem, warning, type Finding } from './finding.ts';
 
 const SETUP = path.join(path.resolve(import.meta.dirname, '..', '..'), 'bin', 'setup');
 
@@ -40,4 +42,25 @@ export function checkDashboardTool(enabled: boolean, environmentsDir?: string): 
   const imported = spawnSync(python, ['-c', 'import importlib.metadata, superset; print(importlib.metadata.version("apache-superset"))'], { encoding: 'utf8', timeout: 120_000 });
   if (imported.status !== 0) return problem(check, `Superset does not import: ${(imported.stderr || '').trim().split('\n').at(-1) ?? ''}`, `run ${SETUP}`);
   return ok(check, `Superset ${imported.stdout.trim()} is installed`);
+}
+
+/**
+ * Jobs recorded queued or running whose process has stopped (Ctrl-C, a closed terminal, kill -9): each is marked
+ * interrupted now, as the next command that starts a job would, and named, so nothing seems to run that does not.
+ */
+export function checkLeftoverJobs(file: string, now: Date): Finding {
+  const check = 'Jobs';
+  let store: Store;
+  try {
+    store = openStore(file);
+  } catch (error) {
+    return problem(check, `the jobs cannot be read: ${describeError(error)}`, 'see the platform database check above');
+  }
+  try {
+    const interrupted = interruptOrphanedJobs(store, now.toISOString());
+    if (interrupted.length === 0) return ok(check, 'none is left running by a process that stopped');
+    return warning(check, `marked interrupted, since the process running each had stopped: ${interrupted.map(describeJob).join('; ')}`, 'run them again (quarry sync, quarry build)');
+  } finally {
+    store.close();
+  }
 }

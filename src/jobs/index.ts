@@ -12,3 +12,4 @@ export { JobLifecycle, type JobKind, type JobTools, type JobSuccess, type Active
 export { startAllSyncs, type SyncAllEntry } from './sync-all.ts';
 export { MaintenanceJob, MAINTENANCE_TARGET } from './maintenance-job.ts';
 export { snapshotReport } from './snapshot-report.ts';
+export { describeJob, interruptOrphanedJobs, orphanedJobs } from './orphaned-jobs.ts';

@@ -1,11 +1,16 @@
 import type { EventBus } from '../events/index.ts';
 import type { Logger } from '../logger.ts';
+import { thisProcess } from '../os/index.ts';
 import type { JobKind as JobKindName, JobRecord, LogLevel, Store } from '../store/index.ts';
 import type { LakeWrite, LakeWriter } from '../warehouse/index.ts';
 import { countRows } from './count-rows.ts';
 import { finishWithin } from './finish-within.ts';
+import { interruptOrphanedJobs } from './orphaned-jobs.ts';
 
 type JobEvent = Parameters<EventBus['publish']>[0];
+
+/** Recorded with each job this process runs, so another process can tell when this one has stopped. */
+const THIS_PROCESS = thisProcess();
 
 /** What a job kind's work may use: its signal, its log and the lake's writer, labelled with the job. */
 export interface JobTools {
@@ -160,10 +165,12 @@ export class JobLifecycle {
   enqueue<Outcome>(kind: JobKind<Outcome>): ActiveJob {
     const { store, now, writer } = this.#options;
     if (this.#closing) throw kind.busy();
+    // A job of the same target that a stopped process left running must not refuse this one.
+    interruptOrphanedJobs(store, now().toISOString());
     const job = store.transaction(() => {
       for (const record of this.#unrecorded) record();
       return store.jobs.enqueueUnlessActive(
-        { kind: kind.kind, target: kind.target, fullRefresh: kind.fullRefresh, requestedBy: kind.requestedBy }, now().toISOString(),
+        { kind: kind.kind, target: kind.target, fullRefresh: kind.fullRefresh, requestedBy: kind.requestedBy }, now().toISOString(), THIS_PROCESS,
       );
     });
     this.#unrecorded.length = 0;

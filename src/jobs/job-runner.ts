@@ -8,6 +8,7 @@ import { dropSourceTables } from './drop-source-tables.ts';
 import { SourceDisabledError, SourceNotFoundError, SourceTypeNotSupportedError, SyncInProgressError, SyncNotFoundError, SyncOfAnotherSourceError, RestoreInProgressError } from './errors.ts';
 import { JobLifecycle, type ActiveJob } from './job-lifecycle.ts';
 import { MaintenanceJob } from './maintenance-job.ts';
+import { interruptOrphanedJobs } from './orphaned-jobs.ts';
 import { RestoreJob, snapshotBeforeSync } from './restore-job.ts';
 import { SyncJob } from './sync-job.ts';
 import type { LakeWriter, WarehouseReaders } from '../warehouse/index.ts';
@@ -54,17 +55,10 @@ export class JobRunner {
     this.ledgerHasher = new LedgerHasher(store.fileLedger);
   }
 
-  /** Marks jobs a stopped service left behind as interrupted; call once at start. */
+  /** Marks the jobs a stopped process left behind as interrupted; call once at start. */
   recoverInterrupted(): JobRecord[] {
     const { store, now } = this.#options;
-    const interrupted = store.jobs.interruptActive(now().toISOString());
-    for (const job of interrupted) {
-      store.logs.append({
-        timestamp: now().toISOString(), level: 'WARNING', source: job.kind === 'sync' || job.kind === 'restore' ? job.target : null, jobId: job.id,
-        message: `The ${job.kind} job ${String(job.id)} was interrupted when the service stopped; the previous data is intact`,
-      });
-    }
-    return interrupted;
+    return interruptOrphanedJobs(store, now().toISOString());
   }
 
   /** Makes `step` the last step of every sync that loads: what the source's new tables set off. */

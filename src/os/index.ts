@@ -1,2 +1,3 @@
 export { currentThreadId, lowerThreadPriority } from './thread-priority.ts';
 export { confined, inReadOnlyView, type CommandLine } from './read-only-view.ts';
+export { isRunning, thisProcess, type ProcessIdentity } from './process-identity.ts';

@@ -1,4 +1,3 @@
-import { rmSync, writeFileSync } from 'node:fs';
 import type { FastifyInstance } from 'fastify';
 import { AlertCenter, FreshnessMonitor } from '../alerts/index.ts';
 import { closeContext, createContext, type AppContext, type ContextOptions } from '../context.ts';
@@ -12,6 +11,7 @@ import { checkCatalogReachable, checkCatalogReader, prepareWarehouse } from '../
 import type { WatcherProcess } from '../watcher/index.ts';
 import { buildApp } from './build-app.ts';
 import { listeningAddress, webUrl } from './routes/web-url.ts';
+import { recordRunningServer } from './running-server.ts';
 import { startWatcher } from './start-watcher.ts';
 import { WebSocketHub } from './websocket-hub.ts';
 
@@ -122,9 +122,7 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
     stops.push('the HTTP app', () => app.close());
     const host = options.host ?? ctx.config.web.host;
     await app.listen({ host, port: options.ports?.web ?? ctx.config.web.port });
-    const pidFile = ctx.paths.serverPidFile;
-    writeFileSync(pidFile, `${String(process.pid)}\n`);
-    stops.push('the pid file', () => { rmSync(pidFile, { force: true }); });
+    stops.push('the pid file', recordRunningServer(ctx.paths, listeningAddress(ctx, app)));
     const url = webUrl(ctx, app);
     alerts.startDelivery(url);
     await upgrade.afterSuccessfulStart();

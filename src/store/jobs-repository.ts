@@ -23,12 +23,14 @@ export interface JobRecord {
   /** A model run's span of lake snapshots: the latest before it started and after it ended (null for other kinds). */
   readonly snapshotBefore: number | null;
   readonly snapshotAfter: number | null;
+  /** The process that runs it; null for a job recorded before processes were. */
+  readonly owner: { readonly pid: number; readonly started: string } | null;
 }
 
 interface JobRow {
   id: number; kind: JobKind; target: string; status: JobStatus; full_refresh: number; requested_by: string | null;
   created_at: string; started_at: string | null; finished_at: string | null; rows: number | null; error: string | null; files_failed: number;
-  transient: number; snapshot_before: number | null; snapshot_after: number | null;
+  transient: number; snapshot_before: number | null; snapshot_after: number | null; owner_pid: number | null; owner_started: string | null;
 }
 
 function toRecord(row: JobRow): JobRecord {
@@ -37,6 +39,7 @@ function toRecord(row: JobRow): JobRecord {
     requestedBy: row.requested_by, createdAt: row.created_at, startedAt: row.started_at, finishedAt: row.finished_at,
     rows: row.rows, error: row.error, filesFailed: row.files_failed, transient: row.transient === 1,
     snapshotBefore: row.snapshot_before, snapshotAfter: row.snapshot_after,
+    owner: row.owner_pid === null ? null : { pid: row.owner_pid, started: row.owner_started ?? '' },
   });
 }
 
@@ -49,15 +52,25 @@ export class JobsRepository {
     this.#redact = redact;
   }
 
-  /** Queues a job unless one for the same target is queued or running; returns undefined then. Call inside a transaction. */
-  enqueueUnlessActive(job: { kind: JobKind; target: string; fullRefresh: boolean; requestedBy: string | null }, now: string): JobRecord | undefined {
+  /**
+   * Queues a job run by `owner` unless one for the same target is queued or running; returns undefined then. Call
+   * inside a transaction.
+   */
+  enqueueUnlessActive(
+    job: { kind: JobKind; target: string; fullRefresh: boolean; requestedBy: string | null }, now: string, owner: { pid: number; started: string },
+  ): JobRecord | undefined {
     const active = this.#database.prepare("SELECT 1 FROM jobs WHERE kind = ? AND target = ? AND status IN ('queued', 'running')")
       .get(job.kind, job.target);
     if (active !== undefined) return undefined;
     const row = this.#database.prepare(`
-      INSERT INTO jobs (kind, target, status, full_refresh, requested_by, created_at) VALUES (?, ?, 'queued', ?, ?, ?) RETURNING *`)
-      .get(job.kind, job.target, job.fullRefresh ? 1 : 0, job.requestedBy, now) as unknown as JobRow;
+      INSERT INTO jobs (kind, target, status, full_refresh, requested_by, created_at, owner_pid, owner_started) VALUES (?, ?, 'queued', ?, ?, ?, ?, ?) RETURNING *`)
+      .get(job.kind, job.target, job.fullRefresh ? 1 : 0, job.requestedBy, now, owner.pid, owner.started) as unknown as JobRow;
     return toRecord(row);
+  }
+
+  /** Queued and running jobs, of every process. */
+  active(): JobRecord[] {
+    return (this.#database.prepare("SELECT * FROM jobs WHERE status IN ('queued', 'running') ORDER BY id").all() as unknown as JobRow[]).map(toRecord);
   }
 
   markRunning(id: number, now: string): void {
@@ -89,12 +102,12 @@ export class JobsRepository {
     return row ? toRecord(row) : undefined;
   }
 
-  /** Jobs a stopped service left queued or running become interrupted; returns them. */
-  interruptActive(now: string): JobRecord[] {
-    const rows = this.#database.prepare(`
-      UPDATE jobs SET status = 'interrupted', finished_at = ?, error = 'The service stopped before the job finished'
-      WHERE status IN ('queued', 'running') RETURNING *`).all(now) as unknown as JobRow[];
-    return rows.map(toRecord);
+  /** Marks the job interrupted with `error` if it is still queued or running; returns it then. */
+  interrupt(id: number, error: string, now: string): JobRecord | undefined {
+    const row = this.#database.prepare(`
+      UPDATE jobs SET status = 'interrupted', finished_at = ?, error = ? WHERE id = ? AND status IN ('queued', 'running') RETURNING *`)
+      .get(now, error, id) as JobRow | undefined;
+    return row === undefined ? undefined : toRecord(row);
   }
 
   latest(kind: JobKind, target: string): JobRecord | undefined {

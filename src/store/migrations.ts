@@ -333,6 +333,12 @@ const MIGRATIONS: readonly string[] = [
     marked_at TEXT NOT NULL
   );
   `,
+  `
+  -- The process that runs a job (its id and start time), so a job whose process ended without finishing it (Ctrl-C,
+  -- a closed terminal, kill -9) is seen for what it is by the next command, not left running for ever.
+  ALTER TABLE jobs ADD COLUMN owner_pid INTEGER;
+  ALTER TABLE jobs ADD COLUMN owner_started TEXT;
+  `,
 ];
 
 /** Brings the schema up to date inside one transaction; a database newer than this code is refused. */

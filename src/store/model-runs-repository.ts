@@ -55,10 +55,14 @@ export class ModelRunsRepository {
       .run(jobId, model, outcome.status, startedAt ?? now, finishedAt, outcome.durationSeconds, outcome.error);
   }
 
-  /** Models a job left running (dbt stopped, the service stopped) become errors with `message`. */
+  /**
+   * Models a job left running (dbt stopped) become errors with `message`; with no job, those of every job that is no
+   * longer queued or running (a stopped service's), never those of a run another process is doing now.
+   */
   failRunning(jobId: number | null, message: string, now: string): void {
     this.#database.prepare(`
-      UPDATE model_runs SET status = 'error', finished_at = ?, error = ? WHERE status = 'running' AND (? IS NULL OR job_id = ?)`)
+      UPDATE model_runs SET status = 'error', finished_at = ?, error = ? WHERE status = 'running' AND (? IS NULL
+        AND (job_id IS NULL OR job_id NOT IN (SELECT id FROM jobs WHERE status IN ('queued', 'running'))) OR job_id = ?)`)
       .run(now, message, jobId, jobId);
   }
 

@@ -45,8 +45,11 @@ export class WatcherProcess {
   start(): void {
     this.#stopping = false;
     const node = nodeChild(CHILD_SCRIPT, [JSON.stringify(this.#options.targets), JSON.stringify(this.#options.config.patterns)]);
+    // A process group of its own: Ctrl-C in the terminal reaches the service, which stops it, not the watcher
+    // first (which would be taken for a crash). It ends when its channel to the service closes.
     const child = spawn(node.command, node.args, {
       env: node.env,
+      detached: true,
       stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
     });
     this.#child = child;

@@ -79,7 +79,7 @@ describe('a crash in the middle of a sync', () => {
     const details = await apiAgain('GET', '/api/sources/orders/details');
     expect(details.history.map((entry: { status: string }) => entry.status)).toEqual(['interrupted', 'success']);
     const logs = await apiAgain('GET', '/api/sources/orders/logs?limit=1');
-    expect(logs[0].message).toMatch(/was interrupted when the service stopped; the previous data is intact/);
+    expect(logs[0].message).toMatch(/^The sync job \d+ was interrupted when the process running it \(pid \d+\) stopped; the previous data is intact$/);
 
     rmSync(path.join(dataDir, 'big.csv'));
     writeFileSync(path.join(dataDir, 'more.csv'), 'id,name,amount,created\n3,c,3.5,2026-01-03\n');

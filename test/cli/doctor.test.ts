@@ -42,7 +42,7 @@ describe('quarry doctor', () => {
     expect(run.stderr).toBe('');
     expect(run.code).toBe(0);
     for (const check of ['Node', 'Python environment dbt', 'Python environment dlt', 'Python environment superset', 'DuckDB extensions', 'Disk',
-      `Port ${String(webPort)} (web)`, 'Platform database', 'Warehouse', 'Dashboard tool']) {
+      `Port ${String(webPort)} (web)`, 'Platform database', 'Jobs', 'Warehouse', 'Dashboard tool']) {
       expect(run.stdout).toContain(`✓ ${check}: `);
     }
     expect(run.stdout).toContain('Warehouse: not created yet: the first sync creates it');

@@ -67,7 +67,7 @@ describe('a crash in the middle of a model run', () => {
       await expect.poll(async () => (await modelStatuses(server, headers)).orders_enriched, { timeout: 5000 }).toBe('success');
       expect((await modelStatuses(server, headers)).slow_totals).not.toBe('running');
       const activity = await (await fetch(`${server.url}/api/logs?limit=50`, { headers })).json() as { message: string }[];
-      expect(activity.some((entry) => /The run job \d+ was interrupted when the service stopped/.test(entry.message))).toBe(true);
+      expect(activity.some((entry) => /The run job \d+ was interrupted when the process running it \(pid \d+\) stopped; the previous data is intact/.test(entry.message))).toBe(true);
       // The tables built before the crash are intact and readable.
       const rows = await queryLake(dir, 'SELECT count(*)::INTEGER AS n FROM marts.orders_enriched');
       expect(Number(rows[0]?.n)).toBeGreaterThan(0);
