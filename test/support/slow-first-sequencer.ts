@@ -1,20 +1,21 @@
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
 /**
- * Files that take a minute or more (the summary at the end of each run lists the slowest): each group runs two files
- * at a time, so a long file that starts last leaves one core idle until it ends. On a clean clone vitest has no
+ * Files that take a minute or more (the summary at the end of each run lists the slowest), longest first: a long file
+ * that starts last leaves the cores idle but for it until it ends. On a clean clone vitest has no
  * durations yet and starts the largest files first, which is no guide to the longest.
  */
 const SLOW_FILES = [
+  'test/faults/kill-with-dashboard.test.ts',
   'test/api/fuzz.test.ts',
   'test/sources/connector-contract.test.ts',
-  'test/cli/demo-build.test.ts',
   'test/dashboard/superset.test.ts',
-  'test/faults/kill-with-dashboard.test.ts',
   'test/sources/real-world-files.test.ts',
-  'test/security/reader-writes.test.ts',
-  'test/sources/relational-db.test.ts',
+  'test/cli/demo-build.test.ts',
+  'test/web/every-page.browser.test.ts',
   'test/cli/demo-first-start.test.ts',
+  'test/sources/relational-db.test.ts',
+  'test/security/reader-writes.test.ts',
   'test/security/template-injection.test.ts',
   'test/server/transform.test.ts',
 ];

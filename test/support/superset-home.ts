@@ -1,4 +1,5 @@
-import { cpSync, existsSync, mkdtempSync, renameSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, renameSync, rmSync } from 'node:fs';
+import { setTimeout as delay } from 'node:timers/promises';
 import path from 'node:path';
 import { inject } from 'vitest';
 import { SupersetProcess } from '../../src/dashboard/index.ts';
@@ -13,8 +14,30 @@ const INITIALISE_TIMEOUT_MS = 300_000;
  */
 export async function copyInitialisedSupersetHome(home: string): Promise<void> {
   const template = path.join(inject('runFolder'), 'superset-home');
-  if (!existsSync(template)) await buildHome(template);
+  if (!existsSync(template)) await buildOnce(template);
   cpSync(template, home, { recursive: true });
+}
+
+/**
+ * Builds the template unless another file is building it, then waits for that one: files that start together
+ * would each spend most of a minute of both cores on the same migrations.
+ */
+async function buildOnce(template: string): Promise<void> {
+  const lock = `${template}.lock`;
+  try {
+    mkdirSync(lock);
+  } catch {
+    // Another file builds it (the run folder is new each run, so a lock never outlives its builder's run).
+    const deadline = Date.now() + INITIALISE_TIMEOUT_MS;
+    while (!existsSync(template) && existsSync(lock) && Date.now() < deadline) await delay(500);
+    if (!existsSync(template)) await buildHome(template); // its builder failed: try here, where the error shows
+    return;
+  }
+  try {
+    await buildHome(template);
+  } finally {
+    rmSync(lock, { recursive: true, force: true });
+  }
 }
 
 async function buildHome(template: string): Promise<void> {
