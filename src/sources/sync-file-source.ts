@@ -155,7 +155,7 @@ export async function syncFileSource(
   messages.push(...recorded.messages);
   const { filesFailed } = recorded;
   messages.push({ level: 'INFO', message: `Loaded ${String(toLoad.length)} of ${String(files.length)} file(s); ${String(files.length - toLoad.length)} unchanged` });
-  if (filesFailed > 0) messages.push({ level: 'WARNING', message: `${String(filesFailed)} file(s) could not be read and were skipped; the other files are loaded, and a skipped file loaded before keeps the rows of its last read` });
+  if (filesFailed > 0) messages.push({ level: 'WARNING', message: `${String(filesFailed)} file(s) could not be read and were skipped; the other files are loaded` });
   return { rows, tables: [{ schema: schemaName, name: spec.source, rowCount: rows }], ledger: recorded.entries, messages, filesFailed };
 }
 
