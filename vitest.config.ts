@@ -1,6 +1,17 @@
 import { defineConfig } from 'vitest/config';
 import { SlowFirstSequencer } from './test/support/slow-first-sequencer.ts';
 
+/** Files that each run Superset's gunicorn workers, a browser, or a fuzzer: kept apart from the many small files. */
+const HEAVY = [
+  'test/dashboard/superset.test.ts',
+  'test/dashboard/shared-lake.test.ts',
+  'test/faults/kill-with-dashboard.test.ts',
+  'test/security/dashboard-roles.test.ts',
+  'test/security/reader-writes.test.ts',
+  'test/web/every-page.browser.test.ts',
+  'test/api/fuzz.test.ts',
+];
+
 /** A timing comparison that another file's load would skew. */
 const ALONE = ['test/server/login-timing.test.ts'];
 
@@ -21,17 +32,22 @@ export default defineConfig({
         test: { name: 'unit', include: ['src/**/*.test.ts'], pool: 'threads', sequence: { groupOrder: 0 } },
       },
       {
-        // Three files at a time on two cores: the many files that wait for a job, a page, Superset or a browser leave
-        // a core idle with two; a third file's work fills those waits.
+        // One file a core: more would not finish sooner (the suite is bound by the cores) and would stretch
+        // the waits of tests that watch a job or a page.
         extends: true,
         test: {
-          name: 'integration', include: ['test/**/*.test.ts'], exclude: ALONE, pool: 'forks', maxWorkers: 3,
+          name: 'integration', include: ['test/**/*.test.ts'], exclude: [...HEAVY, ...ALONE], pool: 'forks', maxWorkers: 2,
           sequence: { groupOrder: 1 },
         },
       },
       {
         extends: true,
-        test: { name: 'alone', include: ALONE, pool: 'forks', maxWorkers: 1, sequence: { groupOrder: 2 } },
+        // Three at a time: each waits much of its time for Superset or a browser, which a third file's work fills.
+        test: { name: 'heavy', include: HEAVY, pool: 'forks', maxWorkers: 3, sequence: { groupOrder: 2 } },
+      },
+      {
+        extends: true,
+        test: { name: 'alone', include: ALONE, pool: 'forks', maxWorkers: 1, sequence: { groupOrder: 3 } },
       },
     ],
   },
