@@ -1,9 +1,20 @@
+import leven from 'leven';
 import { ConflictError, InvalidRequestError, NotFoundError } from '../errors.ts';
+
+/** A name a person probably meant to type: at most a third of its letters (and 3) away from one of `names`. */
+function closestName(name: string, names: readonly string[]): string | undefined {
+  const allowed = Math.min(3, Math.ceil(name.length / 3));
+  const [closest] = names.map((candidate) => ({ candidate, distance: leven(name.toLowerCase(), candidate.toLowerCase()) }))
+    .filter(({ distance }) => distance <= allowed).sort((a, b) => a.distance - b.distance);
+  return closest?.candidate;
+}
 
 export class SourceNotFoundError extends NotFoundError {
   override readonly code = 'source_not_found';
-  constructor(name: string) {
-    super(`No source named "${name}"`);
+  /** `known`: the project's source names, the closest of which the message suggests. */
+  constructor(name: string, known: readonly string[] = []) {
+    const suggestion = closestName(name, known);
+    super(`No source named "${name}"${suggestion === undefined ? '' : `; did you mean "${suggestion}"?`}`);
   }
 }
 

@@ -74,7 +74,7 @@ export class JobRunner {
   startSync(name: string, options: { fullRefresh: boolean; requestedBy: string | null; backfill?: BackfillRequest | undefined }): StartedJob {
     const { store, sources, paths, events, now, env, sourceTokens, outbound, dataRoots } = this.#options;
     const source = sources.find((candidate) => candidate.name === name);
-    if (!source) throw new SourceNotFoundError(name);
+    if (!source) throw new SourceNotFoundError(name, sources.map((candidate) => candidate.name));
     if (!source.enabled) throw new SourceDisabledError(name);
     const loader = loaderFor(source);
     const unsupported = loader.unsupportedReason(source, paths.root);
@@ -125,7 +125,7 @@ export class JobRunner {
    */
   async startRestore(name: string, options: { beforeSync: number; requestedBy: string | null }): Promise<JobRecord> {
     const { store, sources, events } = this.#options;
-    if (!sources.some((candidate) => candidate.name === name)) throw new SourceNotFoundError(name);
+    if (!sources.some((candidate) => candidate.name === name)) throw new SourceNotFoundError(name, sources.map((candidate) => candidate.name));
     const sync = store.jobs.get(options.beforeSync);
     if (sync?.kind !== 'sync') throw new SyncNotFoundError(options.beforeSync);
     if (sync.target !== name) throw new SyncOfAnotherSourceError(sync.id, name, sync.target);

@@ -94,8 +94,9 @@ export class SourceReports {
 
   /** The source of that name; throws SourceNotFoundError. */
   source(name: string): SourceConfig {
-    const source = this.#options.sources.find((candidate) => candidate.name === name);
-    if (!source) throw new SourceNotFoundError(name);
+    const { sources } = this.#options;
+    const source = sources.find((candidate) => candidate.name === name);
+    if (!source) throw new SourceNotFoundError(name, sources.map((candidate) => candidate.name));
     return source;
   }
 

@@ -52,6 +52,15 @@ describe('quarry command line', () => {
     expect(notProject.stderr.trim()).toBe(`${dir} is not a Quarry project: .quarry/project.yml is missing (run "quarry init")`);
   });
 
+  it('suggests the source a mistyped name probably meant, and none for a name far from every source', () => {
+    const dir = temporaryDirectory();
+    expect(quarry(['init', dir, '--demo', '--admin-email', 'a@example.com', '--admin-password', 'a-good-password', '--non-interactive']).code).toBe(0);
+    const typo = quarry(['sync', 'ordrs', '--project', dir]);
+    expect(typo.code).toBe(1);
+    expect(typo.stderr.trim()).toBe('quarry: No source named "ordrs"; did you mean "orders"?');
+    expect(quarry(['sync', 'nosuch', '--project', dir]).stderr.trim()).toBe('quarry: No source named "nosuch"');
+  });
+
   it('adds users, refuses duplicates and bad roles, and reports auth status', () => {
     const dir = temporaryDirectory();
     quarry(['init', dir, '--admin-email', 'a@example.com', '--admin-password', 'a-good-password', '--non-interactive']);
