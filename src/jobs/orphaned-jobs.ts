@@ -11,7 +11,10 @@ export function orphanedJobs(store: Store): JobRecord[] {
 
 /** Marks each orphaned job interrupted, with its models' runs, and says so in its log; returns them. */
 export function interruptOrphanedJobs(store: Store, now: string): JobRecord[] {
-  return store.transaction(() => orphanedJobs(store).flatMap((job) => {
+  // Every job's start asks: the write transaction is taken only when there is something to mark.
+  const orphaned = orphanedJobs(store);
+  if (orphaned.length === 0) return [];
+  return store.transaction(() => orphaned.flatMap((job) => {
     const stopped = job.owner === null ? 'the service stopped' : `the process running it (pid ${String(job.owner.pid)}) stopped`;
     const interrupted = store.jobs.interrupt(job.id, `Interrupted: ${stopped} before the job finished`, now);
     if (interrupted === undefined) return [];
