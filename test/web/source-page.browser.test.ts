@@ -69,6 +69,8 @@ describe('source page in Chromium', () => {
     await page.goto(`${quarry.url}/sources/orders`);
     const live = page.locator('#live-state');
     await expect.poll(() => live.textContent()).toBe('Live');
+    // The history of the syncs before comes with the page's first API answer, which may land after 'Live'.
+    await expect.poll(() => page.locator('#history tbody tr').count()).toBeGreaterThan(0);
     const histories = await page.locator('#history tbody tr').count();
     const dropped = new Set(quarry.app.websocketServer.clients);
     for (const client of dropped) client.close(1012, 'restarting');
