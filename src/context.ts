@@ -129,7 +129,7 @@ export function createContext(options: ContextOptions): AppContext {
     store, paths, sources, events, log: log.child({ module: 'jobs' }), now, env, readers, writer, sourceTokens, outbound, dataRoots, redactor, afterCommit: () => profiler.refresh(),
   });
   const transform = new TransformRunner({
-    store, paths, lake, readers, config, events, log: log.child({ module: 'transform' }), now, writer,
+    store, paths, lake, readers, config, sources, events, log: log.child({ module: 'transform' }), now, writer,
     jobs: jobs.lifecycle,
     pythonEnvironmentsDir: env.QUARRY_PYTHON_ENVS_DIR,
     baseEnv: childEnv,

@@ -9,6 +9,7 @@ sources:
     type: local_files
     description: Orders of a small web shop, one CSV file per month
     tags: [demo]
+    staging_column_names: snake_case
     local_files:
       directory: data/orders
       file_pattern: "*.csv"
@@ -138,7 +139,7 @@ export function writeDemoDashboard(paths: ProjectPaths): void {
 
 /** The demo's dbt models: the staging view over raw_orders.orders and marts built on it. */
 export function writeDemoModels(paths: ProjectPaths): void {
-  writeStagingModels(paths.transformDir, 'orders', [{ schema: 'raw_orders', name: 'orders', columns: DEMO_RAW_COLUMNS }]);
+  writeStagingModels(paths.transformDir, 'orders', [{ schema: 'raw_orders', name: 'orders', columns: DEMO_RAW_COLUMNS }], 'snake_case');
   const marts = path.join(paths.transformDir, 'models', 'marts');
   mkdirSync(marts, { recursive: true });
   for (const [name, content] of Object.entries(DEMO_MARTS)) writeFileSync(path.join(marts, name), content);

@@ -3,6 +3,7 @@ import type { EventBus } from '../events/index.ts';
 import type { ActiveJob, JobLifecycle } from '../jobs/index.ts';
 import type { Logger } from '../logger.ts';
 import { pythonExecutable, pythonExecutableOrLog } from '../python/index.ts';
+import { stagingColumnNamesOf, type SourceConfig } from '../sources/config/index.ts';
 import type { JobRecord, ModelRunStatus, Store, TestStatus } from '../store/index.ts';
 import { DBT_PROJECT_NAME, dbtTargetDir, ensureDbtProject } from './dbt-project.ts';
 import { publishDocsSite } from './docs-site.ts';
@@ -13,7 +14,7 @@ import { ModelGraph, readModelGraph, type ModelNode, type TestNode } from './man
 import type { LakeLocation, LakeWriter, WarehouseReaders } from '../warehouse/index.ts';
 import { readColumns } from './raw-columns.ts';
 import { ModelRun, type DbtCommand } from './model-run.ts';
-import { generatedNotNullColumns, stagingModelName, writeStagingModels } from './staging-models.ts';
+import { generatedNotNullColumns, stagingColumnNames, stagingModelName, writeStagingModels } from './staging-models.ts';
 
 export interface TransformRunnerOptions {
   store: Store;
@@ -22,6 +23,8 @@ export interface TransformRunnerOptions {
   /** Pooled readers of the same lake (the raw tables' columns a staging refresh reads). */
   readers: WarehouseReaders;
   config: ProjectConfig;
+  /** sources.yml as the service last read it (how each source names its staging columns). */
+  sources: readonly SourceConfig[];
   events: EventBus;
   log: Logger;
   now: () => Date;
@@ -211,15 +214,17 @@ export class TransformRunner {
     ensureDbtProject(paths, log);
     const columns = await readColumns(this.#options.readers, tables);
     const tested = generatedNotNullColumns(paths.transformDir, source);
+    const naming = stagingColumnNamesOf(this.#options.sources.find((candidate) => candidate.name === source));
     const outcomes = writeStagingModels(paths.transformDir, source, tables.map((table) => {
       const raw = columns.get(`${table.schema}.${table.name}`) ?? [];
       const before = tested.get(stagingModelName(source, table.name)) ?? new Set();
+      const names = stagingColumnNames(raw.map((column) => column.name), naming);
       return {
         schema: table.schema, name: table.name, columns: raw.map((column) => column.name),
-        notNull: raw.filter((column) => !column.hasNulls || before.has(column.name)).map((column) => column.name),
+        notNull: raw.filter((column, index) => !column.hasNulls || before.has(names[index] ?? column.name)).map((column) => column.name),
         uniqueKey: table.primaryKey.length === 1 ? table.primaryKey[0] : null,
       };
-    }).filter((table) => table.columns.length > 0));
+    }).filter((table) => table.columns.length > 0), naming);
     const kept = Object.entries(outcomes).filter(([, outcome]) => outcome === 'kept_user_edit').map(([name]) => name);
     if (kept.length > 0) log.info({ source, kept }, 'staging files edited by the user were left as they are');
     return Object.values(outcomes).includes('written');

@@ -55,6 +55,7 @@ describe('quarry source add (the form for scripts)', () => {
     const sourcesYml = readFileSync(path.join(dir, '.quarry', 'sources.yml'), 'utf8');
     expect(sourcesYml).toContain('# Sources Quarry loads'); // the header comment survives
     expect(sourcesYml).toContain('auth_token_env: PEOPLE_TOKEN');
+    expect(sourcesYml).toMatch(/- name: people\n\s+type: rest_api\n\s+staging_column_names: snake_case\n/);
     expect(sourcesYml).not.toContain('tok-abc-123');
     expect(readFileSync(path.join(dir, '.env'), 'utf8')).toContain('PEOPLE_TOKEN=');
 

@@ -70,7 +70,7 @@ describe('quarry source add, the wizard', () => {
     expect(screen).toContain('csv (None) hidden; use local_files, or filesystem by hand');
     expect(screen).toContain('Connection test passed: 1 file(s) match * in');
     expect(screen).toContain('Synced orders: 2 rows');
-    expect(readFileSync(path.join(dir, '.quarry', 'sources.yml'), 'utf8')).toMatch(/- name: orders\n\s+type: local_files\n\s+local_files:\n\s+directory: data\/orders\n/);
+    expect(readFileSync(path.join(dir, '.quarry', 'sources.yml'), 'utf8')).toMatch(/- name: orders\n\s+type: local_files\n\s+staging_column_names: snake_case\n\s+local_files:\n\s+directory: data\/orders\n/);
   });
 
   it('asks for a credential without echoing it and keeps it out of sources.yml', async () => {

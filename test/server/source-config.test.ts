@@ -50,6 +50,7 @@ describe('sources from the browser: types, add, test (API)', () => {
     expect(reply.text).not.toContain('items-secret-token');
     expect(sourcesFile()).toContain('# Sources Quarry loads');
     expect(sourcesFile()).toContain('auth_token_env: ITEMS_TOKEN');
+    expect(sourcesFile()).toMatch(/- name: items\n\s+type: rest_api\n\s+staging_column_names: snake_case\n/);
     expect(sourcesFile()).not.toContain('items-secret-token');
     expect(envFile()).toContain("ITEMS_TOKEN='items-secret-token'");
   });

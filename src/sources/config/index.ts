@@ -1,5 +1,7 @@
 export { loadSources } from './sources-file.ts';
-export { parseSources, serializeSources, defaultSourcesYaml, type SourceConfig } from './sources-config.ts';
+export {
+  parseSources, serializeSources, defaultSourcesYaml, stagingColumnNamesOf, type SourceConfig, type StagingColumnNames,
+} from './sources-config.ts';
 export { addSourceEntry, setSourceEnabled, readSourceSection, type SourceCheck } from './sources-file-edits.ts';
 export { assertSourcesFileUnchanged, sourcesFileVersion, SourcesFileChangedError } from './sources-file-version.ts';
 export {

@@ -5,7 +5,7 @@ import { SOURCE_NAME_PATTERN } from '../type-definition/index.ts';
 import { loadSources } from './sources-file.ts';
 import { assertSourcesFileUnchanged } from './sources-file-version.ts';
 import type { SourceConfig } from './sources-config.ts';
-import { parseSourceEntry } from './source-entry.ts';
+import { parseSourceEntry, type StagingColumnNames } from './source-entry.ts';
 import { assertOwnVariables } from './source-variables.ts';
 import { addSourceEntry, type SourceCheck } from './sources-file-edits.ts';
 
@@ -39,8 +39,8 @@ export function newSourceNameProblem(name: string, existing: readonly string[]):
 
 /**
  * Adds a source: checks (with `expectedVersion`) that sources.yml is still the one the caller read, the name,
- * the type and the credentials, then appends it to sources.yml (validated, `check`ed, comments and order kept) and
- * writes the credentials to .env. Nothing is written when anything is refused.
+ * the type and the credentials, then appends it to sources.yml (validated, `check`ed, comments and order kept; its
+ * staging models in snake_case) and writes the credentials to .env. Nothing is written when anything is refused.
  */
 export function addSourceToProject(paths: ProjectPaths, addition: SourceAddition, check: SourceCheck, expectedVersion?: string): SourceConfig {
   // First: a form read from a file that changed since is out of date, whatever it holds.
@@ -49,7 +49,9 @@ export function addSourceToProject(paths: ProjectPaths, addition: SourceAddition
   const problem = newSourceNameProblem(addition.name, loadSources(paths).map((source) => source.name));
   if (problem !== undefined) throw new InvalidRequestError(problem);
   for (const [variable, value] of addition.secrets) checkEnvValue(variable, value);
-  const added = addSourceEntry(paths, { name: addition.name, type, [SOURCE_TYPES[type].section]: addition.section }, (source) => {
+  // Written out, not left to the default: a source without the field keeps the original names it always had.
+  const entry = { name: addition.name, type, staging_column_names: 'snake_case' satisfies StagingColumnNames, [SOURCE_TYPES[type].section]: addition.section };
+  const added = addSourceEntry(paths, entry, (source) => {
     check(source);
     assertOwnVariables(paths, source, addition.secrets.keys());
   });

@@ -17,6 +17,10 @@ const Freshness = z.strictObject({
   message: 'error_after_hours must not be less than warn_after_hours', path: ['error_after_hours'],
 });
 
+/** How a source's staging models name their columns: `snake_case` (typed without quotes) or `original` (as the raw table has them). */
+export const STAGING_COLUMN_NAMES = ['snake_case', 'original'] as const;
+export type StagingColumnNames = (typeof STAGING_COLUMN_NAMES)[number];
+
 const CommonFields = z.strictObject({
   name: SourceName,
   enabled: z.boolean().default(true),
@@ -25,6 +29,8 @@ const CommonFields = z.strictObject({
   /** Days re-loaded on an incremental sync; a full refresh ignores it. */
   lookback_days: z.int().min(0).optional(),
   freshness: Freshness.optional(),
+  /** Left out: `original` (stagingColumnNamesOf), so no model over the staging of a source older than the option breaks. */
+  staging_column_names: z.enum(STAGING_COLUMN_NAMES).optional(),
 });
 type CommonFields = z.output<typeof CommonFields>;
 
@@ -49,6 +55,11 @@ type DeepReadonly<T> = T extends readonly (infer Item)[]
 
 /** One source of sources.yml, defaults applied: narrow on `type` to reach its section (`source.rest_api`, `source.generic_config`). */
 export type SourceConfig = DeepReadonly<TypedSourceConfig | GenericSourceConfig>;
+
+/** How the source's staging models name their columns: `original` when sources.yml does not say (or no longer has the source). */
+export function stagingColumnNamesOf(source: SourceConfig | undefined): StagingColumnNames {
+  return source?.staging_column_names ?? 'original';
+}
 
 /** Parses the item at `at` of the sources list, or returns every problem it has. */
 export function parseSourceEntry(entry: unknown, at: readonly PropertyKey[], label: string): Validation<SourceConfig> {

@@ -1,6 +1,6 @@
 import { describe, it, expect } from 'vitest';
 import { ConfigError } from '../../errors.ts';
-import { defaultSourcesYaml, parseSources, serializeSources, type SourceConfig } from './sources-config.ts';
+import { defaultSourcesYaml, parseSources, serializeSources, stagingColumnNamesOf, type SourceConfig } from './sources-config.ts';
 import { AUTH_TYPES, CATEGORIES, SOURCE_TYPE_KEYS, SOURCE_TYPES } from './source-types.ts';
 
 function problemsOf(yamlText: string, label?: string): readonly string[] {
@@ -505,6 +505,7 @@ describe('parseSources on valid files', () => {
     description: Monthly orders
     tags: [demo, shop]
     lookback_days: 3
+    staging_column_names: snake_case
     local_files: {directory: data/orders, file_pattern: "*.jsonl", notes: Exported nightly}
 `);
     expect(source).toEqual({
@@ -514,8 +515,23 @@ describe('parseSources on valid files', () => {
       description: 'Monthly orders',
       tags: ['demo', 'shop'],
       lookback_days: 3,
+      staging_column_names: 'snake_case',
       local_files: { directory: 'data/orders', file_pattern: '*.jsonl', notes: 'Exported nightly' },
     });
+  });
+
+  it('reads staging_column_names as snake_case or original, and a source without it as original', () => {
+    const [snake, original, unsaid] = parseSources(`sources:
+  - {name: a, type: csv, staging_column_names: snake_case, csv: {directory: data}}
+  - {name: b, type: csv, staging_column_names: original, csv: {directory: data}}
+  - {name: c, type: csv, csv: {directory: data}}
+`);
+    expect([snake, original, unsaid].map(stagingColumnNamesOf)).toEqual(['snake_case', 'original', 'original']);
+    expect(unsaid).not.toHaveProperty('staging_column_names');
+    expect(stagingColumnNamesOf(undefined)).toBe('original');
+    expect(problemsOf('sources:\n  - {name: a, type: csv, staging_column_names: snake, csv: {directory: data}}\n')).toEqual([
+      'sources.yml: sources[0].staging_column_names: expected one of snake_case, original, got "snake"',
+    ]);
   });
 
   it('defaults the csv pattern to *.csv and accepts the wizard-disabled csv and filesystem types', () => {
@@ -727,6 +743,7 @@ describe('serializeSources', () => {
     description: "Orders: one file a month"
     tags: [demo]
     lookback_days: 2
+    staging_column_names: snake_case
     local_files: {directory: data/orders, file_pattern: "*.csv"}
   - name: crm_api
     type: rest_api

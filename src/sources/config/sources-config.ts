@@ -4,7 +4,7 @@ import { ConfigError } from '../../errors.ts';
 import { parseSourceEntry, type SourceConfig } from './source-entry.ts';
 import { SOURCE_TYPES } from './source-types.ts';
 
-export type { SourceConfig } from './source-entry.ts';
+export { stagingColumnNamesOf, type SourceConfig, type StagingColumnNames } from './source-entry.ts';
 
 const HEADER = `# Sources Quarry loads into its warehouse, one list item each:
 #   name           required, unique; lowercase letters, digits and underscores, starting with a letter
@@ -12,6 +12,7 @@ const HEADER = `# Sources Quarry loads into its warehouse, one list item each:
 #   enabled        whether syncs include the source (default true)
 #   description, tags, lookback_days   optional
 #   freshness      optional {warn_after_hours, error_after_hours}: stale after that long without a successful sync
+#   staging_column_names   snake_case (a staging model shows "Invoice ID" as invoice_id) or original (the default)
 # plus one section with the type's fields, named after the type (local_files:, rest_api:, ...),
 # or generic_config: for types without fields of their own. Credentials never go in this file:
 # *_env fields name an environment variable, whose value belongs in .env.
@@ -83,6 +84,7 @@ function orderFields(source: SourceConfig): Record<string, unknown> {
     tags: source.tags,
     ...(source.lookback_days === undefined ? {} : { lookback_days: source.lookback_days }),
     ...(source.freshness === undefined ? {} : { freshness: source.freshness }),
+    ...(source.staging_column_names === undefined ? {} : { staging_column_names: source.staging_column_names }),
     [section]: fields[section],
   };
 }
