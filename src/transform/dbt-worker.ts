@@ -9,8 +9,6 @@ const WORKER_SCRIPT = path.join(import.meta.dirname, 'dbt_worker.py');
 
 /** What dbt reports of a data test beside its status. */
 export interface TestDetails {
-  /** The unique id of the model (or seed, snapshot) the test belongs to; null for a singular test over several. */
-  readonly attachedNode: string | null;
   readonly columnName: string | null;
   /** `unique`, `not_null`, `relationships`... or `singular`. */
   readonly testType: string;
@@ -56,7 +54,7 @@ export interface NodeProgress {
 }
 
 interface TestMessage {
-  attached_node: string | null; column_name: string | null; test_type: string; severity: string; failures: number | null;
+  column_name: string | null; test_type: string; severity: string; failures: number | null;
   compiled_code: string | null; relation_name: string | null; failures_table: { schema: string; name: string };
 }
 
@@ -72,7 +70,7 @@ interface ResultMessage {
 function toTestDetails(test: TestMessage | null): TestDetails | null {
   if (test === null) return null;
   return {
-    attachedNode: test.attached_node, columnName: test.column_name, testType: test.test_type,
+    columnName: test.column_name, testType: test.test_type,
     severity: test.severity === 'warn' ? 'warn' : 'error', failures: test.failures, compiledCode: test.compiled_code,
     relationName: test.relation_name, failuresTable: test.failures_table,
   };

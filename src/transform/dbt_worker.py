@@ -34,7 +34,6 @@ def describe_test(node, result):
     """What dbt's result says of a data test: what it checks, how many rows failed it, and where they were stored."""
     metadata = getattr(node, "test_metadata", None)
     return {
-        "attached_node": getattr(node, "attached_node", None),
         "column_name": getattr(node, "column_name", None),
         "test_type": metadata.name if metadata is not None else "singular",
         "severity": str(node.config.severity).lower(),

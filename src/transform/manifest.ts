@@ -19,7 +19,7 @@ export interface ModelNode {
 export interface TestNode {
   readonly uniqueId: string;
   readonly name: string;
-  /** The model (or seed, snapshot) it checks; null for a singular test over several. */
+  /** The model (or seed, snapshot) it checks: the one it is attached to, or the only one a singular test reads; null for one over several. */
   readonly model: string | null;
   readonly column: string | null;
   /** `unique`, `not_null`, `relationships`... or `singular`. */
@@ -32,11 +32,13 @@ export class ModelGraph {
   readonly tests: readonly TestNode[];
   readonly #children: ReadonlyMap<string, readonly string[]>;
   readonly #namesById: ReadonlyMap<string, string>;
+  readonly #testsById: ReadonlyMap<string, TestNode>;
 
   constructor(models: readonly ModelNode[], children: ReadonlyMap<string, readonly string[]>, tests: readonly TestNode[] = []) {
     this.models = new Map(models.map((model) => [model.name, model]));
     this.tests = tests;
     this.#namesById = new Map(models.map((model) => [model.uniqueId, model.name]));
+    this.#testsById = new Map(tests.map((test) => [test.uniqueId, test]));
     this.#children = children;
   }
 
@@ -56,6 +58,11 @@ export class ModelGraph {
 
   nameOf(uniqueId: string): string | undefined {
     return this.#namesById.get(uniqueId);
+  }
+
+  /** The model the test of that id checks (TestNode's `model`); null for one over several or unknown. */
+  testedModel(testId: string): string | null {
+    return this.#testsById.get(testId)?.model ?? null;
   }
 
   #downstreamOfIds(roots: readonly string[]): Set<string> {
@@ -121,12 +128,25 @@ export async function readModelGraph(targetDir: string): Promise<ModelGraph | un
       return source?.schema === undefined || name === undefined ? [] : [{ schema: source.schema, name }];
     }),
   }));
-  const tests = Object.entries(manifest.nodes ?? {}).filter(([, node]) => node.resource_type === 'test').map(([id, node]): TestNode => ({
-    uniqueId: id,
-    name: node.name ?? id,
-    model: node.attached_node ? manifest.nodes?.[node.attached_node]?.name ?? node.attached_node : null,
-    column: node.column_name ?? null,
-    type: node.test_metadata?.name ?? 'singular',
-  }));
+  const tests = Object.entries(manifest.nodes ?? {}).filter(([, node]) => node.resource_type === 'test').map(([id, node]): TestNode => {
+    const tested = testedNodeOf(node, isModel);
+    return {
+      uniqueId: id,
+      name: node.name ?? id,
+      model: tested === null ? null : manifest.nodes?.[tested]?.name ?? tested,
+      column: node.column_name ?? null,
+      type: node.test_metadata?.name ?? 'singular',
+    };
+  });
   return new ModelGraph(models, new Map(Object.entries(manifest.child_map ?? {})), tests);
+}
+
+/**
+ * The node a test checks. A generic test is attached to it; a singular test (a query in tests/) is not, and
+ * belongs to the one model it reads, so its outcome counts with that model's tests.
+ */
+function testedNodeOf(node: { attached_node?: string | null; depends_on?: { nodes?: string[] } }, isModel: ReadonlySet<string>): string | null {
+  if (node.attached_node) return node.attached_node;
+  const read = (node.depends_on?.nodes ?? []).filter((dependency) => isModel.has(dependency));
+  return read.length === 1 ? read[0] ?? null : null;
 }

@@ -45,6 +45,8 @@ export interface ModelRunOptions {
   readonly now: () => Date;
   /** The model graph of the last parse. */
   readonly graph: () => ModelGraph;
+  /** Reads the graph again from the manifest dbt has just written, which knows the models added since the last parse. */
+  readonly reloadGraph: () => Promise<ModelGraph>;
   /** Runs dbt with these arguments, calling `onProgress` as each node starts and finishes. */
   readonly invoke: (args: readonly string[], signal: AbortSignal, onProgress: (progress: NodeProgress) => void) => Promise<DbtOutcome>;
 }
@@ -84,19 +86,20 @@ export class ModelRun implements JobKind<RunOutcome> {
   }
 
   async work(tools: JobTools): Promise<RunOutcome> {
-    const { store, events, now, graph, invoke, selector, onNode } = this.#options;
-    const models = graph();
+    const { store, events, now, graph, reloadGraph, invoke, selector, onNode } = this.#options;
+    const parsed = graph();
     // dbt commits its own snapshots (about two per model), so they cannot carry the job's id: the job
     // records the span of snapshots it made instead, the latest before it and after it.
     const before = await tools.write(({ connection }) => latestSnapshotId(connection));
     store.jobs.recordSnapshotRange(tools.job.id, before, null);
     const dbt = await invoke([this.#options.command ?? 'build', ...selectArguments(selector)], tools.signal, (progress) => {
       onNode?.(progress);
-      const name = models.nameOf(progress.uniqueId);
+      const name = parsed.nameOf(progress.uniqueId);
       if (name === undefined || progress.event !== 'started') return;
       store.modelRuns.markRunning(tools.job.id, name, now().toISOString());
       events.publish({ type: 'transform_run_started', model: name });
     });
+    const models = await reloadGraph();
     const failingRows = await this.#storeFailures(dbt, tools);
     store.jobs.recordSnapshotRange(tools.job.id, before, await tools.write(({ connection }) => latestSnapshotId(connection)));
     const built = modelResults(dbt).filter((result) => result.status === 'success')
@@ -254,8 +257,7 @@ export class ModelRun implements JobKind<RunOutcome> {
 
   /** The name of the model (seed, snapshot) a test checks; null for a singular test that belongs to none. */
   #testedModel(result: NodeResult): string | null {
-    const attached = result.test?.attachedNode ?? null;
-    return attached === null ? null : this.#options.graph().nameOf(attached) ?? attached.split('.').at(-1) ?? attached;
+    return this.#options.graph().testedModel(result.uniqueId);
   }
 
   /** Why dbt skipped a model: the failed models, or the failed tests of models, upstream of it. */

@@ -256,6 +256,10 @@ export class TransformRunner {
     const run = new ModelRun({
       target, selector, models, requestedBy, store, events, now, command: options.command, onNode: options.onNode, exactModels: options.exactModels,
       graph: () => this.#graph ?? ModelGraph.empty,
+      reloadGraph: async () => {
+        await this.#reloadGraph();
+        return this.#graph ?? ModelGraph.empty;
+      },
       invoke: (args, signal, onProgress) => this.#invoke(args, signal, onProgress),
     });
     if (this.#overlapping(models).length > 0) throw run.busy();

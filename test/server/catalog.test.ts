@@ -63,6 +63,12 @@ describe('the catalog', () => {
     }));
   });
 
+  it('records a mart from its first run, as the dashboard tool reads them to make datasets', async () => {
+    // channel_revenue was added after the service parsed the project: its first run alone must record it.
+    const health = await get('/api/health/platform');
+    expect(health.json.database).toEqual(expect.objectContaining({ marts_tables: 1 }));
+  });
+
   it("shows a table's column profiles, first rows and lineage", async () => {
     const response = await get('/api/catalog/tables/raw_shop/shop');
     expect(response.status).toBe(200);

@@ -158,6 +158,18 @@ describe('transformations: data tests run with every model run (dbt build)', () 
     expect(events).toContainEqual(expect.objectContaining({ type: 'transform_tests_passed', model: 'customers', tests: 2 }));
     await expect.poll(() => alertsSent().at(-1), { timeout: 10_000 }).toEqual(['transform_test_failed_resolved', 'customers', null]);
   });
+
+  it('counts a singular test (a query in tests/) with the one model it reads', async () => {
+    const tests = path.join(quarry.dir, 'transform', 'tests');
+    mkdirSync(tests, { recursive: true });
+    writeFileSync(path.join(tests, 'customers_have_positive_ids.sql'), "select * from {{ ref('customers') }} where id <= 0\n");
+    const events = await runWithEvents(quarry, 'customers');
+    expect(events).toContainEqual(expect.objectContaining({ type: 'transform_tests_passed', model: 'customers', tests: 3 }));
+    expect((await testsByName(quarry)).get('customers_have_positive_ids')).toMatchObject({ model: 'customers', type: 'singular', status: 'pass' });
+    const models = await quarry.request('GET', '/api/transform/models', { as: 'viewer' });
+    const customers = (models.json.models as { name: string; tests: unknown }[]).find((model) => model.name === 'customers');
+    expect(customers?.tests).toMatchObject({ passed: 2, failed: 0, warned: 1 });
+  });
 });
 
 describe('transformations: seeds and snapshots built with the models', () => {
