@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { parseEnv } from 'node:util';
 import path from 'node:path';
+import { nearbyProjects } from './nearby-projects.ts';
 import { stringify } from 'yaml';
 import { ConfigError } from '../errors.ts';
 import { deepFreeze } from './deep-freeze.ts';
@@ -47,7 +48,9 @@ export function readProjectFile(file: string, paths: ProjectPaths): string {
     return readFileSync(file, 'utf8');
   } catch (error) {
     if (isMissingFile(error)) {
-      throw new ConfigError([`${paths.root} is not a Quarry project: ${path.relative(paths.root, file)} is missing (run "quarry init")`]);
+      const nearby = file === paths.projectFile ? nearbyProjects(paths.root) : [];
+      const hint = nearby.length === 0 ? 'run "quarry init"' : `did you mean ${nearby.map((project) => `--project ${project}`).join(' or ')}? Or run "quarry init"`;
+      throw new ConfigError([`${paths.root} is not a Quarry project: ${path.relative(paths.root, file)} is missing (${hint})`]);
     }
     throw error;
   }

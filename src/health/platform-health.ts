@@ -82,6 +82,10 @@ export async function checkPlatformHealth(inputs: PlatformHealthInputs): Promise
       warnings.push(`${summary.name} was last synced ${String(summary.freshness.daysOld)} days ago`);
     }
   }
+  const broken = [...store.modelRuns.latestByModel().values()]
+    .filter((run) => run.status === 'error' && (run.finishedAt ?? run.startedAt) >= failuresSince).map((run) => run.model).sort();
+  if (broken.length === 1) warnings.push(`The last run of the model ${broken[0] ?? ''} failed`);
+  if (broken.length > 1) warnings.push(`${String(broken.length)} models failed their last run: ${broken.join(', ')}`);
   const tests = failingTests(store, failuresSince);
   if (tests.length > 0) warnings.push(`${String(tests.length)} data test${tests.length === 1 ? '' : 's'} of the models fail${tests.length === 1 ? 's' : ''}`);
   return inputs.redactor.redactStrings({

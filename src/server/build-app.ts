@@ -58,6 +58,8 @@ export interface AppParts {
   readonly dashboard?: DashboardService | undefined;
   /** Whether the dashboard tool is meant to run (false with `--no-dashboard` or dashboard.enabled off). */
   readonly dashboardEnabled: boolean;
+  /** The level of a request's line when it was answered without a server error (OneLinePerRequest). */
+  readonly answeredRequestsLevel: 'info' | 'debug';
 }
 
 /** Assembles the HTTP app over a context and started parts; the caller listens and closes. */
@@ -65,7 +67,7 @@ export async function buildApp(ctx: AppContext, parts: AppParts): Promise<Fastif
   const logger: FastifyBaseLogger = ctx.log.child({ module: 'http' });
   const app = Fastify({
     loggerInstance: logger,
-    logController: new OneLinePerRequest(),
+    logController: new OneLinePerRequest(parts.answeredRequestsLevel),
     childLoggerFactory: requestLogger,
     trustProxy: ctx.config.trusted_proxies.length > 0 ? [...ctx.config.trusted_proxies] : false,
     bodyLimit: 1024 * 1024,

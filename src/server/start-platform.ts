@@ -118,7 +118,9 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
     if (dashboard) stops.push('the dashboard service', () => dashboard.close());
     const hub = new WebSocketHub(ctx);
     stops.push('the WebSocket hub', () => { hub.close(); });
-    const app = await buildApp(ctx, { hub, watcher, docsServer, superset, dashboard, dashboardEnabled });
+    const app = await buildApp(ctx, {
+      hub, watcher, docsServer, superset, dashboard, dashboardEnabled, answeredRequestsLevel: options.logFormat === 'pretty' ? 'debug' : 'info',
+    });
     stops.push('the HTTP app', () => app.close());
     const host = options.host ?? ctx.config.web.host;
     await app.listen({ host, port: options.ports?.web ?? ctx.config.web.port });

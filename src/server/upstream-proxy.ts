@@ -36,7 +36,10 @@ const QUARRY_HEADER = /^x[-_]quarry[-_]/i;
 export async function installUpstreamProxy(app: FastifyInstance, options: UpstreamProxyOptions): Promise<void> {
   await app.register(async (scope) => {
     const undici = { connections: 16, headersTimeout: 60_000, bodyTimeout: 120_000 };
-    await scope.register(replyFrom, options.socketPath === undefined ? { undici } : { base: `unix+http://${encodeURIComponent(options.socketPath)}`, undici });
+    // Each proxied request has its own line already (OneLinePerRequest); reply-from would add two more.
+    await scope.register(replyFrom, {
+      disableRequestLogging: true, undici, ...options.socketPath === undefined ? {} : { base: `unix+http://${encodeURIComponent(options.socketPath)}` },
+    });
     scope.removeAllContentTypeParsers();
     scope.addContentTypeParser('*', (_request, payload, done) => { done(null, payload); });
     const unavailable = (request: FastifyRequest, reply: FastifyReply): FastifyReply => replyUpstreamUnavailable(request, reply, options.label);

@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -14,8 +14,8 @@ function temporaryDirectory(): string {
   return directory;
 }
 
-function quarry(args: string[], env: Record<string, string> = {}) {
-  const result = spawnSync(QUARRY, args, { encoding: 'utf8', env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+function quarry(args: string[], env: Record<string, string> = {}, cwd?: string) {
+  const result = spawnSync(QUARRY, args, { encoding: 'utf8', env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'], cwd });
   return { code: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
@@ -50,6 +50,18 @@ describe('quarry command line', () => {
     const notProject = quarry(['status', '--project', dir]);
     expect(notProject.code).toBe(1);
     expect(notProject.stderr.trim()).toBe(`${dir} is not a Quarry project: .quarry/project.yml is missing (run "quarry init")`);
+  });
+
+  it('says which --project a command run beside a project or inside one of its folders probably meant', () => {
+    const dir = temporaryDirectory();
+    const project = path.join(dir, 'team', 'warehouse');
+    expect(quarry(['init', project, '--admin-email', 'a@example.com', '--admin-password', 'a-good-password', '--non-interactive']).code).toBe(0);
+    const beside = quarry(['status'], {}, dir);
+    expect(beside.code).toBe(1);
+    expect(beside.stderr.trim()).toBe(`${dir} is not a Quarry project: .quarry/project.yml is missing (did you mean --project team/warehouse? Or run "quarry init")`);
+    const inside = path.join(project, 'data', 'orders');
+    mkdirSync(inside, { recursive: true });
+    expect(quarry(['status'], {}, inside).stderr.trim()).toContain('did you mean --project ../..?');
   });
 
   it('suggests the source a mistyped name probably meant, and none for a name far from every source', () => {

@@ -34,8 +34,18 @@ afterAll(async () => {
 });
 
 describe('the terminal a person sees', () => {
-  it('quarry start on a terminal prints short human lines: no JSON, no warning', async () => {
-    const output = await runInTerminal(QUARRY_BIN, ['start', '--project', dir, '--port', '0', '--no-dashboard'], { until: /python worker ready/ });
+  it('quarry start on a terminal prints short human lines: no JSON, no warning, no line per page or file served', async () => {
+    const output = await runInTerminal(QUARRY_BIN, ['start', '--project', dir, '--port', '0', '--no-dashboard'], {
+      until: /python worker ready/,
+      // What a browser asks for as it opens the sign-in page: none of it is news to the person at the terminal.
+      meanwhile: async (sofar) => {
+        const url = /Quarry is running at (http:\/\/\S+)/.exec(sofar.replace(/\x1b\[[0-9;]*m/g, ''))?.[1];
+        if (url === undefined) throw new Error(`no URL in ${sofar}`);
+        for (const asked of ['/login', '/static/public/quarry.css', '/api/status']) await (await fetch(`${url}${asked}`)).arrayBuffer();
+        await new Promise((resolve) => setTimeout(resolve, 300));
+      },
+    });
+    expect(output).not.toMatch(/GET \/(login|static|api)/);
     expect(output).toMatch(/Quarry is running at http:\/\/127\.0\.0\.1:\d+/);
     expect(output).toMatch(/\[\d\d:\d\d:\d\d\] .*INFO.*\[transform\] python worker ready/);
     expect(output).not.toMatch(JSON_LOG_LINE);
@@ -43,9 +53,18 @@ describe('the terminal a person sees', () => {
     expect(output).not.toContain('reply-from');
   }, 120_000);
 
-  it('quarry start --log-format json writes JSON lines even on a terminal', async () => {
-    const output = await runInTerminal(QUARRY_BIN, ['start', '--project', dir, '--port', '0', '--no-dashboard', '--log-format', 'json'], { until: /python worker ready/ });
+  it('quarry start --log-format json writes JSON lines even on a terminal, one per request for a log collector', async () => {
+    const output = await runInTerminal(QUARRY_BIN, ['start', '--project', dir, '--port', '0', '--no-dashboard', '--log-format', 'json'], {
+      until: /python worker ready/,
+      meanwhile: async (sofar) => {
+        const url = /"url":"(http:\/\/[^"]+)"/.exec(sofar)?.[1] ?? /Quarry is running at (http:\/\/\S+)/.exec(sofar)?.[1];
+        if (url === undefined) throw new Error(`no URL in ${sofar}`);
+        await (await fetch(`${url}/login`)).arrayBuffer();
+        await new Promise((resolve) => setTimeout(resolve, 300));
+      },
+    });
     expect(output).toMatch(JSON_LOG_LINE);
+    expect(output).toMatch(/"url":"\/login","status":200/);
     expect(output).not.toContain('reply-from');
   }, 120_000);
 

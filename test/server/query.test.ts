@@ -2,6 +2,7 @@ import { writeFileSync, mkdirSync } from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { captureLog } from '../support/captured-log.ts';
 import { startQuarry, type TestQuarry } from '../support/quarry.ts';
 import { syncAndWait } from '../support/sync.ts';
 
@@ -19,9 +20,10 @@ const ENDLESS = 'SELECT sum(a.range * b.range) FROM range(1000000) a, range(1000
 describe('POST /api/query', () => {
   let quarry: TestQuarry;
   let dataDir: string;
+  const log = captureLog();
 
   beforeAll(async () => {
-    quarry = await startQuarry({ sourcesYaml: SOURCES, projectConfig: { limits: { query_seconds: 2, query_rows: 50 } } });
+    quarry = await startQuarry({ sourcesYaml: SOURCES, projectConfig: { limits: { query_seconds: 2, query_rows: 50 } }, log: log.log });
     dataDir = path.join(quarry.dir, 'data', 'orders');
     mkdirSync(dataDir, { recursive: true });
     writeFileSync(path.join(dataDir, 'a.csv'), 'id,amount,note\n1,10,"a, quoted"\n2,20,\n3,30,x\n');
@@ -144,6 +146,21 @@ describe('POST /api/query', () => {
     expect(response.json).toEqual({ code: 'query_timeout', detail: 'The query ran longer than 2 seconds and was stopped' });
     expect((await query('SELECT 1 AS one')).json.rows).toEqual([[1]]);
   }, 60_000);
+
+  it('stops the query of a caller that goes away (a closed tab), which is no error of the service', async () => {
+    const cookie = await quarry.login('viewer');
+    const caller = new AbortController();
+    const asked = fetch(`${quarry.url}/api/query`, {
+      method: 'POST', signal: caller.signal,
+      headers: { cookie, 'content-type': 'application/json', 'x-requested-with': 'XMLHttpRequest' }, body: JSON.stringify({ sql: ENDLESS }),
+    }).catch(() => 'gone');
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    caller.abort();
+    expect(await asked).toBe('gone');
+    const ended = () => log.records().filter((record) => record.url === '/api/query' && record.msg.startsWith('request'));
+    await expect.poll(() => ended().length, { timeout: 5000 }).toBeGreaterThan(0);
+    expect(log.records().filter((record) => record.level >= 50)).toEqual([]);
+  });
 
   it('streams a result as CSV when asked with Accept: text/csv', async () => {
     const response = await query('SELECT id, note FROM raw_orders.orders ORDER BY id', { accept: 'text/csv' });

@@ -159,6 +159,9 @@ describe('transformations: models API and runs', () => {
     expect(health.json.transform_failures).toEqual([
       { model: 'broken', timestamp: expect.stringMatching(ISO_UTC), error: expect.stringContaining('no_such_column') },
     ]);
+    // A broken model needs attention as a failing test does: the overview's banner shows the warnings.
+    expect(health.json.status).toBe('warning');
+    expect(health.json.warnings).toContain('The last run of the model broken failed');
   });
 
   it('answers 409 run_in_progress while a run touching the model is queued, and runs unrelated models', async () => {

@@ -47,6 +47,11 @@ export function installErrorHandler(app: FastifyInstance, redact: (text: string)
       return sendError(reply, 'platform_db_read_only',
         'The platform database is read-only: nothing can be changed until an administrator makes it writable again; reading still works');
     }
+    // A client that went away (a closed tab) ends what it asked for half-way: that is no fault of the service.
+    if (request.raw.socket.destroyed) {
+      request.log.debug({ err: error }, 'the client went away before its answer');
+      return sendError(reply, 'invalid_request', 'The client closed the connection');
+    }
     request.log.error({ err: error }, 'unhandled error');
     if (!isApiRequest(request) && request.method === 'GET') return reply.code(500).type('text/html; charset=utf-8').send(renderErrorPage({ user: request.actor }));
     return sendError(reply, 'internal_error', 'Internal error');

@@ -1,6 +1,8 @@
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import { once } from 'node:events';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { installErrorHandler } from '../../../src/server/plugins/index.ts';
+import { captureLog } from '../../support/captured-log.ts';
 
 describe('error pages', () => {
   let app: FastifyInstance;
@@ -32,6 +34,37 @@ describe('error pages', () => {
     const response = await app.inject({ method: 'GET', url: '/api/broken' });
     expect(response.statusCode).toBe(500);
     expect(response.json()).toEqual({ detail: 'Internal error', code: 'internal_error' });
+  });
+
+  it('logs no error for a request that fails because its client went away (a closed tab)', async () => {
+    const log = captureLog();
+    const logger: FastifyBaseLogger = log.log;
+    const server = Fastify({ loggerInstance: logger });
+    server.decorateRequest('actor', null);
+    installErrorHandler(server, (text) => text);
+    let clientGone = (): void => undefined;
+    const gone = new Promise<void>((resolve) => { clientGone = resolve; });
+    server.get('/api/slow', async (request) => {
+      await once(request.raw.socket, 'close');
+      clientGone();
+      throw new Error('the work was cut off');
+    });
+    server.get('/api/broken', () => { throw new Error('a fault of the service'); });
+    const url = await server.listen({ host: '127.0.0.1', port: 0 });
+    try {
+      const caller = new AbortController();
+      const asked = fetch(`${url}/api/slow`, { signal: caller.signal }).catch(() => 'gone');
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      caller.abort();
+      expect(await asked).toBe('gone');
+      await gone;
+      // The same handler's fault while its client waits is logged as the error it is.
+      expect((await fetch(`${url}/api/broken`)).status).toBe(500);
+      expect(log.records().filter((record) => record.level >= 50).map((record) => record.msg)).toEqual(['unhandled error']);
+      expect(log.records().some((record) => record.msg === 'the client went away before its answer')).toBe(true);
+    } finally {
+      await server.close();
+    }
   });
 
   it('answers an unknown page with the 404 page', async () => {
