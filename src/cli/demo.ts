@@ -2,9 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { projectPaths } from '../config/index.ts';
-import type { AppContext } from '../context.ts';
 import { initProject } from './init.ts';
-import { describeError } from '../errors.ts';
 
 const DEMO_ADMIN_EMAIL = 'admin@example.com';
 
@@ -36,16 +34,4 @@ export async function ensureDemoProject(directory: string, env: NodeJS.ProcessEn
   }, env);
   writeFileSync(credentialsFile, JSON.stringify({ email: DEMO_ADMIN_EMAIL, password }), { mode: 0o600 });
   return { root: paths.root, email: DEMO_ADMIN_EMAIL, password };
-}
-
-/** The first start of the demo loads its sample files, which runs the models and fills the dashboard. */
-export function loadDemoDataOnFirstStart(ctx: AppContext): void {
-  const source = ctx.sources.find((candidate) => candidate.name === 'orders');
-  if (source === undefined || ctx.store.warehouseTables.forSource(source.name).length > 0) return;
-  try {
-    ctx.jobs.startSync(source.name, { fullRefresh: false, requestedBy: null });
-    ctx.log.info({ source: source.name }, 'loading the demo data');
-  } catch (error) {
-    ctx.log.warn({ reason: describeError(error) }, 'the demo data could not be loaded; press Sync on the overview');
-  }
 }

@@ -6,7 +6,7 @@ import { SERVICE_VERSION } from '../context.ts';
 import { testAlert } from './alert.ts';
 import { backupProject, restoreProject } from './backup.ts';
 import { CliError } from './cli-error.ts';
-import { ensureDemoProject, loadDemoDataOnFirstStart } from './demo.ts';
+import { ensureDemoProject } from './demo.ts';
 import { runDoctor } from './doctor.ts';
 import { initProject } from './init.ts';
 import { setupOAuthProvider, type OAuthSetupOptions } from './oauth-setup.ts';
@@ -89,7 +89,7 @@ export async function runCli(argv: readonly string[], env: NodeJS.ProcessEnv): P
     .addOption(logFormatOption())
     .action(async (options: { dir: string; host?: string; port?: number; logFormat?: LogFormat }) => {
       const login = await ensureDemoProject(options.dir, env);
-      await servePlatform({ project: login.root, ...options, afterListening: loadDemoDataOnFirstStart }, env, (url) => {
+      await servePlatform({ project: login.root, ...options }, env, (url) => {
         console.log([
           '',
           `  Quarry demo is running at ${url}`,

@@ -1,5 +1,4 @@
 import { once } from 'node:events';
-import type { AppContext } from '../context.ts';
 import type { LogFormat } from '../logger.ts';
 import { startPlatform } from '../server/index.ts';
 import { defaultLogFormat } from './log-format.ts';
@@ -12,8 +11,6 @@ export interface StartOptions {
   watcher?: boolean;
   /** How the service logs; left out, pretty on a terminal and JSON elsewhere. */
   logFormat?: LogFormat;
-  /** Runs once the platform listens (the demo loads its sample data then). */
-  afterListening?: (ctx: AppContext) => void;
 }
 
 /** Serves the platform until SIGINT, SIGTERM or SIGHUP, then closes it down in order. */
@@ -24,7 +21,6 @@ export async function servePlatform(options: StartOptions, env: NodeJS.ProcessEn
   });
   try {
     onListening(platform.url);
-    options.afterListening?.(platform.ctx);
     // A closed terminal (SIGHUP) ends it as Ctrl-C does: Superset and the other children are stopped, not left behind.
     const signal = await Promise.race([once(process, 'SIGINT'), once(process, 'SIGTERM'), once(process, 'SIGHUP')]);
     platform.ctx.log.info({ signal: String(signal[0] ?? '') }, 'shutting down');

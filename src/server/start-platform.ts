@@ -89,7 +89,7 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
     freshness.start();
     stops.push('the freshness check', () => { freshness.stop(); });
     if (options.transform !== false) ctx.transform.start();
-    const watcher = options.watcher !== false && ctx.config.watcher.enabled ? startWatcher(ctx) : undefined;
+    const watcher = options.watcher !== false && ctx.config.watcher.enabled ? await startWatcher(ctx) : undefined;
     if (watcher) stops.push('the file watcher', () => watcher.stop());
     const docsServer = options.docsServer === false ? undefined : startDocsServer({
       paths: ctx.paths, log: ctx.log.child({ module: 'transform-docs' }), pythonEnvironmentsDir: ctx.env.QUARRY_PYTHON_ENVS_DIR,

@@ -1,6 +1,7 @@
 export { syncFileSource, rawSchemaOf, FILE_COLUMN, LOADED_AT_COLUMN, type FileSourceSpec, type SyncOutcome } from './sync-file-source.ts';
 export { SyncFailedError } from './sync-failed-error.ts';
 export { listSourceFiles, formatOf, type SourceFile, type SourceFileListing } from './list-source-files.ts';
+export { filesChangedSinceLastSync } from './files-changed.ts';
 export { LedgerHasher } from './ledger-hasher.ts';
 export { widenType } from './evolve-schema.ts';
 export {

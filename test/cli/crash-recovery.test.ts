@@ -1,9 +1,10 @@
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync, createWriteStream } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync, createWriteStream } from 'node:fs';
 import { once } from 'node:events';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { parse, stringify } from 'yaml';
 import { QUARRY_BIN, spawnQuarry } from '../support/quarry-process.ts';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'quarry-crash-'));
@@ -30,6 +31,9 @@ describe('a crash in the middle of a sync', () => {
     const dataDir = path.join(dir, 'data', 'orders');
     mkdirSync(dataDir, { recursive: true });
     writeFileSync(path.join(dir, '.quarry', 'sources.yml'), 'sources:\n  - name: orders\n    type: local_files\n    local_files: { directory: data/orders }\n');
+    // Syncs start when this test says, not at a start or a change, so each one's outcome is known.
+    const projectFile = path.join(dir, '.quarry', 'project.yml');
+    writeFileSync(projectFile, stringify({ ...parse(readFileSync(projectFile, 'utf8')) as object, watcher: { auto_sync: false } }));
     writeFileSync(path.join(dataDir, 'small.csv'), 'id,name,amount,created\n1,a,1.5,2026-01-01\n2,b,2.5,2026-01-02\n');
 
     let server = await spawnQuarry(dir);

@@ -23,7 +23,7 @@ afterAll(() => {
 });
 
 describe('the demo project, as a newcomer uses it', () => {
-  it('syncs, runs a marts model with cascade, shows the events, the statuses and the lineage', { timeout: 120_000 }, async () => {
+  it('loads and builds at its first start, runs a marts model with cascade, shows the events, the statuses and the lineage', { timeout: 120_000 }, async () => {
     expect(quarry(['init', dir, '--demo', '--admin-email', EMAIL, '--admin-password', PASSWORD, '--non-interactive']).code).toBe(0);
     const listed = quarry(['models', '--project', dir]);
     expect(listed.code).toBe(0);
@@ -37,14 +37,23 @@ describe('the demo project, as a newcomer uses it', () => {
       });
       const cookie = sessionCookieOf(login.headers);
       const headers = { cookie, 'x-requested-with': 'XMLHttpRequest' };
+      const statuses = async (): Promise<Record<string, string>> => {
+        const listed = await (await fetch(`${server.url}/api/transform/models`, { headers })).json() as { models: { name: string; status: string }[] };
+        return Object.fromEntries(listed.models.map((model) => [model.name, model.status]));
+      };
+      const ALL_BUILT = {
+        customer_revenue: 'success', orders_enriched: 'success', revenue_by_country: 'success', revenue_by_month: 'success', stg_orders__orders: 'success',
+      };
+      // Nobody presses Sync: the first start loads the sample files, and auto_transform builds every model.
+      await expect.poll(statuses, { timeout: 60_000, interval: 500 }).toEqual(ALL_BUILT);
+      await expect.poll(async () => (await fetch(`${server.url}/api/sources/orders/details`, { headers })).json(), { timeout: 10_000 })
+        .toMatchObject({ row_count: 240 });
+
       const socket = new WebSocket(`${server.url.replace('http', 'ws')}/ws`, { headers: { cookie } });
       const events: { type: string; model?: string; source?: string }[] = [];
       socket.on('message', (data: Buffer) => { events.push(JSON.parse(data.toString()) as { type: string }); });
       await once(socket, 'open');
       const seen = (type: string, model: string) => events.some((event) => event.type === type && event.model === model);
-
-      expect((await fetch(`${server.url}/api/sources/orders/sync`, { method: 'POST', headers })).status).toBe(200);
-      await expect.poll(() => seen('transform_run_completed', 'stg_orders__orders'), { timeout: 30_000 }).toBe(true);
 
       const run = await fetch(`${server.url}/api/transform/models/orders_enriched/run?cascade=true`, { method: 'POST', headers });
       expect(run.status).toBe(200);
@@ -52,10 +61,7 @@ describe('the demo project, as a newcomer uses it', () => {
       for (const model of MARTS) expect(seen('transform_run_started', model)).toBe(true);
       socket.close();
 
-      const models = await (await fetch(`${server.url}/api/transform/models`, { headers })).json() as { models: { name: string; status: string }[] };
-      expect(Object.fromEntries(models.models.map((model) => [model.name, model.status]))).toEqual({
-        customer_revenue: 'success', orders_enriched: 'success', revenue_by_country: 'success', revenue_by_month: 'success', stg_orders__orders: 'success',
-      });
+      expect(await statuses()).toEqual(ALL_BUILT);
 
       const docs = await fetch(`${server.url}/transform-docs/`, { headers: { cookie } });
       expect(docs.status).toBe(200);

@@ -48,7 +48,7 @@ describe('a crash in the middle of a model run', () => {
 
     let server = await spawnQuarry(dir);
     let headers = await headersFor(server);
-    expect((await fetch(`${server.url}/api/sources/orders/sync`, { method: 'POST', headers })).status).toBe(200);
+    // The first start loads the demo's files, which builds their staging models.
     await expect.poll(async () => (await modelStatuses(server, headers)).stg_orders__orders, { timeout: 60_000 }).toBe('success');
     expect((await fetch(`${server.url}/api/transform/models/orders_enriched/run?cascade=true`, { method: 'POST', headers })).status).toBe(200);
     await expect.poll(async () => (await modelStatuses(server, headers)).orders_enriched, { timeout: 60_000 }).toBe('success');

@@ -30,6 +30,11 @@ describe('a crash in the middle of a CSV upload', () => {
 
     let server = await spawnQuarry(dir);
     const cookie = await signIn(server.url);
+    // The start syncs the file already there; the crash below comes after that sync, not in it.
+    await expect.poll(async () => {
+      const [source] = await (await fetch(`${server.url}/api/sources`, { headers: { cookie } })).json() as { status: string }[];
+      return source?.status;
+    }, { timeout: 30_000, interval: 100 }).toBe('synced');
     // A multipart upload that sends its first megabytes, then stalls: the service dies while receiving it.
     const boundary = 'quarry-crash-boundary';
     const target = new URL('/api/sources/orders/upload-csv', server.url);

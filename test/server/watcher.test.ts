@@ -61,3 +61,37 @@ describe('file watcher', () => {
     }, { timeout: 10_000, interval: 200 }).toBe(true);
   });
 });
+
+describe('file watcher over files that changed while the service was stopped', () => {
+  const history = async (quarry: TestQuarry): Promise<{ status: string; rows_processed?: number }[]> =>
+    (await quarry.request('GET', '/api/sources/drops/details', { as: 'viewer' })).json.history;
+
+  it('syncs them at start, and starts no sync when nothing changed', { timeout: 60_000 }, async () => {
+    const first = await startQuarry({
+      sourcesYaml: SOURCES, watcher: true,
+      prepare: (dir) => {
+        mkdirSync(path.join(dir, 'data', 'drops'), { recursive: true });
+        writeFileSync(path.join(dir, 'data', 'drops', 'before-first-start.csv'), 'id\n1\n2\n');
+      },
+    });
+    await first.jobsIdle();
+    expect(await history(first)).toHaveLength(1);
+    expect((await first.request('GET', '/api/sources/drops/details', { as: 'viewer' })).json.row_count).toBe(2);
+    await first.stop();
+
+    writeFileSync(path.join(first.dir, 'data', 'drops', 'while-stopped.csv'), 'id\n3\n');
+    const second = await startQuarry({ sourcesYaml: SOURCES, watcher: true, projectDir: first.dir });
+    await second.jobsIdle();
+    expect(await history(second)).toHaveLength(2);
+    expect((await second.request('GET', '/api/sources/drops/details', { as: 'viewer' })).json.row_count).toBe(3);
+
+    const third = await second.restart();
+    try {
+      await third.jobsIdle();
+      expect(await history(third)).toHaveLength(2);
+    } finally {
+      await third.close();
+      await first.close();
+    }
+  });
+});

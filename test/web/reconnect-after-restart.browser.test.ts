@@ -66,7 +66,6 @@ describe('the page socket across a real restart of the Quarry process', () => {
     await initProject(dir, { name: 'Restart project', adminEmail: EMAIL, adminPassword: PASSWORD, nonInteractive: true }, {});
     writeFileSync(path.join(dir, '.quarry', 'sources.yml'), 'sources:\n  - name: orders\n    type: local_files\n    local_files: { directory: data/orders }\n');
     mkdirSync(path.join(dir, 'data', 'orders'), { recursive: true });
-    writeFileSync(path.join(dir, 'data', 'orders', 'a.csv'), 'id,amount\n1,10\n2,20\n3,30\n');
     browser = await launchBrowser();
   });
   afterAll(async () => {
@@ -111,6 +110,8 @@ describe('the page socket across a real restart of the Quarry process', () => {
     const login = await fetch(`${url}/api/auth/login`, {
       method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: EMAIL, password: PASSWORD }),
     });
+    // The file arrives now, not before a start, which would sync it at once.
+    writeFileSync(path.join(dir, 'data', 'orders', 'a.csv'), 'id,amount\n1,10\n2,20\n3,30\n');
     const sync = await fetch(`${url}/api/sources/orders/sync`, { method: 'POST', headers: { cookie: sessionCookieOf(login.headers), 'x-requested-with': 'XMLHttpRequest' } });
     expect(sync.status).toBe(200);
     await expect.poll(() => status.textContent(), { timeout: 15_000 }).toBe('synced');
