@@ -56,9 +56,13 @@ export interface TestSummary extends TestNode {
   readonly lastRunAt: string | null;
 }
 
+/** How long model runs and staging changes must pause before the docs site is generated again. */
+const DOCS_AFTER_CHANGES_MS = 10_000;
+
 /**
  * Runs dbt models as jobs in the lake writer's turn, keeps the staging models in step with the raw tables,
- * caches the manifest for the models API, and regenerates the docs site after every change.
+ * caches the manifest for the models API, and regenerates the docs site after every change (once changes
+ * have paused for DOCS_AFTER_CHANGES_MS).
  */
 export class TransformRunner {
   readonly #options: TransformRunnerOptions;
@@ -69,6 +73,7 @@ export class TransformRunner {
   #graphLoaded: Promise<ModelGraph> | undefined;
   #worker: DbtWorker | undefined;
   #docsQueued = false;
+  #docsSoon: NodeJS.Timeout | undefined;
   #started = false;
   #projectEnsured = false;
   #closing = false;
@@ -243,6 +248,8 @@ export class TransformRunner {
    */
   async close(): Promise<void> {
     this.#closing = true;
+    // The next start generates the docs site anyway; waiting out the pause only to generate it now would slow every stop.
+    clearTimeout(this.#docsSoon);
     await this.idle();
     await this.#worker?.close();
   }
@@ -267,7 +274,7 @@ export class TransformRunner {
     void this.#inBackground('model run', async () => {
       await active.ended;
       await this.#reloadGraph();
-      this.#queueDocs();
+      this.#queueDocsAfterPause();
     });
     return active;
   }
@@ -298,7 +305,7 @@ export class TransformRunner {
       if (changed || autoTransform || !this.#graph) await this.#parse();
       const run = autoTransform ? this.#downstreamOfSource(source) : this.#stagingToBuild(source, changed);
       if (run) await this.#enqueueWhenFree(run.target, run.selector, run.models, autoTransform ? 'auto_transform' : 'staging_refresh');
-      else if (changed) this.#queueDocs();
+      else if (changed) this.#queueDocsAfterPause();
     });
     this.#stagingRefreshes.set(source, refresh);
     void refresh.finally(() => { if (this.#stagingRefreshes.get(source) === refresh) this.#stagingRefreshes.delete(source); });
@@ -330,6 +337,20 @@ export class TransformRunner {
         await Promise.all(this.#overlapping(models).map((run) => run.ended));
       }
     }
+  }
+
+  /**
+   * Changes come in bursts (a run per synced source with auto_transform, a fix and its rerun): the docs site, a
+   * dbt invocation of its own that compiles every model, follows the last of them, not each one.
+   */
+  #queueDocsAfterPause(): void {
+    if (this.#closing) return;
+    clearTimeout(this.#docsSoon);
+    this.#docsSoon = setTimeout(() => {
+      this.#docsSoon = undefined;
+      this.#queueDocs();
+    }, DOCS_AFTER_CHANGES_MS);
+    this.#docsSoon.unref();
   }
 
   #queueDocs(): void {
