@@ -18,36 +18,41 @@ function progressLine(progress: NodeProgress): string | undefined {
   return `${(progress.status ?? 'done').padEnd(8)} ${kind.padEnd(9)} ${name}`;
 }
 
-/** What a model run did: a table of every model, seed, snapshot and test it ran, and a summary line. */
-export function buildReport(ctx: AppContext, job: JobRecord): string {
+/**
+ * What a model run did: a table of the models, seeds, snapshots and tests it ran, and a summary line. `onlyProblems`
+ * keeps to those that did not succeed or pass, for a command that has already printed a line for each node.
+ */
+export function buildReport(ctx: AppContext, job: JobRecord, options: { onlyProblems?: boolean } = {}): string {
   const models = ctx.store.modelRuns.forJob(job.id);
   const tests = ctx.store.testResults.forJob(job.id);
-  const table = textTable(['NODE', 'TYPE', 'STATUS', 'DETAIL'], [
-    ...models.map((run) => [run.model, 'model', run.status, run.error ?? (run.durationSeconds === null ? '' : `${run.durationSeconds.toFixed(2)} s`)]),
-    ...tests.map((test) => [
+  const shown = (status: string): boolean => options.onlyProblems !== true || (status !== 'success' && status !== 'pass');
+  const rows = [
+    ...models.filter((run) => shown(run.status))
+      .map((run) => [run.model, 'model', run.status, run.error ?? (run.durationSeconds === null ? '' : `${run.durationSeconds.toFixed(2)} s`)]),
+    ...tests.filter((test) => shown(test.status)).map((test) => [
       test.name, 'test', test.status,
       test.status === 'fail' || test.status === 'warn' ? `${String(test.failures ?? 0)} failing rows on ${test.model ?? 'several models'}` : test.status === 'error' ? test.message ?? '' : '',
     ]),
-  ]);
+  ];
   const count = (status: string): number => tests.filter((test) => test.status === status).length;
   const summary = `${String(models.filter((run) => run.status === 'success').length)} of ${String(models.length)} models, seeds and snapshots built; tests: `
     + `${String(count('pass'))} passed, ${String(count('fail') + count('error'))} failed, ${String(count('warn'))} warned, ${String(count('skipped'))} skipped`;
-  return `\n${table}\n\n${summary}`;
+  return rows.length === 0 ? `\n${summary}` : `\n${textTable(['NODE', 'TYPE', 'STATUS', 'DETAIL'], rows)}\n\n${summary}`;
 }
 
 /**
  * The error of a run that did not succeed, after printing its report when it ran anything (a run refused before
  * dbt started, by a busy warehouse, has nothing to show but the error).
  */
-export function failedRun(ctx: AppContext, job: JobRecord, what: string): CliError {
-  if (ctx.store.modelRuns.forJob(job.id).length > 0 || ctx.store.testResults.forJob(job.id).length > 0) console.log(buildReport(ctx, job));
+export function failedRun(ctx: AppContext, job: JobRecord, what: string, report: { onlyProblems?: boolean } = {}): CliError {
+  if (ctx.store.modelRuns.forJob(job.id).length > 0 || ctx.store.testResults.forJob(job.id).length > 0) console.log(buildReport(ctx, job, report));
   return new CliError(`${what} failed: ${job.error ?? job.status}`);
 }
 
 /**
  * `quarry build [SELECTOR]` and `quarry test [SELECTOR]`: dbt build (models, tests, seeds, snapshots) or dbt test
- * of a dbt selector in this process, a line per node as it finishes and a table of every model and test at the
- * end; fails (exit code 1) when a model or a test with severity error fails.
+ * of a dbt selector in this process, a line per node as it finishes, then the details of those that failed, warned
+ * or were skipped, and a summary; fails (exit code 1) when a model or a test with severity error fails.
  */
 export async function buildModels(
   project: string, selector: string | undefined, command: DbtCommand, env: NodeJS.ProcessEnv,
@@ -60,7 +65,7 @@ export async function buildModels(
         if (line !== undefined) console.log(line);
       },
     });
-    if (job.status !== 'success') throw failedRun(ctx, job, `The ${command}`);
-    return buildReport(ctx, job);
+    if (job.status !== 'success') throw failedRun(ctx, job, `The ${command}`, { onlyProblems: true });
+    return buildReport(ctx, job, { onlyProblems: true });
   });
 }

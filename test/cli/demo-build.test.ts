@@ -51,6 +51,9 @@ describe('the demo project, built with its data tests from the command line', ()
     // Generated after the sync: not_null on every staging column the data has no null in.
     expect(green.stdout).toMatch(/^pass +test +not_null_stg_orders__orders_order_id$/m);
     expect(green.stdout).toMatch(/^5 of 5 models, seeds and snapshots built; tests: 17 passed, 0 failed, 0 warned, 0 skipped$/m);
+    // Each node once: its line as dbt finishes it, and no table of them all again at the end.
+    expect(green.stdout.match(/unique_orders_enriched_order_id/g)).toHaveLength(1);
+    expect(green.stdout).not.toContain('NODE');
 
     const original = readFileSync(OCTOBER, 'utf8');
     const lines = original.trimEnd().split('\n');
@@ -64,6 +67,8 @@ describe('the demo project, built with its data tests from the command line', ()
     expect(red.stdout).toMatch(/^fail +test +unique_orders_enriched_order_id$/m);
     expect(red.stdout).toMatch(/^unique_orders_enriched_order_id +test +fail +1 failing rows on orders_enriched$/m);
     expect(red.stdout).toMatch(/^revenue_by_month +model +skipped +Skipped because the upstream test unique_orders_enriched_order_id of orders_enriched failed$/m);
+    // What went wrong is detailed at the end; what went well only had its line.
+    expect(red.stdout.match(/not_null_orders_enriched_order_id/g)).toHaveLength(1);
 
     // Sent by the command itself before it exits: no service runs.
     expect(alertsSent()).toEqual([['transform_test_failed', 'orders_enriched']]);
