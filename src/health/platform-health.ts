@@ -22,6 +22,7 @@ export interface PlatformHealthReport {
     sizeMb: number; tables: number; status: 'small' | 'medium' | 'large'; rawTables: number; stagingTables: number; martsTables: number;
   };
   readonly disk: { status: 'ok' | 'low' | 'critical'; freeGb: number; totalGb: number };
+  /** The sources whose latest sync within the window failed, each with that failure; a later success clears one. */
   readonly syncFailures: { source: string; timestamp: string; error: string }[];
   /** Failed model runs, and failing data tests (with `test`). */
   readonly transformFailures: { model: string; timestamp: string; error: string; test?: string }[];
@@ -66,7 +67,7 @@ export async function checkPlatformHealth(inputs: PlatformHealthInputs): Promise
   if (inputs.watcherFailed) warnings.push('The file watcher keeps failing and is stopped: files are not picked up automatically');
   const now = inputs.now();
   const failuresSince = new Date(now.getTime() - FAILURES_WITHIN_DAYS * DAY_MS).toISOString();
-  const syncFailures = store.jobs.recentFailures('sync', failuresSince)
+  const syncFailures = store.jobs.unresolvedFailures('sync', failuresSince)
     .map((job) => ({ source: job.target, timestamp: job.finishedAt ?? job.createdAt, error: job.error ?? 'failed' }));
   const sourcesByName = new Map(sources.map((source) => [source.name, source]));
   for (const summary of sourceReports.summaries().filter((candidate) => candidate.enabled)) {

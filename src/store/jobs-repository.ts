@@ -126,8 +126,15 @@ export class JobsRepository {
       .all(kind, target, limit) as unknown as JobRow[]).map(toRecord);
   }
 
-  recentFailures(kind: JobKind, sinceIso: string): JobRecord[] {
-    return (this.#database.prepare("SELECT * FROM jobs WHERE kind = ? AND status = 'failed' AND finished_at >= ? ORDER BY id DESC LIMIT 50")
+  /**
+   * Each target's latest failure since `sinceIso`, unless a later job of it succeeded: what still needs attention.
+   * An interrupted job says nothing of whether the failure's cause is gone, so it leaves the failure standing.
+   */
+  unresolvedFailures(kind: JobKind, sinceIso: string): JobRecord[] {
+    return (this.#database.prepare(`
+      SELECT * FROM jobs AS failed WHERE kind = ? AND status = 'failed' AND finished_at >= ?
+        AND NOT EXISTS (SELECT 1 FROM jobs AS later WHERE later.kind = failed.kind AND later.target = failed.target AND later.id > failed.id AND later.status IN ('success', 'failed'))
+      ORDER BY id DESC LIMIT 50`)
       .all(kind, sinceIso) as unknown as JobRow[]).map(toRecord);
   }
 }

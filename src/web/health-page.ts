@@ -17,7 +17,7 @@ export function renderHealthPage(options: { user: PageUser }): string {
     <section id="health-ok" class="notice ok" hidden><p>Everything looks fine: no failures or warnings.</p></section>
     <div class="columns">
       <section class="card" aria-labelledby="sync-failures-title">
-        <h2 id="sync-failures-title">Failed syncs (7 days)</h2>
+        <h2 id="sync-failures-title">Sources whose last sync failed</h2>
         <ul id="sync-failures" class="activity"></ul>
       </section>
       <section class="card" aria-labelledby="run-failures-title">

@@ -171,6 +171,23 @@ describe('sources, sync and logs', () => {
     expect((await quarry.request('GET', '/api/sources', { as: 'viewer' })).json[0].status).toBe('empty');
   });
 
+  it('lists a source under sync_failures while its latest sync failed, once, and drops it when a later sync succeeds', async () => {
+    const failuresOf = async (): Promise<{ source: string; error: string }[]> =>
+      (await quarry.request('GET', '/api/health/platform', { as: 'viewer' })).json.sync_failures;
+    await sync();
+    rmSync(path.join(dataDir, 'a.csv'));
+    rmSync(path.join(dataDir, 'b.csv'));
+    expect((await sync()).error).toMatch(/refusing to replace/);
+    expect((await sync()).error).toMatch(/refusing to replace/);
+    expect(await failuresOf()).toEqual([{ source: 'orders', timestamp: expect.stringMatching(ISO_UTC), error: expect.stringMatching(/refusing to replace 3 loaded rows/) }]);
+
+    writeFileSync(path.join(dataDir, 'c.csv'), 'id,amount\n4,40\n');
+    expect(await sync()).toEqual(expect.objectContaining({ rows: 1 }));
+    const health = (await quarry.request('GET', '/api/health/platform', { as: 'viewer' })).json;
+    expect(health.sync_failures).toEqual([]);
+    expect(health.warnings).not.toContain('The last sync of orders failed');
+  });
+
   it('rebuilds on full refresh', async () => {
     await sync();
     writeFileSync(path.join(dataDir, 'a.csv'), 'id,amount\n1,99\n');

@@ -44,7 +44,8 @@ const PlatformHealth = z.object({
     marts_tables: z.number().int(),
   }),
   disk: z.object({ status: z.enum(['ok', 'low', 'critical']), free_gb: z.number(), total_gb: z.number() }),
-  sync_failures: z.array(z.object({ source: z.string(), timestamp: Timestamp, error: z.string() })),
+  sync_failures: z.array(z.object({ source: z.string(), timestamp: Timestamp, error: z.string() }))
+    .describe('the sources whose latest sync of the last 7 days failed, with that failure; a later successful sync clears one'),
   transform_failures: z.array(z.object({
     model: z.string(), timestamp: Timestamp, error: z.string(), test: z.string().optional().describe('set when a data test of the model fails'),
   })),
