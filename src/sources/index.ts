@@ -10,6 +10,7 @@ export {
 } from './csv-files.ts';
 export { loaderFor, fileSourceLocation } from './source-loaders.ts';
 export { assertSourcesWithinProject, assertSourceWithinProject } from './project-bounds.ts';
+export { createSourceFolder, folderToCreate } from './source-folder.ts';
 export type { SourceLoader, LoadContext, LoadOutcome, LoadMessage, ReadContext, FileLocation, SyncProgress } from './source-loader.ts';
 export { loadStagedTables, rawTablesOf } from './load-staged-tables.ts';
 export { StagingArea } from './staging-area.ts';

@@ -3,9 +3,10 @@ import { layout, type PageUser } from './layout.ts';
 
 /**
  * Adding a source in the browser, or editing one (`editing` names it): category, type and name, then the type's
- * fields with their help (built by add-source.js from GET /api/source-types); credentials go in password fields
- * and only to .env. The entered configuration can be tested before it is saved, unless its type runs code; a new source
- * can be synced. A type that runs code is listed for an editor as one an admin adds.
+ * fields with their labels and help (built by add-source.js from GET /api/source-types); credentials go in password
+ * fields and only to .env. A file source leads with its folder, and takes CSV uploads once saved. The entered
+ * configuration can be tested before it is saved, unless its type runs code; a new source is synced at once. A type
+ * that runs code is listed for an editor as one an admin adds.
  */
 export function renderAddSourcePage(options: { user: PageUser; editing?: string }): string {
   const { editing } = options;
@@ -43,8 +44,18 @@ export function renderAddSourcePage(options: { user: PageUser; editing?: string 
     <section class="card" id="after-save" aria-labelledby="after-title" hidden>
       <h2 id="after-title">Saved</h2>
       <p id="after-save-text"></p>
+      <div id="after-save-upload" hidden>
+        <div id="upload-zone" class="drop-zone">
+          <p><strong>Drop CSV files here</strong> or</p>
+          <label for="upload-input" class="button secondary">Choose files</label>
+          <input id="upload-input" class="visually-hidden" type="file" accept=".csv,text/csv" multiple data-upload="input">
+          <p id="upload-where" class="muted"></p>
+          <div data-upload="progress" hidden><label for="upload-bar" data-upload="label">Uploading</label><progress id="upload-bar" max="1" value="0" data-upload="bar"></progress></div>
+        </div>
+        <p id="upload-result" class="notice" role="status" hidden></p>
+      </div>
       <div class="actions">
-        <button type="button" id="sync-source">Sync now</button>
+        <button type="button" id="sync-source">Sync again</button>
       </div>
       <p id="sync-progress" class="muted" aria-live="polite" hidden></p>
       <p id="sync-result" class="notice" role="status" hidden></p>
@@ -57,7 +68,7 @@ export function renderAddSourcePage(options: { user: PageUser; editing?: string 
     </section>
     <section class="card" aria-labelledby="not-here-title">
       <h2 id="not-here-title">Types added by hand</h2>
-      <p class="muted">These types are not added here; add them to <code>sources.yml</code> by hand:</p>
+      <p class="muted">These types are not added with this form; here is what to do for each:</p>
       <ul id="not-addable" class="activity"></ul>
     </section>` : html``}`,
   });

@@ -43,9 +43,9 @@ export function renderSourcePage(options: SourcePageOptions): string {
         ${options.canUpload ? html`<div id="drop-zone" class="drop-zone">
           <p><strong>Drop CSV files here</strong> or</p>
           <label for="file-input" class="button secondary">Choose files</label>
-          <input id="file-input" class="visually-hidden" type="file" accept=".csv,text/csv" multiple>
+          <input id="file-input" class="visually-hidden" type="file" accept=".csv,text/csv" multiple data-upload="input">
           <p class="muted">They are loaded into the warehouse as soon as they arrive.</p>
-          <div id="upload-progress" hidden><label for="upload-bar" id="upload-label">Uploading</label><progress id="upload-bar" max="1" value="0"></progress></div>
+          <div id="upload-progress" data-upload="progress" hidden><label for="upload-bar" id="upload-label" data-upload="label">Uploading</label><progress id="upload-bar" max="1" value="0" data-upload="bar"></progress></div>
         </div>` : html``}
         <div class="scroll"><table id="files"><caption class="visually-hidden">Files of this source</caption>
           <thead><tr><th scope="col">File</th><th scope="col" class="number">Size</th><th scope="col" class="phone-hide">Modified</th><th scope="col">Loaded</th><th scope="col" class="number">Rows</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>

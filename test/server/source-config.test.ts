@@ -1,4 +1,4 @@
-import { appendFileSync, readFileSync } from 'node:fs';
+import { appendFileSync, existsSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startItemsApi } from '../fakes/items-api.ts';
@@ -115,5 +115,43 @@ describe('sources from the browser: types, add, test (API)', () => {
     expect(viewer.status).toBe(403);
     expect((await quarry.request('POST', '/api/sources/items/test', { as: 'viewer' })).status).toBe(403);
     expect(sourcesFile()).toBe(before);
+  });
+
+  it('describes each type for people: the product beside the key, labels, what it signs in with, what to do for a type added by hand', async () => {
+    const reply = await quarry.request('GET', '/api/source-types', { as: 'viewer' });
+    const types = reply.json.types as { key: string; product: string; signs_in_with: string; how_to_add: string | null; folder_field?: string; fields: { name: string; label: string; option_labels?: string[]; item_fields?: { name: string; label: string }[] }[] }[];
+    const byKey = new Map(types.map((type) => [type.key, type]));
+    expect(reply.json.data_roots).toEqual(['data']);
+    expect(byKey.get('crm_a')).toMatchObject({ product: 'HubSpot', signs_in_with: 'an API key or token, kept in an environment variable', how_to_add: null });
+    expect(byKey.get('crm_c')?.product).toBe('Pipedrive');
+    const rest = byKey.get('rest_api');
+    expect(rest?.fields.find((field) => field.name === 'base_url')?.label).toBe('Base URL');
+    expect(rest?.fields.find((field) => field.name === 'auth_type')).toMatchObject({ label: 'Authentication', option_labels: expect.arrayContaining(['a bearer token', 'a user name and password']) });
+    expect(rest?.fields.find((field) => field.name === 'endpoints')?.item_fields?.map((field) => field.name)).toEqual(expect.arrayContaining(['path', 'params', 'data_selector', 'primary_key']));
+    expect(rest?.folder_field).toBeUndefined();
+    expect(byKey.get('local_files')?.folder_field).toBe('directory');
+    expect(byKey.get('task_tracker')).toMatchObject({ product: 'Asana', how_to_add: 'Add it to sources.yml by hand; see docs/connectors/task_tracker.md.' });
+    for (const type of types.filter((candidate) => candidate.how_to_add !== null)) expect(type.how_to_add).not.toMatch(/SDK|untested|upstream loader/);
+  });
+
+  it("creates a new file source's folder inside the data root when saving it, and tests the unsaved form without failing on the missing folder", async () => {
+    const folder = path.join(quarry.dir, 'data', 'dropbox');
+    const tested = await quarry.request('POST', '/api/source-test', { as: 'editor', body: { name: 'dropbox', type: 'local_files', config: { directory: 'data/dropbox' } } });
+    expect(tested.json).toEqual({ success: true, message: 'data/dropbox does not exist yet: saving the source creates it, then you can upload files into it' });
+    expect(existsSync(folder)).toBe(false);
+
+    const added = await quarry.request('POST', '/api/sources', { as: 'editor', body: { name: 'dropbox', type: 'local_files', config: { directory: 'data/dropbox' }, version: await version() } });
+    expect(added.status).toBe(201);
+    expect(added.json.message).toBe('Added the local_files source "dropbox"; created its folder data/dropbox');
+    expect(statSync(folder).isDirectory()).toBe(true);
+    const form = new FormData();
+    form.append('file', new Blob(['id\n1\n'], { type: 'text/csv' }), 'jan.csv');
+    const uploaded = await quarry.request('POST', '/api/sources/dropbox/upload-csv', { as: 'editor', body: form });
+    expect(uploaded.json).toMatchObject({ success: true, file_name: 'jan.csv' });
+    expect(existsSync(path.join(folder, 'jan.csv'))).toBe(true);
+
+    const outside = await quarry.request('POST', '/api/sources', { as: 'editor', body: { name: 'elsewhere', type: 'local_files', config: { directory: '../elsewhere' }, version: await version() } });
+    expect(outside.json.code).toBe('outside_data_roots');
+    expect(existsSync(path.join(quarry.dir, '..', 'elsewhere'))).toBe(false);
   });
 });

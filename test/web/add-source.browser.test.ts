@@ -1,12 +1,23 @@
-import { appendFileSync, readFileSync } from 'node:fs';
+import { appendFileSync, existsSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
+import { parse } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SOURCE_TYPES } from '../../src/sources/config/index.ts';
 import { startItemsApi } from '../fakes/items-api.ts';
 import { launchBrowser, screenshot, signIn } from '../support/browser.ts';
 import { records, type FakeApi } from '../support/fake-api.ts';
 import { EMAILS, PASSWORDS, startQuarry, type TestQuarry } from '../support/quarry.ts';
+
+/** A person dropping a file from their desktop on the drop zone `zone`. */
+async function dropFile(page: Page, zone: string, name: string, content: string): Promise<void> {
+  // A string, not a function: the test's TypeScript has no DOM types.
+  await page.evaluate(`(() => {
+    const transfer = new DataTransfer();
+    transfer.items.add(new File([${JSON.stringify(content)}], ${JSON.stringify(name)}, { type: 'text/csv' }));
+    document.getElementById(${JSON.stringify(zone)}).dispatchEvent(new DragEvent('drop', { dataTransfer: transfer, bubbles: true, cancelable: true }));
+  })()`);
+}
 
 describe('adding a source in the browser', () => {
   let quarry: TestQuarry;
@@ -45,9 +56,9 @@ describe('adding a source in the browser', () => {
     await page.locator('#field-base_url').fill(`${api.url}/v1`);
     await page.locator('#field-auth_token_env').fill(`${name.toUpperCase()}_TOKEN`);
     await page.locator('#field-auth_token_env-value').fill('browser-items-token');
-    await page.locator('#field-endpoints-path').fill('/items');
-    await page.locator('#field-endpoints-data_selector').fill('data');
-    await page.locator('#field-endpoints-primary_key').fill('id');
+    await page.locator('#field-endpoints-0-path').fill('/items');
+    await page.locator('#field-endpoints-0-data_selector').fill('data');
+    await page.locator('#field-endpoints-0-primary_key').fill('id');
   }
 
   for (const [width, name] of [[1280, 'items'], [390, 'items_phone']] as const) {
@@ -67,8 +78,9 @@ describe('adding a source in the browser', () => {
       await page.getByRole('button', { name: 'Save source' }).click();
       await expect.poll(() => page.locator('#add-source-message').textContent()).toContain(`Added the rest_api source "${name}"`);
       expect(await page.locator('#field-auth_token_env-value').inputValue()).toBe('');
-      await page.getByRole('button', { name: 'Sync now' }).click();
+      // Saving starts the first sync: nothing more to press.
       await expect.poll(() => page.locator('#sync-result').textContent(), { timeout: 60_000 }).toBe('Synced: 30 rows loaded');
+      expect(await page.getByRole('button', { name: 'Sync again' }).isEnabled()).toBe(true);
       expect(await page.locator('#sync-progress').textContent()).toBe('Reading: 30 rows in 1 page(s)');
       await screenshot(page, width === 390 ? 'add-source-phone' : 'add-source');
       await page.getByRole('link', { name: 'Go to the source' }).click();
@@ -110,14 +122,17 @@ describe('adding a source in the browser', () => {
       await page.waitForURL(`${quarry.url}/sources/${name}/edit`);
       await expect.poll(() => page.locator('#field-base_url').inputValue()).toBe(`${api.url}/v1`);
       expect(await page.locator('#source-name').inputValue()).toBe(name);
-      expect(await page.locator('#field-endpoints-primary_key').inputValue()).toBe('id');
+      expect(await page.locator('#field-endpoints-0-primary_key').inputValue()).toBe('id');
       expect(await page.locator('#field-auth_token_env-value').getAttribute('placeholder')).toBe('set');
       expect(await page.locator('#field-base_url-help').textContent()).toBe('The API root every endpoint path is relative to.');
       expect(await page.locator('#field-basic_username_env').isVisible()).toBe(false);
-      await page.getByLabel('auth type', { exact: true }).selectOption('basic');
+      expect(await page.locator('#type-help').textContent()).toBe('Signs in with: a bearer token.');
+      await page.getByLabel('Authentication', { exact: true }).selectOption('basic');
       expect(await page.locator('#field-basic_username_env').isVisible()).toBe(true);
       expect(await page.locator('#field-auth_token_env').isVisible()).toBe(false);
-      await page.getByLabel('auth type', { exact: true }).selectOption('bearer');
+      expect(await page.locator('#type-help').textContent()).toBe('Signs in with: a user name and password.');
+      await page.getByLabel('Authentication', { exact: true }).selectOption('bearer');
+      await page.getByText('More settings').click();
       await page.locator('#field-timeout_seconds').fill('45');
       await page.getByRole('button', { name: 'Test connection' }).click();
       await expect.poll(() => page.locator('#test-result').textContent(), { timeout: 30_000 }).toBe('Connection test passed: Connected and read the first records');
@@ -173,6 +188,121 @@ describe('adding a source in the browser', () => {
       expect(consoleErrors).toEqual([]);
     }, 60_000);
   }
+
+  it('adds a local_files source from its folder: proposed inside the data root, created on saving, CSV files uploaded right after and loaded', async () => {
+    const { page, consoleErrors } = await openForm(1280);
+    await page.getByLabel('Category').selectOption(SOURCE_TYPES.local_files.category);
+    await page.getByLabel('Type', { exact: true }).selectOption('local_files');
+    const lead = page.locator('#source-fields > .files-lead');
+    expect(await lead.locator('strong').textContent()).toBe('Upload files, or point at a folder inside the data root');
+    expect(await page.locator('#source-fields [data-field-block]').first().getAttribute('data-field-block')).toBe('directory');
+    await page.getByLabel('Name', { exact: true }).fill('shop_files');
+    expect(await page.getByLabel('Folder (required)').inputValue()).toBe('data/shop_files');
+    await page.getByRole('button', { name: 'Test connection' }).click();
+    await expect.poll(() => page.locator('#test-result').textContent(), { timeout: 30_000 })
+      .toBe('Connection test passed: data/shop_files does not exist yet: saving the source creates it, then you can upload files into it');
+    const folder = path.join(quarry.dir, 'data', 'shop_files');
+    expect(existsSync(folder)).toBe(false);
+    await screenshot(page, 'add-source-files');
+
+    await page.getByRole('button', { name: 'Save source' }).click();
+    await expect.poll(() => page.locator('#add-source-message').textContent()).toBe('Added the local_files source "shop_files"; created its folder data/shop_files');
+    expect(statSync(folder).isDirectory()).toBe(true);
+    expect(await page.locator('#after-save-upload').isVisible()).toBe(true);
+    await expect.poll(() => page.locator('#sync-result').textContent(), { timeout: 30_000 }).toBe('Synced: 0 rows loaded');
+
+    await dropFile(page, 'upload-zone', 'jan.csv', 'id,amount\n1,10\n2,20\n');
+    await expect.poll(() => page.locator('#upload-result').textContent()).toBe('Uploaded jan.csv');
+    await expect.poll(() => page.locator('#sync-result').textContent(), { timeout: 30_000 }).toBe('Synced: 2 rows loaded');
+    expect(readFileSync(path.join(folder, 'jan.csv'), 'utf8')).toBe('id,amount\n1,10\n2,20\n');
+    expect(await quarry.query('SELECT count(*)::INTEGER AS n FROM raw_shop_files.shop_files')).toEqual([{ n: 2 }]);
+    await screenshot(page, 'add-source-files-uploaded');
+    expect(consoleErrors).toEqual([]);
+  }, 90_000);
+
+  it('asks before saving beside a failed connection test, and hides the result once a field changes', async () => {
+    const { page } = await openForm(1280);
+    await fillRestApi(page, 'guarded');
+    await page.locator('#field-auth_token_env-value').fill('not-the-token');
+    await page.getByRole('button', { name: 'Test connection' }).click();
+    const result = page.locator('#test-result');
+    await expect.poll(() => result.textContent(), { timeout: 30_000 }).toContain('Connection test failed');
+    const sourcesFile = path.join(quarry.dir, '.quarry', 'sources.yml');
+
+    await page.getByRole('button', { name: 'Save source' }).click();
+    await expect.poll(() => page.locator('#add-source-message').textContent()).toBe(
+      'The connection test of these settings failed (see below). Fix them and test again, or press “Save anyway” to save them as they are.',
+    );
+    expect(await page.getByRole('button', { name: 'Save anyway' }).count()).toBe(1);
+    expect(readFileSync(sourcesFile, 'utf8')).not.toContain('- name: guarded');
+    await screenshot(page, 'add-source-failed-test-save');
+
+    // Another value: the result no longer describes the form, and Save is plain again.
+    await page.locator('#field-endpoints-0-primary_key').fill('');
+    expect(await result.isVisible()).toBe(false);
+    expect(await page.locator('#add-source-message').isVisible()).toBe(false);
+    expect(await page.getByRole('button', { name: 'Save source' }).count()).toBe(1);
+    // Back to what was tested: the failure stands again, and Save asks again before saving.
+    await page.locator('#field-endpoints-0-primary_key').fill('id');
+    expect(await result.isVisible()).toBe(true);
+    await page.getByRole('button', { name: 'Save source' }).click();
+    await expect.poll(() => page.getByRole('button', { name: 'Save anyway' }).count()).toBe(1);
+    expect(readFileSync(sourcesFile, 'utf8')).not.toContain('- name: guarded');
+    await page.getByRole('button', { name: 'Save anyway' }).click();
+    await expect.poll(() => page.locator('#add-source-message').textContent()).toBe('Added the rest_api source "guarded"');
+    expect(readFileSync(sourcesFile, 'utf8')).toContain('- name: guarded');
+  }, 60_000);
+
+  it('reads like a product: the product beside each type key, labels, what it signs in with, several endpoints and headers as rows', async () => {
+    const { page, consoleErrors } = await openForm(1280);
+    await page.getByLabel('Category').selectOption(SOURCE_TYPES.crm_a.category);
+    const offered = await page.locator('#source-type option').allTextContents();
+    expect(offered).toEqual(expect.arrayContaining(['crm_a — HubSpot', 'crm_c — Pipedrive']));
+    await page.getByLabel('Type', { exact: true }).selectOption('crm_a');
+    expect(await page.locator('#type-help').textContent()).toBe('Signs in with: an API key or token, kept in an environment variable.');
+    expect(await page.locator('label[for="field-api_key_env"]').textContent()).toBe('API key: the environment variable holding it');
+    const handAdded = await page.locator('#not-addable li').allTextContents();
+    expect(handAdded).toContain('task_tracker — Asana. Add it to sources.yml by hand; see docs/connectors/task_tracker.md.');
+    expect(handAdded.join('\n')).not.toMatch(/SDK|untested|upstream loader/);
+
+    await fillRestApi(page, 'two_lists');
+    expect(await page.locator('label[for="field-base_url"]').textContent()).toBe('Base URL (required)');
+    expect(await page.locator('#type-help').textContent()).toBe('Signs in with: a bearer token.');
+    await page.getByLabel('Authentication', { exact: true }).selectOption('api_key');
+    expect(await page.locator('#type-help').textContent()).toBe('Signs in with: an API key.');
+    await page.getByLabel('Authentication', { exact: true }).selectOption('bearer');
+
+    await page.getByRole('button', { name: 'Add an endpoint' }).click();
+    await page.locator('#field-endpoints-1-path').fill('/items');
+    await page.locator('[data-item]').nth(1).getByText('More options for this endpoint').click();
+    await page.locator('#field-endpoints-1-table_name').fill('items_again');
+    await page.locator('#field-endpoints-1-params-key-0').fill('sort');
+    await page.locator('#field-endpoints-1-params-value-0').fill('name');
+    await page.getByRole('button', { name: 'Add an endpoint' }).click();
+    await page.locator('#field-endpoints-2-path').fill('/not-wanted');
+    await page.getByRole('button', { name: 'Remove this endpoint' }).nth(2).click();
+    expect(await page.locator('[data-item] > legend').allTextContents()).toEqual(['Endpoint 1', 'Endpoint 2']);
+    await page.getByText('More settings').click();
+    await page.locator('#field-headers-key-0').fill('X-Team');
+    await page.locator('#field-headers-value-0').fill('data');
+    await screenshot(page, 'add-source-endpoints');
+    await page.getByRole('button', { name: 'Save source' }).click();
+    await expect.poll(() => page.locator('#add-source-message').textContent()).toBe('Added the rest_api source "two_lists"');
+    const saved = (parse(readFileSync(path.join(quarry.dir, '.quarry', 'sources.yml'), 'utf8')) as { sources: { name: string; rest_api: unknown }[] })
+      .sources.find((source) => source.name === 'two_lists');
+    expect(saved?.rest_api).toEqual({
+      base_url: `${api.url}/v1`, auth_token_env: 'TWO_LISTS_TOKEN', headers: { 'X-Team': 'data' },
+      endpoints: [{ path: '/items', data_selector: 'data', primary_key: 'id' }, { path: '/items', params: { sort: 'name' }, table_name: 'items_again' }],
+    });
+    await expect.poll(() => page.locator('#sync-result').textContent(), { timeout: 60_000 }).toMatch(/^Synced: /);
+
+    await page.goto(`${quarry.url}/sources/two_lists/edit`);
+    await expect.poll(() => page.locator('#field-endpoints-1-table_name').inputValue()).toBe('items_again');
+    expect(await page.locator('#field-endpoints-1-params-value-0').inputValue()).toBe('name');
+    expect(await page.locator('#field-headers-value-0').inputValue()).toBe('***');
+    await screenshot(page, 'edit-source-endpoints');
+    expect(consoleErrors).toEqual([]);
+  }, 90_000);
 
   it('shows a viewer no Add source button and refuses the form', async () => {
     const page = await (await browser.newContext({ viewport: { width: 1280, height: 800 } })).newPage();

@@ -23,6 +23,7 @@ describe('overview page in Chromium', () => {
     await page.getByRole('button', { name: 'Sync orders' }).click();
     await expect.poll(() => row.locator('.status').textContent(), { timeout: 15_000 }).toBe('synced');
     expect(await row.locator('td').nth(2).textContent()).toBe('3');
+    await expect.poll(() => page.locator('#sources-message').textContent()).toBe('orders synced: 3 rows loaded');
     await expect.poll(() => page.locator('#activity li').first().textContent()).toMatch(/\[orders\] Sync finished: 3 rows/);
     await screenshot(page, 'overview');
   });

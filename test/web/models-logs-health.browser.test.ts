@@ -1,4 +1,4 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Browser, BrowserContextOptions, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -58,6 +58,10 @@ describe('models, logs and health pages in Chromium', () => {
     await expect.poll(() => statusOf(page, 'c_top'), { timeout: 60_000 }).toBe('success');
     expect(await statusOf(page, 'a_base')).toBe('success');
     await expect.poll(() => page.locator('tr[data-model="d_broken"] .model-error').textContent()).toMatch(/no_such_column/);
+    // "Run started" gives way to the outcome once every model of the run has reported.
+    await expect.poll(() => page.locator('#models-message').textContent())
+      .toMatch(/^Ran a_base and 3 downstream models: 3 succeeded, 1 failed \(d_broken: .*no_such_column.*\)$/);
+    expect(await page.locator('#models-message').getAttribute('class')).toBe('notice error');
     expect(await page.locator('#lineage .node[data-model="d_broken"]').getAttribute('class')).toContain('status-error');
 
     await page.locator('#lineage .node[data-model="c_top"]').click();
@@ -71,7 +75,8 @@ describe('models, logs and health pages in Chromium', () => {
     await screenshot(page, 'models');
 
     await page.getByRole('button', { name: 'Run only c_top' }).click();
-    await expect.poll(() => page.locator('#models-message').textContent()).toBe('Run of c_top started');
+    await expect.poll(() => page.locator('#models-message').textContent(), { timeout: 60_000 }).toBe('c_top ran successfully');
+    expect(await page.locator('#models-message').getAttribute('class')).toBe('notice ok');
   });
 
   it('shows a failing test as a badge with its failing rows, and filters the models with failing tests', async () => {
@@ -107,6 +112,27 @@ describe('models, logs and health pages in Chromium', () => {
     await page.getByLabel('Level').selectOption('');
     await expect.poll(() => page.locator('#log-lines li').count()).toBeGreaterThan(3);
     await screenshot(page, 'logs');
+  });
+
+  it('lists a source under failed syncs only while its latest sync failed', async () => {
+    const syncShop = async (): Promise<void> => {
+      const ended = Promise.race([quarry.nextEvent('sync_completed', (event) => event.source === 'shop'), quarry.nextEvent('sync_failed', (event) => event.source === 'shop')]);
+      expect((await quarry.request('POST', '/api/sources/shop/sync', { as: 'editor' })).status).toBe(200);
+      await ended;
+    };
+    const folder = path.join(quarry.dir, 'data', 'shop');
+    await syncShop();
+    renameSync(path.join(folder, 'jan.csv'), path.join(quarry.dir, 'jan.csv'));
+    await syncShop();
+    const page = await openAs('viewer', '/health');
+    const failures = page.locator('#sync-failures li');
+    await expect.poll(() => failures.allTextContents(), { timeout: 15_000 }).toEqual([expect.stringMatching(/shop: .*refusing to replace/)]);
+    await screenshot(page, 'health-sync-failed');
+
+    renameSync(path.join(quarry.dir, 'jan.csv'), path.join(folder, 'jan.csv'));
+    writeFileSync(path.join(folder, 'feb.csv'), 'id,amount\n3,30\n');
+    await syncShop();
+    await expect.poll(() => failures.allTextContents(), { timeout: 15_000 }).toEqual(['None.']);
   });
 
   it('shows health problems first, services and the watcher; follows the dark system setting; a viewer gets no Run buttons; fits a phone', async () => {

@@ -61,8 +61,9 @@ describe('a newcomer in Chromium, with the browser alone', () => {
     await page.waitForURL(`${quarry.url}/sources/orders`);
     await expect.poll(() => page.locator('#files tbody').textContent()).toBe('No files yet.');
     await page.getByLabel('Choose files').setInputFiles({ name: 'orders_2026-11.csv', mimeType: 'text/csv', buffer: Buffer.from(NOVEMBER) });
-    await expect.poll(() => page.locator('#source-message').textContent()).toBe('Uploaded orders_2026-11.csv; sync started');
     await expect.poll(() => page.locator('#source-status .status').textContent(), { timeout: 30_000 }).toBe('synced');
+    // The upload's notice ends with how its sync went, not with "sync started".
+    await expect.poll(() => page.locator('#source-message').textContent()).toBe('Uploaded orders_2026-11.csv; orders synced: 4 rows loaded');
     await expect.poll(() => page.locator('#source-rows').textContent()).toBe('4');
     const file = page.locator('tr[data-file="orders_2026-11.csv"] td');
     await expect.poll(() => file.nth(2).textContent()).toBe('success');
@@ -79,9 +80,9 @@ describe('a newcomer in Chromium, with the browser alone', () => {
     await expect.poll(() => page.locator('tr[data-model="stg_orders__orders"] .status:not([data-tests])').textContent(), { timeout: 60_000 }).toBe('success');
     expect(await page.locator('tr[data-model="orders_enriched"] .status:not([data-tests])').textContent()).toBe('not run');
     await page.getByRole('button', { name: 'Run stg_orders__orders and downstream models' }).click();
-    await expect.poll(() => page.locator('#models-message').textContent()).toBe('Run of stg_orders__orders and its downstream models started');
     const statuses = () => page.locator('#models tbody tr .status:not([data-tests])').allTextContents();
     await expect.poll(statuses, { timeout: 90_000 }).toEqual(MODELS.map(() => 'success'));
+    await expect.poll(() => page.locator('#models-message').textContent()).toMatch(/^Ran stg_orders__orders and \d+ downstream models?: all \d+ succeeded$/);
     expect(await quarry.query('SELECT sum(orders)::INTEGER AS orders, sum(revenue) AS revenue FROM marts.revenue_by_month')).toEqual([{ orders: 4, revenue: 62.5 }]);
     await screenshot(page, 'newcomer-models');
 

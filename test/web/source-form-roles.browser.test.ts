@@ -79,7 +79,7 @@ describe('the add-source form for an editor and an admin', () => {
     const offered: string[] = [];
     for (const category of await page.locator('#source-category option').allTextContents()) {
       await page.getByLabel('Category').selectOption(category);
-      offered.push(...await page.locator('#source-type option').allTextContents());
+      offered.push(...await page.locator('#source-type option').evaluateAll((options) => options.map((option) => option.getAttribute('value') ?? '')));
     }
     return offered;
   }
@@ -118,7 +118,7 @@ describe('the add-source form for an editor and an admin', () => {
     await page.getByLabel('Type', { exact: true }).selectOption('rest_api');
     await page.getByLabel('Name', { exact: true }).fill(name);
     await page.locator('#field-base_url').fill(baseUrl);
-    await page.locator('#field-endpoints-path').fill('/items');
+    await page.locator('#field-endpoints-0-path').fill('/items');
   }
 
   it('does not offer an editor the type that runs code, and says only an admin adds it', async () => {
@@ -126,7 +126,7 @@ describe('the add-source form for an editor and an admin', () => {
     expect(await offeredTypes(page)).not.toContain('native_pipeline');
     expect(await page.locator('#admin-types').isVisible()).toBe(true);
     expect(await page.locator('#admin-types p').textContent()).toBe('These run code on the server: ask an admin to add one.');
-    expect(await page.locator('#admin-only li').allTextContents()).toEqual(['native_pipeline']);
+    expect(await page.locator('#admin-only li').allTextContents()).toEqual(['native_pipeline — a dlt source in Python']);
     expect(await notAddable(page, 'native_pipeline').count()).toBe(0);
     await screenshot(page, 'source-form-editor-types');
     expect(consoleErrors).toEqual([]);
@@ -141,7 +141,7 @@ describe('the add-source form for an editor and an admin', () => {
     await expect.poll(() => message.textContent()).toBe('Only an admin edits a native_pipeline source: it runs code on the server');
     expect(await page.getByRole('button', { name: 'Save changes' }).isDisabled()).toBe(true);
     expect(await page.getByRole('button', { name: 'Test connection' }).isDisabled()).toBe(true);
-    expect(await page.locator('#type-help').textContent()).toBe('Signs in with: None.');
+    expect(await page.locator('#type-help').textContent()).toBe('Signs in with: nothing (no credentials).');
     await screenshot(page, 'source-form-editor-edits-native-pipeline');
     expect(consoleErrors).toEqual([]);
   });
@@ -215,7 +215,7 @@ describe('the add-source form for an editor and an admin', () => {
     await page.getByLabel('Type', { exact: true }).selectOption('native_pipeline');
     await expect.poll(() => page.locator('#field-source_module').count()).toBe(1);
     expect(await page.locator('#type-help').textContent()).toBe(
-      'Signs in with: None. It runs code on the server, so it is not tested before it is saved: save it, then sync it.',
+      'Signs in with: nothing (no credentials). It runs code on the server, so it is not tested before it is saved: save it, then sync it.',
     );
     expect(await page.getByRole('button', { name: 'Test connection' }).isDisabled()).toBe(true);
     await page.getByLabel('Type', { exact: true }).selectOption('rest_api');

@@ -1,3 +1,5 @@
+import { renameSync } from 'node:fs';
+import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { screenshot, signIn, startOrdersStage } from '../support/browser.ts';
@@ -43,12 +45,15 @@ describe('source page in Chromium', () => {
     await page.getByRole('button', { name: 'Sync now' }).click();
     await expect.poll(() => status.textContent(), { timeout: 15_000 }).toBe('synced');
     await expect.poll(() => rows.textContent()).toBe('3');
+    // The notice that the sync started gives way to how it ended, not left standing beside it.
+    await expect.poll(() => page.locator('#source-message').textContent()).toBe('orders synced: 3 rows loaded');
     await expect.poll(() => page.locator('#history tbody tr').count()).toBe(1);
     expect(await page.locator('#history tbody tr td').nth(1).textContent()).toBe('success');
 
     await dropFile(page, 'b.csv', 'id,amount\n4,40\n5,50\n');
     await expect.poll(() => page.locator('tr[data-file="b.csv"]').count()).toBe(1);
     await expect.poll(() => rows.textContent(), { timeout: 15_000 }).toBe('5');
+    await expect.poll(() => page.locator('#source-message').textContent()).toBe('Uploaded b.csv; orders synced: 5 rows loaded');
     await expect.poll(() => page.locator('tr[data-file="b.csv"] td').nth(3).textContent()).toBe('2');
     await expect.poll(() => page.locator('#source-logs li').count()).toBeGreaterThan(1);
     await screenshot(page, 'source');
@@ -87,6 +92,38 @@ describe('source page in Chromium', () => {
     await page.goto(`${quarry.url}/sources/orders`);
     await dropFile(page, 'notes.txt', 'hello');
     await expect.poll(() => page.locator('#source-message').textContent()).toBe('notes.txt is not a .csv file.');
+  });
+
+  it('settles the notice of a sync that ended while the socket was down, once it is back', async () => {
+    const page = await openAs(browser, quarry, 'editor');
+    await page.goto(`${quarry.url}/sources/orders`);
+    const live = page.locator('#live-state');
+    await expect.poll(() => live.textContent()).toBe('Live');
+    for (const client of quarry.app.websocketServer.clients) client.close(1012, 'restarting');
+    await expect.poll(() => live.textContent()).toBe('Reconnecting…');
+    const ended = quarry.nextEvent('sync_completed', (event) => event.source === 'orders');
+    await page.getByRole('button', { name: 'Sync now' }).click();
+    await ended;
+    // The outcome was sent while the page could not hear it: the notice still says the sync started.
+    await expect.poll(() => page.locator('#source-message').textContent()).toBe('Sync of orders started');
+    await expect.poll(() => page.locator('#source-message').textContent(), { timeout: 15_000 }).toBe('orders synced: 3 rows loaded');
+  });
+
+  it('replaces the notice that a sync started with its error when the sync fails', async () => {
+    const page = await openAs(browser, quarry, 'editor');
+    await page.goto(`${quarry.url}/sources/orders`);
+    await expect.poll(() => page.locator('#live-state').textContent()).toBe('Live');
+    const folder = path.join(quarry.dir, 'data', 'orders');
+    renameSync(folder, `${folder}.aside`);
+    try {
+      await page.getByRole('button', { name: 'Sync now' }).click();
+      const notice = page.locator('#source-message');
+      await expect.poll(() => notice.textContent(), { timeout: 15_000 }).toMatch(/^The sync of orders failed: ./);
+      expect(await notice.getAttribute('class')).toBe('notice error');
+      await screenshot(page, 'source-sync-failed');
+    } finally {
+      renameSync(`${folder}.aside`, folder);
+    }
   });
 
   it('gives a viewer no buttons, fits a phone, and answers an unknown source with the 404 page', async () => {

@@ -7,6 +7,7 @@ import {
   candidateSource, credentialVariables, redactValues, sourceSecretValues, editSourceInProject, isSourceTypeKey,
   maskedHeaders, readSourceSection, removeSourceFromProject, SOURCE_TYPES, sourcesFileVersion,
 } from '../../sources/config/index.ts';
+import { createSourceFolder, folderToCreate } from '../../sources/index.ts';
 import { requireAction } from '../plugins/index.ts';
 import { formSourceCheck } from './form-source-check.ts';
 import { QueryFlag } from './query-flag.ts';
@@ -66,15 +67,18 @@ export const sourceChangeRoutes: FastifyPluginCallbackZod<{ ctx: AppContext }> =
     const { name, type } = ctx.sourceReports.source(request.params.source_name);
     assertMayConfigureType(request, type);
     const { config, secrets, version } = request.body;
+    let changed;
     try {
-      editSourceInProject(ctx.paths, { name, section: config, secrets: new Map(Object.entries(secrets)) }, formSourceCheck(ctx, secrets), version);
+      changed = editSourceInProject(ctx.paths, { name, section: config, secrets: new Map(Object.entries(secrets)) }, formSourceCheck(ctx, secrets), version);
     } catch (error) {
       if (error instanceof ConfigError) throw new InvalidRequestError(error.problems.join('; '));
       throw error;
     }
     ctx.reloadSources();
-    request.log.info({ source: name }, 'source edited');
-    return { success: true, message: `Saved the settings of ${name}`, source_name: name, version: sourcesFileVersion(ctx.paths) };
+    const created = await createSourceFolder(changed, ctx.dataRoots, ctx.paths.root);
+    request.log.info({ source: name, folderCreated: created !== undefined }, 'source edited');
+    const message = `Saved the settings of ${name}${created === undefined ? '' : `; created its folder ${created}`}`;
+    return { success: true, message, source_name: name, version: sourcesFileVersion(ctx.paths) };
   });
 
   app.delete('/api/sources/:source_name', {
@@ -110,6 +114,9 @@ export const sourceChangeRoutes: FastifyPluginCallbackZod<{ ctx: AppContext }> =
     assertTestableBeforeSaving(type);
     const source = candidateSource(name, type, config);
     formSourceCheck(ctx, secrets)(source);
+    // A new file source's folder is created when it is saved: its absence is no failure of the form.
+    const folderNote = folderToCreate(source, ctx.paths.root);
+    if (folderNote !== undefined) return { success: true, message: folderNote };
     const env = { ...ctx.env, ...secrets };
     try {
       const account = await testConnection({

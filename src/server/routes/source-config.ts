@@ -1,9 +1,10 @@
 import type { FastifyPluginCallbackZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import {
-  addSourceToProject, assertSourcesFileUnchanged, authTypesUsing, CATEGORIES, fieldHelp, sectionFields, setSourceEnabled, SOURCE_TYPE_KEYS,
-  SOURCE_TYPES, sourcesFileVersion, type SourceTypeKey,
+  addSourceToProject, assertSourcesFileUnchanged, authTypesUsing, CATEGORIES, fieldHelp, fieldLabel, howToAdd, isAdvanced, optionLabel, productOf, sectionFields,
+  setSourceEnabled, signInOf, SOURCE_TYPE_KEYS, SOURCE_TYPES, sourcesFileVersion, type SectionField, type SourceTypeKey,
 } from '../../sources/config/index.ts';
+import { createSourceFolder } from '../../sources/index.ts';
 import { can } from '../../auth/index.ts';
 import type { AppContext } from '../../context.ts';
 import { ConfigError, describeError, InvalidRequestError } from '../../errors.ts';
@@ -12,29 +13,44 @@ import { requireAction, requireActor } from '../plugins/index.ts';
 import { formSourceCheck } from './form-source-check.ts';
 import { assertMayConfigureType } from './source-type-permission.ts';
 
-const Field = z.object({
-  name: z.string(),
+const FieldFacts = z.object({
+  name: z.string().describe('its key in sources.yml'),
+  label: z.string().describe('what a person reads beside it'),
   kind: z.enum(['text', 'env', 'choice', 'choices', 'list', 'boolean', 'number', 'mapping', 'items']),
   required: z.boolean(),
   default: z.unknown().optional().describe('the value used when the field is left out'),
   options: z.array(z.string()).optional().describe('for choice and choices: the allowed values'),
+  option_labels: z.array(z.string()).optional().describe('how each of `options` reads, in the same order, where it needs words'),
+  values: z.enum(['text', 'any']).optional().describe('for mapping: whether every value is text, or numbers, booleans and lists may be values too'),
   help: z.string().describe('one line shown beside the field; empty when there is nothing to add'),
+  advanced: z.boolean().describe('an optional field few sources need, shown under "More settings"'),
+});
+const Field = FieldFacts.extend({
   shown_for: z.object({ field: z.string(), values: z.array(z.string()) }).optional()
     .describe("shown only while `field` holds one of `values` (rest_api's credential fields by auth_type)"),
+  item_fields: z.array(FieldFacts).optional().describe('for items: the fields of each item of the list'),
 });
 
 const SourceTypeEntry = z.object({
   key: z.string(),
+  product: z.string().describe('the product or kind of data the neutral key stands for, shown beside it'),
   category: z.string(),
   auth_type: z.string().nullable(),
+  signs_in_with: z.string().describe('auth_type in words'),
   addable: z.boolean().describe('whether the form (and `quarry source add`) adds this type for the caller'),
   reason: z.string().nullable().describe('why it is not addable; null when it is'),
+  how_to_add: z.string().nullable().describe('for a type added by hand: what to do instead of the form; null when the form adds it'),
+  folder_field: z.string().optional().describe('the field naming the folder, inside a data root, its files are read from; saving creates the folder, and CSV files can be uploaded into it'),
   section: z.string().describe('the key of the section holding its fields in sources.yml'),
   admin_only: z.boolean().describe('a source of this type runs code on the server: only an admin adds, edits, tests, enables or removes one'),
   fields: z.array(Field).describe('the fields of its section; empty for a type that is not addable'),
 });
 
-const SourceTypesReply = z.object({ categories: z.array(z.string()), types: z.array(SourceTypeEntry) });
+const SourceTypesReply = z.object({
+  categories: z.array(z.string()),
+  types: z.array(SourceTypeEntry),
+  data_roots: z.array(z.string()).describe("the folders file sources may read, as project.yml names them (relative to the project, or absolute); a new file source's folder is proposed in the first"),
+});
 const SourcesFileReply = z.object({ version: z.string().describe('identifies the content of sources.yml; send it back when adding a source') });
 
 const AddBody = z.strictObject({
@@ -64,7 +80,7 @@ export const sourceConfigRoutes: FastifyPluginCallbackZod<{ ctx: AppContext }> =
     schema: { tags: ['sources'], summary: 'Every source type with its category, whether the form adds it (or why not) and its fields', response: { 200: SourceTypesReply } },
   }, async (request) => {
     const mayConfigureCode = can(requireActor(request), 'code.configure');
-    return { categories: [...CATEGORIES], types: SOURCE_TYPE_KEYS.map((key) => describeType(key, mayConfigureCode)) };
+    return { categories: [...CATEGORIES], types: SOURCE_TYPE_KEYS.map((key) => describeType(key, mayConfigureCode)), data_roots: [...ctx.config.data_roots] };
   });
 
   app.get('/api/sources-file', {
@@ -81,16 +97,19 @@ export const sourceConfigRoutes: FastifyPluginCallbackZod<{ ctx: AppContext }> =
   }, async (request, reply) => {
     const { name, type, config, secrets, version } = request.body;
     assertMayConfigureType(request, type);
+    let added;
     try {
-      addSourceToProject(ctx.paths, { name, type, section: config, secrets: new Map(Object.entries(secrets)) }, formSourceCheck(ctx, secrets), version);
+      added = addSourceToProject(ctx.paths, { name, type, section: config, secrets: new Map(Object.entries(secrets)) }, formSourceCheck(ctx, secrets), version);
     } catch (error) {
       // A section that does not validate is the sender's mistake, told with each problem's location.
       if (error instanceof ConfigError) throw new InvalidRequestError(error.problems.join('; '));
       throw error;
     }
     ctx.reloadSources();
-    request.log.info({ source: name, type }, 'source added');
-    return reply.code(201).send({ success: true, message: `Added the ${type} source "${name}"`, source_name: name, version: sourcesFileVersion(ctx.paths) });
+    const created = await createSourceFolder(added, ctx.dataRoots, ctx.paths.root);
+    request.log.info({ source: name, type, folderCreated: created !== undefined }, 'source added');
+    const message = `Added the ${type} source "${name}"${created === undefined ? '' : `; created its folder ${created}`}`;
+    return reply.code(201).send({ success: true, message, source_name: name, version: sourcesFileVersion(ctx.paths) });
   });
 
   app.patch('/api/sources/:source_name', {
@@ -131,9 +150,24 @@ export const sourceConfigRoutes: FastifyPluginCallbackZod<{ ctx: AppContext }> =
   done();
 };
 
+/** The field that names a file source's folder: a type with one takes uploads into it once saved. */
+const FOLDER_FIELD = 'directory';
+
 function shownFor(type: SourceTypeKey, field: string): { shown_for?: { field: string; values: string[] } } {
   const authTypes = type === 'rest_api' ? authTypesUsing(field) : undefined;
   return authTypes === undefined ? {} : { shown_for: { field: 'auth_type', values: authTypes } };
+}
+
+function describeField(type: SourceTypeKey, field: SectionField): z.infer<typeof FieldFacts> {
+  const optionLabels = field.options?.map((option) => optionLabel(field.name, option) ?? option);
+  return {
+    name: field.name, label: fieldLabel(type, field.name), kind: field.kind, required: field.required, help: fieldHelp(type, field.name),
+    advanced: isAdvanced(field.name, field.required),
+    ...(field.defaultValue === undefined ? {} : { default: field.defaultValue }),
+    ...(field.options === undefined ? {} : { options: [...field.options] }),
+    ...(optionLabels === undefined || optionLabels.every((text, index) => text === field.options?.[index]) ? {} : { option_labels: optionLabels }),
+    ...(field.values === undefined ? {} : { values: field.values }),
+  };
 }
 
 /** A type that runs code is not addable for a caller who may not configure code, and says so. */
@@ -143,11 +177,12 @@ function describeType(key: SourceTypeKey, mayConfigureCode: boolean): z.infer<ty
   const reason = addable || !type.wizard ? type.wizardDisabledReason : 'only an admin adds it: it runs code on the server';
   const fields = addable ? sectionFields(key as Parameters<typeof sectionFields>[0]) : [];
   return {
-    key, category: type.category, auth_type: type.authType, addable, reason, section: type.section, admin_only: type.runsCode,
+    key, product: productOf(key), category: type.category, auth_type: type.authType, signs_in_with: signInOf(type.authType),
+    addable, reason, how_to_add: type.wizard ? null : howToAdd(key), section: type.section, admin_only: type.runsCode,
+    ...(fields.some((field) => field.name === FOLDER_FIELD) ? { folder_field: FOLDER_FIELD } : {}),
     fields: fields.map((field) => ({
-      name: field.name, kind: field.kind, required: field.required, help: fieldHelp(key, field.name),
-      ...shownFor(key, field.name),
-      ...(field.defaultValue === undefined ? {} : { default: field.defaultValue }), ...(field.options === undefined ? {} : { options: [...field.options] }),
+      ...describeField(key, field), ...shownFor(key, field.name),
+      ...(field.itemFields === undefined ? {} : { item_fields: field.itemFields.map((item) => describeField(key, item)) }),
     })),
   };
 }

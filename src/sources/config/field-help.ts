@@ -4,13 +4,21 @@
  */
 const BY_TYPE: Readonly<Record<string, Readonly<Record<string, string>>>> = {
   local_files: {
-    directory: 'The folder holding the files, relative to the project and inside its data roots (data/ unless project.yml says otherwise); CSV, JSON, JSONL or Parquet, loaded into one raw table.',
+    directory: 'A folder inside the data roots (data/ unless project.yml says otherwise), relative to the project. Saving creates it if it does not exist; then upload CSV files into it, or put CSV, JSON, JSONL or Parquet files there yourself. They load into one raw table.',
     file_pattern: 'A glob choosing the files, e.g. *.csv.',
     notes: 'How to regenerate the files, for whoever reads this later.',
   },
   rest_api: {
     base_url: 'The API root every endpoint path is relative to.',
-    endpoints: 'Each endpoint has a path and, optionally, where its records sit and a primary key.',
+    endpoints: 'Each endpoint loads into a table of its own: a path and, optionally, where its records sit and a primary key.',
+    path: 'Relative to the base URL, e.g. /orders.',
+    params: 'Query parameters sent with every request of this endpoint.',
+    data_selector: 'Where the records sit in the answer, e.g. data or results.items; blank finds them.',
+    primary_key: 'The column identifying a record (several: comma-separated); blank replaces the table on each sync.',
+    paginator: 'How to get the next page: auto (blank), header_link, json_link, cursor, offset, page_number or single_page.',
+    incremental: 'cursor_path (the field in each record) and param (the query parameter receiving the highest value seen).',
+    table_name: 'Defaults to the last word of the path.',
+    max_pages: 'A guard against an API that pages forever.',
     auth_type: 'How requests sign in; the fields it needs appear below.',
     auth_token_env: 'The environment variable holding the token or key.',
     api_key_name: 'The header or query parameter name the key is sent in.',

@@ -10,6 +10,8 @@ export {
 } from './source-types.ts';
 export { sectionFields, type SectionField } from './section-fields.ts';
 export { fieldHelp } from './field-help.ts';
+export { fieldLabel, isAdvanced, optionLabel, signInOf } from './field-labels.ts';
+export { howToAdd, productOf } from './type-products.ts';
 export { REST_AUTH_FIELDS, REST_AUTH_FIELD_NAMES, authTypesUsing } from './rest-auth-fields.ts';
 export { shownSourceConfig, maskedHeaders } from './shown-source-config.ts';
 export {

@@ -1,5 +1,6 @@
 // The overview: sources with live status, models at a glance, recent activity, health warnings.
 import { api, badge, el, emptyRow, formatAge, formatNumber, formatTime, say } from './api.js';
+import { jobNotice, startSync } from './job-notice.js';
 import { debounced, onEvent } from './live.js';
 import { activityItem } from './log-list.js';
 
@@ -11,17 +12,14 @@ const warnings = document.getElementById('health-warnings');
 const modelsSummary = document.getElementById('models-summary');
 const modelsFailing = document.getElementById('models-failing');
 const canSync = table.dataset.canSync === 'yes';
+const jobs = jobNotice(message);
 
 function syncButton(source) {
   return el('button', {
     type: 'button', className: 'secondary', textContent: 'Sync', ariaLabel: `Sync ${source.name}`, disabled: source.status === 'syncing',
     onclick: async (event) => {
       event.currentTarget.disabled = true;
-      try {
-        await api('POST', `/api/sources/${encodeURIComponent(source.name)}/sync`, { full_refresh: false });
-      } catch (error) {
-        say(message, error.message);
-      }
+      await startSync(jobs, source.name);
     },
   });
 }

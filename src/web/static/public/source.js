@@ -1,5 +1,7 @@
 // A source's page: live status, Sync and Full refresh, Disable/Enable, Edit and Delete, CSV files with drag-and-drop upload, history, logs.
-import { api, badge, el, emptyRow, formatBytes, formatDuration, formatNumber, formatTime, say, upload } from './api.js';
+import { api, badge, el, emptyRow, formatBytes, formatDuration, formatNumber, formatTime, say } from './api.js';
+import { setUpUploads } from './csv-upload.js';
+import { followSync, jobNotice, startSync } from './job-notice.js';
 import { debounced, onEvent, onProgress } from './live.js';
 import { activityItem } from './log-list.js';
 
@@ -10,6 +12,7 @@ const base = `/api/sources/${encodeURIComponent(name)}`;
 const message = document.getElementById('source-message');
 const filesTable = document.getElementById('files');
 const syncButtons = [document.getElementById('sync'), document.getElementById('full-refresh')].filter(Boolean);
+const jobs = jobNotice(message);
 
 async function loadSummary() {
   const source = (await api('GET', '/api/sources')).find((candidate) => candidate.name === name);
@@ -75,56 +78,27 @@ async function loadFiles() {
       el('td', { className: 'phone-hide' }, file.on_disk ? formatTime(file.modified) : 'deleted'),
       el('td', {}, file.loaded || file.status === 'unreadable' ? badge(file.status) : badge('not_loaded')),
       el('td', { className: 'number' }, formatNumber(file.rows_loaded)),
-      el('td', {}, canUpload && file.on_disk ? deleteButton(file) : undefined)))));
-}
-
-async function uploadFiles(files) {
-  const progress = document.getElementById('upload-progress');
-  const bar = document.getElementById('upload-bar');
-  const label = document.getElementById('upload-label');
-  for (const file of files) {
-    if (!file.name.toLowerCase().endsWith('.csv')) {
-      say(message, `${file.name} is not a .csv file.`);
-      continue;
-    }
-    progress.hidden = false;
-    label.textContent = `Uploading ${file.name}`;
-    bar.value = 0;
-    try {
-      const reply = await upload(`${base}/upload-csv?trigger_sync=true`, file, (fraction) => { bar.value = fraction; });
-      say(message, reply.message, 'ok');
-    } catch (error) {
-      say(message, `${file.name}: ${error.message}`);
-    }
-  }
-  progress.hidden = true;
+      el('td', { className: 'actions-cell' }, canUpload && file.on_disk ? deleteButton(file) : undefined)))));
 }
 
 function setUpDropZone() {
   const zone = document.getElementById('drop-zone');
   if (!zone) return;
-  const input = document.getElementById('file-input');
-  input.addEventListener('change', () => { void uploadFiles([...input.files]).then(() => { input.value = ''; }); });
-  zone.addEventListener('dragover', (event) => { event.preventDefault(); zone.classList.add('over'); });
-  zone.addEventListener('dragleave', () => { zone.classList.remove('over'); });
-  zone.addEventListener('drop', (event) => {
-    event.preventDefault();
-    zone.classList.remove('over');
-    void uploadFiles([...event.dataTransfer.files]);
+  setUpUploads(zone, {
+    url: () => `${base}/upload-csv?trigger_sync=true`,
+    onUploaded: (reply) => {
+      if (reply.auto_sync) followSync(jobs, name, `Uploaded ${reply.file_name}`);
+      else say(message, reply.message, 'ok');
+    },
+    onRefused: (text) => { say(message, text); },
   });
 }
 
-function startSync(fullRefresh) {
+function syncOnClick(fullRefresh) {
   return async () => {
     if (fullRefresh && !window.confirm(`Reload every table of ${name} from scratch? Incremental positions are forgotten.`)) return;
     for (const button of syncButtons) button.disabled = true;
-    try {
-      const reply = await api('POST', `${base}/sync`, { full_refresh: fullRefresh });
-      say(message, reply.message, 'ok');
-    } catch (error) {
-      say(message, error.message);
-      await loadSummary();
-    }
+    if (!await startSync(jobs, name, { fullRefresh })) await loadSummary();
   };
 }
 
@@ -162,10 +136,10 @@ async function deleteSource(event) {
   }
 }
 
-document.getElementById('sync')?.addEventListener('click', startSync(false));
+document.getElementById('sync')?.addEventListener('click', syncOnClick(false));
 document.getElementById('delete-source')?.addEventListener('click', (event) => { void deleteSource(event); });
 document.getElementById('toggle-enabled')?.addEventListener('click', (event) => { void toggleEnabled(event); });
-document.getElementById('full-refresh')?.addEventListener('click', startSync(true));
+document.getElementById('full-refresh')?.addEventListener('click', syncOnClick(true));
 setUpDropZone();
 
 const refresh = debounced(() => {
