@@ -111,24 +111,35 @@ def _strip_root(url):
     return url[len(_ROOT):] if isinstance(url, str) and url.startswith(_ROOT + "/") else url
 
 
-# Superset 6.1's frontend renders a telemetry pixel from a third-party host whatever the configuration
-# says (its SCARF_ANALYTICS opt-out is read when the frontend is built, not at run time), and the policy
-# blocks it with a console error on every page. The assets carrying it are served with a blank image.
-_TELEMETRY_PIXEL = re.compile(rb"`https://apachesuperset\.gateway\.scarf\.sh/[^`]*`")
-_BLANK_IMAGE = b"`data:image/gif;base64,R0lGODlhAQABAAAAACH5BAEKAAEALAAAAAABAAEAAAICTAEAOw==`"
+# Two things in Superset 6.1's frontend clash with the policy above, each with a console error; the assets
+# carrying them are served rewritten rather than the policy widened.
+_ASSET_REWRITES = (
+    # A telemetry pixel from a third-party host, rendered whatever the configuration says (the SCARF_ANALYTICS
+    # opt-out is read when the frontend is built, not at run time): a blank image instead.
+    (
+        re.compile(rb"`https://apachesuperset\.gateway\.scarf\.sh/[^`]*`"),
+        b"`data:image/gif;base64,R0lGODlhAQABAAAAACH5BAEKAAEALAAAAAABAAEAAAICTAEAOw==`",
+    ),
+    # SQL Lab's results grid numbers its rows with an AG Grid string expression, which the grid compiles with
+    # new Function: without 'unsafe-eval' in script-src the row-number column stays empty. The same
+    # computation as a function needs no eval.
+    (re.compile(rb'valueGetter:"node\.rowIndex\+1"'), b"valueGetter:function(row){return row.node.rowIndex+1}"),
+)
 
 
-def _serve_assets_without_telemetry(app):
-    without_pixel = {}
+def _serve_rewritten_assets(app):
+    rewritten = {}
     for asset in Path(app.static_folder, "assets").glob("*.js"):
-        content = asset.read_bytes()
-        if _TELEMETRY_PIXEL.search(content):
-            without_pixel[f"assets/{asset.name}"] = _TELEMETRY_PIXEL.sub(_BLANK_IMAGE, content)
+        original = content = asset.read_bytes()
+        for pattern, replacement in _ASSET_REWRITES:
+            content = pattern.sub(replacement, content)
+        if content != original:
+            rewritten[f"assets/{asset.name}"] = content
     serve_static = app.view_functions["static"]
 
     def static(filename):
         response = serve_static(filename=filename)
-        content = without_pixel.get(filename)
+        content = rewritten.get(filename)
         if content is not None and response.status_code == 200:
             # Superset's own headers (caching, validators) stay: the file behind them never changes.
             response.direct_passthrough = False
@@ -138,8 +149,13 @@ def _serve_assets_without_telemetry(app):
     app.view_functions["static"] = static
 
 
+# Where Superset's logo leads: Quarry's home. The frontend puts the application root before any path
+# (ensureAppRoot), so the path climbs out of it again: /dashboard/../ is /.
+_QUARRY_HOME_FROM_ROOT = "/../"
+
+
 def FLASK_APP_MUTATOR(app):  # noqa: N802 (Superset's name)
-    _serve_assets_without_telemetry(app)
+    _serve_rewritten_assets(app)
 
     # Superset 6.1 prefixes the logo twice under an application root (apache/superset#39432).
     app.config["APP_ICON"] = _strip_root(app.config.get("APP_ICON"))
@@ -147,7 +163,7 @@ def FLASK_APP_MUTATOR(app):  # noqa: N802 (Superset's name)
         tokens = (app.config.get(theme_key) or {}).get("token")
         if isinstance(tokens, dict) and "brandLogoUrl" in tokens:
             tokens["brandLogoUrl"] = _strip_root(tokens["brandLogoUrl"])
-            tokens["brandLogoHref"] = "/"
+            tokens["brandLogoHref"] = _QUARRY_HOME_FROM_ROOT
 
     # FAB reads REMOTE_USER only at /login/; after that the session cookie decides. Binding the
     # identity on every request keeps a Superset session from outliving or diverging from Quarry's.

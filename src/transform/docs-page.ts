@@ -9,7 +9,7 @@ export interface DocsPage {
 
 /**
  * dbt's docs page as Quarry serves it: its inline application allowed by hash under a strict policy,
- * and two of its requests that can only fail made right.
+ * two of its requests that can only fail made right, and a link back to Quarry.
  */
 export function prepareDocsPage(html: string): DocsPage {
   const prepared = html
@@ -17,9 +17,17 @@ export function prepareDocsPage(html: string): DocsPage {
     .replace(/<link rel="shortcut icon" href="\$\{require\([^"]*\)\}"\/>/, '<link rel="icon" href="/static/public/favicon.svg" type="image/svg+xml"/>')
     // Its menu templates put `{{ }}` straight into an SVG `<use xlink:href>`, which the browser fetches before
     // AngularJS fills it in (two 404s per menu entry); `ng-attr-` sets the attribute only once interpolated.
-    .replaceAll('<use xlink:href="{{', '<use ng-attr-xlink:href="{{');
+    .replaceAll('<use xlink:href="{{', '<use ng-attr-xlink:href="{{')
+    .replace('<div ui-view></div>', `${QUARRY_LINK}<div ui-view></div>`);
   return { html: prepared, scriptHashes: inlineScriptHashes(prepared) };
 }
+
+/**
+ * The way back to Quarry, in the empty stretch of dbt's header between its logo and the search box (the
+ * header is `2.8571428571rem + 40px` high there); dbt's own templates are left as they are.
+ */
+const QUARRY_LINK = '<a href="/" style="position: fixed; top: 0; left: 150px; z-index: 10; height: calc(2.8571428571rem + 40px); '
+  + 'display: flex; align-items: center; font: 600 14px system-ui, sans-serif; color: #2b5d8a;">Back to Quarry</a>';
 
 function inlineScriptHashes(html: string): string[] {
   const hashes: string[] = [];

@@ -1,6 +1,7 @@
 // The models page: lineage graph, status, tests (with failing rows) and last error per model, Run with or without cascade; live over /ws.
 import { api, badge, el, emptyRow, say } from './api.js';
 import { drawLineage } from './lineage.js';
+import { jobNotice, startRun } from './job-notice.js';
 import { debounced, onEvent } from './live.js';
 
 const table = document.getElementById('models');
@@ -11,6 +12,9 @@ const lineage = document.getElementById('lineage');
 const failingOnly = document.getElementById('failing-only');
 /** The last error per model: from the health report at load, then from live `transform_run_failed` events. */
 const lastErrors = new Map();
+const jobs = jobNotice(message);
+/** The models as last listed, whose lineage tells which models a cascading run builds. */
+let knownModels = [];
 let selected;
 let select = () => {};
 
@@ -18,14 +22,7 @@ function runButton(model, cascade) {
   return el('button', {
     type: 'button', className: cascade ? '' : 'secondary', textContent: cascade ? 'Run + downstream' : 'Run only',
     ariaLabel: cascade ? `Run ${model.name} and downstream models` : `Run only ${model.name}`, disabled: model.status === 'running',
-    onclick: async () => {
-      try {
-        const reply = await api('POST', `/api/transform/models/${encodeURIComponent(model.name)}/run?cascade=${cascade}`);
-        say(message, reply.message, 'ok');
-      } catch (error) {
-        say(message, error.message);
-      }
-    },
+    onclick: () => startRun(jobs, knownModels, model.name, cascade),
   });
 }
 
@@ -69,7 +66,7 @@ function row(model, tests) {
     el('td', {}, badge(model.status)),
     el('td', {}, testBadge(model.tests)),
     el('td', { className: 'phone-hide' }, model.depends_on.join(', ') || '—'),
-    el('td', { className: 'actions-cell' }, canRun ? runButton(model, true) : undefined, canRun ? runButton(model, false) : undefined));
+    el('td', { className: 'actions-cell' }, canRun ? el('div', { className: 'actions' }, runButton(model, true), runButton(model, false)) : undefined));
 }
 
 async function loadErrors() {
@@ -83,6 +80,7 @@ async function loadErrors() {
 
 async function load() {
   const [{ models }, { tests }] = await Promise.all([api('GET', '/api/transform/models'), api('GET', '/api/transform/tests')]);
+  knownModels = models;
   if (models.length === 0) {
     body.replaceChildren(emptyRow(7, 'No models yet: add SQL files under transform/models.'));
     lineage.replaceChildren(el('p', { className: 'muted' }, 'Nothing to draw yet.'));
