@@ -42,12 +42,14 @@ export default defineConfig({
       },
       {
         extends: true,
-        // Three at a time: each waits much of its time for Superset or a browser, which a third file's work fills.
-        test: { name: 'heavy', include: HEAVY, pool: 'forks', maxWorkers: 3, sequence: { groupOrder: 2 } },
+        // Two at a time, beside the integration files from the start (a group shares one worker count): each waits
+        // much of its time for Superset or a browser, which their work fills; run after them, three at a time, they
+        // left the cores a quarter idle.
+        test: { name: 'heavy', include: HEAVY, pool: 'forks', maxWorkers: 2, sequence: { groupOrder: 1 } },
       },
       {
         extends: true,
-        test: { name: 'alone', include: ALONE, pool: 'forks', maxWorkers: 1, sequence: { groupOrder: 3 } },
+        test: { name: 'alone', include: ALONE, pool: 'forks', maxWorkers: 1, sequence: { groupOrder: 2 } },
       },
     ],
   },
