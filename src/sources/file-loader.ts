@@ -1,7 +1,10 @@
 import { access } from 'node:fs/promises';
 import type { AnySource } from './connector.ts';
+import { openScratchConnection } from '../warehouse/index.ts';
+import { listObjects } from './list-objects.ts';
 import { listSourceFiles } from './list-source-files.ts';
-import type { FileLocation, SourceLoader } from './source-loader.ts';
+import { ObjectStore, type ObjectStoreSettings } from './object-store.ts';
+import type { FileLocation, ReadContext, SourceLoader } from './source-loader.ts';
 import { SyncFailedError } from './sync-failed-error.ts';
 import { syncFileSource } from './sync-file-source.ts';
 import { sectionOf, type CsvReadOptions } from './type-definition/index.ts';
@@ -12,8 +15,16 @@ interface FilesToRead extends FileLocation {
   readonly csv?: CsvReadOptions | undefined;
 }
 
-/** Where a file type's files are, from its section: a local folder, or the reason they cannot be read here. */
-export type LocateFiles<Section> = (section: Section, projectDir: string) => FilesToRead | { readonly unsupported: string };
+/** Files that are objects in a bucket of S3-compatible storage. */
+interface ObjectsToRead {
+  readonly objects: ObjectStoreSettings;
+  /** Matched against each object's key relative to the prefix, as a local file's relative path is. */
+  readonly pattern: string;
+  readonly csv?: CsvReadOptions | undefined;
+}
+
+/** Where a file type's files are, from its section: a local folder, a bucket, or the reason they cannot be read here. */
+export type LocateFiles<Section> = (section: Section, projectDir: string) => FilesToRead | ObjectsToRead | { readonly unsupported: string };
 
 /**
  * The loader of a type whose files DuckDB reads itself: the whole sync is one turn of the lake's writer, and the
@@ -24,7 +35,7 @@ export function readFiles<Section>(locateOwn: LocateFiles<Section>): SourceLoade
   const locate = (source: AnySource, projectDir: string) => locateOwn(sectionOf(source) as Section, projectDir);
   const fileLocation = (source: AnySource, projectDir: string): FilesToRead | undefined => {
     const location = locate(source, projectDir);
-    return 'unsupported' in location ? undefined : location;
+    return 'directory' in location ? location : undefined;
   };
   return {
     lockScope: 'sync',
@@ -35,6 +46,16 @@ export function readFiles<Section>(locateOwn: LocateFiles<Section>): SourceLoade
     },
     async load(context) {
       const { source, signal } = context;
+      const located = locate(source, context.projectDir);
+      if ('objects' in located) {
+        const store = await ObjectStore.open(located.objects, context.env, context.outbound);
+        const spec = {
+          source: source.name, directory: store.url, objects: store, pattern: located.pattern, csv: located.csv,
+          fullRefresh: context.fullRefresh, lookbackDays: source.lookback_days, dataRoots: context.dataRoots,
+        };
+        const ledger = context.ledger();
+        return context.write((write) => store.grant(write.connection, () => syncFileSource(write, spec, ledger, context.now(), signal)));
+      }
       const location = fileLocation(source, context.projectDir);
       // unsupportedReason stopped such a source before its job was queued.
       if (location === undefined) throw new SyncFailedError(`The files of ${source.name} are not in a local folder`);
@@ -43,6 +64,8 @@ export function readFiles<Section>(locateOwn: LocateFiles<Section>): SourceLoade
       return context.write((write) => syncFileSource(write, spec, ledger, context.now(), signal));
     },
     async probe(context) {
+      const located = locate(context.source, context.projectDir);
+      if ('objects' in located) return probeObjects(located, context.env, context.outbound);
       const location = fileLocation(context.source, context.projectDir);
       if (location === undefined) throw new SyncFailedError(`The files of ${context.source.name} are not in a local folder`);
       try {
@@ -55,4 +78,18 @@ export function readFiles<Section>(locateOwn: LocateFiles<Section>): SourceLoade
       return `${String(files.length)} file(s) match ${location.pattern} in ${location.directory}${skipped}`;
     },
   };
+}
+
+/** Lists the objects a sync would read, on a DuckDB of its own, and says how many match. */
+async function probeObjects(
+  located: ObjectsToRead, env: Readonly<Record<string, string | undefined>>, outbound: ReadContext['outbound'],
+): Promise<string> {
+  const store = await ObjectStore.open(located.objects, env, outbound);
+  const scratch = await openScratchConnection([]);
+  try {
+    const files = await store.grant(scratch.connection, () => listObjects(scratch.connection, store, located.pattern));
+    return `${String(files.length)} object(s) match ${located.pattern} under ${store.url}/`;
+  } finally {
+    await scratch.close();
+  }
 }

@@ -31,10 +31,11 @@ export class UnreadableFileError extends Error {
 }
 
 /**
- * DuckDB's failures of the database or the machine rather than of a file's content (a full disk, no memory,
- * an interrupt): they fail the sync, leaving the previous data, instead of setting a good file aside.
+ * DuckDB's failures of the database, the machine or the object storage it reads from rather than of a file's
+ * content (a full disk, no memory, an interrupt, a refused or dropped request): they fail the sync, leaving the
+ * previous data, instead of setting a good file aside that would not be read again until it changes.
  */
-const WAREHOUSE_FAILURE = /^(IO|Out of Memory|Fatal|Internal|Interrupt|Transaction(Context)?) Error\b/;
+const WAREHOUSE_FAILURE = /^(IO|Out of Memory|Fatal|Internal|Interrupt|Transaction(Context)?|HTTP) Error\b/;
 
 /** Whether a failed load says nothing about the file being loaded. */
 export function isWarehouseFailure(error: unknown): boolean {

@@ -2,6 +2,7 @@ import { stat } from 'node:fs/promises';
 import { Worker } from 'node:worker_threads';
 import type { FileLedgerRepository, LedgerEntry } from '../store/index.ts';
 import type { HashAnswer, HashRequest } from './hash-worker.ts';
+import { isObjectUrl } from './object-store.ts';
 
 /**
  * Records the SHA-256 of the files a sync loaded once the sync has committed, in a worker thread at low priority.
@@ -24,7 +25,8 @@ export class LedgerHasher {
 
   /** Hashes the entries a sync recorded without a hash, after whatever is still hashing for the source. */
   hashLater(source: string, entries: readonly LedgerEntry[]): void {
-    const unhashed = entries.filter((entry) => entry.sha256 === '');
+    // An object in a bucket is never downloaded to be hashed: its size and time alone decide whether it changed.
+    const unhashed = entries.filter((entry) => entry.sha256 === '' && !isObjectUrl(entry.path));
     if (unhashed.length === 0) return;
     const done = (this.#pending.get(source) ?? Promise.resolve()).then(() => this.#hashAll(source, unhashed));
     this.#pending.set(source, done);

@@ -1,7 +1,9 @@
 import { availableParallelism } from 'node:os';
 import { DuckDBInstance } from '@duckdb/node-api';
-import { detectFileReading, readerSql, UnreadableFileError, type FileReading } from './file-reading.ts';
+import { detectFileReading, isWarehouseFailure, readerSql, UnreadableFileError, type FileReading } from './file-reading.ts';
 import type { SourceFile } from './list-source-files.ts';
+import type { ObjectStore } from './object-store.ts';
+import { SyncFailedError } from './sync-failed-error.ts';
 import type { CsvReadOptions } from './type-definition/index.ts';
 
 /** A file up to this size is read whole when `whole` is asked (so one DuckDB cannot read fails alone), and loaded on one thread. */
@@ -21,7 +23,7 @@ export interface FilesAlone {
  */
 export async function readFilesAlone(
   files: readonly SourceFile[], explicit: CsvReadOptions | undefined, kept: ReadonlyMap<string, FileReading>,
-  whole: boolean, signal: AbortSignal,
+  whole: boolean, signal: AbortSignal, objects?: ObjectStore,
 ): Promise<FilesAlone> {
   const result: FilesAlone = { readings: new Map(), counted: new Map(), failures: new Map() };
   if (files.length === 0) return result;
@@ -33,8 +35,12 @@ export async function readFilesAlone(
     const interrupt = (): void => { for (const connection of connections) connection.interrupt(); };
     signal.addEventListener('abort', interrupt, { once: true });
     let next = 0;
+    // A secret belongs to the whole instance, so granting the bucket through one connection serves them all.
+    const [first] = connections;
+    const withObjects = (work: () => Promise<unknown>): Promise<unknown> =>
+      objects === undefined || first === undefined ? work() : objects.grant(first, work);
     try {
-      await Promise.all(connections.map(async (connection) => {
+      await withObjects(() => Promise.all(connections.map(async (connection) => {
         for (let index = next++; index < files.length; index = next++) {
           signal.throwIfAborted();
           const file = files[index];
@@ -51,10 +57,12 @@ export async function readFilesAlone(
             result.readings.set(file.path, reading);
           } catch (error) {
             if (signal.aborted || !(error instanceof UnreadableFileError)) throw error;
+            // An object the store would not hand over says nothing of its content: set aside, it would not be read again until it changes.
+            if (objects !== undefined && isWarehouseFailure(error)) throw new SyncFailedError(`Cannot read ${file.path}: ${error.message}`, { transient: true });
             result.failures.set(file.path, error);
           }
         }
-      }));
+      })));
     } finally {
       signal.removeEventListener('abort', interrupt);
       for (const connection of connections) connection.closeSync();

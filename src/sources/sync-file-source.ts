@@ -5,7 +5,9 @@ import { quoteIdentifier, quoteLiteral, type DuckDBConnection, type LakeWrite } 
 import { applySchemaChanges, describeChange, describeColumns, planSchema, type Respelling } from './evolve-schema.ts';
 import { configuredKey, isWarehouseFailure, readerSql, UnreadableFileError, type Column, type FileReading } from './file-reading.ts';
 import { readFilesAlone, SMALL_FILE_BYTES } from './read-files-alone.ts';
-import { hashFile, listSourceFiles, type SourceFile } from './list-source-files.ts';
+import { hashFile, listSourceFiles, type SourceFileListing, type SourceFile } from './list-source-files.ts';
+import { listObjects } from './list-objects.ts';
+import type { ObjectStore } from './object-store.ts';
 import { SyncFailedError } from './sync-failed-error.ts';
 import type { CsvReadOptions } from './type-definition/index.ts';
 
@@ -14,7 +16,10 @@ export const LOADED_AT_COLUMN = '_quarry_loaded_at';
 
 export interface FileSourceSpec {
   readonly source: string;
+  /** The folder, or for objects the prefix's URL. */
   readonly directory: string;
+  /** The bucket the files are objects in, granted to the connection `write` holds; none for a local folder. */
+  readonly objects?: ObjectStore | undefined;
   readonly pattern: string;
   readonly fullRefresh: boolean;
   readonly lookbackDays: number | undefined;
@@ -58,12 +63,9 @@ export async function syncFileSource(
   write: LakeWrite, spec: FileSourceSpec, ledger: ReadonlyMap<string, LedgerEntry>, now: Date, signal: AbortSignal,
 ): Promise<SyncOutcome> {
   const { connection } = write;
-  try {
-    await access(spec.directory);
-  } catch {
-    throw new SyncFailedError(`The directory ${spec.directory} does not exist or cannot be read`);
-  }
-  const { files, outsideDataRoots } = await listSourceFiles(spec.directory, spec.pattern, spec.dataRoots);
+  const { files, outsideDataRoots } = spec.objects === undefined
+    ? await listFolder(spec)
+    : { files: await listObjects(connection, spec.objects, spec.pattern), outsideDataRoots: [] };
   const schemaName = rawSchemaOf(spec.source);
   const table = `${quoteIdentifier(schemaName)}.${quoteIdentifier(spec.source)}`;
   const messages: SyncOutcome['messages'] = outsideDataRoots.map((file) => ({
@@ -96,6 +98,11 @@ export async function syncFileSource(
       hashOf.set(file.path, known.sha256);
       continue;
     }
+    // An object is not downloaded just to hash it: a new time or size loads it again.
+    if (spec.objects !== undefined) {
+      toLoad.push(file);
+      continue;
+    }
     // Its time or size changed: the content decides, and a hash not yet recorded ('') never matches.
     const sha256 = await hashFile(file.path);
     hashOf.set(file.path, sha256);
@@ -110,7 +117,7 @@ export async function syncFileSource(
       ? parseReading(known.reading) : undefined;
     return reading !== undefined && (reading.configured === configured || file.format !== 'csv') ? [[file.path, reading] as const] : [];
   }));
-  const { readings, counted, failures } = await readFilesAlone(toLoad, spec.csv, kept, false, signal);
+  const { readings, counted, failures } = await readFilesAlone(toLoad, spec.csv, kept, false, signal, spec.objects);
 
   // DuckDB's interrupt stops only the statement running at that moment, so each step checks the signal too.
   signal.throwIfAborted();
@@ -133,7 +140,7 @@ export async function syncFileSource(
         // then every small file is, so the others that would fail are set aside in one pass, not one retry each.
         // Each retry leaves out at least one more file, so this ends.
         if (counted.size === 0) {
-          const whole = await readFilesAlone(toLoad.filter((file) => readings.has(file.path)), spec.csv, readings, true, signal);
+          const whole = await readFilesAlone(toLoad.filter((file) => readings.has(file.path)), spec.csv, readings, true, signal, spec.objects);
           for (const [file, rows] of whole.counted) counted.set(file, rows);
           for (const [file, failure] of whole.failures) {
             failures.set(file, failure);
@@ -157,6 +164,15 @@ export async function syncFileSource(
   messages.push({ level: 'INFO', message: `Loaded ${String(toLoad.length)} of ${String(files.length)} file(s); ${String(files.length - toLoad.length)} unchanged` });
   if (filesFailed > 0) messages.push({ level: 'WARNING', message: `${String(filesFailed)} file(s) could not be read and were skipped; the other files are loaded` });
   return { rows, tables: [{ schema: schemaName, name: spec.source, rowCount: rows }], ledger: recorded.entries, messages, filesFailed };
+}
+
+async function listFolder(spec: FileSourceSpec): Promise<SourceFileListing> {
+  try {
+    await access(spec.directory);
+  } catch {
+    throw new SyncFailedError(`The directory ${spec.directory} does not exist or cannot be read`);
+  }
+  return listSourceFiles(spec.directory, spec.pattern, spec.dataRoots);
 }
 
 /**

@@ -1,24 +1,42 @@
 import path from 'node:path';
 import { z } from 'zod';
 import { readFiles } from '../file-loader.ts';
+import { URL_STYLES } from '../object-store.ts';
 import type { SourceLoader } from '../source-loader.ts';
 import { EnvVarName, FilePattern, NonEmptyString, defineSourceType } from '../type-definition/index.ts';
 
-/** The spec shows no fields for filesystem; these follow local_files, with a URL because the files may live in cloud object storage. */
+/** The spec shows no fields for filesystem; these follow local_files, with a URL because the files may live in S3-compatible object storage. */
 export const FilesystemSection = z.strictObject({
-  /** A local path or an object-storage URL such as `s3://bucket/folder`. */
+  /** A local path, a `file://` URL, or a bucket and prefix of S3-compatible object storage: `s3://bucket/folder`. */
   bucket_url: NonEmptyString,
   file_pattern: FilePattern.default('*'),
   credentials_env: EnvVarName.optional(),
+  /** The S3 endpoint as `host:port`; AWS's own when left out. */
+  endpoint: NonEmptyString.optional(),
+  region: NonEmptyString.optional(),
+  url_style: z.enum(URL_STYLES).optional(),
+  /** Left out: true. */
+  use_ssl: z.boolean().optional(),
+  access_key_id_env: EnvVarName.optional(),
+  secret_access_key_env: EnvVarName.optional(),
   notes: z.string().optional(),
 });
 export type FilesystemSection = z.output<typeof FilesystemSection>;
 
-/** `filesystem`: files under a local path or a `file://` URL; object storage (`s3://`…) is not readable yet. */
+/** `filesystem`: files under a local path or a `file://` URL, or objects under an `s3://` prefix. */
 const filesystemLoader: SourceLoader = readFiles<FilesystemSection>((section, projectDir) => {
   const url = section.bucket_url;
+  if (url.startsWith('s3://')) {
+    return {
+      objects: {
+        url, endpoint: section.endpoint, region: section.region, urlStyle: section.url_style, useSsl: section.use_ssl ?? true,
+        accessKeyIdEnv: section.access_key_id_env, secretAccessKeyEnv: section.secret_access_key_env,
+      },
+      pattern: section.file_pattern,
+    };
+  }
   if (/^[a-z][a-z0-9+.-]*:\/\//i.test(url) && !url.startsWith('file://')) {
-    return { unsupported: `its files in ${url}: object storage is not readable yet; point bucket_url at a local folder` };
+    return { unsupported: `its files in ${url}: only s3:// object storage is readable; point bucket_url at an s3:// bucket or a local folder` };
   }
   return { directory: path.resolve(projectDir, url.replace(/^file:\/\//, '')), field: 'bucket_url', pattern: section.file_pattern };
 });

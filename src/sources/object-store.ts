@@ -1,0 +1,131 @@
+import { randomUUID } from 'node:crypto';
+import { describeError } from '../errors.ts';
+import { extensionFile, quoteIdentifier, quoteLiteral, type DuckDBConnection } from '../warehouse/index.ts';
+import { hostOfServer, OutboundRefusedError, type OutboundPolicy } from './outbound/index.ts';
+import { requireEnv } from './rest/credentials.ts';
+import { SyncFailedError } from './sync-failed-error.ts';
+
+export const URL_STYLES = ['path', 'vhost'] as const;
+export type UrlStyle = (typeof URL_STYLES)[number];
+
+/** Where AWS's S3 answers when a source names no endpoint, as DuckDB's httpfs assumes. */
+const AWS_ENDPOINT = 's3.amazonaws.com';
+
+/** How a source reaches a bucket of S3-compatible object storage, as its section says. */
+export interface ObjectStoreSettings {
+  /** `s3://bucket/prefix`, as written. */
+  readonly url: string;
+  /** `host:port`; AWS's own when left out. */
+  readonly endpoint?: string | undefined;
+  readonly region?: string | undefined;
+  readonly urlStyle?: UrlStyle | undefined;
+  readonly useSsl: boolean;
+  readonly accessKeyIdEnv?: string | undefined;
+  readonly secretAccessKeyEnv?: string | undefined;
+}
+
+/** Whether a ledger path or a file column value names an object rather than a file on this machine. */
+export function isObjectUrl(location: string): boolean {
+  return location.startsWith('s3://');
+}
+
+/** The bucket of an `s3://bucket/prefix` URL. */
+export function bucketOf(url: string): string {
+  return url.slice('s3://'.length).split('/')[0] ?? '';
+}
+
+/**
+ * A bucket a sync may read, with the credentials read from the project's environment: `grant` lets one DuckDB
+ * connection read it for as long as a piece of work lasts.
+ */
+interface Credentials {
+  readonly keyId: string;
+  readonly secret: string;
+}
+
+export class ObjectStore {
+  /** The prefix's URL without a trailing slash: `s3://bucket/folder`, or `s3://bucket` for the whole bucket. */
+  readonly url: string;
+  readonly #settings: ObjectStoreSettings;
+  readonly #credentials: Credentials | undefined;
+
+  private constructor(settings: ObjectStoreSettings, credentials: Credentials | undefined) {
+    this.url = settings.url.replace(/\/+$/, '');
+    this.#settings = settings;
+    this.#credentials = credentials;
+  }
+
+  /**
+   * Reads the credentials and checks, before DuckDB connects, that the endpoint is a host sources may reach.
+   * DuckDB resolves the name again and connects by itself, so the address cannot be pinned as the policy's
+   * other users do: a name that resolves elsewhere the second time is not caught here.
+   */
+  static async open(settings: ObjectStoreSettings, env: Readonly<Record<string, string | undefined>>, outbound: OutboundPolicy): Promise<ObjectStore> {
+    const bucket = bucketOf(settings.url);
+    if (bucket === '') throw new SyncFailedError(`${settings.url} names no bucket: write bucket_url as s3://bucket/folder`);
+    const { accessKeyIdEnv, secretAccessKeyEnv } = settings;
+    if ((accessKeyIdEnv === undefined) !== (secretAccessKeyEnv === undefined)) {
+      throw new SyncFailedError('Set both access_key_id_env and secret_access_key_env, or neither for a public bucket');
+    }
+    const credentials = accessKeyIdEnv === undefined || secretAccessKeyEnv === undefined ? undefined : {
+      keyId: requireEnv(env, accessKeyIdEnv, 'the access key id of the object storage'),
+      secret: requireEnv(env, secretAccessKeyEnv, 'the secret access key of the object storage'),
+    };
+    const host = connectedHost(settings, bucket);
+    try {
+      await outbound.resolveReachable(host);
+    } catch (error) {
+      if (error instanceof OutboundRefusedError) throw error;
+      throw new SyncFailedError(`Cannot reach ${host}, the object storage endpoint of ${settings.url}: ${describeError(error)}`, { transient: true });
+    }
+    return new ObjectStore(settings, credentials);
+  }
+
+  /**
+   * Runs `work` while `connection`'s DuckDB instance holds a temporary secret for the bucket, dropped after, so
+   * nothing else that runs on that instance later can read the bucket with it. The secret's statement is never
+   * logged, and DuckDB's refusal of it is reported without the statement.
+   */
+  async grant<T>(connection: DuckDBConnection, work: () => Promise<T>): Promise<T> {
+    await connection.run(`LOAD ${quoteLiteral(extensionFile('httpfs'))}`);
+    const name = quoteIdentifier(`quarry_object_store_${randomUUID().replaceAll('-', '')}`);
+    try {
+      await connection.run(this.#secretStatement(name));
+    } catch (error) {
+      throw new SyncFailedError(`DuckDB refused the object storage settings of ${this.url}: ${this.describe(error)}`);
+    }
+    try {
+      return await work();
+    } finally {
+      // A connection whose transaction failed refuses the drop; its instance then ends with the job, and the secret with it.
+      await connection.run(`DROP TEMPORARY SECRET ${name}`).catch(() => undefined);
+    }
+  }
+
+  /** The first lines of a DuckDB error, one line, with the credentials taken out should DuckDB ever quote them. */
+  describe(error: unknown): string {
+    let text = describeError(error).split('\n').map((line) => line.trim()).filter((line) => line !== '').slice(0, 2).join(' ');
+    for (const value of [this.#credentials?.secret, this.#credentials?.keyId]) if (value !== undefined && value.length >= 4) text = text.replaceAll(value, '***');
+    return text.slice(0, 500);
+  }
+
+  #secretStatement(name: string): string {
+    const settings = this.#settings;
+    const options = [
+      'TYPE s3',
+      `SCOPE ${quoteLiteral(`s3://${bucketOf(this.url)}`)}`,
+      ...this.#credentials === undefined ? [] : [`KEY_ID ${quoteLiteral(this.#credentials.keyId)}`, `SECRET ${quoteLiteral(this.#credentials.secret)}`],
+      ...settings.endpoint === undefined ? [] : [`ENDPOINT ${quoteLiteral(settings.endpoint)}`],
+      ...settings.region === undefined ? [] : [`REGION ${quoteLiteral(settings.region)}`],
+      ...settings.urlStyle === undefined ? [] : [`URL_STYLE ${quoteLiteral(settings.urlStyle)}`],
+      `USE_SSL ${String(settings.useSsl)}`,
+    ];
+    return `CREATE TEMPORARY SECRET ${name} (${options.join(', ')})`;
+  }
+}
+
+/** The host DuckDB connects to for the bucket: the endpoint's, under the bucket's name unless the style is `path` (DuckDB's default is `vhost`). */
+function connectedHost(settings: ObjectStoreSettings, bucket: string): string {
+  const host = hostOfServer(settings.endpoint ?? AWS_ENDPOINT);
+  return settings.urlStyle === 'path' ? host : `${bucket}.${host}`;
+}
