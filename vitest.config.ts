@@ -5,6 +5,7 @@ import { SlowFirstSequencer } from './test/support/slow-first-sequencer.ts';
 const HEAVY = [
   'test/dashboard/superset.test.ts',
   'test/dashboard/shared-lake.test.ts',
+  'test/dashboard/lake-in-bucket.test.ts',
   'test/faults/kill-with-dashboard.test.ts',
   'test/security/dashboard-roles.test.ts',
   'test/security/reader-writes.test.ts',

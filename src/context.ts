@@ -118,7 +118,7 @@ export function createContext(options: ContextOptions): AppContext {
   const store = openStore(paths.platformDb, { redact: (text) => redactor.redact(text) });
   const log = options.log ?? createLogger({ level: env.QUARRY_LOG_LEVEL ?? 'info', format: options.logFormat, redactor });
   const events = new EventBus(log.child({ module: 'events' }), now, redactor);
-  const lake = lakeLocation(paths, config.warehouse, env);
+  const lake = lakeLocation(paths, config, env);
   const writer = new LakeWriter(lake, paths.writerLockFile);
   const outbound = new OutboundPolicy(config.network.allow_private);
   const sourceTokens = new SourceTokens({ store, secretKey, now, outbound });

@@ -30,7 +30,7 @@ async function examine(project: string, env: NodeJS.ProcessEnv): Promise<Finding
     platformDatabase,
     // Its jobs are read once it is known to open.
     ...platformDatabase.level === 'ok' ? [checkLeftoverJobs(paths.platformDb, new Date())] : [],
-    await checkWarehouse(lakeLocation(paths, config.warehouse, loadEnvironment(paths, process.env))),
+    await checkWarehouse(lakeLocation(paths, config, loadEnvironment(paths, process.env))),
     checkDashboardTool(config.dashboard.enabled, environmentsDir),
   );
   return findings;

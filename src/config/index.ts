@@ -1,5 +1,7 @@
 export { projectPaths, type ProjectPaths } from './project-paths.ts';
-export { ProjectConfigSchema, type ProjectConfig, type WarehouseConfig } from './project-config.ts';
+export {
+  ProjectConfigSchema, URL_STYLES, isObjectUrl, type ProjectConfig, type WarehouseConfig, type ObjectStoreConfig,
+} from './project-config.ts';
 export { DataRoots, OutsideDataRootsError, resolveDataRoots, realPathOf } from './data-roots.ts';
 export {
   loadProjectConfig, serializeProjectConfig, loadEnvironment, loadSecretKey, readProjectFile, isMissingFile,

@@ -155,10 +155,41 @@ const WarehouseReader = z.strictObject({
   password_env: EnvName.default('QUARRY_WAREHOUSE_READER_PASSWORD'),
 });
 
+/** How S3-compatible object storage is addressed: virtual-host buckets (DuckDB's default, AWS's) or the bucket as the path's first part. */
+export const URL_STYLES = ['path', 'vhost'] as const;
+
+/** `host` or `host:port`, as DuckDB's ENDPOINT takes it (no scheme: use_ssl says https or http). */
+const Endpoint = z.string().regex(/^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+)(:\d{1,5})?$/, 'expected host:port without a scheme, such as s3.eu-central-1.amazonaws.com or 127.0.0.1:8333');
+
+/**
+ * The object storage the lake's data (and backups) may live in: an S3-compatible endpoint and the names of the
+ * `.env` variables holding its credentials (never the credentials themselves).
+ */
+const ObjectStore = z.strictObject({
+  /** Left out: AWS's own endpoint. */
+  endpoint: Endpoint.optional(),
+  region: z.string().min(1).optional(),
+  url_style: z.enum(URL_STYLES).optional(),
+  use_ssl: z.boolean().default(true),
+  access_key_id_env: EnvName.optional(),
+  secret_access_key_env: EnvName.optional(),
+}).superRefine((store, context) => {
+  if ((store.access_key_id_env === undefined) !== (store.secret_access_key_env === undefined)) {
+    context.addIssue({ code: 'custom', path: [store.access_key_id_env === undefined ? 'access_key_id_env' : 'secret_access_key_env'], message: 'set both access_key_id_env and secret_access_key_env, or neither for a public bucket' });
+  }
+});
+
+/** `s3://bucket` or `s3://bucket/prefix`: a bucket's name as S3 allows it, and a prefix of ordinary key characters. */
+const OBJECT_URL = /^s3:\/\/[a-z0-9][a-z0-9.-]{1,61}[a-z0-9](\/[A-Za-z0-9!_.*'()\/-]*)?$/;
+
+const DataPath = z.string().refine((location) => path.isAbsolute(location) || OBJECT_URL.test(location),
+  'expected an absolute path (the same on every host) or a bucket such as s3://team-lake/quarry');
+
 /**
  * Where the lake lives. Left out: the embedded catalog (warehouse/catalog.sqlite) and warehouse/data/.
  * With a PostgreSQL catalog, Quarry services on several hosts share one lake: one writes at a time
- * (a PostgreSQL advisory lock), every one reads; data_path is then their shared folder.
+ * (a PostgreSQL advisory lock), every one reads; data_path is then their shared folder or bucket.
+ * The embedded catalog may keep its data in a bucket too (object_store: says how to reach it).
  */
 const Warehouse = z.strictObject({
   catalog: Catalog.prefault('sqlite'),
@@ -168,16 +199,16 @@ const Warehouse = z.strictObject({
   password_env: EnvName.default('QUARRY_WAREHOUSE_PASSWORD'),
   /** A read-only role for the readers of a PostgreSQL catalog; the writer, dbt and maintenance keep the catalog's user. */
   reader: WarehouseReader.optional(),
-  /** The folder of the lake's Parquet files: absolute, the same path on every host. */
-  data_path: z.string().refine((folder) => path.isAbsolute(folder), 'expected an absolute path (the same on every host)').optional(),
+  /** The folder of the lake's Parquet files (absolute, the same path on every host), or a bucket: s3://bucket/prefix. */
+  data_path: DataPath.optional(),
   /** Days of snapshots the lake keeps for time travel and restores; older ones go at the daily maintenance. */
   snapshot_retention_days: z.number().min(0).default(7),
 }).superRefine((warehouse, context) => {
   if (warehouse.catalog.kind === 'postgres' && warehouse.data_path === undefined) {
     context.addIssue({ code: 'custom', path: ['data_path'], message: 'a PostgreSQL catalog needs data_path: the absolute path of the folder every host shares' });
   }
-  if (warehouse.catalog.kind === 'sqlite' && warehouse.data_path !== undefined) {
-    context.addIssue({ code: 'custom', path: ['data_path'], message: 'data_path is for a shared PostgreSQL catalog; the embedded catalog keeps its data in warehouse/data/' });
+  if (warehouse.catalog.kind === 'sqlite' && warehouse.data_path !== undefined && !isObjectUrl(warehouse.data_path)) {
+    context.addIssue({ code: 'custom', path: ['data_path'], message: 'a folder is for a shared PostgreSQL catalog; the embedded catalog keeps its data in warehouse/data/ or in a bucket (s3://bucket/prefix)' });
   }
   if (warehouse.catalog.kind === 'sqlite' && warehouse.reader !== undefined) {
     context.addIssue({ code: 'custom', path: ['reader'], message: 'reader is a role of a PostgreSQL catalog; the embedded catalog has no roles' });
@@ -211,9 +242,22 @@ export const ProjectConfigSchema = z.strictObject({
   alerts: Alerts,
   /** Where the lake's catalog and data are (default: embedded in the project's warehouse/ folder) and how long its snapshots are kept. */
   warehouse: Warehouse.prefault({}),
+  /** The S3-compatible object storage a lake in a bucket and backups to a bucket reach. */
+  object_store: ObjectStore.optional(),
+}).superRefine((config, context) => {
+  const dataPath = config.warehouse.data_path;
+  if (dataPath !== undefined && isObjectUrl(dataPath) && config.object_store === undefined) {
+    context.addIssue({ code: 'custom', path: ['object_store'], message: `the lake's data in ${dataPath} needs an object_store: section with the endpoint and the .env variables of its credentials` });
+  }
 });
+
+/** Whether a location is a bucket's (s3://) rather than a folder on this machine. */
+export function isObjectUrl(location: string): boolean {
+  return location.startsWith('s3://');
+}
 
 export type ProjectConfig = z.infer<typeof ProjectConfigSchema>;
 /** What a project.yml may say: every default left out. */
 export type ProjectConfigFile = z.input<typeof ProjectConfigSchema>;
 export type WarehouseConfig = ProjectConfig['warehouse'];
+export type ObjectStoreConfig = NonNullable<ProjectConfig['object_store']>;

@@ -9,7 +9,7 @@ import { describeError } from '../errors.ts';
 import type { Logger } from '../logger.ts';
 import { confined } from '../os/index.ts';
 import { RestartPolicy, signalProcessGroup, stopProcessGroup } from '../child-process/index.ts';
-import { DUCKDB_EXTENSIONS_DIR, lakeChildEnv, READER_SANDBOX_PYTHON_PATH, readerLocation, type LakeLocation } from '../warehouse/index.ts';
+import { DUCKDB_EXTENSIONS_DIR, lakeChildEnv, lakeFolders, READER_SANDBOX_PYTHON_PATH, readerLocation, type LakeLocation } from '../warehouse/index.ts';
 import { availablePort } from './loopback-port.ts';
 import { endOrphanedServer } from './orphaned-server.ts';
 
@@ -148,7 +148,7 @@ export class SupersetProcess {
       '--no-control-socket',
       '--pid', pidFile, '--timeout', '120', '-b', `127.0.0.1:${String(this.#port)}`, 'superset.app:create_app()',
     ] };
-    const { command, args } = confined(gunicorn, { memory: DASHBOARD_PROCESS_MEMORY, readOnly: [this.#options.lake.dataPath] });
+    const { command, args } = confined(gunicorn, { memory: DASHBOARD_PROCESS_MEMORY, readOnly: lakeFolders(this.#options.lake) });
     const child = spawn(command, args, { env, cwd: this.#options.home, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
     this.#child = child;
     const log = this.#options.log;

@@ -1,7 +1,7 @@
 """Superset's configuration under Quarry: the tested set-up of notes/superset.md.
 
 Everything project-specific arrives in the environment Quarry gives the process (SUPERSET_HOME,
-SUPERSET_SECRET_KEY, QUARRY_PROXY_SECRET, QUARRY_LAKE_ATTACH, QUARRY_LAKE_DATA, QUARRY_LAKE_METADATA_SCHEMA (a PostgreSQL catalog), PGPASSWORD (its password, if any), QUARRY_DUCKDB_EXTENSIONS,
+SUPERSET_SECRET_KEY, QUARRY_PROXY_SECRET, QUARRY_LAKE_ATTACH, QUARRY_LAKE_DATA, QUARRY_LAKE_METADATA_SCHEMA (a PostgreSQL catalog), PGPASSWORD (its password, if any), QUARRY_LAKE_BUCKET_SECRET (a lake in a bucket), QUARRY_DUCKDB_EXTENSIONS,
 QUARRY_HTTPS).
 """
 

@@ -2,7 +2,7 @@ import { stat } from 'node:fs/promises';
 import { Worker } from 'node:worker_threads';
 import type { FileLedgerRepository, LedgerEntry } from '../store/index.ts';
 import type { HashAnswer, HashRequest } from './hash-worker.ts';
-import { isObjectUrl } from './object-store.ts';
+import { isObjectUrl } from '../config/index.ts';
 
 /**
  * Records the SHA-256 of the files a sync loaded once the sync has committed, in a worker thread at low priority.

@@ -1,15 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { describeError } from '../errors.ts';
-import { extensionFile, quoteIdentifier, quoteLiteral, type DuckDBConnection } from '../warehouse/index.ts';
+import {
+  bucketOf, extensionFile, objectStorageSecretStatement, quoteIdentifier, quoteLiteral, withoutCredentials, type DuckDBConnection, type ObjectStorageAccess,
+} from '../warehouse/index.ts';
 import { hostOfServer, OutboundRefusedError, type OutboundPolicy } from './outbound/index.ts';
 import { requireEnv } from './rest/credentials.ts';
 import { SyncFailedError } from './sync-failed-error.ts';
-
-export const URL_STYLES = ['path', 'vhost'] as const;
-export type UrlStyle = (typeof URL_STYLES)[number];
-
-/** Where AWS's S3 answers when a source names no endpoint, as DuckDB's httpfs assumes. */
-const AWS_ENDPOINT = 's3.amazonaws.com';
 
 /** How a source reaches a bucket of S3-compatible object storage, as its section says. */
 export interface ObjectStoreSettings {
@@ -18,41 +14,27 @@ export interface ObjectStoreSettings {
   /** `host:port`; AWS's own when left out. */
   readonly endpoint?: string | undefined;
   readonly region?: string | undefined;
-  readonly urlStyle?: UrlStyle | undefined;
+  readonly urlStyle?: ObjectStorageAccess['urlStyle'];
   readonly useSsl: boolean;
   readonly accessKeyIdEnv?: string | undefined;
   readonly secretAccessKeyEnv?: string | undefined;
 }
 
-/** Whether a ledger path or a file column value names an object rather than a file on this machine. */
-export function isObjectUrl(location: string): boolean {
-  return location.startsWith('s3://');
-}
-
-/** The bucket of an `s3://bucket/prefix` URL. */
-export function bucketOf(url: string): string {
-  return url.slice('s3://'.length).split('/')[0] ?? '';
-}
+/** Where AWS's S3 answers when a source names no endpoint, as DuckDB's httpfs assumes. */
+const AWS_ENDPOINT = 's3.amazonaws.com';
 
 /**
  * A bucket a sync may read, with the credentials read from the project's environment: `grant` lets one DuckDB
  * connection read it for as long as a piece of work lasts.
  */
-interface Credentials {
-  readonly keyId: string;
-  readonly secret: string;
-}
-
 export class ObjectStore {
   /** The prefix's URL without a trailing slash: `s3://bucket/folder`, or `s3://bucket` for the whole bucket. */
   readonly url: string;
-  readonly #settings: ObjectStoreSettings;
-  readonly #credentials: Credentials | undefined;
+  readonly #access: ObjectStorageAccess;
 
-  private constructor(settings: ObjectStoreSettings, credentials: Credentials | undefined) {
-    this.url = settings.url.replace(/\/+$/, '');
-    this.#settings = settings;
-    this.#credentials = credentials;
+  private constructor(url: string, access: ObjectStorageAccess) {
+    this.url = url.replace(/\/+$/, '');
+    this.#access = access;
   }
 
   /**
@@ -78,7 +60,8 @@ export class ObjectStore {
       if (error instanceof OutboundRefusedError) throw error;
       throw new SyncFailedError(`Cannot reach ${host}, the object storage endpoint of ${settings.url}: ${describeError(error)}`, { transient: true });
     }
-    return new ObjectStore(settings, credentials);
+    const { endpoint, region, urlStyle, useSsl } = settings;
+    return new ObjectStore(settings.url, { endpoint, region, urlStyle, useSsl, keyId: credentials?.keyId, secret: credentials?.secret });
   }
 
   /**
@@ -90,7 +73,7 @@ export class ObjectStore {
     await connection.run(`LOAD ${quoteLiteral(extensionFile('httpfs'))}`);
     const name = quoteIdentifier(`quarry_object_store_${randomUUID().replaceAll('-', '')}`);
     try {
-      await connection.run(this.#secretStatement(name));
+      await connection.run(objectStorageSecretStatement(name, `s3://${bucketOf(this.url)}`, this.#access));
     } catch (error) {
       throw new SyncFailedError(`DuckDB refused the object storage settings of ${this.url}: ${this.describe(error)}`);
     }
@@ -104,23 +87,8 @@ export class ObjectStore {
 
   /** The first lines of a DuckDB error, one line, with the credentials taken out should DuckDB ever quote them. */
   describe(error: unknown): string {
-    let text = describeError(error).split('\n').map((line) => line.trim()).filter((line) => line !== '').slice(0, 2).join(' ');
-    for (const value of [this.#credentials?.secret, this.#credentials?.keyId]) if (value !== undefined && value.length >= 4) text = text.replaceAll(value, '***');
-    return text.slice(0, 500);
-  }
-
-  #secretStatement(name: string): string {
-    const settings = this.#settings;
-    const options = [
-      'TYPE s3',
-      `SCOPE ${quoteLiteral(`s3://${bucketOf(this.url)}`)}`,
-      ...this.#credentials === undefined ? [] : [`KEY_ID ${quoteLiteral(this.#credentials.keyId)}`, `SECRET ${quoteLiteral(this.#credentials.secret)}`],
-      ...settings.endpoint === undefined ? [] : [`ENDPOINT ${quoteLiteral(settings.endpoint)}`],
-      ...settings.region === undefined ? [] : [`REGION ${quoteLiteral(settings.region)}`],
-      ...settings.urlStyle === undefined ? [] : [`URL_STYLE ${quoteLiteral(settings.urlStyle)}`],
-      `USE_SSL ${String(settings.useSsl)}`,
-    ];
-    return `CREATE TEMPORARY SECRET ${name} (${options.join(', ')})`;
+    const text = describeError(error).split('\n').map((line) => line.trim()).filter((line) => line !== '').slice(0, 2).join(' ');
+    return withoutCredentials(text, this.#access).slice(0, 500);
   }
 }
 

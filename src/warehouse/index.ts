@@ -13,7 +13,7 @@ export {
 } from './read-query.ts';
 export { QueryProcess, QUERY_PROCESS_MEMORY } from './query-process.ts';
 export {
-  lakeLocation, lakeMetadataSchema, extensionFile, lakeExtensionsOf, catalogPath, catalogMissing, describeLake, lakeChildEnv, readerLocation, DUCKDB_EXTENSIONS_DIR, LAKE_ALIAS, LAKE_EXTENSIONS,
+  lakeLocation, lakeMetadataSchema, extensionFile, lakeExtensionsOf, dataInBucket, lakeFolders, catalogPath, catalogMissing, describeLake, lakeChildEnv, readerLocation, DUCKDB_EXTENSIONS_DIR, LAKE_ALIAS, LAKE_EXTENSIONS,
   type LakeLocation, type PostgresCatalog,
 } from './lake-location.ts';
 export { takeCatalogWriterLock, checkCatalogReachable, CatalogUnreachableError } from './catalog-writer-lock.ts';
@@ -25,3 +25,4 @@ export { listLakeTables, type LakeTable } from './lake-tables.ts';
 export { listSnapshots, latestSnapshotId, type LakeSnapshot, type SnapshotJob } from './snapshots.ts';
 export { snapshotsOfJob, snapshotExists, restoreSchemaAt } from './restore-schema.ts';
 export { maintainLake, liveFileCount, type MaintenanceOutcome } from './maintain-lake.ts';
+export { bucketOf, objectStorageAccess, objectStorageSecretStatement, withoutCredentials, type ObjectStorageAccess } from './object-storage.ts';

@@ -2,9 +2,13 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { attachStatement, catalogSecretStatement, extensionFile, LAKE_ALIAS, lakeExtensionsOf, type LakeLocation, type PostgresCatalog } from './lake-location.ts';
+import {
+  attachStatement, dataInBucket, extensionFile, LAKE_ALIAS, lakeExtensionsOf, lakeSecretStatements, type LakeLocation, type PostgresCatalog,
+} from './lake-location.ts';
 import { inCatalogTurn } from './catalog-opening.ts';
 import { closeJobInstance, createJobInstance } from './job-instance.ts';
+import { isObjectUrl } from '../config/index.ts';
+import { ConfigError } from '../errors.ts';
 import { quoteLiteral } from './sql.ts';
 
 /** A DuckDB instance of its own with the lake attached as `warehouse` (LAKE_ALIAS), its default database. */
@@ -46,13 +50,12 @@ export async function openLakeForWriting(location: LakeLocation): Promise<LakeCo
 }
 
 /**
- * Loads the lake's extensions by path from the folder bin/setup fills (nothing is downloaded), and
- * gives a PostgreSQL catalog its password as a secret (never in the ATTACH string, which errors quote).
+ * Loads the lake's extensions by path from the folder bin/setup fills (nothing is downloaded), and gives a
+ * PostgreSQL catalog its password and a bucket its keys as secrets (never in the ATTACH string, which errors quote).
  */
 export async function loadLakeExtensions(connection: DuckDBConnection, location: LakeLocation): Promise<void> {
   for (const name of lakeExtensionsOf(location)) await connection.run(`LOAD ${quoteLiteral(extensionFile(name))}`);
-  const secret = catalogSecretStatement(location);
-  if (secret !== undefined) await connection.run(secret);
+  for (const secret of lakeSecretStatements(location)) await connection.run(secret);
 }
 
 /** Whether DuckLake has just initialised this PostgreSQL catalog (its options not set yet). */
@@ -64,7 +67,7 @@ async function isNewPostgresLake(connection: DuckDBConnection, catalog: Postgres
 }
 
 async function openLake(location: LakeLocation, attach: (connection: DuckDBConnection) => Promise<void>): Promise<LakeConnection> {
-  mkdirSync(location.dataPath, { recursive: true });
+  if (!dataInBucket(location)) mkdirSync(location.dataPath, { recursive: true });
   const instance = await createJobInstance();
   try {
     const connection = await instance.connect();
@@ -95,7 +98,8 @@ const preparedCatalogs = new Set<string>();
  * mode a reader's long query makes the writer's COMMIT fail: "database is locked"), creating the file
  * when missing, and that it names the data folder where it is now: DuckLake stores the absolute path and
  * refuses an ATTACH with another, so a moved project folder would not open (the files' own paths are
- * relative to it). Returns whether DuckLake has yet to initialise the catalog (a new lake).
+ * relative to it). A lake whose data is in a bucket, or is to be, is never repointed so: its files would not be
+ * there. Returns whether DuckLake has yet to initialise the catalog (a new lake).
  */
 function prepareCatalog(file: string, dataPath: string): boolean {
   mkdirSync(path.dirname(file), { recursive: true });
@@ -104,9 +108,23 @@ function prepareCatalog(file: string, dataPath: string): boolean {
     catalog.exec('PRAGMA journal_mode = WAL');
     const initialised = catalog.prepare("SELECT count(*) AS n FROM sqlite_master WHERE type = 'table' AND name = 'ducklake_metadata'").get();
     if (Number(initialised?.n ?? 0) === 0) return true;
-    catalog.prepare("UPDATE ducklake_metadata SET value = ? WHERE key = 'data_path' AND scope IS NULL AND value <> ?").run(dataPath, dataPath);
+    const stored = catalog.prepare("SELECT value FROM ducklake_metadata WHERE key = 'data_path' AND scope IS NULL").get()?.value;
+    if (typeof stored === 'string' && stored !== dataPath) {
+      if (isObjectUrl(stored) || isObjectUrl(dataPath)) throw new DataPathMovedError(stored, dataPath);
+      catalog.prepare("UPDATE ducklake_metadata SET value = ? WHERE key = 'data_path' AND scope IS NULL").run(dataPath);
+    }
     return false;
   } finally {
     catalog.close();
+  }
+}
+
+/** project.yml names another place for the lake's data than the one its files are in. */
+class DataPathMovedError extends ConfigError {
+  constructor(stored: string, configured: string) {
+    super([
+      `warehouse.data_path: the lake's data files are in ${stored}, and project.yml says ${configured}. DuckLake cannot move them in place: `
+      + 'put data_path back, or copy the lake with `quarry warehouse move-data` (docs/operations.md).',
+    ]);
   }
 }

@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import type { ProjectPaths, WarehouseConfig } from '../config/index.ts';
+import { isObjectUrl, type ProjectConfig, type ProjectPaths } from '../config/index.ts';
+import { bucketOf, objectStorageAccess, objectStorageSecretStatement, type ObjectStorageAccess } from './object-storage.ts';
 import { quoteIdentifier, quoteLiteral } from './sql.ts';
 
 const REPOSITORY_ROOT = path.resolve(import.meta.dirname, '..', '..');
@@ -67,17 +68,26 @@ export type ReaderApplicationName = 'quarry-reader' | 'quarry-dashboard';
  */
 export interface LakeLocation {
   readonly catalog: SqliteCatalog | PostgresCatalog;
-  /** Ends with a separator, as DuckLake and allowed_directories compare it. */
+  /** A folder, or a bucket's prefix (`s3://bucket/prefix/`); ends with a separator, as DuckLake and allowed_directories compare it. */
   readonly dataPath: string;
+  /** How to reach the bucket, when the data is in one. */
+  readonly objectStore?: ObjectStorageAccess;
 }
 
 /**
- * The project's lake: warehouse/catalog.sqlite and warehouse/data/ (the embedded default), or the
- * PostgreSQL catalog and shared data folder project.yml's `warehouse` names, with the password from `env`.
+ * The project's lake: warehouse/catalog.sqlite and warehouse/data/ (the embedded default), or the catalog and
+ * the shared data folder or bucket project.yml's `warehouse` names, with the passwords and keys from `env`.
  */
-export function lakeLocation(paths: ProjectPaths, warehouse?: WarehouseConfig, env: Readonly<Record<string, string>> = {}): LakeLocation {
-  if (warehouse === undefined || warehouse.catalog.kind === 'sqlite' || warehouse.data_path === undefined) {
-    return { catalog: { kind: 'sqlite', file: paths.lakeCatalogFile }, dataPath: withTrailingSeparator(paths.lakeDataDir) };
+export function lakeLocation(
+  paths: ProjectPaths, config?: Pick<ProjectConfig, 'warehouse' | 'object_store'>, env: Readonly<Record<string, string>> = {},
+): LakeLocation {
+  const warehouse = config?.warehouse;
+  const dataPath = warehouse?.data_path;
+  const data = dataPath === undefined ? { dataPath: withTrailingSeparator(paths.lakeDataDir) }
+    : isObjectUrl(dataPath) ? { dataPath: dataPath.endsWith('/') ? dataPath : `${dataPath}/`, objectStore: objectStorageAccess(config?.object_store ?? { use_ssl: true }, env) }
+      : { dataPath: withTrailingSeparator(path.resolve(dataPath)) };
+  if (warehouse === undefined || warehouse.catalog.kind === 'sqlite' || dataPath === undefined) {
+    return { catalog: { kind: 'sqlite', file: paths.lakeCatalogFile }, ...data };
   }
   const { reader } = warehouse;
   return {
@@ -85,8 +95,18 @@ export function lakeLocation(paths: ProjectPaths, warehouse?: WarehouseConfig, e
       ...warehouse.catalog, metadataSchema: warehouse.metadata_schema, password: env[warehouse.password_env],
       ...(reader === undefined ? {} : { reader: { user: reader.user, password: env[reader.password_env] } }),
     },
-    dataPath: withTrailingSeparator(path.resolve(warehouse.data_path)),
+    ...data,
   };
+}
+
+/** Whether the lake's data files are in a bucket rather than a folder on this machine. */
+export function dataInBucket(location: LakeLocation): boolean {
+  return location.objectStore !== undefined;
+}
+
+/** The local folders a process reading the lake needs to see: the data folder, unless the data is in a bucket. */
+export function lakeFolders(location: LakeLocation): string[] {
+  return dataInBucket(location) ? [] : [location.dataPath];
 }
 
 /**
@@ -116,12 +136,12 @@ export function extensionFile(name: string): string {
 
 /** The extensions a connection to this lake loads. */
 export function lakeExtensionsOf(location: LakeLocation): readonly string[] {
-  return ['ducklake', location.catalog.kind === 'sqlite' ? 'sqlite_scanner' : 'postgres_scanner'];
+  return ['ducklake', location.catalog.kind === 'sqlite' ? 'sqlite_scanner' : 'postgres_scanner', ...dataInBucket(location) ? ['httpfs'] : []];
 }
 
 /**
  * The catalog as DuckLake's ATTACH names it: `sqlite:<file>` or `postgres:<libpq keywords>` without the
- * password (catalogSecretStatement supplies it; DuckDB quotes this string in its errors).
+ * password (lakeSecretStatements supply it; DuckDB quotes this string in its errors).
  */
 export function catalogPath(catalog: SqliteCatalog | PostgresCatalog): string {
   if (catalog.kind === 'sqlite') return `sqlite:${catalog.file}`;
@@ -130,13 +150,21 @@ export function catalogPath(catalog: SqliteCatalog | PostgresCatalog): string {
 }
 
 /**
- * The unnamed PostgreSQL secret postgres_scanner adds to every connection string it opens, carrying the
- * catalog's password; none when the catalog needs none (trust, .pgpass).
+ * The secrets a connection to the lake holds: the unnamed PostgreSQL secret postgres_scanner adds to every
+ * connection string it opens, carrying the catalog's password (none when the catalog needs none: trust, .pgpass),
+ * and the bucket's, scoped to it, when the data is in one.
  */
-export function catalogSecretStatement(location: LakeLocation): string | undefined {
-  const { catalog } = location;
-  if (catalog.kind !== 'postgres' || catalog.password === undefined) return undefined;
-  return `CREATE SECRET (TYPE postgres, PASSWORD ${quoteLiteral(catalog.password)})`;
+export function lakeSecretStatements(location: LakeLocation): string[] {
+  const { catalog, objectStore } = location;
+  return [
+    ...catalog.kind === 'postgres' && catalog.password !== undefined ? [`CREATE SECRET (TYPE postgres, PASSWORD ${quoteLiteral(catalog.password)})`] : [],
+    ...objectStore === undefined ? [] : [bucketSecretStatement(location.dataPath, objectStore)],
+  ];
+}
+
+/** The secret through which the lake's processes reach its bucket, and no other. */
+function bucketSecretStatement(dataPath: string, access: ObjectStorageAccess): string {
+  return objectStorageSecretStatement('quarry_lake_bucket', `s3://${bucketOf(dataPath)}`, access);
 }
 
 /** `ATTACH 'ducklake:…' AS warehouse (DATA_PATH …[, METADATA_SCHEMA …])`, read-only for readers. */
@@ -153,7 +181,7 @@ export function attachStatement(location: LakeLocation, access: 'read' | 'write'
 /** Where the lake is, for messages and logs (never the password). */
 export function describeLake(location: LakeLocation): string {
   const { catalog } = location;
-  if (catalog.kind === 'sqlite') return catalog.file;
+  if (catalog.kind === 'sqlite') return dataInBucket(location) ? `${catalog.file}, data in ${location.dataPath}` : catalog.file;
   return `postgres://${catalog.user}@${catalog.host}:${String(catalog.port)}/${catalog.database} (schema ${catalog.metadataSchema}), data in ${location.dataPath}`;
 }
 
@@ -164,14 +192,16 @@ export function catalogMissing(location: LakeLocation): boolean {
 
 /**
  * What a Python child (dbt, the dashboard tool) is told of the lake: QUARRY_LAKE_ATTACH is what follows
- * `ducklake:` in its ATTACH; the password, if any, travels as libpq's PGPASSWORD, never in that string.
+ * `ducklake:` in its ATTACH; the password, if any, travels as libpq's PGPASSWORD, never in that string; a bucket's
+ * secret as QUARRY_LAKE_BUCKET_SECRET, the statement that creates it, which reader_sandbox.py runs.
  */
 export function lakeChildEnv(location: LakeLocation): Record<string, string> {
-  const { catalog } = location;
+  const { catalog, objectStore } = location;
   return {
     QUARRY_LAKE_ATTACH: catalogPath(catalog),
     QUARRY_LAKE_DATA: location.dataPath,
     ...(catalog.kind === 'sqlite' ? { QUARRY_LAKE_CATALOG: catalog.file } : { QUARRY_LAKE_METADATA_SCHEMA: catalog.metadataSchema }),
     ...(catalog.kind === 'postgres' && catalog.password !== undefined ? { PGPASSWORD: catalog.password } : {}),
+    ...(objectStore === undefined ? {} : { QUARRY_LAKE_BUCKET_SECRET: bucketSecretStatement(location.dataPath, objectStore) }),
   };
 }

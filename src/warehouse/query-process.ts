@@ -3,7 +3,7 @@ import path from 'node:path';
 import type { ErrorCode } from '../errors.ts';
 import { nodeChild } from '../child-process/index.ts';
 import { confined } from '../os/index.ts';
-import { readerLocation, type LakeLocation } from './lake-location.ts';
+import { lakeFolders, readerLocation, type LakeLocation } from './lake-location.ts';
 import type { FromQueryProcess, ToQueryProcess } from './query-process-messages.ts';
 import { QueryNotAllowedError } from './reader-sql.ts';
 import {
@@ -146,7 +146,7 @@ export class QueryProcess implements QueryStreams {
   #running(): ChildProcess {
     if (this.#child !== undefined) return this.#child;
     const node = nodeChild(CHILD_SCRIPT);
-    const { command, args } = confined(node, { memory: this.#memory, readOnly: [this.#lake.dataPath] });
+    const { command, args } = confined(node, { memory: this.#memory, readOnly: lakeFolders(this.#lake) });
     const child = spawn(command, args, {
       env: node.env,
       stdio: ['ignore', 'ignore', 'inherit', 'ipc'],

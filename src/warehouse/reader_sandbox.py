@@ -48,10 +48,18 @@ def _quote(value):
 def load_lake_extensions(connection, extensions_dir, catalog=""):
     """Loads the lake's extensions by path from the folder bin/setup fills (nothing is downloaded).
 
-    The password of a PostgreSQL catalog, if any, reaches libpq as PGPASSWORD in the environment.
+    The password of a PostgreSQL catalog, if any, reaches libpq as PGPASSWORD in the environment. A lake whose data
+    is in a bucket gets httpfs and the bucket's secret, whose statement Quarry passes as QUARRY_LAKE_BUCKET_SECRET
+    (lakeChildEnv in lake-location.ts): it holds the keys, so it is run and never printed.
     """
-    for name in ("ducklake", "postgres_scanner" if catalog.startswith(POSTGRES) else "sqlite_scanner"):
+    bucket_secret = os.environ.get("QUARRY_LAKE_BUCKET_SECRET")
+    names = ["ducklake", "postgres_scanner" if catalog.startswith(POSTGRES) else "sqlite_scanner"]
+    if bucket_secret:
+        names.append("httpfs")
+    for name in names:
         connection.execute(f"LOAD {_quote(os.path.join(extensions_dir, name + '.duckdb_extension'))}")
+    if bucket_secret:
+        connection.execute(bucket_secret)
 
 
 def confine_to_lake_data(connection, data_path):

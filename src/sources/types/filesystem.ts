@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { z } from 'zod';
 import { readFiles } from '../file-loader.ts';
-import { URL_STYLES } from '../object-store.ts';
+import { URL_STYLES } from '../../config/index.ts';
 import type { SourceLoader } from '../source-loader.ts';
 import { EnvVarName, FilePattern, NonEmptyString, defineSourceType } from '../type-definition/index.ts';
 
