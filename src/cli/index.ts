@@ -18,7 +18,7 @@ import { generateTransformDocs, listModels, runModel } from './transform.ts';
 import { buildModels } from './build.ts';
 import { addSource, testSource, type SourceAddOptions } from './source-add.ts';
 import { listSchedules, runSchedule } from './schedules.ts';
-import { listWarehouseSnapshots, maintainWarehouse, restoreSource } from './warehouse.ts';
+import { listWarehouseSnapshots, maintainWarehouse, moveWarehouseData, restoreSource } from './warehouse.ts';
 import { listSources, syncAllSources, syncSource } from './source-sync.ts';
 import { setupSourceOAuth, type SourceOAuthSetupOptions } from './source-oauth-setup.ts';
 
@@ -195,7 +195,7 @@ export async function runCli(argv: readonly string[], env: NodeJS.ProcessEnv): P
       console.log(await runSchedule(options.project, name, env));
     });
 
-  const warehouse = program.command('warehouse').description('The lake\'s snapshots: list them, restore a source from them, maintain the lake');
+  const warehouse = program.command('warehouse').description('The lake\'s snapshots: list them, restore a source from them, maintain the lake, move its data into a bucket');
   warehouse.command('snapshots')
     .description('List the latest snapshots: id, time, the job that made each and the tables it changed')
     .option('--project <dir>', 'project folder', '.')
@@ -216,6 +216,14 @@ export async function runCli(argv: readonly string[], env: NodeJS.ProcessEnv): P
     .option('--project <dir>', 'project folder', '.')
     .action(async (options: { project: string }) => {
       console.log(await maintainWarehouse(options.project, env));
+    });
+
+  warehouse.command('move-data')
+    .description('Move the embedded lake\'s data files into a bucket (s3://bucket/prefix, reached as object_store: says), check every table reads back the same, and point project.yml at it (stop Quarry first)')
+    .argument('<destination>', 's3://bucket/prefix')
+    .option('--project <dir>', 'project folder', '.')
+    .action(async (destination: string, options: { project: string }) => {
+      console.log(await moveWarehouseData(options.project, destination, env));
     });
 
   program.command('query')

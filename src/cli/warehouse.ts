@@ -1,4 +1,8 @@
+import { configWithSetting, loadEnvironment, loadProjectConfig, projectPaths, setProjectSetting } from '../config/index.ts';
 import type { AppContext } from '../context.ts';
+import { BucketError } from '../object-storage/index.ts';
+import { runningServer } from '../server/index.ts';
+import { lakeLocation, LakeMoveError, moveLakeToBucket, type LakeMoveOutcome } from '../warehouse/index.ts';
 import { snapshotReport } from '../jobs/index.ts';
 import type { JobRecord } from '../store/index.ts';
 import { CliError } from './cli-error.ts';
@@ -52,4 +56,35 @@ async function endOf(ctx: AppContext, job: JobRecord, what: string): Promise<voi
   }
   const ended = ctx.store.jobs.get(job.id);
   if (ended?.status !== 'success') throw new CliError(`${what} ${ended?.status === 'interrupted' ? 'was interrupted' : 'failed'}: ${ended?.error ?? 'unknown'}`);
+}
+
+/**
+ * `quarry warehouse move-data s3://bucket/prefix`: moves the embedded lake's data files into the bucket object_store:
+ * reaches, checks every table reads back the same, then points the catalog and project.yml at it.
+ */
+export async function moveWarehouseData(project: string, destination: string, env: NodeJS.ProcessEnv): Promise<string> {
+  const paths = projectPaths(project);
+  const config = loadProjectConfig(paths);
+  const running = runningServer(paths);
+  if (running !== undefined) throw new CliError(`Quarry is running for this project (process ${String(running.pid)}); stop it first: the lake must not change while it moves`);
+  if (config.warehouse.catalog.kind !== 'sqlite') throw new CliError('Only the embedded catalog\'s lake moves this way: a PostgreSQL catalog keeps the data path it was made with (docs/operations.md)');
+  if (config.object_store === undefined) throw new CliError('Add an object_store: section to project.yml first, with the endpoint and the .env variables of the bucket\'s keys (docs/operations.md, "The lake in a bucket")');
+  const destinationConfig = configWithSetting(paths, ['warehouse', 'data_path'], destination);
+  const projectEnv = loadEnvironment(paths, env);
+  const from = lakeLocation(paths, config, projectEnv);
+  const to = lakeLocation(paths, destinationConfig, projectEnv);
+  let moved: LakeMoveOutcome;
+  try {
+    moved = await moveLakeToBucket(from, to, { writerLockFile: paths.writerLockFile, report: (line) => { console.error(line); } });
+  } catch (error) {
+    if (error instanceof LakeMoveError || error instanceof BucketError) throw new CliError(error.message);
+    throw error;
+  }
+  setProjectSetting(paths, ['warehouse', 'data_path'], destination);
+  return [
+    `Moved the lake's data into ${to.dataPath}: ${String(moved.files)} file(s), ${(moved.bytes / 1024 ** 2).toFixed(1)} MB`
+    + `${moved.filesAlreadyThere > 0 ? ` (${String(moved.filesAlreadyThere)} already there)` : ''}; ${String(moved.tables)} table(s) read back the same.`,
+    `project.yml's warehouse.data_path is now ${destination}. Start Quarry as before.`,
+    `Kept until you delete them: the old data in ${from.dataPath} and the old catalog in ${moved.previousCatalog}.`,
+  ].join('\n');
 }

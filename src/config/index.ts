@@ -7,7 +7,7 @@ export {
   loadProjectConfig, serializeProjectConfig, loadEnvironment, loadSecretKey, readProjectFile, isMissingFile,
 } from './project-files.ts';
 export {
-  setProjectSetting, setEnvValue, checkEnvValue, writeFileAtomically, removeEnvValue,
+  setProjectSetting, configWithSetting, setEnvValue, checkEnvValue, writeFileAtomically, removeEnvValue,
 } from './update-project-files.ts';
 export { readYaml } from './read-yaml.ts';
 export { describeKind, isMapping } from './yaml-value.ts';

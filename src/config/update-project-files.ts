@@ -4,7 +4,7 @@ import path from 'node:path';
 import { parseDocument } from 'yaml';
 import { ConfigError } from '../errors.ts';
 import { parseOrThrow } from './format-issues.ts';
-import { ProjectConfigSchema } from './project-config.ts';
+import { ProjectConfigSchema, type ProjectConfig } from './project-config.ts';
 import { isMissingFile, readProjectFile } from './project-files.ts';
 import type { ProjectPaths } from './project-paths.ts';
 
@@ -27,11 +27,20 @@ export function writeFileAtomically(file: string, content: string, mode: number)
 
 /** Sets one section of project.yml, keeping its comments; the result is validated before it is written. */
 export function setProjectSetting(paths: ProjectPaths, keyPath: readonly string[], value: unknown): void {
+  writeFileAtomically(paths.projectFile, projectFileWith(paths, keyPath, value).text, 0o644);
+}
+
+/** The project's configuration as it would be with one setting changed: ConfigError when that would be invalid. Writes nothing. */
+export function configWithSetting(paths: ProjectPaths, keyPath: readonly string[], value: unknown): ProjectConfig {
+  return projectFileWith(paths, keyPath, value).config;
+}
+
+/** project.yml's text with one setting changed, and the configuration it says, validated. */
+function projectFileWith(paths: ProjectPaths, keyPath: readonly string[], value: unknown): { text: string; config: ProjectConfig } {
   const document = parseDocument(readProjectFile(paths.projectFile, paths));
   document.setIn(keyPath, value);
-  const label = path.relative(paths.root, paths.projectFile);
-  parseOrThrow(ProjectConfigSchema, document.toJS(), label);
-  writeFileAtomically(paths.projectFile, document.toString(), 0o644);
+  const config = parseOrThrow(ProjectConfigSchema, document.toJS(), path.relative(paths.root, paths.projectFile));
+  return { text: document.toString(), config };
 }
 
 const ENV_NAME = /^[A-Z_][A-Z0-9_]*$/;

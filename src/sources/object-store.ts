@@ -1,8 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { describeError } from '../errors.ts';
-import {
-  bucketOf, extensionFile, objectStorageSecretStatement, quoteIdentifier, quoteLiteral, withoutCredentials, type DuckDBConnection, type ObjectStorageAccess,
-} from '../warehouse/index.ts';
+import { bucketOf, withoutCredentials, type ObjectStorageAccess } from '../object-storage/index.ts';
+import { extensionFile, objectStorageSecretStatement, quoteIdentifier, quoteLiteral, type DuckDBConnection } from '../warehouse/index.ts';
 import { hostOfServer, OutboundRefusedError, type OutboundPolicy } from './outbound/index.ts';
 import { requireEnv } from './rest/credentials.ts';
 import { SyncFailedError } from './sync-failed-error.ts';

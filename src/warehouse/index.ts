@@ -17,6 +17,7 @@ export {
   type LakeLocation, type PostgresCatalog,
 } from './lake-location.ts';
 export { takeCatalogWriterLock, checkCatalogReachable, CatalogUnreachableError } from './catalog-writer-lock.ts';
+export { moveLakeToBucket, LakeMoveError, type LakeMoveOutcome } from './move-to-bucket.ts';
 export { checkCatalogReader, CatalogReaderRefusedError } from './catalog-reader-check.ts';
 export { lakeProblem } from './lake-health.ts';
 export { prepareWarehouse } from './prepare-warehouse.ts';
@@ -25,4 +26,4 @@ export { listLakeTables, type LakeTable } from './lake-tables.ts';
 export { listSnapshots, latestSnapshotId, type LakeSnapshot, type SnapshotJob } from './snapshots.ts';
 export { snapshotsOfJob, snapshotExists, restoreSchemaAt } from './restore-schema.ts';
 export { maintainLake, liveFileCount, type MaintenanceOutcome } from './maintain-lake.ts';
-export { bucketOf, objectStorageAccess, objectStorageSecretStatement, withoutCredentials, type ObjectStorageAccess } from './object-storage.ts';
+export { objectStorageSecretStatement } from './bucket-secret.ts';

@@ -1,7 +1,8 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { isObjectUrl, type ProjectConfig, type ProjectPaths } from '../config/index.ts';
-import { bucketOf, objectStorageAccess, objectStorageSecretStatement, type ObjectStorageAccess } from './object-storage.ts';
+import { bucketOf, objectStorageAccess, type ObjectStorageAccess } from '../object-storage/index.ts';
+import { objectStorageSecretStatement } from './bucket-secret.ts';
 import { quoteIdentifier, quoteLiteral } from './sql.ts';
 
 const REPOSITORY_ROOT = path.resolve(import.meta.dirname, '..', '..');

@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -17,6 +18,8 @@ export interface ObjectStore {
   readonly accessKeyId: string;
   readonly secretAccessKey: string;
   readonly region: string;
+  /** Creates a bucket, as its owner does before pointing Quarry at it. */
+  createBucket(name: string): Promise<void>;
   /** Ends the server and removes its data; a second call does nothing. */
   stop(): Promise<void>;
 }
@@ -97,7 +100,18 @@ export async function startObjectStore(): Promise<ObjectStore> {
     await stop();
     throw error;
   }
-  return { endpoint, accessKeyId, secretAccessKey, region: 'us-east-1', stop };
+  const region = 'us-east-1';
+  const createBucket = async (name: string): Promise<void> => {
+    const client = new S3Client({
+      region, endpoint: `http://${endpoint}`, forcePathStyle: true, credentials: { accessKeyId, secretAccessKey },
+    });
+    try {
+      await client.send(new CreateBucketCommand({ Bucket: name }));
+    } finally {
+      client.destroy();
+    }
+  };
+  return { endpoint, accessKeyId, secretAccessKey, region, createBucket, stop };
 }
 
 /** One free port per flag, no two alike (each probe lets its port go, so the kernel may hand it out again). */

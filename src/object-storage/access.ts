@@ -1,15 +1,14 @@
-import { ConfigError } from '../errors.ts';
 import type { ObjectStoreConfig } from '../config/index.ts';
-import { quoteLiteral } from './sql.ts';
+import { ConfigError } from '../errors.ts';
 
-/** How DuckDB reaches S3-compatible object storage: the connection settings and the credentials, read from the environment. */
+/** How to reach S3-compatible object storage: the connection settings and the credentials, read from the environment. */
 export interface ObjectStorageAccess {
   /** `host:port`; AWS's own when left out. */
   readonly endpoint?: string | undefined;
   readonly region?: string | undefined;
   readonly urlStyle?: ObjectStoreConfig['url_style'];
   readonly useSsl: boolean;
-  /** Never logged, never in a connection string: DuckDB gets them as a secret's fields. */
+  /** Never logged, never in a connection string: DuckDB gets them as a secret's fields, the S3 client as its credentials. */
   readonly keyId?: string | undefined;
   readonly secret?: string | undefined;
 }
@@ -35,23 +34,6 @@ export function objectStorageAccess(config: ObjectStoreConfig, env: Readonly<Rec
     keyId: read(config.access_key_id_env, 'the access key id of the object storage'),
     secret: read(config.secret_access_key_env, 'the secret access key of the object storage'),
   };
-}
-
-/**
- * `CREATE TEMPORARY SECRET name (TYPE s3, SCOPE 's3://bucket', ...)`: DuckDB uses it for URLs under `scope` only, and
- * forgets it with the instance. The statement holds the credentials: it is run, never logged.
- */
-export function objectStorageSecretStatement(name: string, scope: string, access: ObjectStorageAccess): string {
-  const options = [
-    'TYPE s3',
-    `SCOPE ${quoteLiteral(scope)}`,
-    ...access.keyId === undefined || access.secret === undefined ? [] : [`KEY_ID ${quoteLiteral(access.keyId)}`, `SECRET ${quoteLiteral(access.secret)}`],
-    ...access.endpoint === undefined ? [] : [`ENDPOINT ${quoteLiteral(access.endpoint)}`],
-    ...access.region === undefined ? [] : [`REGION ${quoteLiteral(access.region)}`],
-    ...access.urlStyle === undefined ? [] : [`URL_STYLE ${quoteLiteral(access.urlStyle)}`],
-    `USE_SSL ${String(access.useSsl)}`,
-  ];
-  return `CREATE TEMPORARY SECRET ${name} (${options.join(', ')})`;
 }
 
 /** `text` with the credentials taken out, should DuckDB or a server ever quote them. */

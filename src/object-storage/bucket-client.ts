@@ -1,0 +1,112 @@
+import { createReadStream, createWriteStream } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
+import path from 'node:path';
+import type { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { DeleteObjectsCommand, GetObjectCommand, ListObjectsV2Command, S3Client, S3ServiceException } from '@aws-sdk/client-s3';
+import { Upload } from '@aws-sdk/lib-storage';
+import { describeError } from '../errors.ts';
+import { bucketOf, withoutCredentials, type ObjectStorageAccess } from './access.ts';
+
+/** One object as a listing names it. */
+export interface ListedObject {
+  /** The whole key, from the bucket's root. */
+  readonly key: string;
+  readonly size: number;
+  /** The server's tag of this version of the object's content (quotes removed); another upload gives another. */
+  readonly etag: string;
+  readonly lastModified: Date | undefined;
+}
+
+/** S3's limit for one DeleteObjects request. */
+const DELETE_BATCH = 1000;
+
+/** Something went wrong with the bucket: the message names the bucket and key, never the credentials. */
+export class BucketError extends Error {}
+
+/**
+ * Node's way to a bucket of S3-compatible object storage, for what DuckDB does not do: byte-exact copies of files
+ * (the lake's data files, backups), and listings that say each object's ETag, one page at a time.
+ */
+export class BucketClient {
+  readonly bucket: string;
+  readonly #client: S3Client;
+  readonly #access: ObjectStorageAccess;
+
+  /** `url`: any `s3://bucket/...` URL of the bucket. */
+  constructor(url: string, access: ObjectStorageAccess) {
+    this.bucket = bucketOf(url);
+    this.#access = access;
+    const { endpoint, keyId, secret } = access;
+    this.#client = new S3Client({
+      region: access.region ?? 'us-east-1',
+      ...endpoint === undefined ? {} : { endpoint: `${access.useSsl ? 'https' : 'http'}://${endpoint}` },
+      forcePathStyle: access.urlStyle === 'path',
+      ...keyId === undefined || secret === undefined ? {} : { credentials: { accessKeyId: keyId, secretAccessKey: secret } },
+      // S3-compatible servers differ in the newer checksums; the ones S3 itself requires are still sent.
+      requestChecksumCalculation: 'WHEN_REQUIRED',
+      responseChecksumValidation: 'WHEN_REQUIRED',
+      maxAttempts: 4,
+    });
+  }
+
+  /** The objects whose keys start with `prefix`, a page (up to a thousand) at a time, in key order. */
+  async *pages(prefix: string): AsyncGenerator<ListedObject[]> {
+    let token: string | undefined;
+    do {
+      const page = await this.#call(`list s3://${this.bucket}/${prefix}`, () => this.#client.send(new ListObjectsV2Command({
+        Bucket: this.bucket, Prefix: prefix, ContinuationToken: token,
+      })));
+      yield (page.Contents ?? []).flatMap((entry) => entry.Key === undefined ? [] : [{
+        key: entry.Key, size: entry.Size ?? 0, etag: (entry.ETag ?? '').replaceAll('"', ''), lastModified: entry.LastModified,
+      }]);
+      token = page.IsTruncated === true ? page.NextContinuationToken : undefined;
+    } while (token !== undefined);
+  }
+
+  /** Uploads the file at `file` as `key`, in parts when it is large; the object appears whole or not at all. */
+  async upload(file: string, key: string): Promise<void> {
+    await this.#call(`upload ${file} to s3://${this.bucket}/${key}`, () => new Upload({
+      client: this.#client, params: { Bucket: this.bucket, Key: key, Body: createReadStream(file) },
+    }).done());
+  }
+
+  /** Writes the object `key` to the file `file` (its folder made when missing). */
+  async download(key: string, file: string): Promise<void> {
+    await mkdir(path.dirname(file), { recursive: true });
+    await this.#call(`download s3://${this.bucket}/${key}`, async () => {
+      const answer = await this.#client.send(new GetObjectCommand({ Bucket: this.bucket, Key: key }));
+      if (answer.Body === undefined) throw new BucketError('the server sent no content');
+      await pipeline(answer.Body as Readable, createWriteStream(file, { mode: 0o600 }));
+    });
+  }
+
+  /** Deletes the objects `keys`; a key already gone is no error. */
+  async delete(keys: readonly string[]): Promise<void> {
+    for (let start = 0; start < keys.length; start += DELETE_BATCH) {
+      const batch = keys.slice(start, start + DELETE_BATCH);
+      const answer = await this.#call(`delete ${String(batch.length)} object(s) in s3://${this.bucket}`, () => this.#client.send(new DeleteObjectsCommand({
+        Bucket: this.bucket, Delete: { Objects: batch.map((key) => ({ Key: key })), Quiet: true },
+      })));
+      const failed = answer.Errors?.[0];
+      if (failed !== undefined) throw new BucketError(`Could not delete s3://${this.bucket}/${failed.Key ?? ''}: ${failed.Message ?? failed.Code ?? 'refused'}`);
+    }
+  }
+
+  close(): void {
+    this.#client.destroy();
+  }
+
+  async #call<T>(what: string, work: () => Promise<T>): Promise<T> {
+    try {
+      return await work();
+    } catch (error) {
+      if (error instanceof BucketError) throw error;
+      if (error instanceof S3ServiceException && error.name === 'NoSuchBucket') {
+        throw new BucketError(`Could not ${what}: the bucket ${this.bucket} does not exist there; create it first`, { cause: error });
+      }
+      const reason = error instanceof S3ServiceException ? `${error.name} (HTTP ${String(error.$metadata.httpStatusCode ?? '?')}): ${error.message}` : describeError(error);
+      throw new BucketError(withoutCredentials(`Could not ${what}: ${reason}`, this.#access), { cause: error });
+    }
+  }
+}

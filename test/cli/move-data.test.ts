@@ -1,0 +1,116 @@
+import { spawn } from 'node:child_process';
+import { cpSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse, stringify } from 'yaml';
+import { startObjectStore, type ObjectStore } from '../support/object-store.ts';
+import { QUARRY_BIN } from '../support/quarry-process.ts';
+import { startQuarry, type TestQuarry } from '../support/quarry.ts';
+import { syncAndWait } from '../support/sync.ts';
+
+const GAPMINDER = path.resolve(import.meta.dirname, '..', 'fixtures', 'real-world', 'tidyverse', 'readr', 'inst', 'extdata');
+const SOURCES_YAML = 'sources:\n  - name: gapminder\n    type: local_files\n    local_files: { directory: data/gapminder, file_pattern: "mini-gapminder-*.csv" }\n';
+
+/** The CLI as a user runs it, without blocking this process's event loop. */
+function quarry(...args: string[]): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  const child = spawn(QUARRY_BIN, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => { stdout += chunk.toString(); });
+  child.stderr.on('data', (chunk: Buffer) => { stderr += chunk.toString(); });
+  return new Promise((resolve) => child.on('close', (status) => { resolve({ status, stdout, stderr }); }));
+}
+
+/** Rows and a hash of every value of each table, as the service's readers see them. */
+async function fingerprint(project: TestQuarry): Promise<Record<string, string>> {
+  const tables = await project.query("SELECT schema_name, table_name FROM duckdb_tables() WHERE database_name = 'warehouse' ORDER BY 1, 2");
+  const found: Record<string, string> = {};
+  for (const { schema_name: schema, table_name: name } of tables as { schema_name: string; table_name: string }[]) {
+    const [row] = await project.query(`SELECT count(*) AS n, coalesce(sum(hash(t)), 0)::VARCHAR AS h FROM "${schema}"."${name}" t`);
+    found[`${schema}.${name}`] = `${String(row?.n)}:${String(row?.h)}`;
+  }
+  return found;
+}
+
+describe('quarry warehouse move-data', () => {
+  let store: ObjectStore;
+  let project: TestQuarry;
+  let dir: string;
+  let before: Record<string, string>;
+
+  const projectFile = (): string => path.join(dir, '.quarry', 'project.yml');
+  const setObjectStore = (section: Record<string, unknown> | undefined): void => {
+    const config = parse(readFileSync(projectFile(), 'utf8')) as Record<string, unknown>;
+    writeFileSync(projectFile(), stringify({ ...config, object_store: section }));
+  };
+
+  beforeAll(async () => {
+    store = await startObjectStore();
+    project = await startQuarry({
+      sourcesYaml: SOURCES_YAML,
+      prepare: (projectDir) => { cpSync(GAPMINDER, path.join(projectDir, 'data', 'gapminder'), { recursive: true }); },
+    });
+    dir = project.dir;
+    expect(await syncAndWait(project, 'gapminder')).toMatchObject({ type: 'sync_completed', rows: 26 });
+    before = await fingerprint(project);
+    expect(Object.keys(before)).toEqual(['raw_gapminder.gapminder']);
+  }, 120_000);
+
+  afterAll(async () => {
+    await project.close();
+    await rm(dir, { recursive: true, force: true });
+    await store.stop();
+  });
+
+  it('refuses while Quarry runs, and without object_store:, changing nothing', async () => {
+    const running = await quarry('warehouse', 'move-data', 's3://team-lake/quarry', '--project', dir);
+    expect(running.status).toBe(1);
+    expect(running.stderr).toMatch(/Quarry is running for this project.*stop it first/);
+    await project.stop();
+    const unconfigured = await quarry('warehouse', 'move-data', 's3://team-lake/quarry', '--project', dir);
+    expect(unconfigured.status).toBe(1);
+    expect(unconfigured.stderr).toMatch(/Add an object_store: section to project\.yml first/);
+    expect(parse(readFileSync(projectFile(), 'utf8')).warehouse?.data_path).toBeUndefined();
+  }, 60_000);
+
+  it('refuses a bucket that is missing, or whose keys are refused, naming the bucket and not the keys', async () => {
+    setObjectStore({ endpoint: store.endpoint, url_style: 'path', use_ssl: false, access_key_id_env: 'LAKE_KEY_ID', secret_access_key_env: 'LAKE_SECRET' });
+    const env = readFileSync(path.join(dir, '.env'), 'utf8');
+    writeFileSync(path.join(dir, '.env'), `${env}LAKE_KEY_ID=${store.accessKeyId}\nLAKE_SECRET=${store.secretAccessKey}\n`);
+    const missing = await quarry('warehouse', 'move-data', 's3://team-lake/quarry', '--project', dir);
+    expect(missing.status).toBe(1);
+    expect(missing.stderr).toMatch(/the bucket team-lake does not exist there; create it first/);
+
+    await store.createBucket('team-lake');
+    writeFileSync(path.join(dir, '.env'), `${env}LAKE_KEY_ID=${store.accessKeyId}\nLAKE_SECRET=not-the-secret-at-all\n`);
+    const forbidden = await quarry('warehouse', 'move-data', 's3://team-lake/quarry', '--project', dir);
+    expect(forbidden.status).toBe(1);
+    expect(forbidden.stderr).toMatch(/Could not list s3:\/\/team-lake\/quarry\/: \w+ \(HTTP 403\)/);
+    expect(forbidden.stderr).not.toContain('not-the-secret-at-all');
+    expect(parse(readFileSync(projectFile(), 'utf8')).warehouse?.data_path).toBeUndefined();
+    writeFileSync(path.join(dir, '.env'), `${env}LAKE_KEY_ID=${store.accessKeyId}\nLAKE_SECRET=${store.secretAccessKey}\n`);
+  }, 60_000);
+
+  it('moves the data into the bucket with its history, and the service reads and writes it there', async () => {
+    const moved = await quarry('warehouse', 'move-data', 's3://team-lake/quarry', '--project', dir);
+    expect(moved.stderr + moved.stdout).not.toContain(store.secretAccessKey);
+    expect(moved.status, moved.stderr).toBe(0);
+    expect(moved.stdout).toMatch(/Moved the lake's data into s3:\/\/team-lake\/quarry\/: \d+ file\(s\).*1 table\(s\) read back the same/);
+    expect(parse(readFileSync(projectFile(), 'utf8')).warehouse.data_path).toBe('s3://team-lake/quarry');
+    expect(existsSync(`${project.ctx.paths.lakeCatalogFile}.before-move`)).toBe(true);
+
+    // The old folder is kept for the user to delete; the service must not need it.
+    await rm(project.ctx.paths.lakeDataDir, { recursive: true });
+    project = await project.restart();
+    expect(project.ctx.lake.dataPath).toBe('s3://team-lake/quarry/');
+    expect(await fingerprint(project)).toEqual(before);
+    const snapshots = await project.request('GET', '/api/warehouse/snapshots?limit=50', { as: 'viewer' });
+    expect(snapshots.json.some((snapshot: { job: { kind: string } | null }) => snapshot.job?.kind === 'sync')).toBe(true);
+
+    writeFileSync(path.join(dir, 'data', 'gapminder', 'mini-gapminder-africa.csv'), readFileSync(path.join(GAPMINDER, 'mini-gapminder-europe.csv')));
+    expect(await syncAndWait(project, 'gapminder')).toMatchObject({ type: 'sync_completed' });
+    const [albania] = await project.query('SELECT count(*) AS n FROM raw_gapminder.gapminder WHERE country = \'Albania\'');
+    expect(albania?.n).toBe(2);
+  }, 120_000);
+});
