@@ -1,6 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { createAuth, OAuthLogin, type Auth } from './auth/index.ts';
 import { Catalog, QueryService, TableProfiler } from './catalog/index.ts';
+import { backupProjectToBucket } from './backup/index.ts';
 import {
   assertScheduledSourcesExist, loadEnvironment, loadProjectConfig, loadSecretKey, projectPaths, resolveDataRoots, type DataRoots,
   type ProjectConfig, type ProjectPaths,
@@ -162,6 +163,11 @@ export function createContext(options: ContextOptions): AppContext {
     schedules: new Scheduler({
       schedules: config.schedules, sources, store, events, jobs, transform, log: log.child({ module: 'schedules' }), now,
       timer: options.timer,
+      backup: async (schedule) => {
+        const summary = await backupProjectToBucket({ paths, config, env, quarryVersion: SERVICE_VERSION }, schedule.to, { keep: schedule.keep });
+        const pruned = summary.removed.length === 0 ? '' : `; deleted ${String(summary.removed.length)} older backup(s) to keep ${String(schedule.keep)}`;
+        return `backed up into ${summary.url} (${String(summary.files)} files)${pruned}`;
+      },
     }),
     readers,
     queries: new QueryService({ process: new QueryProcess(lake), config, store, now }),

@@ -55,5 +55,10 @@ export const BackupManifest = z.object({
   project_root: z.string(),
   taken_at: z.string(),
   items: z.array(z.string()),
+  /**
+   * A lake whose data is in a bucket: the backup holds its catalog as of `snapshot_id` (null before the first
+   * write), and the bucket keeps the files that snapshot reads for as long as the snapshot is retained.
+   */
+  lake: z.object({ data_path: z.string(), snapshot_id: z.number().nullable() }).optional(),
 });
 export type BackupManifest = z.infer<typeof BackupManifest>;

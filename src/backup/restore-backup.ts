@@ -1,6 +1,8 @@
 import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import type { ProjectPaths } from '../config/index.ts';
+import { DatabaseSync } from 'node:sqlite';
+import { loadEnvironment, loadProjectConfig, projectPaths, type ProjectPaths } from '../config/index.ts';
+import { BucketClient, objectStorageAccess } from '../object-storage/index.ts';
 import { BACKUP_MANIFEST, BackupManifest, backupItems } from './backup-contents.ts';
 import { copyTree } from './copy-tree.ts';
 import { BackupError } from './errors.ts';
@@ -58,4 +60,50 @@ function readManifest(folder: string): BackupManifest {
   const missing = manifest.items.filter((item) => !existsSync(path.join(folder, item)));
   if (missing.length > 0) throw new BackupError(`The backup is incomplete: ${missing.join(', ')} missing from ${folder}`);
   return manifest;
+}
+
+/**
+ * Refuses a backup of a lake in a bucket whose snapshot reads files the bucket no longer holds: the lake's maintenance
+ * deletes a file once no retained snapshot needs it, so a backup older than warehouse.snapshot_retention_days may point
+ * at files that are gone. The bucket is reached as the backup's own project.yml and .env say. Nothing is written.
+ */
+export async function assertLakeFilesPresent(backupFolder: string, env: Readonly<Record<string, string | undefined>>): Promise<void> {
+  const manifest = readManifest(path.resolve(backupFolder));
+  if (manifest.lake === undefined) return;
+  const backedUp = projectPaths(path.resolve(backupFolder));
+  const config = loadProjectConfig(backedUp);
+  if (config.object_store === undefined) throw new BackupError(`The backup's project.yml has no object_store: section to reach ${manifest.lake.data_path} with`);
+  const access = objectStorageAccess(config.object_store, loadEnvironment(backedUp, env));
+  const dataPath = manifest.lake.data_path;
+  const needed = new Set(filesReadBy(backedUp.lakeCatalogFile).map((file) => `${dataPath}${file}`));
+  const client = new BucketClient(dataPath, access);
+  try {
+    const prefix = dataPath.slice(`s3://${client.bucket}/`.length);
+    for await (const page of client.pages(prefix)) for (const object of page) needed.delete(`s3://${client.bucket}/${object.key}`);
+  } finally {
+    client.close();
+  }
+  if (needed.size > 0) {
+    throw new BackupError(`The backup's snapshot ${String(manifest.lake.snapshot_id)} reads ${String(needed.size)} file(s) no longer in ${dataPath} `
+      + `(such as ${[...needed][0] ?? ''}): the lake's maintenance deleted them once the snapshot expired. Restore a newer backup.`);
+  }
+}
+
+/** The data and delete files the catalog's latest snapshot reads, relative to the lake's data path. */
+function filesReadBy(catalogFile: string): string[] {
+  if (!existsSync(catalogFile)) return [];
+  const catalog = new DatabaseSync(catalogFile, { readOnly: true });
+  try {
+    const rows = catalog.prepare(`
+      SELECT s.path || t.path || f.path AS file FROM ducklake_data_file f
+        JOIN ducklake_table t ON t.table_id = f.table_id AND t.end_snapshot IS NULL JOIN ducklake_schema s ON s.schema_id = t.schema_id AND s.end_snapshot IS NULL
+        WHERE f.end_snapshot IS NULL
+      UNION ALL
+      SELECT s.path || t.path || f.path FROM ducklake_delete_file f
+        JOIN ducklake_table t ON t.table_id = f.table_id AND t.end_snapshot IS NULL JOIN ducklake_schema s ON s.schema_id = t.schema_id AND s.end_snapshot IS NULL
+        WHERE f.end_snapshot IS NULL`).all();
+    return rows.map((row) => String(row.file));
+  } finally {
+    catalog.close();
+  }
 }

@@ -1,5 +1,6 @@
 import { copyFileSync, existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { ProjectPaths } from '../config/index.ts';
 import { BACKUP_MANIFEST, backupItems, type BackupItem, type BackupManifest } from './backup-contents.ts';
@@ -16,6 +17,8 @@ export interface BackupOptions {
   readonly into: string;
   /** How long to wait for running jobs to end before giving up. */
   readonly waitSeconds?: number;
+  /** Where the lake's data is when it is in a bucket: the backup then records the snapshot it covers instead of copying files. */
+  readonly lakeBucket?: string | undefined;
   readonly report?: (line: string) => void;
 }
 
@@ -51,7 +54,9 @@ export async function takeBackup(options: BackupOptions): Promise<BackupSummary>
     }
     rmSync(partial, { recursive: true, force: true });
     try {
-      const copied = await copyItems(backupItems(paths), paths.root, partial);
+      // A lake in a bucket keeps its files there; a data folder left from before its move is not the lake's.
+      const items = backupItems(paths).filter((item) => options.lakeBucket === undefined || item.path !== path.relative(paths.root, paths.lakeDataDir));
+      const copied = await copyItems(items, paths.root, partial);
       if (readJobsFingerprint(paths.platformDb) !== before) {
         report('A job ran while the backup was taken; taking it again.');
         rmSync(partial, { recursive: true, force: true });
@@ -60,6 +65,7 @@ export async function takeBackup(options: BackupOptions): Promise<BackupSummary>
       const manifest: BackupManifest = {
         format: 1, quarry_version: options.quarryVersion, project: options.projectName, project_root: paths.root,
         taken_at: new Date().toISOString(), items: copied.items,
+        ...options.lakeBucket === undefined ? {} : { lake: { data_path: options.lakeBucket, snapshot_id: latestSnapshotIn(path.join(partial, path.relative(paths.root, paths.lakeCatalogFile))) } },
       };
       writeFileSync(path.join(partial, BACKUP_MANIFEST), `${JSON.stringify(manifest, null, 2)}\n`, { mode: 0o600 });
       rmSync(into, { recursive: true, force: true });
@@ -100,6 +106,18 @@ async function copyItems(items: readonly BackupItem[], root: string, into: strin
     copied.push(item.path);
   }
   return { items: copied, files };
+}
+
+/** The newest snapshot a copied catalog holds: what a backup of a lake in a bucket covers. */
+function latestSnapshotIn(catalogFile: string): number | null {
+  if (!existsSync(catalogFile)) return null;
+  const catalog = new DatabaseSync(catalogFile, { readOnly: true });
+  try {
+    const latest = catalog.prepare('SELECT max(snapshot_id) AS id FROM ducklake_snapshot').get();
+    return latest?.id === null || latest?.id === undefined ? null : Number(latest.id);
+  } finally {
+    catalog.close();
+  }
 }
 
 function refuseUnlessEmpty(folder: string): void {

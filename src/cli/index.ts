@@ -108,20 +108,25 @@ export async function runCli(argv: readonly string[], env: NodeJS.ProcessEnv): P
     });
 
   program.command('backup')
-    .description('Take a consistent backup of the project into DIR (a new or empty folder), while it runs or not')
-    .argument('<dir>', 'backup folder')
+    .description('Take a consistent backup of the project, while it runs or not, into DIR (a new or empty folder) or a bucket (s3://bucket/prefix, reached as project.yml\'s object_store: says)')
+    .argument('<destination>', 'backup folder, or s3://bucket/prefix')
     .option('--project <dir>', 'project folder', '.')
     .option('--wait <seconds>', 'how long to wait for running jobs to end', parsePositiveInteger, 600)
-    .action(async (dir: string, options: { project: string; wait: number }) => {
-      console.log(await backupProject(dir, { project: options.project, waitSeconds: options.wait }));
+    .option('--keep <n>', 'in a bucket: keep the newest n backups under the prefix, delete older ones', parsePositiveInteger)
+    .action(async (destination: string, options: { project: string; wait: number; keep?: number }) => {
+      console.log(await backupProject(destination, { project: options.project, waitSeconds: options.wait, keep: options.keep }, env));
     });
 
   program.command('restore')
-    .description('Restore the backup in DIR into a folder that holds no project')
-    .argument('<dir>', 'backup folder')
+    .description('Restore a backup into a folder that holds no project: from DIR, or from a bucket (s3://bucket/prefix: its newest backup, or s3://bucket/prefix/quarry-backup-<time>), the keys in AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY')
+    .argument('<source>', 'backup folder, or s3://bucket/prefix')
     .option('--project <dir>', 'project folder to create', '.')
-    .action((dir: string, options: { project: string }) => {
-      console.log(restoreProject(dir, options));
+    .option('--endpoint <host:port>', 'the S3-compatible endpoint (AWS\'s when left out)')
+    .option('--region <region>', 'the bucket\'s region')
+    .option('--url-style <style>', 'path or vhost')
+    .option('--no-ssl', 'plain HTTP to the endpoint')
+    .action(async (source: string, options: { project: string; endpoint?: string; region?: string; urlStyle?: string; ssl: boolean }) => {
+      console.log(await restoreProject(source, options, env));
     });
 
   program.command('status')

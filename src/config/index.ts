@@ -15,5 +15,7 @@ export { formatProblem, validate, type Validation } from './format-issues.ts';
 export { deepFreeze } from './deep-freeze.ts';
 export { closestMatch } from './closest-match.ts';
 export { encryptSecret, decryptSecret } from './secret-box.ts';
-export { assertScheduledSourcesExist, scheduleSourceProblems, hostTimeZone, type ScheduleConfig, type ScheduleSyncConfig } from './schedules-config.ts';
+export { assertScheduledSourcesExist, scheduleSourceProblems, hostTimeZone, type ScheduleConfig, type ScheduleSyncConfig,
+  type SyncScheduleConfig, type BackupScheduleConfig,
+} from './schedules-config.ts';
 export { INCIDENT_KINDS, type IncidentKind, type AlertConfig, type EmailAlertConfig } from './alerts-config.ts';

@@ -249,6 +249,11 @@ export const ProjectConfigSchema = z.strictObject({
   if (dataPath !== undefined && isObjectUrl(dataPath) && config.object_store === undefined) {
     context.addIssue({ code: 'custom', path: ['object_store'], message: `the lake's data in ${dataPath} needs an object_store: section with the endpoint and the .env variables of its credentials` });
   }
+  for (const [index, schedule] of config.schedules.entries()) {
+    if (schedule.kind === 'backup' && config.object_store === undefined) {
+      context.addIssue({ code: 'custom', path: ['schedules', index, 'to'], message: `a backup into ${schedule.to} needs an object_store: section with the endpoint and the .env variables of its credentials` });
+    }
+  }
 });
 
 /** Whether a location is a bucket's (s3://) rather than a folder on this machine. */

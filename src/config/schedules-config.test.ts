@@ -19,8 +19,20 @@ function problemsOf(schedules: unknown): readonly string[] {
 describe('schedules in project.yml', () => {
   it('fills in the defaults: the host\'s time zone, no transform, enabled, two retries', () => {
     const config = parseOrThrow(ProjectConfigSchema, { name: 'p', schedules: [{ name: 'nightly', cron: '0 3 * * *', sync: 'all' }] }, LABEL);
-    expect(config.schedules).toEqual([{ name: 'nightly', cron: '0 3 * * *', timezone: hostTimeZone(), sync: 'all', transform: false, enabled: true, retries: 2 }]);
+    expect(config.schedules).toEqual([{ name: 'nightly', kind: 'sync', cron: '0 3 * * *', timezone: hostTimeZone(), sync: 'all', transform: false, enabled: true, retries: 2 }]);
     expect(parseOrThrow(ProjectConfigSchema, { name: 'p' }, LABEL).schedules).toEqual([]);
+  });
+
+  it('reads a backup schedule into a bucket, keeping 14 unless told, once object_store: says how to reach it', () => {
+    const config = parseOrThrow(ProjectConfigSchema, {
+      name: 'p', object_store: { endpoint: '127.0.0.1:8333' }, schedules: [{ name: 'offsite', kind: 'backup', cron: '0 2 * * *', to: 's3://team-backups/quarry' }],
+    }, LABEL);
+    expect(config.schedules).toEqual([{ name: 'offsite', kind: 'backup', cron: '0 2 * * *', timezone: hostTimeZone(), to: 's3://team-backups/quarry', keep: 14, enabled: true }]);
+    expect(problemsOf([{ name: 'offsite', kind: 'backup', cron: '0 2 * * *', to: 's3://team-backups/quarry' }]))
+      .toEqual([`${LABEL}: schedules[0].to: a backup into s3://team-backups/quarry needs an object_store: section with the endpoint and the .env variables of its credentials`]);
+    expect(problemsOf([{ name: 'offsite', kind: 'backup', cron: '0 2 * * *', to: '/var/backups', keep: 0, sync: 'all' }]).join('\n'))
+      .toMatch(/schedules\[0\]\.to: expected a bucket[\s\S]*schedules\[0\]\.keep: must be at least 1[\s\S]*schedules\[0\].*sync/);
+    expect(problemsOf([{ name: 'offsite', kind: 'vacuum', cron: '0 2 * * *' }])).toEqual([`${LABEL}: schedules[0].kind: expected sync (the default) or backup`]);
   });
 
   it('reports a cron expression croner refuses, or one without exactly five fields, at its place', () => {

@@ -31,8 +31,10 @@ const ScheduleSync = z.union([
   z.strictObject({ tags: z.array(NonEmptyString).min(1) }),
 ], { error: 'expected "all", a list of source names, or {tags: [...]}' });
 
-const Schedule = z.strictObject({
+/** A schedule that syncs sources (and optionally runs the models downstream): the kind left out. */
+const SyncSchedule = z.strictObject({
   name: ScheduleName,
+  kind: z.literal('sync'),
   cron: CronPattern,
   /** Read in this zone (daylight-saving changes included); the host's zone when absent. */
   timezone: TimeZone.default(hostTimeZone),
@@ -44,6 +46,25 @@ const Schedule = z.strictObject({
   retries: z.int().min(0).max(10).default(2),
 });
 
+/** A schedule that backs the project up into a bucket (as `quarry backup s3://...` does), keeping the newest `keep` there. */
+const BackupSchedule = z.strictObject({
+  name: ScheduleName,
+  kind: z.literal('backup'),
+  cron: CronPattern,
+  timezone: TimeZone.default(hostTimeZone),
+  /** `s3://bucket/prefix`, reached as the object_store: section says. */
+  to: z.string().regex(/^s3:\/\/[a-z0-9][a-z0-9.-]{1,61}[a-z0-9](\/.*)?$/, 'expected a bucket such as s3://team-backups/quarry'),
+  /** How many backups to keep under the prefix; older ones are deleted after each new one. */
+  keep: z.int().min(1).max(1000).default(14),
+  enabled: z.boolean().default(true),
+});
+
+/** The kind defaults to `sync`, so the schedules written before backups existed keep their meaning. */
+const Schedule = z.preprocess(
+  (entry) => (typeof entry === 'object' && entry !== null && !Array.isArray(entry) && !('kind' in entry) ? { ...entry, kind: 'sync' } : entry),
+  z.discriminatedUnion('kind', [SyncSchedule, BackupSchedule], { error: 'expected sync (the default) or backup' }),
+);
+
 export const SchedulesSchema = z.array(Schedule).default(() => []).superRefine((schedules, context) => {
   const seen = new Set<string>();
   for (const [index, schedule] of schedules.entries()) {
@@ -53,7 +74,9 @@ export const SchedulesSchema = z.array(Schedule).default(() => []).superRefine((
 });
 
 export type ScheduleConfig = z.output<typeof Schedule>;
-export type ScheduleSyncConfig = ScheduleConfig['sync'];
+export type SyncScheduleConfig = z.output<typeof SyncSchedule>;
+export type BackupScheduleConfig = z.output<typeof BackupSchedule>;
+export type ScheduleSyncConfig = SyncScheduleConfig['sync'];
 
 /**
  * What the schedules name that sources.yml does not have: each problem located in project.yml
@@ -66,6 +89,7 @@ export function scheduleSourceProblems(
   const tags = new Set(sources.flatMap((source) => source.tags));
   const problems: string[] = [];
   for (const [index, schedule] of schedules.entries()) {
+    if (schedule.kind !== 'sync') continue;
     const sync = schedule.sync;
     if (sync === 'all') continue;
     if (Array.isArray(sync)) {

@@ -1,4 +1,4 @@
-import type { ScheduleConfig } from '../config/index.ts';
+import type { BackupScheduleConfig, ScheduleConfig, SyncScheduleConfig } from '../config/index.ts';
 import { firstLineOf } from '../errors.ts';
 import { SyncInProgressError, type JobRunner, type StartedJob } from '../jobs/index.ts';
 import type { SourceConfig } from '../sources/config/index.ts';
@@ -17,6 +17,8 @@ export interface ScheduleRunDependencies {
   readonly log: (level: LogLevel, message: string) => void;
   /** How long to wait before try `attempt + 1` of a sync that failed on a transient error. */
   readonly retryDelayMs: (attempt: number) => number;
+  /** Backs the project up as a backup schedule says; resolves with a line saying where to, and what was pruned. */
+  readonly backup: (schedule: BackupScheduleConfig) => Promise<string>;
 }
 
 export interface ScheduleRunResult {
@@ -30,11 +32,27 @@ export function requesterOf(schedule: string): string {
   return `schedule:${schedule}`;
 }
 
+/** One run of a schedule of either kind. */
+export async function runSchedule(schedule: ScheduleConfig, deps: ScheduleRunDependencies, signal: AbortSignal): Promise<ScheduleRunResult> {
+  return schedule.kind === 'sync' ? runSyncSchedule(schedule, deps, signal) : runBackupSchedule(schedule, deps, signal);
+}
+
+/** A backup, taken at a moment no job runs (it waits for them), with its line in the platform log. */
+async function runBackupSchedule(schedule: BackupScheduleConfig, deps: ScheduleRunDependencies, signal: AbortSignal): Promise<ScheduleRunResult> {
+  try {
+    deps.log('INFO', `Schedule ${schedule.name}: ${await untilAborted(deps.backup(schedule), signal)}`);
+    return { outcome: 'success', detail: null };
+  } catch (error) {
+    if (signal.aborted) throw error;
+    return { outcome: 'failed', detail: `backup: ${firstLineOf(error)}` };
+  }
+}
+
 /**
- * One run of a schedule: a sync job per source (ordinary jobs: the queue orders them), each retried with backoff
+ * A sync schedule's run: a sync job per source (ordinary jobs: the queue orders them), each retried with backoff
  * while it fails on a transient error, then, with `transform: true`, the models downstream of what synced.
  */
-export async function runSchedule(schedule: ScheduleConfig, deps: ScheduleRunDependencies, signal: AbortSignal): Promise<ScheduleRunResult> {
+async function runSyncSchedule(schedule: SyncScheduleConfig, deps: ScheduleRunDependencies, signal: AbortSignal): Promise<ScheduleRunResult> {
   const { synced: names, disabled } = sourcesOf(schedule, deps.sources);
   for (const name of disabled) deps.log('WARNING', `Schedule ${schedule.name}: ${name} is disabled in sources.yml, so it was not synced`);
   const results = await Promise.all(names.map((name) => syncWithRetries(schedule, name, deps, signal)));
@@ -53,7 +71,7 @@ export async function runSchedule(schedule: ScheduleConfig, deps: ScheduleRunDep
 }
 
 /** The enabled sources the schedule names (every one for `all`), and the disabled ones it names explicitly. */
-export function sourcesOf(schedule: ScheduleConfig, sources: readonly SourceConfig[]): { synced: string[]; disabled: string[] } {
+export function sourcesOf(schedule: SyncScheduleConfig, sources: readonly SourceConfig[]): { synced: string[]; disabled: string[] } {
   const sync = schedule.sync;
   const named = sync === 'all' ? sources.filter((source) => source.enabled)
     : Array.isArray(sync) ? sources.filter((source) => sync.includes(source.name))
@@ -70,7 +88,7 @@ interface SyncResult {
   readonly error: string | null;
 }
 
-async function syncWithRetries(schedule: ScheduleConfig, source: string, deps: ScheduleRunDependencies, signal: AbortSignal): Promise<SyncResult> {
+async function syncWithRetries(schedule: SyncScheduleConfig, source: string, deps: ScheduleRunDependencies, signal: AbortSignal): Promise<SyncResult> {
   const tries = schedule.retries + 1;
   for (let attempt = 1; ; attempt++) {
     const ending = await syncOnce(source, requesterOf(schedule.name), deps, signal);

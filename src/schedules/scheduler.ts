@@ -31,6 +31,8 @@ export interface SchedulerOptions extends Omit<ScheduleRunDependencies, 'log' | 
 /** A schedule as the API, the page and the CLI show it. */
 export interface ScheduleStatus {
   readonly name: string;
+  /** `sync`: syncs sources (and maybe models); `backup`: backs the project up into a bucket. */
+  readonly kind: ScheduleConfig['kind'];
   readonly cron: string;
   readonly timezone: string;
   readonly enabled: boolean;
@@ -155,7 +157,7 @@ export class Scheduler {
     const last = this.#options.store.schedules.latestRun(schedule.name);
     const next = schedule.enabled ? entry.nextAt ?? entry.slots.next(this.#options.now()) : undefined;
     return {
-      name: schedule.name, cron: schedule.cron, timezone: schedule.timezone, enabled: schedule.enabled, running: entry.running !== undefined,
+      name: schedule.name, kind: schedule.kind, cron: schedule.cron, timezone: schedule.timezone, enabled: schedule.enabled, running: entry.running !== undefined,
       nextRun: next?.toISOString() ?? null,
       lastRun: last === undefined ? null : { startedAt: last.startedAt, finishedAt: last.finishedAt, outcome: last.outcome },
     };

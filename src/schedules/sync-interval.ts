@@ -9,7 +9,7 @@ import { sourcesOf } from './schedule-run.ts';
  */
 export function syncIntervalHours(source: SourceConfig, schedules: readonly ScheduleConfig[], at: Date): number | undefined {
   const gaps = schedules
-    .filter((schedule) => schedule.enabled && sourcesOf(schedule, [source]).synced.includes(source.name))
+    .filter((schedule) => schedule.enabled && schedule.kind === 'sync' && sourcesOf(schedule, [source]).synced.includes(source.name))
     .flatMap((schedule) => {
       const slots = new CronSlots(schedule);
       const first = slots.next(at);

@@ -84,7 +84,7 @@ describe('schedules', () => {
     const response = await quarry.request('GET', '/api/schedules', { as: 'viewer' });
     expect(response.status).toBe(200);
     expect(response.json).toEqual([{
-      name: 'minutely', cron: '* * * * *', timezone: 'UTC', enabled: true, running: false, next_run: '2026-06-01T10:02:00.000Z',
+      name: 'minutely', kind: 'sync', cron: '* * * * *', timezone: 'UTC', enabled: true, running: false, next_run: '2026-06-01T10:02:00.000Z',
       last_run: { started_at: '2026-06-01T10:01:00.000Z', finished_at: expect.any(String), outcome: 'success' },
     }]);
   });

@@ -8,6 +8,7 @@ const Timestamp = z.string().describe('ISO 8601 UTC timestamp');
 
 const Schedule = z.object({
   name: z.string(),
+  kind: z.enum(['sync', 'backup']).describe('`sync`: syncs sources, maybe then the models; `backup`: backs the project up into a bucket'),
   cron: z.string().describe('five-field cron expression, read in `timezone`'),
   timezone: z.string().describe('IANA time zone'),
   enabled: z.boolean(),
@@ -29,6 +30,7 @@ export const scheduleRoutes: FastifyPluginCallbackZod<{ ctx: AppContext }> = (ap
     schema: { tags: ['schedules'], summary: 'The project\'s schedules with their next and last runs', response: { 200: z.array(Schedule) } },
   }, async () => ctx.schedules.list().map((schedule) => ({
     name: schedule.name,
+    kind: schedule.kind,
     cron: schedule.cron,
     timezone: schedule.timezone,
     enabled: schedule.enabled,
