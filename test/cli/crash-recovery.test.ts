@@ -1,16 +1,23 @@
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync, createWriteStream } from 'node:fs';
+import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync, createWriteStream } from 'node:fs';
 import { once } from 'node:events';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
+import { startObjectStore, type ObjectStore } from '../support/object-store.ts';
 import { QUARRY_BIN, spawnQuarry } from '../support/quarry-process.ts';
 
-const dir = mkdtempSync(path.join(tmpdir(), 'quarry-crash-'));
+const scratch = mkdtempSync(path.join(tmpdir(), 'quarry-crash-'));
+let store: ObjectStore | undefined;
 
-afterAll(() => {
-  rmSync(dir, { recursive: true, force: true });
+beforeAll(async () => {
+  store = await startObjectStore();
+}, 120_000);
+
+afterAll(async () => {
+  await store?.stop();
+  rmSync(scratch, { recursive: true, force: true });
 });
 
 async function writeBigCsv(file: string, rows: number): Promise<void> {
@@ -25,15 +32,33 @@ async function writeBigCsv(file: string, rows: number): Promise<void> {
   await once(stream, 'finish');
 }
 
-describe('a crash in the middle of a sync', () => {
+/** The lake's data in a bucket of the test's S3 server: what project.yml and .env say for it. */
+function lakeInBucket(): { config: Record<string, unknown>; env: string } {
+  if (store === undefined) throw new Error('the object store did not start');
+  return {
+    config: {
+      warehouse: { data_path: 's3://crash-lake/quarry' },
+      object_store: { endpoint: store.endpoint, region: store.region, url_style: 'path', use_ssl: false, access_key_id_env: 'LAKE_KEY_ID', secret_access_key_env: 'LAKE_SECRET' },
+    },
+    env: `LAKE_KEY_ID=${store.accessKeyId}\nLAKE_SECRET=${store.secretAccessKey}\n`,
+  };
+}
+
+describe.each([
+  { lake: 'on this machine\'s disk', folder: 'disk', where: () => ({ config: {}, env: '' }) },
+  { lake: 'in a bucket', folder: 'bucket', where: lakeInBucket },
+])('a crash in the middle of a sync, the lake $lake', ({ folder, where }) => {
   it('loses nothing: the previous data stays, the job is interrupted, and the next sync succeeds', async () => {
+    const dir = path.join(scratch, folder);
     spawnSync(QUARRY_BIN, ['init', dir, '--admin-email', 'a@example.com', '--admin-password', 'a-good-password', '--non-interactive']);
+    const lake = where();
+    appendFileSync(path.join(dir, '.env'), lake.env);
     const dataDir = path.join(dir, 'data', 'orders');
     mkdirSync(dataDir, { recursive: true });
     writeFileSync(path.join(dir, '.quarry', 'sources.yml'), 'sources:\n  - name: orders\n    type: local_files\n    local_files: { directory: data/orders }\n');
     // Syncs start when this test says, not at a start or a change, so each one's outcome is known.
     const projectFile = path.join(dir, '.quarry', 'project.yml');
-    writeFileSync(projectFile, stringify({ ...parse(readFileSync(projectFile, 'utf8')) as object, watcher: { auto_sync: false } }));
+    writeFileSync(projectFile, stringify({ ...parse(readFileSync(projectFile, 'utf8')) as object, watcher: { auto_sync: false }, ...lake.config }));
     writeFileSync(path.join(dataDir, 'small.csv'), 'id,name,amount,created\n1,a,1.5,2026-01-01\n2,b,2.5,2026-01-02\n');
 
     let server = await spawnQuarry(dir);
