@@ -22,7 +22,14 @@ export interface ListedObject {
 const DELETE_BATCH = 1000;
 
 /** Something went wrong with the bucket: the message names the bucket and key, never the credentials. */
-export class BucketError extends Error {}
+export class BucketError extends Error {
+  /** Whether trying again later may succeed: the endpoint did not answer, or answered 5xx or 429. */
+  readonly transient: boolean;
+  constructor(message: string, options: { cause?: unknown; transient?: boolean } = {}) {
+    super(message, { cause: options.cause });
+    this.transient = options.transient ?? false;
+  }
+}
 
 /**
  * Node's way to a bucket of S3-compatible object storage, for what DuckDB does not do: byte-exact copies of files
@@ -105,8 +112,10 @@ export class BucketClient {
       if (error instanceof S3ServiceException && error.name === 'NoSuchBucket') {
         throw new BucketError(`Could not ${what}: the bucket ${this.bucket} does not exist there; create it first`, { cause: error });
       }
-      const reason = error instanceof S3ServiceException ? `${error.name} (HTTP ${String(error.$metadata.httpStatusCode ?? '?')}): ${error.message}` : describeError(error);
-      throw new BucketError(withoutCredentials(`Could not ${what}: ${reason}`, this.#access), { cause: error });
+      const status = error instanceof S3ServiceException ? error.$metadata.httpStatusCode : undefined;
+      const reason = error instanceof S3ServiceException ? `${error.name} (HTTP ${String(status ?? '?')}): ${error.message}` : describeError(error);
+      const transient = !(error instanceof S3ServiceException) || status === undefined || status >= 500 || status === 429;
+      throw new BucketError(withoutCredentials(`Could not ${what}: ${reason}`, this.#access), { cause: error, transient });
     }
   }
 }

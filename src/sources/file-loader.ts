@@ -1,6 +1,5 @@
 import { access } from 'node:fs/promises';
 import type { AnySource } from './connector.ts';
-import { openScratchConnection } from '../warehouse/index.ts';
 import { listObjects } from './list-objects.ts';
 import { listSourceFiles } from './list-source-files.ts';
 import { ObjectStore, type ObjectStoreSettings } from './object-store.ts';
@@ -80,16 +79,11 @@ export function readFiles<Section>(locateOwn: LocateFiles<Section>): SourceLoade
   };
 }
 
-/** Lists the objects a sync would read, on a DuckDB of its own, and says how many match. */
+/** Lists the objects a sync would read and says how many match. */
 async function probeObjects(
   located: ObjectsToRead, env: Readonly<Record<string, string | undefined>>, outbound: ReadContext['outbound'],
 ): Promise<string> {
   const store = await ObjectStore.open(located.objects, env, outbound);
-  const scratch = await openScratchConnection([]);
-  try {
-    const files = await store.grant(scratch.connection, () => listObjects(scratch.connection, store, located.pattern));
-    return `${String(files.length)} object(s) match ${located.pattern} under ${store.url}/`;
-  } finally {
-    await scratch.close();
-  }
+  const files = await listObjects(store, located.pattern);
+  return `${String(files.length)} object(s) match ${located.pattern} under ${store.url}/`;
 }

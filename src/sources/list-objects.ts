@@ -1,30 +1,35 @@
 import path from 'node:path';
-import { quoteLiteral, type DuckDBConnection } from '../warehouse/index.ts';
+import { BucketError } from '../object-storage/index.ts';
 import { formatOf, type SourceFile } from './list-source-files.ts';
 import type { ObjectStore } from './object-store.ts';
 import { SyncFailedError } from './sync-failed-error.ts';
 
 /**
  * The objects under the store's prefix that Quarry can load and whose key, relative to the prefix, matches
- * `pattern` as a local file's relative path would; by URL. Their size and last-modified time come from the
- * listing: read_blob reads an object's content only when the `content` column is selected.
+ * `pattern` as a local file's relative path would; by URL, with each one's size, time and ETag from the listing
+ * (a thousand keys a request; only the matching ones are kept).
  */
-export async function listObjects(connection: DuckDBConnection, store: ObjectStore, pattern: string): Promise<SourceFile[]> {
+export async function listObjects(store: ObjectStore, pattern: string): Promise<SourceFile[]> {
   const prefix = `${store.url}/`;
-  let listed: Record<string, unknown>[];
+  const client = store.client();
+  const keyPrefix = prefix.slice(`s3://${client.bucket}/`.length);
+  const files: SourceFile[] = [];
   try {
-    const reader = await connection.runAndReadAll(
-      `SELECT filename, size::BIGINT AS size, epoch_ms(last_modified)::BIGINT AS mtime_ms FROM read_blob(${quoteLiteral(`${prefix}**`)})`,
-    );
-    listed = reader.getRowObjects();
+    for await (const page of client.pages(keyPrefix)) {
+      for (const object of page) {
+        const name = object.key.slice(keyPrefix.length);
+        const format = formatOf(name);
+        if (format === undefined || name.endsWith('/') || !path.posix.matchesGlob(name, pattern)) continue;
+        files.push({
+          path: `s3://${client.bucket}/${object.key}`, name, size: object.size, mtimeMs: object.lastModified?.getTime() ?? 0, format, etag: object.etag,
+        });
+      }
+    }
   } catch (error) {
-    throw new SyncFailedError(`Cannot list the objects under ${prefix}: ${store.describe(error)}`);
+    if (!(error instanceof BucketError)) throw error;
+    throw new SyncFailedError(`Cannot list the objects under ${prefix}: ${error.message.replace(/^Could not list \S+: /, '')}`, { transient: error.transient });
+  } finally {
+    client.close();
   }
-  return listed.flatMap((row): SourceFile[] => {
-    const url = String(row.filename);
-    const name = url.startsWith(prefix) ? url.slice(prefix.length) : url;
-    const format = formatOf(name);
-    if (format === undefined || !path.posix.matchesGlob(name, pattern)) return [];
-    return [{ path: url, name, size: Number(row.size), mtimeMs: Number(row.mtime_ms), format }];
-  }).sort((a, b) => a.path.localeCompare(b.path));
+  return files.sort((a, b) => a.path.localeCompare(b.path));
 }

@@ -19,6 +19,8 @@ export interface SourceFile {
   readonly size: number;
   readonly mtimeMs: number;
   readonly format: FileFormat;
+  /** An object's ETag, which another upload of it changes whatever its size and time; none for a local file. */
+  readonly etag?: string;
 }
 
 export function formatOf(file: string): FileFormat | undefined {

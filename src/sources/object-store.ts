@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { describeError } from '../errors.ts';
-import { bucketOf, withoutCredentials, type ObjectStorageAccess } from '../object-storage/index.ts';
+import { BucketClient, bucketOf, withoutCredentials, type ObjectStorageAccess } from '../object-storage/index.ts';
 import { extensionFile, objectStorageSecretStatement, quoteIdentifier, quoteLiteral, type DuckDBConnection } from '../warehouse/index.ts';
 import { hostOfServer, OutboundRefusedError, type OutboundPolicy } from './outbound/index.ts';
 import { requireEnv } from './rest/credentials.ts';
@@ -18,6 +18,9 @@ export interface ObjectStoreSettings {
   readonly accessKeyIdEnv?: string | undefined;
   readonly secretAccessKeyEnv?: string | undefined;
 }
+
+/** DuckDB's httpfs errors that say the endpoint did not answer, or answered it cannot now: worth trying again later. */
+const LOST_CONNECTION = /IO Error: Could not (connect|resolve)|HTTP (HEAD|GET) error .*\(HTTP (5\d\d|429)\b|Connection (reset|refused|timed out)/;
 
 /** Where AWS's S3 answers when a source names no endpoint, as DuckDB's httpfs assumes. */
 const AWS_ENDPOINT = 's3.amazonaws.com';
@@ -78,10 +81,18 @@ export class ObjectStore {
     }
     try {
       return await work();
+    } catch (error) {
+      if (!LOST_CONNECTION.test(describeError(error))) throw error;
+      throw new SyncFailedError(`The object storage of ${this.url} stopped answering during the sync (${this.describe(error)}); nothing was changed`, { transient: true });
     } finally {
       // A connection whose transaction failed refuses the drop; its instance then ends with the job, and the secret with it.
       await connection.run(`DROP TEMPORARY SECRET ${name}`).catch(() => undefined);
     }
+  }
+
+  /** A client of the bucket for listing (DuckDB's listing says no ETag); the caller closes it. */
+  client(): BucketClient {
+    return new BucketClient(this.url, this.#access);
   }
 
   /** The first lines of a DuckDB error, one line, with the credentials taken out should DuckDB ever quote them. */

@@ -65,7 +65,7 @@ export async function syncFileSource(
   const { connection } = write;
   const { files, outsideDataRoots } = spec.objects === undefined
     ? await listFolder(spec)
-    : { files: await listObjects(connection, spec.objects, spec.pattern), outsideDataRoots: [] };
+    : { files: await listObjects(spec.objects, spec.pattern), outsideDataRoots: [] };
   const schemaName = rawSchemaOf(spec.source);
   const table = `${quoteIdentifier(schemaName)}.${quoteIdentifier(spec.source)}`;
   const messages: SyncOutcome['messages'] = outsideDataRoots.map((file) => ({
@@ -88,19 +88,21 @@ export async function syncFileSource(
   const hashOf = new Map<string, string>();
   for (const file of files) {
     const known = ledger.get(file.path);
+    // An object's ETag stands for its hash: another upload changes it, even within the second its time is kept to.
+    const tag = file.etag === undefined ? undefined : `etag:${file.etag}`;
+    if (tag !== undefined) hashOf.set(file.path, tag);
     const withinLookback = file.mtimeMs >= lookbackStart;
     const sameOptions = known?.reading == null || file.format !== 'csv' || parseReading(known.reading)?.configured === configured;
     if (spec.fullRefresh || existingRows === 0 || known === undefined || withinLookback || !sameOptions) {
       toLoad.push(file);
       continue;
     }
-    if (known.size === file.size && known.mtimeMs === file.mtimeMs) {
-      hashOf.set(file.path, known.sha256);
+    if (tag !== undefined) {
+      if (known.size !== file.size || known.sha256 !== tag) toLoad.push(file);
       continue;
     }
-    // An object is not downloaded just to hash it: a new time or size loads it again.
-    if (spec.objects !== undefined) {
-      toLoad.push(file);
+    if (known.size === file.size && known.mtimeMs === file.mtimeMs) {
+      hashOf.set(file.path, known.sha256);
       continue;
     }
     // Its time or size changed: the content decides, and a hash not yet recorded ('') never matches.
@@ -113,8 +115,8 @@ export async function syncFileSource(
   // is unchanged keeps the reading the ledger holds, so it is never sniffed again.
   const kept = new Map(toLoad.flatMap((file) => {
     const known = ledger.get(file.path);
-    const reading = !spec.fullRefresh && known !== undefined && known.size === file.size && known.mtimeMs === file.mtimeMs
-      ? parseReading(known.reading) : undefined;
+    const unchanged = known !== undefined && known.size === file.size && known.mtimeMs === file.mtimeMs && (file.etag === undefined || known.sha256 === hashOf.get(file.path));
+    const reading = !spec.fullRefresh && unchanged ? parseReading(known.reading) : undefined;
     return reading !== undefined && (reading.configured === configured || file.format !== 'csv') ? [[file.path, reading] as const] : [];
   }));
   const { readings, counted, failures } = await readFilesAlone(toLoad, spec.csv, kept, false, signal, spec.objects);
