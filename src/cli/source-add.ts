@@ -2,7 +2,7 @@ import { checkbox, confirm, input, password, select } from '@inquirer/prompts';
 import { parse as parseYamlValue } from 'yaml';
 import { loadEnvironment, loadProjectConfig, projectPaths, resolveDataRoots, type ProjectPaths } from '../config/index.ts';
 import {
-  addableType, addSourceToProject, CATEGORIES, REST_AUTH_FIELD_NAMES, REST_AUTH_FIELDS, loadSources, newSourceNameProblem, sectionFields,
+  addableType, addSourceToProject, CATEGORIES, isAddable, REST_AUTH_FIELD_NAMES, REST_AUTH_FIELDS, loadSources, newSourceNameProblem, sectionFields,
   SOURCE_TYPE_KEYS, SOURCE_TYPES, type SectionField, type SourceTypeKey,
 } from '../sources/config/index.ts';
 import { testConnection } from '../jobs/index.ts';
@@ -90,8 +90,8 @@ async function askType(): Promise<SourceTypeKey> {
     message: 'Which type?',
     choices: types.map((type) => ({
       value: type.key,
-      name: `${type.key} (${type.authType ?? 'no registry entry'})`,
-      disabled: type.wizard ? false : type.wizardDisabledReason ?? true,
+      name: `${type.key} (${type.authType ?? 'no registry entry'})${type.offeredBecause === null ? '' : `: ${type.offeredBecause}`}`,
+      disabled: isAddable(type) ? false : type.wizardDisabledReason ?? true,
     })),
   });
 }

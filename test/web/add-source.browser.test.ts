@@ -1,5 +1,6 @@
 import { appendFileSync, existsSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
+import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import type { Browser, Page } from 'playwright-core';
 import { parse } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -7,7 +8,10 @@ import { SOURCE_TYPES } from '../../src/sources/config/index.ts';
 import { startItemsApi } from '../fakes/items-api.ts';
 import { launchBrowser, screenshot, signIn } from '../support/browser.ts';
 import { records, type FakeApi } from '../support/fake-api.ts';
+import { startObjectStore, type ObjectStore } from '../support/object-store.ts';
 import { EMAILS, PASSWORDS, startQuarry, type TestQuarry } from '../support/quarry.ts';
+
+const GAPMINDER = path.resolve(import.meta.dirname, '..', 'fixtures', 'real-world', 'tidyverse', 'readr', 'inst', 'extdata');
 
 /** A person dropping a file from their desktop on the drop zone `zone`. */
 async function dropFile(page: Page, zone: string, name: string, content: string): Promise<void> {
@@ -23,16 +27,19 @@ describe('adding a source in the browser', () => {
   let quarry: TestQuarry;
   let browser: Browser;
   let api: FakeApi;
+  let store: ObjectStore;
   beforeAll(async () => {
-    [quarry, browser, api] = await Promise.all([
+    [quarry, browser, api, store] = await Promise.all([
       startQuarry({ users: ['admin', 'editor', 'viewer'] }), launchBrowser(),
       startItemsApi(records(30, (n) => ({ id: n, name: `item ${String(n)}` })), { token: 'browser-items-token' }),
+      startObjectStore(),
     ]);
   });
   afterAll(async () => {
     await browser.close();
     await quarry.close();
     await api.close();
+    await store.stop();
   });
 
   /** Opens the form from the overview's Add source button, as the editor, collecting the console's errors. */
@@ -217,6 +224,56 @@ describe('adding a source in the browser', () => {
     expect(readFileSync(path.join(folder, 'jan.csv'), 'utf8')).toBe('id,amount\n1,10\n2,20\n');
     expect(await quarry.query('SELECT count(*)::INTEGER AS n FROM raw_shop_files.shop_files')).toEqual([{ n: 2 }]);
     await screenshot(page, 'add-source-files-uploaded');
+    expect(consoleErrors).toEqual([]);
+  }, 90_000);
+
+  it('adds an S3 folder as a filesystem source, saying why the type is offered, and shows its rows', async () => {
+    await store.createBucket('team-exports');
+    const s3 = new S3Client({
+      region: store.region, endpoint: `http://${store.endpoint}`, forcePathStyle: true,
+      credentials: { accessKeyId: store.accessKeyId, secretAccessKey: store.secretAccessKey },
+    });
+    try {
+      for (const continent of ['africa', 'europe']) {
+        await s3.send(new PutObjectCommand({
+          Bucket: 'team-exports', Key: `gapminder/${continent}.csv`, Body: readFileSync(path.join(GAPMINDER, `mini-gapminder-${continent}.csv`)),
+        }));
+      }
+    } finally {
+      s3.destroy();
+    }
+    const { page, consoleErrors } = await openForm(1280);
+    await page.getByLabel('Category').selectOption(SOURCE_TYPES.filesystem.category);
+    await page.getByLabel('Type', { exact: true }).selectOption('filesystem');
+    expect(await page.locator('#type-help').textContent()).toMatch(/^Offered for files in S3-compatible object storage .*Signs in with: an access key id/);
+    await page.getByLabel('Name', { exact: true }).fill('exports');
+    await page.locator('#field-bucket_url').fill('s3://team-exports/gapminder');
+    await page.locator('#field-endpoint').fill(store.endpoint);
+    await page.locator('#field-url_style').selectOption('path');
+    expect(await page.locator('#field-use_ssl').isChecked()).toBe(true);
+    await page.locator('#field-use_ssl').uncheck();
+    await page.locator('#field-access_key_id_env').fill('EXPORTS_KEY_ID');
+    await page.locator('#field-access_key_id_env-value').fill(store.accessKeyId);
+    await page.locator('#field-secret_access_key_env').fill('EXPORTS_SECRET');
+    await page.locator('#field-secret_access_key_env-value').fill(store.secretAccessKey);
+    await page.getByRole('button', { name: 'Test connection' }).click();
+    await expect.poll(() => page.locator('#test-result').textContent(), { timeout: 30_000 })
+      .toBe('Connection test passed: 2 object(s) match * under s3://team-exports/gapminder/');
+    await screenshot(page, 'add-source-bucket');
+
+    await page.getByRole('button', { name: 'Save source' }).click();
+    await expect.poll(() => page.locator('#add-source-message').textContent()).toContain('Added the filesystem source "exports"');
+    await expect.poll(() => page.locator('#sync-result').textContent(), { timeout: 30_000 }).toBe('Synced: 12 rows loaded');
+    const saved = parse(readFileSync(path.join(quarry.dir, '.quarry', 'sources.yml'), 'utf8')).sources.find((source: { name: string }) => source.name === 'exports');
+    expect(saved.filesystem).toEqual({
+      bucket_url: 's3://team-exports/gapminder', endpoint: store.endpoint, url_style: 'path', use_ssl: false,
+      access_key_id_env: 'EXPORTS_KEY_ID', secret_access_key_env: 'EXPORTS_SECRET',
+    });
+    expect(readFileSync(path.join(quarry.dir, '.quarry', 'sources.yml'), 'utf8')).not.toContain(store.secretAccessKey);
+
+    await page.goto(`${quarry.url}/sources/exports`);
+    await expect.poll(() => page.locator('body').textContent()).toContain('12');
+    expect(await quarry.query("SELECT count(*)::INTEGER AS n FROM raw_exports.exports WHERE country = 'Albania'")).toEqual([{ n: 1 }]);
     expect(consoleErrors).toEqual([]);
   }, 90_000);
 

@@ -2,7 +2,7 @@ import type { FastifyPluginCallbackZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import {
   addSourceToProject, assertSourcesFileUnchanged, authTypesUsing, CATEGORIES, fieldHelp, fieldLabel, howToAdd, isAdvanced, optionLabel, productOf, sectionFields,
-  setSourceEnabled, signInOf, SOURCE_TYPE_KEYS, SOURCE_TYPES, sourcesFileVersion, type SectionField, type SourceTypeKey,
+  isAddable, setSourceEnabled, signInOf, SOURCE_TYPE_KEYS, SOURCE_TYPES, sourcesFileVersion, type SectionField, type SourceTypeKey,
 } from '../../sources/config/index.ts';
 import { createSourceFolder } from '../../sources/index.ts';
 import { can } from '../../auth/index.ts';
@@ -39,6 +39,7 @@ const SourceTypeEntry = z.object({
   signs_in_with: z.string().describe('auth_type in words'),
   addable: z.boolean().describe('whether the form (and `quarry source add`) adds this type for the caller'),
   reason: z.string().nullable().describe('why it is not addable; null when it is'),
+  offered_because: z.string().nullable().describe('for a type the spec\'s wizard hides that the form adds all the same: why it is offered; null otherwise'),
   how_to_add: z.string().nullable().describe('for a type added by hand: what to do instead of the form; null when the form adds it'),
   folder_field: z.string().optional().describe('the field naming the folder, inside a data root, its files are read from; saving creates the folder, and CSV files can be uploaded into it'),
   section: z.string().describe('the key of the section holding its fields in sources.yml'),
@@ -162,7 +163,7 @@ function describeField(type: SourceTypeKey, field: SectionField): z.infer<typeof
   const optionLabels = field.options?.map((option) => optionLabel(field.name, option) ?? option);
   return {
     name: field.name, label: fieldLabel(type, field.name), kind: field.kind, required: field.required, help: fieldHelp(type, field.name),
-    advanced: isAdvanced(field.name, field.required),
+    advanced: isAdvanced(type, field.name, field.required),
     ...(field.defaultValue === undefined ? {} : { default: field.defaultValue }),
     ...(field.options === undefined ? {} : { options: [...field.options] }),
     ...(optionLabels === undefined || optionLabels.every((text, index) => text === field.options?.[index]) ? {} : { option_labels: optionLabels }),
@@ -173,12 +174,12 @@ function describeField(type: SourceTypeKey, field: SectionField): z.infer<typeof
 /** A type that runs code is not addable for a caller who may not configure code, and says so. */
 function describeType(key: SourceTypeKey, mayConfigureCode: boolean): z.infer<typeof SourceTypeEntry> {
   const type = SOURCE_TYPES[key];
-  const addable = type.wizard && (mayConfigureCode || !type.runsCode);
-  const reason = addable || !type.wizard ? type.wizardDisabledReason : 'only an admin adds it: it runs code on the server';
+  const addable = isAddable(type) && (mayConfigureCode || !type.runsCode);
+  const reason = addable ? null : isAddable(type) ? 'only an admin adds it: it runs code on the server' : type.wizardDisabledReason;
   const fields = addable ? sectionFields(key as Parameters<typeof sectionFields>[0]) : [];
   return {
-    key, product: productOf(key), category: type.category, auth_type: type.authType, signs_in_with: signInOf(type.authType),
-    addable, reason, how_to_add: type.wizard ? null : howToAdd(key), section: type.section, admin_only: type.runsCode,
+    key, product: productOf(key), category: type.category, auth_type: type.authType, signs_in_with: signInOf(type.authType, key),
+    addable, reason, offered_because: type.offeredBecause, how_to_add: isAddable(type) ? null : howToAdd(key), section: type.section, admin_only: type.runsCode,
     ...(fields.some((field) => field.name === FOLDER_FIELD) ? { folder_field: FOLDER_FIELD } : {}),
     fields: fields.map((field) => ({
       ...describeField(key, field), ...shownFor(key, field.name),

@@ -8,6 +8,18 @@ const BY_TYPE: Readonly<Record<string, Readonly<Record<string, string>>>> = {
     file_pattern: 'A glob choosing the files, e.g. *.csv.',
     notes: 'How to regenerate the files, for whoever reads this later.',
   },
+  filesystem: {
+    bucket_url: 'A bucket and folder of S3-compatible object storage, s3://bucket/folder; or a folder inside the data roots.',
+    file_pattern: 'A glob over the keys under the folder, e.g. **/*.parquet; every CSV, JSON, JSONL and Parquet file by default.',
+    endpoint: 'host:port of an S3-compatible server, without https://; blank for AWS.',
+    region: 'The bucket’s region; blank for us-east-1.',
+    url_style: 'path for most self-hosted servers (MinIO, SeaweedFS, Ceph); vhost (the default) for AWS.',
+    use_ssl: 'Off only for plain HTTP to a server on a private network.',
+    access_key_id_env: 'The environment variable holding the access key id; blank for a public bucket.',
+    secret_access_key_env: 'The environment variable holding the secret access key; its value is written to .env only.',
+    credentials_env: 'Not used for s3://, whose keys go in Access key ID and Secret access key.',
+    notes: 'How the files get there, for whoever reads this later.',
+  },
   rest_api: {
     base_url: 'The API root every endpoint path is relative to.',
     endpoints: 'Each endpoint loads into a table of its own: a path and, optionally, where its records sit and a primary key.',

@@ -8,7 +8,10 @@ import type { AuthType } from '../type-definition/index.ts';
 const BY_TYPE: Readonly<Record<string, Readonly<Record<string, string>>>> = {
   local_files: { directory: 'Folder', csv: 'CSV reading options' },
   csv: { directory: 'Folder' },
-  filesystem: { bucket_url: 'Folder or bucket URL' },
+  filesystem: {
+    bucket_url: 'Bucket or folder', endpoint: 'Endpoint', url_style: 'Bucket in the', use_ssl: 'Use HTTPS',
+    access_key_id_env: 'Access key ID', secret_access_key_env: 'Secret access key', credentials_env: 'Credentials (other stores)',
+  },
   rest_api: { auth_token_env: 'Token or key' },
   code_host: { owner: 'Repository owner', name: 'Repository name' },
   search_ads: { property_id: 'Customer ID' },
@@ -80,6 +83,7 @@ const OPTIONS: Readonly<Record<string, Readonly<Record<string, string>>>> = {
   },
   api_key_location: { header: 'a header', query: 'the query string' },
   deduplication: { none: 'keep every row', latest_only: 'latest version only', append_only: 'append only', scd_type2: 'full history (SCD type 2)' },
+  url_style: { path: 'path (https://host/bucket/key)', vhost: 'host name (https://bucket.host/key)' },
 };
 
 /** How a choice's option reads, or undefined for an option shown as it is written. */
@@ -95,9 +99,14 @@ const SIGN_IN: Readonly<Record<AuthType, string>> = {
   'Service Account': 'a service account’s JSON key, kept in an environment variable',
 };
 
+/** Types that sign in otherwise than their spec's auth type says: a bucket's keys are fields of the section. */
+const SIGN_IN_BY_TYPE: Readonly<Record<string, string>> = {
+  filesystem: 'an access key id and secret access key, kept in environment variables (nothing for a public bucket or a local folder)',
+};
+
 /** What a type signs in with, in words; null (no registry entry) reads as nothing. */
-export function signInOf(authType: AuthType | null): string {
-  return SIGN_IN[authType ?? 'None'];
+export function signInOf(authType: AuthType | null, type?: string): string {
+  return (type === undefined ? undefined : SIGN_IN_BY_TYPE[type]) ?? SIGN_IN[authType ?? 'None'];
 }
 
 /** Optional fields few sources need: the form keeps them under "More settings", so the usual ones stand out. */
@@ -106,7 +115,12 @@ const ADVANCED = new Set([
   'pipeline_name', 'dataset_name', 'params', 'paginator', 'incremental', 'table_name', 'max_pages',
 ]);
 
-/** Whether an optional field is one few sources set (a required one never is). */
-export function isAdvanced(field: string, required: boolean): boolean {
-  return !required && ADVANCED.has(field);
+/** Fields few sources of one type need, beyond those of every type. */
+const ADVANCED_BY_TYPE: Readonly<Record<string, ReadonlySet<string>>> = {
+  filesystem: new Set(['credentials_env']),
+};
+
+/** Whether an optional field of `type` is one few sources set (a required one never is). */
+export function isAdvanced(type: string, field: string, required: boolean): boolean {
+  return !required && (ADVANCED.has(field) || ADVANCED_BY_TYPE[type]?.has(field) === true);
 }

@@ -5,7 +5,7 @@ export {
 export { addSourceEntry, setSourceEnabled, readSourceSection, type SourceCheck } from './sources-file-edits.ts';
 export { assertSourcesFileUnchanged, sourcesFileVersion, SourcesFileChangedError } from './sources-file-version.ts';
 export {
-  SOURCE_TYPES, SOURCE_TYPE_KEYS, CATEGORIES, isSourceTypeKey,
+  SOURCE_TYPES, SOURCE_TYPE_KEYS, CATEGORIES, isSourceTypeKey, isAddable,
   type SourceType, type SourceTypeKey, type ConfigurableSourceTypeKey, type Category,
 } from './source-types.ts';
 export { sectionFields, type SectionField } from './section-fields.ts';

@@ -1,6 +1,6 @@
 import { checkEnvValue, closestMatch, setEnvValue, type ProjectPaths } from '../../config/index.ts';
 import { InvalidRequestError } from '../../errors.ts';
-import { isSourceTypeKey, SOURCE_TYPE_KEYS, SOURCE_TYPES, type SourceTypeKey } from './source-types.ts';
+import { isAddable, isSourceTypeKey, SOURCE_TYPE_KEYS, SOURCE_TYPES, type SourceTypeKey } from './source-types.ts';
 import { SOURCE_NAME_PATTERN } from '../type-definition/index.ts';
 import { loadSources } from './sources-file.ts';
 import { assertSourcesFileUnchanged } from './sources-file-version.ts';
@@ -26,7 +26,7 @@ export function addableType(value: string): SourceTypeKey {
     throw new InvalidRequestError(`Unknown source type "${value}"${suggestion === undefined ? '' : `; did you mean ${suggestion}?`}`);
   }
   const type = SOURCE_TYPES[value];
-  if (!type.wizard) throw new InvalidRequestError(`${value} is not added with \`quarry source add\` or the Add source form: ${type.wizardDisabledReason ?? ''}. Add it to sources.yml by hand.`);
+  if (!isAddable(type)) throw new InvalidRequestError(`${value} is not added with \`quarry source add\` or the Add source form: ${type.wizardDisabledReason ?? ''}. Add it to sources.yml by hand.`);
   return value;
 }
 

@@ -35,8 +35,10 @@ export interface SourceType {
   readonly wizard: boolean;
   readonly incremental: boolean;
   readonly hasRegistryEntry: boolean;
-  /** Why `quarry source add` does not offer the type; null for wizard-enabled types. */
+  /** Why the spec's wizard does not offer the type; null for wizard-enabled types. */
   readonly wizardDisabledReason: string | null;
+  /** Why the form and `quarry source add` offer it all the same (a type the spec's wizard hides); null otherwise. */
+  readonly offeredBecause: string | null;
   /** The key of the section holding the type's fields in sources.yml. */
   readonly section: SectionName;
   readonly resources: ResourceLists | null;
@@ -53,10 +55,16 @@ function describeSourceType(definition: Definition): SourceType {
     incremental: definition.incremental,
     hasRegistryEntry: !definition.refused,
     wizardDisabledReason: definition.wizard ? null : definition.wizardDisabledReason,
+    offeredBecause: definition.wizard || definition.refused ? null : definition.offeredBecause ?? null,
     section: definition.section === 'own' ? definition.key : GENERIC_CONFIG_SECTION,
     resources: definition.resources,
     runsCode: definition.runsCode,
   };
+}
+
+/** Whether the form and `quarry source add` add the type: wizard-enabled, or offered all the same. */
+export function isAddable(type: SourceType): boolean {
+  return type.wizard || type.offeredBecause !== null;
 }
 
 /** Every source type of the spec, keyed by its type key. */

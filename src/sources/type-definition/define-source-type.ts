@@ -33,8 +33,11 @@ export interface ResourceLists {
  */
 type Reader = { readonly connector: Connector; readonly loader?: never } | { readonly loader: SourceLoader; readonly connector?: never };
 
-/** A type `quarry source add` offers, or one it does not, with the reason it gives. */
-type WizardFacts = { readonly wizard: true } | { readonly wizard: false; readonly wizardDisabledReason: string };
+/**
+ * A type `quarry source add` offers, or one it does not, with the reason it gives; one the spec's wizard hides may
+ * still be offered by the form and `quarry source add`, saying why (`offeredBecause`).
+ */
+type WizardFacts = { readonly wizard: true } | { readonly wizard: false; readonly wizardDisabledReason: string; readonly offeredBecause?: string };
 
 interface CommonFacts<Key extends string> {
   readonly key: Key;

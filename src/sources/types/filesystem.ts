@@ -15,8 +15,7 @@ export const FilesystemSection = z.strictObject({
   endpoint: NonEmptyString.optional(),
   region: NonEmptyString.optional(),
   url_style: z.enum(URL_STYLES).optional(),
-  /** Left out: true. */
-  use_ssl: z.boolean().optional(),
+  use_ssl: z.boolean().default(true),
   access_key_id_env: EnvVarName.optional(),
   secret_access_key_env: EnvVarName.optional(),
   notes: z.string().optional(),
@@ -29,7 +28,7 @@ const filesystemLoader: SourceLoader = readFiles<FilesystemSection>((section, pr
   if (url.startsWith('s3://')) {
     return {
       objects: {
-        url, endpoint: section.endpoint, region: section.region, urlStyle: section.url_style, useSsl: section.use_ssl ?? true,
+        url, endpoint: section.endpoint, region: section.region, urlStyle: section.url_style, useSsl: section.use_ssl,
         accessKeyIdEnv: section.access_key_id_env, secretAccessKeyEnv: section.secret_access_key_env,
       },
       pattern: section.file_pattern,
@@ -43,6 +42,7 @@ const filesystemLoader: SourceLoader = readFiles<FilesystemSection>((section, pr
 
 export const filesystemType = defineSourceType({
   key: 'filesystem', category: 'Local & Custom', authType: 'None', wizard: false, wizardDisabledReason: 'hidden; use local_files, or filesystem by hand for cloud object storage', incremental: false,
+  offeredBecause: 'offered for files in S3-compatible object storage (s3://bucket/folder), which it now reads; for a folder on this machine, local_files is the simpler choice',
   section: 'own', schema: FilesystemSection,
   loader: filesystemLoader,
 });

@@ -74,7 +74,9 @@ function showTypeHelp() {
   const type = currentType();
   // The server never runs code an admin has not saved, so the form does not offer to test it.
   const untested = type?.admin_only && type.addable ? ' It runs code on the server, so it is not tested before it is saved: save it, then sync it.' : '';
-  typeHelp.textContent = type ? `Signs in with: ${signsInWith(type)}.${untested}` : '';
+  // A type the spec's wizard hides says why the form offers it all the same.
+  const offered = type?.offered_because ? `${type.offered_because[0].toUpperCase()}${type.offered_because.slice(1)}. ` : '';
+  typeHelp.textContent = type ? `${offered}Signs in with: ${signsInWith(type)}.${untested}` : '';
 }
 
 function showApplicableFields() {
