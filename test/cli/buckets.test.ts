@@ -1,8 +1,8 @@
 import { spawn } from 'node:child_process';
-import { appendFileSync, cpSync, mkdtempSync, rmSync } from 'node:fs';
+import { appendFileSync, cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { DeleteObjectCommand, GetObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
+import { DeleteObjectCommand, GetObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startObjectStore, type ObjectStore } from '../support/object-store.ts';
 import { QUARRY_BIN } from '../support/quarry-process.ts';
@@ -171,4 +171,28 @@ describe('quarry backup and restore with a bucket', () => {
       await project.close();
     }
   }, 180_000);
+});
+
+describe('quarry source add for a bucket', () => {
+  it('adds a filesystem source over a bucket from flags, tests it, syncs it, and keeps the key in .env only', async () => {
+    const dir = path.join(scratch, 'cli-source');
+    const init = await quarry(['init', dir, '--admin-email', 'a@example.com', '--admin-password', 'a-good-password', '--non-interactive']);
+    expect(init.status, init.stderr).toBe(0);
+    // The server is on this machine: a project reaching it must say so.
+    appendFileSync(path.join(dir, '.quarry', 'project.yml'), 'network:\n  allow_private: [127.0.0.1]\n');
+    for (const continent of ['asia', 'oceania']) {
+      await s3.send(new PutObjectCommand({ Bucket: 'lake', Key: `exports/${continent}.csv`, Body: readFileSync(path.join(GAPMINDER, `mini-gapminder-${continent}.csv`)) }));
+    }
+    const added = await quarry([
+      'source', 'add', '--project', dir, '--non-interactive', '--type', 'filesystem', '--name', 'exports',
+      '--set', 'bucket_url=s3://lake/exports', '--set', `endpoint=${store.endpoint}`, '--set', 'url_style=path', '--set', 'use_ssl=false',
+      '--set', 'access_key_id_env=EXPORTS_KEY_ID', '--set', 'secret_access_key_env=EXPORTS_SECRET',
+      '--secret', `EXPORTS_KEY_ID=${store.accessKeyId}`, '--secret', `EXPORTS_SECRET=${store.secretAccessKey}`, '--test', '--sync',
+    ]);
+    expect(added.status, added.stderr).toBe(0);
+    expect(added.stdout).toContain('2 object(s) match * under s3://lake/exports/');
+    expect(added.stdout).toMatch(/8 rows/);
+    expect(readFileSync(path.join(dir, '.quarry', 'sources.yml'), 'utf8')).not.toContain(store.secretAccessKey);
+    expect(readFileSync(path.join(dir, '.env'), 'utf8')).toContain(`EXPORTS_SECRET='${store.secretAccessKey}'`);
+  }, 120_000);
 });
