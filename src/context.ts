@@ -128,6 +128,7 @@ export function createContext(options: ContextOptions): AppContext {
   const profiler = new TableProfiler({ readers, store, log: log.child({ module: 'catalog' }), now });
   const jobs = new JobRunner({
     store, paths, sources, events, log: log.child({ module: 'jobs' }), now, env, readers, writer, sourceTokens, outbound, dataRoots, redactor, afterCommit: () => profiler.refresh(),
+    spreadsheetSeconds: config.limits.spreadsheet_seconds,
   });
   const transform = new TransformRunner({
     store, paths, lake, readers, config, sources, events, log: log.child({ module: 'transform' }), now, writer,

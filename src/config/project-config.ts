@@ -40,6 +40,8 @@ const Limits = z.strictObject({
   query_seconds: z.number().positive().max(3600).default(30),
   /** At most this many rows of a query's result are returned (a request may ask for fewer). */
   query_rows: z.number().int().positive().max(1_000_000).default(10_000),
+  /** A spreadsheet (.xlsx) a sync reads is set aside when reading it takes longer than this. */
+  spreadsheet_seconds: z.number().positive().max(3600).default(120),
 });
 
 const Watcher = z.strictObject({
@@ -47,7 +49,7 @@ const Watcher = z.strictObject({
   auto_sync: z.boolean().default(true),
   auto_transform: z.boolean().default(false),
   debounce_seconds: z.number().int().min(0).default(5),
-  patterns: z.array(z.string().min(1)).default(['*.csv', '*.json', '*.jsonl', '*.parquet']),
+  patterns: z.array(z.string().min(1)).default(['*.csv', '*.json', '*.jsonl', '*.parquet', '*.xlsx']),
 });
 
 const Dashboard = z.strictObject({

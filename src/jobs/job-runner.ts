@@ -31,6 +31,8 @@ export interface JobRunnerOptions {
   outbound: OutboundPolicy;
   /** The only folders file sources read. */
   dataRoots: DataRoots;
+  /** How long reading one spreadsheet may take (limits.spreadsheet_seconds). */
+  spreadsheetSeconds?: number | undefined;
   /** Takes known secrets out of a job's ending, which may quote what an upstream answered. */
   redactor: SecretRedactor;
   /** Runs after each job that ended well, outside the writer's turn (the catalog's profiles). */
@@ -72,7 +74,7 @@ export class JobRunner {
    * for a type without date ranges).
    */
   startSync(name: string, options: { fullRefresh: boolean; requestedBy: string | null; backfill?: BackfillRequest | undefined }): StartedJob {
-    const { store, sources, paths, events, now, env, sourceTokens, outbound, dataRoots } = this.#options;
+    const { store, sources, paths, events, now, env, sourceTokens, outbound, dataRoots, spreadsheetSeconds } = this.#options;
     const source = sources.find((candidate) => candidate.name === name);
     if (!source) throw new SourceNotFoundError(name, sources.map((candidate) => candidate.name));
     if (!source.enabled) throw new SourceDisabledError(name);
@@ -85,7 +87,7 @@ export class JobRunner {
     const fullRefresh = options.fullRefresh || store.refreshMarks.isMarked(name);
     const window = backfill === undefined ? undefined : backfillWindow(source, backfill, { now: now(), fullRefresh });
     const sync = new SyncJob({
-      source, loader, fullRefresh, requestedBy, window, store, ledgerHasher: this.ledgerHasher, paths, events, now, env, sourceTokens, outbound, dataRoots,
+      source, loader, fullRefresh, requestedBy, window, store, ledgerHasher: this.ledgerHasher, paths, events, now, env, sourceTokens, outbound, dataRoots, spreadsheetSeconds,
       afterLoad: this.#afterLoad,
     });
     const { job, ended } = this.lifecycle.enqueue(sync);

@@ -14,7 +14,12 @@ export interface ReadContextOptions {
   readonly dataRoots: DataRoots;
   readonly now: () => Date;
   readonly signal: AbortSignal;
+  /** How long reading one spreadsheet may take; a connection test reads none. */
+  readonly spreadsheetSeconds?: number | undefined;
 }
+
+/** limits.spreadsheet_seconds's default, for a reading no project limit reaches. */
+const DEFAULT_SPREADSHEET_SECONDS = 120;
 
 /**
  * What reading `source` needs from the platform, for a sync and a connection test alike. Its environment holds only
@@ -25,6 +30,7 @@ export function readContextOf(options: ReadContextOptions): ReadContext {
   const { source, paths, env, now, signal, sourceTokens, outbound, dataRoots } = options;
   return {
     source, env: sourceEnvironment(source, env), now, signal, projectDir: paths.root, runDir: paths.runDir, outbound, dataRoots,
+    spreadsheetSeconds: options.spreadsheetSeconds ?? DEFAULT_SPREADSHEET_SECONDS,
     oauthAccessToken: (provider) => sourceTokens.accessToken(provider, env, signal),
   };
 }

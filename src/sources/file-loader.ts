@@ -50,7 +50,7 @@ export function readFiles<Section>(locateOwn: LocateFiles<Section>): SourceLoade
         const store = await ObjectStore.open(located.objects, context.env, context.outbound);
         const spec = {
           source: source.name, directory: store.url, objects: store, pattern: located.pattern, csv: located.csv,
-          fullRefresh: context.fullRefresh, lookbackDays: source.lookback_days, dataRoots: context.dataRoots,
+          fullRefresh: context.fullRefresh, lookbackDays: source.lookback_days, dataRoots: context.dataRoots, spreadsheetSeconds: context.spreadsheetSeconds,
         };
         const ledger = context.ledger();
         return context.write((write) => store.grant(write.connection, () => syncFileSource(write, spec, ledger, context.now(), signal)));
@@ -58,7 +58,10 @@ export function readFiles<Section>(locateOwn: LocateFiles<Section>): SourceLoade
       const location = fileLocation(source, context.projectDir);
       // unsupportedReason stopped such a source before its job was queued.
       if (location === undefined) throw new SyncFailedError(`The files of ${source.name} are not in a local folder`);
-      const spec = { source: source.name, ...location, fullRefresh: context.fullRefresh, lookbackDays: source.lookback_days, dataRoots: context.dataRoots };
+      const spec = {
+        source: source.name, ...location, fullRefresh: context.fullRefresh, lookbackDays: source.lookback_days, dataRoots: context.dataRoots,
+        spreadsheetSeconds: context.spreadsheetSeconds,
+      };
       const ledger = context.ledger();
       return context.write((write) => syncFileSource(write, spec, ledger, context.now(), signal));
     },

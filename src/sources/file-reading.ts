@@ -101,12 +101,14 @@ function isIsoFormat(format: unknown): boolean {
   return typeof format !== 'string' || format.startsWith('%Y-%m-%d');
 }
 
-/** The table function that reads `file` as `reading` says. */
+/** The table function that reads `file` (a spreadsheet's stand-in, for one) as `reading` says. */
 export function readerSql(file: string, reading: FileReading): string {
   const at = quoteLiteral(file);
   switch (reading.format) {
     case 'json': return `read_json(${at})`;
     case 'parquet': return `read_parquet(${at})`;
+    // A spreadsheet is never read in this process: `file` is its Parquet stand-in (xlsx-stand-ins.ts).
+    case 'xlsx': return `read_parquet(${at})`;
     case 'csv': {
       const columns = `columns = {${reading.columns.map(([name, type]) => `${quoteLiteral(name)}: ${quoteLiteral(type)}`).join(', ')}}`;
       return `read_csv(${[at, 'auto_detect = false', ...Object.entries(reading.options).map(optionSql), columns].join(', ')})`;

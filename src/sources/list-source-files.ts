@@ -6,11 +6,11 @@ import { pipeline } from 'node:stream/promises';
 import type { DataRoots } from '../config/index.ts';
 import { SyncFailedError } from './sync-failed-error.ts';
 
-export const FILE_FORMATS = ['csv', 'json', 'parquet'] as const;
+export const FILE_FORMATS = ['csv', 'json', 'parquet', 'xlsx'] as const;
 export type FileFormat = (typeof FILE_FORMATS)[number];
 
 const FORMAT_BY_EXTENSION: Record<string, FileFormat> = {
-  '.csv': 'csv', '.tsv': 'csv', '.txt': 'csv', '.json': 'json', '.jsonl': 'json', '.ndjson': 'json', '.parquet': 'parquet',
+  '.csv': 'csv', '.tsv': 'csv', '.txt': 'csv', '.json': 'json', '.jsonl': 'json', '.ndjson': 'json', '.parquet': 'parquet', '.xlsx': 'xlsx',
 };
 
 export interface SourceFile {
@@ -21,6 +21,8 @@ export interface SourceFile {
   readonly format: FileFormat;
   /** An object's ETag, which another upload of it changes whatever its size and time; none for a local file. */
   readonly etag?: string;
+  /** Where its content is read from when not `path`: a spreadsheet's Parquet stand-in (xlsx-stand-ins.ts). */
+  readonly content?: string;
 }
 
 export function formatOf(file: string): FileFormat | undefined {

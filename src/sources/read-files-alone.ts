@@ -46,10 +46,11 @@ export async function readFilesAlone(
           const file = files[index];
           if (file === undefined) continue;
           try {
-            const reading = kept.get(file.path) ?? await detectFileReading(connection, file.path, file.format, explicit);
+            const content = file.content ?? file.path;
+            const reading = kept.get(file.path) ?? await detectFileReading(connection, content, file.format, explicit);
             if (whole && file.size <= SMALL_FILE_BYTES) {
               try {
-                result.counted.set(file.path, (await connection.run(`SELECT * FROM ${readerSql(file.path, reading)}`)).rowCount);
+                result.counted.set(file.path, (await connection.run(`SELECT * FROM ${readerSql(content, reading)}`)).rowCount);
               } catch (error) {
                 throw new UnreadableFileError(file.path, error);
               }

@@ -35,6 +35,8 @@ export interface ReadContext {
   readonly dataRoots: DataRoots;
   /** Where the source may connect: its HTTP requests go through the policy's dispatcher, its drivers check hosts first. */
   readonly outbound: OutboundPolicy;
+  /** How long reading one spreadsheet may take before it is set aside (project.yml's limits.spreadsheet_seconds). */
+  readonly spreadsheetSeconds: number;
 }
 
 /** A sync of one source, as the job runner hands it to the type's loader. */

@@ -8,6 +8,7 @@ import { readFilesAlone, SMALL_FILE_BYTES } from './read-files-alone.ts';
 import { hashFile, listSourceFiles, type SourceFileListing, type SourceFile } from './list-source-files.ts';
 import { listObjects } from './list-objects.ts';
 import type { ObjectStore } from './object-store.ts';
+import { convertSpreadsheets, type SpreadsheetStandIns } from './xlsx-stand-ins.ts';
 import { SyncFailedError } from './sync-failed-error.ts';
 import type { CsvReadOptions } from './type-definition/index.ts';
 
@@ -27,6 +28,8 @@ export interface FileSourceSpec {
   readonly csv?: CsvReadOptions | undefined;
   /** The only folders it may read: a file leading elsewhere through a symlink is skipped. */
   readonly dataRoots: DataRoots;
+  /** How long reading one spreadsheet may take before it is set aside. */
+  readonly spreadsheetSeconds: number;
 }
 
 export interface SyncOutcome {
@@ -111,6 +114,38 @@ export async function syncFileSource(
     if (sha256 !== known.sha256) toLoad.push(file);
   }
 
+  // Spreadsheets are read in processes of their own into Parquet stand-ins, which everything below reads instead.
+  const standIns = await convertSpreadsheets(toLoad, { deadlineSeconds: spec.spreadsheetSeconds, objects: spec.objects, signal });
+  try {
+    return await loadFiles(write, { spec, files, toLoad, ledger, hashOf, existingRows, messages, table, schemaName, loadedAt, configured, standIns }, now, signal);
+  } finally {
+    await standIns.close();
+  }
+}
+
+/** What syncFileSource has decided before the files are read: which to load, and what it knows of the rest. */
+interface LoadPlan {
+  readonly spec: FileSourceSpec;
+  readonly files: readonly SourceFile[];
+  readonly toLoad: readonly SourceFile[];
+  readonly ledger: ReadonlyMap<string, LedgerEntry>;
+  readonly hashOf: Map<string, string>;
+  readonly existingRows: number;
+  readonly messages: SyncOutcome['messages'];
+  readonly table: string;
+  readonly schemaName: string;
+  readonly loadedAt: string;
+  readonly configured: string;
+  readonly standIns: SpreadsheetStandIns;
+}
+
+async function loadFiles(write: LakeWrite, plan: LoadPlan, now: Date, signal: AbortSignal): Promise<SyncOutcome> {
+  const { connection } = write;
+  const { spec, files, ledger, hashOf, messages, table, schemaName, loadedAt, configured, standIns } = plan;
+  const toLoad = plan.toLoad.map((file) => {
+    const content = standIns.paths.get(file.path);
+    return content === undefined ? file : { ...file, content };
+  });
   // Each file is read alone before the transaction: one DuckDB cannot read is set aside here, and one that
   // is unchanged keeps the reading the ledger holds, so it is never sniffed again.
   const kept = new Map(toLoad.flatMap((file) => {
@@ -119,7 +154,8 @@ export async function syncFileSource(
     const reading = !spec.fullRefresh && unchanged ? parseReading(known.reading) : undefined;
     return reading !== undefined && (reading.configured === configured || file.format !== 'csv') ? [[file.path, reading] as const] : [];
   }));
-  const { readings, counted, failures } = await readFilesAlone(toLoad, spec.csv, kept, false, signal, spec.objects);
+  const { readings, counted, failures } = await readFilesAlone(toLoad.filter((file) => !standIns.failures.has(file.path)), spec.csv, kept, false, signal, spec.objects);
+  for (const [file, failure] of standIns.failures) failures.set(file, failure);
 
   // DuckDB's interrupt stops only the statement running at that moment, so each step checks the signal too.
   signal.throwIfAborted();
@@ -132,7 +168,7 @@ export async function syncFileSource(
     for (;;) {
       try {
         return await write.transaction(() => writeFiles(connection, {
-          spec, table, schemaName, files, toLoad, loadable: loadable(), small: new Set(toLoad.filter((file) => file.size <= SMALL_FILE_BYTES).map((file) => file.path)), threads, loadedAt, signal,
+          spec, table, schemaName, files, toLoad, loadable: loadable(), contentOf: (file) => standIns.paths.get(file) ?? file, small: new Set(toLoad.filter((file) => file.size <= SMALL_FILE_BYTES).map((file) => file.path)), threads, loadedAt, signal,
         }));
       } catch (error) {
         if (signal.aborted || !(error instanceof FileLoadError)) throw error;
@@ -221,6 +257,8 @@ interface WriteInput {
   readonly files: readonly SourceFile[];
   readonly toLoad: readonly SourceFile[];
   readonly loadable: readonly [string, FileReading][];
+  /** Where a file's content is read from: itself, or a spreadsheet's stand-in. */
+  readonly contentOf: (file: string) => string;
   /** DuckDB's thread count for the others. */
   readonly threads: number;
   /** Files small enough that DuckDB's threads only cost time. */
@@ -276,7 +314,7 @@ async function writeFiles(connection: DuckDBConnection, input: WriteInput): Prom
       const [spelt, type] = typeOf.get(name.toLowerCase()) ?? [name, 'VARCHAR'];
       return isQuarryColumn(name) ? [] : [`CAST(#${String(index + 1)} AS ${type}) AS ${quoteIdentifier(spelt)}`];
     });
-    return `SELECT ${[...columns, `${quoteLiteral(file)} AS ${FILE_COLUMN}`, `${stamp} AS ${LOADED_AT_COLUMN}`].join(', ')} FROM ${readerSql(file, reading)}`;
+    return `SELECT ${[...columns, `${quoteLiteral(file)} AS ${FILE_COLUMN}`, `${stamp} AS ${LOADED_AT_COLUMN}`].join(', ')} FROM ${readerSql(input.contentOf(file), reading)}`;
   };
   // A small file gains nothing from DuckDB's threads, and each thread appends to every column of a wide table.
   const { threads } = input;

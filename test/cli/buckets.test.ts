@@ -10,6 +10,7 @@ import { startQuarry, type TestQuarry } from '../support/quarry.ts';
 import { syncAndWait } from '../support/sync.ts';
 
 const GAPMINDER = path.resolve(import.meta.dirname, '..', 'fixtures', 'real-world', 'tidyverse', 'readr', 'inst', 'extdata');
+const IRIS = path.resolve(import.meta.dirname, '..', 'fixtures', 'real-world', 'tidyverse', 'readxl', 'tests', 'testthat', 'sheets', 'iris-excel-xlsx.xlsx');
 const SOURCES_YAML = 'sources:\n  - name: gapminder\n    type: local_files\n    local_files: { directory: data/gapminder, file_pattern: "mini-gapminder-*.csv" }\n';
 const scratch = mkdtempSync(path.join(tmpdir(), 'quarry-bucket-backup-'));
 
@@ -174,7 +175,7 @@ describe('quarry backup and restore with a bucket', () => {
 });
 
 describe('quarry source add for a bucket', () => {
-  it('adds a filesystem source over a bucket from flags, tests it, syncs it, and keeps the key in .env only', async () => {
+  it('adds a filesystem source over a bucket (a spreadsheet among its CSV files) from flags, tests it, syncs it, and keeps the key in .env only', async () => {
     const dir = path.join(scratch, 'cli-source');
     const init = await quarry(['init', dir, '--admin-email', 'a@example.com', '--admin-password', 'a-good-password', '--non-interactive']);
     expect(init.status, init.stderr).toBe(0);
@@ -183,6 +184,8 @@ describe('quarry source add for a bucket', () => {
     for (const continent of ['asia', 'oceania']) {
       await s3.send(new PutObjectCommand({ Bucket: 'lake', Key: `exports/${continent}.csv`, Body: readFileSync(path.join(GAPMINDER, `mini-gapminder-${continent}.csv`)) }));
     }
+    // A spreadsheet among them: downloaded, then read in a process of its own like a local one.
+    await s3.send(new PutObjectCommand({ Bucket: 'lake', Key: 'exports/iris.xlsx', Body: readFileSync(IRIS) }));
     const added = await quarry([
       'source', 'add', '--project', dir, '--non-interactive', '--type', 'filesystem', '--name', 'exports',
       '--set', 'bucket_url=s3://lake/exports', '--set', `endpoint=${store.endpoint}`, '--set', 'url_style=path', '--set', 'use_ssl=false',
@@ -190,8 +193,8 @@ describe('quarry source add for a bucket', () => {
       '--secret', `EXPORTS_KEY_ID=${store.accessKeyId}`, '--secret', `EXPORTS_SECRET=${store.secretAccessKey}`, '--test', '--sync',
     ]);
     expect(added.status, added.stderr).toBe(0);
-    expect(added.stdout).toContain('2 object(s) match * under s3://lake/exports/');
-    expect(added.stdout).toMatch(/8 rows/);
+    expect(added.stdout).toContain('3 object(s) match * under s3://lake/exports/');
+    expect(added.stdout).toMatch(/158 rows/);
     expect(readFileSync(path.join(dir, '.quarry', 'sources.yml'), 'utf8')).not.toContain(store.secretAccessKey);
     expect(readFileSync(path.join(dir, '.env'), 'utf8')).toContain(`EXPORTS_SECRET='${store.secretAccessKey}'`);
   }, 120_000);

@@ -106,7 +106,7 @@ describe('platform endpoints', () => {
       auto_sync_enabled: true,
       auto_transform_enabled: false,
       debounce_seconds: 5,
-      watch_patterns: ['*.csv', '*.json', '*.jsonl', '*.parquet'],
+      watch_patterns: ['*.csv', '*.json', '*.jsonl', '*.parquet', '*.xlsx'],
       watch_directories: [`${quarry.dir}/data/orders`],
     });
   });

@@ -34,7 +34,7 @@ describe('file watcher', () => {
     const status = await quarry.request('GET', '/api/watcher/status', { as: 'viewer' });
     expect(status.json).toEqual({
       running: true, pid: expect.any(Number), auto_sync_enabled: true, auto_transform_enabled: false, debounce_seconds: 1,
-      watch_patterns: ['*.csv', '*.json', '*.jsonl', '*.parquet'], watch_directories: [directory],
+      watch_patterns: ['*.csv', '*.json', '*.jsonl', '*.parquet', '*.xlsx'], watch_directories: [directory],
     });
     expect(status.json.pid).not.toBe(process.pid);
     expect(isAlive(status.json.pid)).toBe(true);

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DataRoots } from '../../src/config/index.ts';
 import { formatOf, syncFileSource, type SyncOutcome } from '../../src/sources/index.ts';
 import type { LedgerEntry } from '../../src/store/index.ts';
-import { LakeWriter, quoteLiteral, type DuckDBConnection } from '../../src/warehouse/index.ts';
+import { extensionFile, LakeWriter, quoteLiteral, type DuckDBConnection } from '../../src/warehouse/index.ts';
 import { startQuarry, type TestQuarry } from '../support/quarry.ts';
 import { filesFailedOfLastSync, syncAndWait } from '../support/sync.ts';
 
@@ -32,9 +32,10 @@ async function duckdbCounts(files: readonly string[]): Promise<Map<string, numbe
   const instance = await DuckDBInstance.create(':memory:');
   const connection = await instance.connect();
   const counts = new Map<string, number | undefined>();
+  await connection.run(`LOAD ${quoteLiteral(extensionFile('excel'))}`);
   try {
     for (const file of files) {
-      const reader = formatOf(file) === 'json' ? 'read_json' : 'read_csv';
+      const reader = { json: 'read_json', xlsx: 'read_xlsx', csv: 'read_csv', parquet: 'read_parquet' }[formatOf(file) ?? 'csv'];
       try {
         // A table made of every column, as a user would: count(*) alone lets DuckDB skip parsing the values.
         await connection.run(`CREATE OR REPLACE TEMP TABLE alone AS SELECT * FROM ${reader}(${quoteLiteral(path.join(CORPUS, file))})`);
@@ -90,7 +91,7 @@ class LoaderLake {
     return this.#writer.write(async (write) => {
       const outcome = await syncFileSource(write, {
         source: 'corpus', directory: this.files, pattern: '**/*', fullRefresh: false, lookbackDays: undefined,
-        dataRoots: new DataRoots([this.root], 'the test folder'),
+        dataRoots: new DataRoots([this.root], 'the test folder'), spreadsheetSeconds: 120,
       }, this.#ledger, new Date(), AbortSignal.timeout(TIMEOUT_MS));
       this.#ledger = new Map(outcome.ledger.map((entry) => [entry.path, entry]));
       return { ...outcome, perFile: await this.#rowsPerFile(write.connection) };

@@ -4,13 +4,13 @@
  */
 const BY_TYPE: Readonly<Record<string, Readonly<Record<string, string>>>> = {
   local_files: {
-    directory: 'A folder inside the data roots (data/ unless project.yml says otherwise), relative to the project. Saving creates it if it does not exist; then upload CSV files into it, or put CSV, JSON, JSONL or Parquet files there yourself. They load into one raw table.',
+    directory: 'A folder inside the data roots (data/ unless project.yml says otherwise), relative to the project. Saving creates it if it does not exist; then upload CSV files into it, or put CSV, JSON, JSONL, Parquet or Excel (.xlsx) files there yourself. They load into one raw table.',
     file_pattern: 'A glob choosing the files, e.g. *.csv.',
     notes: 'How to regenerate the files, for whoever reads this later.',
   },
   filesystem: {
     bucket_url: 'A bucket and folder of S3-compatible object storage, s3://bucket/folder; or a folder inside the data roots.',
-    file_pattern: 'A glob over the keys under the folder, e.g. **/*.parquet; every CSV, JSON, JSONL and Parquet file by default.',
+    file_pattern: 'A glob over the keys under the folder, e.g. **/*.parquet; every CSV, JSON, JSONL, Parquet and Excel (.xlsx) file by default.',
     endpoint: 'host:port of an S3-compatible server, without https://; blank for AWS.',
     region: 'The bucket’s region; blank for us-east-1.',
     url_style: 'path for most self-hosted servers (MinIO, SeaweedFS, Ceph); vhost (the default) for AWS.',

@@ -5,7 +5,7 @@ import type { SourceTypeKey } from './source-types.ts';
  * look for the product they use, so the product is shown beside the key wherever a type is chosen.
  */
 const PRODUCTS: Readonly<Record<SourceTypeKey, string>> = {
-  local_files: 'files in a folder (CSV, JSON, JSONL, Parquet)',
+  local_files: 'files in a folder (CSV, JSON, JSONL, Parquet, Excel)',
   rest_api: 'any JSON API',
   native_pipeline: 'a dlt source in Python',
   csv: 'CSV files in a folder',
