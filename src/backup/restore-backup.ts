@@ -2,7 +2,7 @@ import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync } from 'no
 import path from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { loadEnvironment, loadProjectConfig, projectPaths, type ProjectPaths } from '../config/index.ts';
-import { BucketClient, objectStorageAccess } from '../object-storage/index.ts';
+import { BucketClient, keyOf, objectStorageAccess } from '../object-storage/index.ts';
 import { BACKUP_MANIFEST, BackupManifest, backupItems } from './backup-contents.ts';
 import { copyTree } from './copy-tree.ts';
 import { BackupError } from './errors.ts';
@@ -78,8 +78,7 @@ export async function assertLakeFilesPresent(backupFolder: string, env: Readonly
   const needed = new Set(filesReadBy(backedUp.lakeCatalogFile).map((file) => `${dataPath}${file}`));
   const client = new BucketClient(dataPath, access);
   try {
-    const prefix = dataPath.slice(`s3://${client.bucket}/`.length);
-    for await (const page of client.pages(prefix)) for (const object of page) needed.delete(`s3://${client.bucket}/${object.key}`);
+    for await (const page of client.pages(keyOf(dataPath))) for (const object of page) needed.delete(`${client.url}/${object.key}`);
   } finally {
     client.close();
   }

@@ -258,9 +258,9 @@ export const ProjectConfigSchema = z.strictObject({
   }
 });
 
-/** Whether a location is a bucket's (s3://) rather than a folder on this machine. */
+/** Whether a location is a bucket's (s3://, gs://) rather than a folder on this machine. */
 export function isObjectUrl(location: string): boolean {
-  return location.startsWith('s3://');
+  return location.startsWith('s3://') || location.startsWith('gs://');
 }
 
 export type ProjectConfig = z.infer<typeof ProjectConfigSchema>;

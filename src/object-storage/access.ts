@@ -13,9 +13,27 @@ export interface ObjectStorageAccess {
   readonly secret?: string | undefined;
 }
 
-/** The bucket of an `s3://bucket/prefix` URL. */
+/** `s3://bucket/key`: S3 or any S3-compatible server; `gs://bucket/key`: Google Cloud Storage through its S3-compatible XML API. */
+const OBJECT_URL = /^(s3|gs):\/\/([^/]*)\/?(.*)$/;
+
+/** Which storage an object URL names: `s3` or `gs`. */
+export function schemeOf(url: string): 's3' | 'gs' {
+  return OBJECT_URL.exec(url)?.[1] === 'gs' ? 'gs' : 's3';
+}
+
+/** The bucket of an `s3://bucket/prefix` (or `gs://`) URL. */
 export function bucketOf(url: string): string {
-  return url.slice('s3://'.length).split('/')[0] ?? '';
+  return OBJECT_URL.exec(url)?.[2] ?? '';
+}
+
+/** The key (or key prefix) of an object URL: what follows the bucket and its slash. */
+export function keyOf(url: string): string {
+  return OBJECT_URL.exec(url)?.[3] ?? '';
+}
+
+/** The URL of the bucket itself, `s3://bucket`, which a secret's scope names. */
+export function bucketUrlOf(url: string): string {
+  return `${schemeOf(url)}://${bucketOf(url)}`;
 }
 
 /**

@@ -6,7 +6,7 @@ import { pipeline } from 'node:stream/promises';
 import { DeleteObjectsCommand, GetObjectCommand, ListObjectsV2Command, S3Client, S3ServiceException } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import { describeError } from '../errors.ts';
-import { bucketOf, withoutCredentials, type ObjectStorageAccess } from './access.ts';
+import { bucketOf, bucketUrlOf, schemeOf, withoutCredentials, type ObjectStorageAccess } from './access.ts';
 
 /** One object as a listing names it. */
 export interface ListedObject {
@@ -17,6 +17,9 @@ export interface ListedObject {
   readonly etag: string;
   readonly lastModified: Date | undefined;
 }
+
+/** Where Google Cloud Storage answers its S3-compatible XML API, with HMAC keys. */
+const GCS_ENDPOINT = 'storage.googleapis.com';
 
 /** S3's limit for one DeleteObjects request. */
 const DELETE_BATCH = 1000;
@@ -37,18 +40,24 @@ export class BucketError extends Error {
  */
 export class BucketClient {
   readonly bucket: string;
+  /** `s3://bucket` (or `gs://`): what the keys it lists are URLs under. */
+  readonly url: string;
   readonly #client: S3Client;
   readonly #access: ObjectStorageAccess;
 
   /** `url`: any `s3://bucket/...` URL of the bucket. */
   constructor(url: string, access: ObjectStorageAccess) {
     this.bucket = bucketOf(url);
+    this.url = bucketUrlOf(url);
     this.#access = access;
-    const { endpoint, keyId, secret } = access;
+    const gcs = schemeOf(url) === 'gs';
+    const { keyId, secret } = access;
+    const endpoint = access.endpoint ?? (gcs ? GCS_ENDPOINT : undefined);
     this.#client = new S3Client({
-      region: access.region ?? 'us-east-1',
+      // GCS's XML API signs with the region `auto`.
+      region: access.region ?? (gcs ? 'auto' : 'us-east-1'),
       ...endpoint === undefined ? {} : { endpoint: `${access.useSsl ? 'https' : 'http'}://${endpoint}` },
-      forcePathStyle: access.urlStyle === 'path',
+      forcePathStyle: access.urlStyle === 'path' || (gcs && access.urlStyle === undefined),
       ...keyId === undefined || secret === undefined ? {} : { credentials: { accessKeyId: keyId, secretAccessKey: secret } },
       // S3-compatible servers differ in the newer checksums; the ones S3 itself requires are still sent.
       requestChecksumCalculation: 'WHEN_REQUIRED',
@@ -61,7 +70,7 @@ export class BucketClient {
   async *pages(prefix: string): AsyncGenerator<ListedObject[]> {
     let token: string | undefined;
     do {
-      const page = await this.#call(`list s3://${this.bucket}/${prefix}`, () => this.#client.send(new ListObjectsV2Command({
+      const page = await this.#call(`list ${this.url}/${prefix}`, () => this.#client.send(new ListObjectsV2Command({
         Bucket: this.bucket, Prefix: prefix, ContinuationToken: token,
       })));
       yield (page.Contents ?? []).flatMap((entry) => entry.Key === undefined ? [] : [{
@@ -73,7 +82,7 @@ export class BucketClient {
 
   /** Uploads the file at `file` as `key`, in parts when it is large; the object appears whole or not at all. */
   async upload(file: string, key: string): Promise<void> {
-    await this.#call(`upload ${file} to s3://${this.bucket}/${key}`, () => new Upload({
+    await this.#call(`upload ${file} to ${this.url}/${key}`, () => new Upload({
       client: this.#client, params: { Bucket: this.bucket, Key: key, Body: createReadStream(file) },
     }).done());
   }
@@ -81,7 +90,7 @@ export class BucketClient {
   /** Writes the object `key` to the file `file` (its folder made when missing). */
   async download(key: string, file: string): Promise<void> {
     await mkdir(path.dirname(file), { recursive: true });
-    await this.#call(`download s3://${this.bucket}/${key}`, async () => {
+    await this.#call(`download ${this.url}/${key}`, async () => {
       const answer = await this.#client.send(new GetObjectCommand({ Bucket: this.bucket, Key: key }));
       if (answer.Body === undefined) throw new BucketError('the server sent no content');
       await pipeline(answer.Body as Readable, createWriteStream(file, { mode: 0o600 }));
@@ -92,11 +101,11 @@ export class BucketClient {
   async delete(keys: readonly string[]): Promise<void> {
     for (let start = 0; start < keys.length; start += DELETE_BATCH) {
       const batch = keys.slice(start, start + DELETE_BATCH);
-      const answer = await this.#call(`delete ${String(batch.length)} object(s) in s3://${this.bucket}`, () => this.#client.send(new DeleteObjectsCommand({
+      const answer = await this.#call(`delete ${String(batch.length)} object(s) in ${this.url}`, () => this.#client.send(new DeleteObjectsCommand({
         Bucket: this.bucket, Delete: { Objects: batch.map((key) => ({ Key: key })), Quiet: true },
       })));
       const failed = answer.Errors?.[0];
-      if (failed !== undefined) throw new BucketError(`Could not delete s3://${this.bucket}/${failed.Key ?? ''}: ${failed.Message ?? failed.Code ?? 'refused'}`);
+      if (failed !== undefined) throw new BucketError(`Could not delete ${this.url}/${failed.Key ?? ''}: ${failed.Message ?? failed.Code ?? 'refused'}`);
     }
   }
 

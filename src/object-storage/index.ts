@@ -1,2 +1,2 @@
-export { bucketOf, objectStorageAccess, withoutCredentials, type ObjectStorageAccess } from './access.ts';
+export { bucketOf, bucketUrlOf, keyOf, objectStorageAccess, schemeOf, withoutCredentials, type ObjectStorageAccess } from './access.ts';
 export { BucketClient, BucketError, type ListedObject } from './bucket-client.ts';

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { BucketError } from '../object-storage/index.ts';
+import { BucketError, keyOf } from '../object-storage/index.ts';
 import { formatOf, type SourceFile } from './list-source-files.ts';
 import type { ObjectStore } from './object-store.ts';
 import { SyncFailedError } from './sync-failed-error.ts';
@@ -12,7 +12,7 @@ import { SyncFailedError } from './sync-failed-error.ts';
 export async function listObjects(store: ObjectStore, pattern: string): Promise<SourceFile[]> {
   const prefix = `${store.url}/`;
   const client = store.client();
-  const keyPrefix = prefix.slice(`s3://${client.bucket}/`.length);
+  const keyPrefix = keyOf(prefix);
   const files: SourceFile[] = [];
   try {
     for await (const page of client.pages(keyPrefix)) {
@@ -21,7 +21,7 @@ export async function listObjects(store: ObjectStore, pattern: string): Promise<
         const format = formatOf(name);
         if (format === undefined || name.endsWith('/') || !path.posix.matchesGlob(name, pattern)) continue;
         files.push({
-          path: `s3://${client.bucket}/${object.key}`, name, size: object.size, mtimeMs: object.lastModified?.getTime() ?? 0, format, etag: object.etag,
+          path: `${client.url}/${object.key}`, name, size: object.size, mtimeMs: object.lastModified?.getTime() ?? 0, format, etag: object.etag,
         });
       }
     }

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { describeError } from '../errors.ts';
-import { BucketClient, bucketOf, withoutCredentials, type ObjectStorageAccess } from '../object-storage/index.ts';
+import { BucketClient, bucketOf, bucketUrlOf, schemeOf, withoutCredentials, type ObjectStorageAccess } from '../object-storage/index.ts';
 import { extensionFile, objectStorageSecretStatement, quoteIdentifier, quoteLiteral, type DuckDBConnection } from '../warehouse/index.ts';
 import { hostOfServer, OutboundRefusedError, type OutboundPolicy } from './outbound/index.ts';
 import { requireEnv } from './rest/credentials.ts';
@@ -24,6 +24,8 @@ const LOST_CONNECTION = /IO Error: Could not (connect|resolve)|HTTP (HEAD|GET) e
 
 /** Where AWS's S3 answers when a source names no endpoint, as DuckDB's httpfs assumes. */
 const AWS_ENDPOINT = 's3.amazonaws.com';
+/** Where Google Cloud Storage's S3-compatible XML API answers, path-style, as DuckDB's gcs secret assumes. */
+const GCS_ENDPOINT = 'storage.googleapis.com';
 
 /**
  * A bucket a sync may read, with the credentials read from the project's environment: `grant` lets one DuckDB
@@ -46,7 +48,7 @@ export class ObjectStore {
    */
   static async open(settings: ObjectStoreSettings, env: Readonly<Record<string, string | undefined>>, outbound: OutboundPolicy): Promise<ObjectStore> {
     const bucket = bucketOf(settings.url);
-    if (bucket === '') throw new SyncFailedError(`${settings.url} names no bucket: write bucket_url as s3://bucket/folder`);
+    if (bucket === '') throw new SyncFailedError(`${settings.url} names no bucket: write bucket_url as s3://bucket/folder (or gs://bucket/folder)`);
     const { accessKeyIdEnv, secretAccessKeyEnv } = settings;
     if ((accessKeyIdEnv === undefined) !== (secretAccessKeyEnv === undefined)) {
       throw new SyncFailedError('Set both access_key_id_env and secret_access_key_env, or neither for a public bucket');
@@ -75,7 +77,7 @@ export class ObjectStore {
     await connection.run(`LOAD ${quoteLiteral(extensionFile('httpfs'))}`);
     const name = quoteIdentifier(`quarry_object_store_${randomUUID().replaceAll('-', '')}`);
     try {
-      await connection.run(objectStorageSecretStatement(name, `s3://${bucketOf(this.url)}`, this.#access));
+      await connection.run(objectStorageSecretStatement(name, bucketUrlOf(this.url), this.#access));
     } catch (error) {
       throw new SyncFailedError(`DuckDB refused the object storage settings of ${this.url}: ${this.describe(error)}`);
     }
@@ -102,8 +104,9 @@ export class ObjectStore {
   }
 }
 
-/** The host DuckDB connects to for the bucket: the endpoint's, under the bucket's name unless the style is `path` (DuckDB's default is `vhost`). */
+/** The host DuckDB connects to for the bucket: the endpoint's, under the bucket's name unless the style is `path` (DuckDB's default is `vhost` for S3, `path` for GCS). */
 function connectedHost(settings: ObjectStoreSettings, bucket: string): string {
-  const host = hostOfServer(settings.endpoint ?? AWS_ENDPOINT);
-  return settings.urlStyle === 'path' ? host : `${bucket}.${host}`;
+  const gcs = schemeOf(settings.url) === 'gs';
+  const host = hostOfServer(settings.endpoint ?? (gcs ? GCS_ENDPOINT : AWS_ENDPOINT));
+  return settings.urlStyle === 'path' || (gcs && settings.urlStyle === undefined) ? host : `${bucket}.${host}`;
 }

@@ -3,7 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { nodeChild, signalProcessGroup } from '../child-process/index.ts';
-import { BucketError } from '../object-storage/index.ts';
+import { BucketError, keyOf } from '../object-storage/index.ts';
 import { confined } from '../os/index.ts';
 import { extensionFile } from '../warehouse/index.ts';
 import { UnreadableFileError } from './file-reading.ts';
@@ -60,7 +60,7 @@ export async function convertSpreadsheets(
 async function download(store: ObjectStore, url: string, file: string): Promise<string> {
   const client = store.client();
   try {
-    await client.download(url.slice(`s3://${client.bucket}/`.length), file);
+    await client.download(keyOf(url), file);
     return file;
   } catch (error) {
     if (!(error instanceof BucketError)) throw error;

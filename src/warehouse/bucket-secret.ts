@@ -1,13 +1,14 @@
-import type { ObjectStorageAccess } from '../object-storage/index.ts';
+import { schemeOf, type ObjectStorageAccess } from '../object-storage/index.ts';
 import { quoteLiteral } from './sql.ts';
 
 /**
- * `CREATE TEMPORARY SECRET name (TYPE s3, SCOPE 's3://bucket', ...)`: DuckDB uses it for URLs under `scope` only, and
- * forgets it with the instance. The statement holds the credentials: it is run, never logged.
+ * `CREATE TEMPORARY SECRET name (TYPE s3, SCOPE 's3://bucket', ...)` (TYPE gcs for a `gs://` scope, whose keys are
+ * HMAC keys): DuckDB uses it for URLs under `scope` only, and forgets it with the instance. The statement holds the
+ * credentials: it is run, never logged.
  */
 export function objectStorageSecretStatement(name: string, scope: string, access: ObjectStorageAccess): string {
   const options = [
-    'TYPE s3',
+    `TYPE ${schemeOf(scope) === 'gs' ? 'gcs' : 's3'}`,
     `SCOPE ${quoteLiteral(scope)}`,
     ...access.keyId === undefined || access.secret === undefined ? [] : [`KEY_ID ${quoteLiteral(access.keyId)}`, `SECRET ${quoteLiteral(access.secret)}`],
     ...access.endpoint === undefined ? [] : [`ENDPOINT ${quoteLiteral(access.endpoint)}`],

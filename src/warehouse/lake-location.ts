@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { isObjectUrl, type ProjectConfig, type ProjectPaths } from '../config/index.ts';
-import { bucketOf, objectStorageAccess, type ObjectStorageAccess } from '../object-storage/index.ts';
+import { bucketUrlOf, objectStorageAccess, type ObjectStorageAccess } from '../object-storage/index.ts';
 import { objectStorageSecretStatement } from './bucket-secret.ts';
 import { quoteIdentifier, quoteLiteral } from './sql.ts';
 
@@ -165,7 +165,7 @@ export function lakeSecretStatements(location: LakeLocation): string[] {
 
 /** The secret through which the lake's processes reach its bucket, and no other. */
 function bucketSecretStatement(dataPath: string, access: ObjectStorageAccess): string {
-  return objectStorageSecretStatement('quarry_lake_bucket', `s3://${bucketOf(dataPath)}`, access);
+  return objectStorageSecretStatement('quarry_lake_bucket', bucketUrlOf(dataPath), access);
 }
 
 /** `ATTACH 'ducklake:…' AS warehouse (DATA_PATH …[, METADATA_SCHEMA …])`, read-only for readers. */

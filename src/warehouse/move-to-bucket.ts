@@ -1,7 +1,7 @@
 import { copyFileSync, existsSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
-import { BucketClient, bucketOf } from '../object-storage/index.ts';
+import { BucketClient, keyOf } from '../object-storage/index.ts';
 import { dataInBucket, LAKE_ALIAS, type LakeLocation } from './lake-location.ts';
 import { listLakeTables } from './lake-tables.ts';
 import { withSandboxedReader } from './sandboxed-reader.ts';
@@ -98,7 +98,7 @@ async function fingerprints(location: LakeLocation): Promise<Fingerprints> {
 async function uploadDataFiles(
   folder: string, bucketDataPath: string, client: BucketClient, report: (line: string) => void,
 ): Promise<{ files: number; filesAlreadyThere: number; bytes: number }> {
-  const prefix = bucketDataPath.slice(`s3://${bucketOf(bucketDataPath)}/`.length);
+  const prefix = keyOf(bucketDataPath);
   const present = new Map<string, number>();
   for await (const page of client.pages(prefix)) for (const object of page) present.set(object.key, object.size);
   const files = existsSync(folder) ? readdirSync(folder, { recursive: true, withFileTypes: true }).filter((entry) => entry.isFile()) : [];

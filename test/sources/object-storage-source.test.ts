@@ -51,6 +51,10 @@ describe('filesystem sources reading S3-compatible object storage', () => {
         '  - name: orders', '    type: filesystem', '    filesystem:', `      bucket_url: ${PREFIX}/`, '      file_pattern: "**/*"',
         ...bucketSettings.map((line) => `      ${line}`),
         '      access_key_id_env: ORDERS_KEY_ID', '      secret_access_key_env: ORDERS_SECRET_KEY',
+        // The same server standing in for Google Cloud Storage's S3-compatible API, as a gs:// URL reaches it.
+        '  - name: google', '    type: filesystem', '    filesystem:', `      bucket_url: gs://${BUCKET}/exports/2026/01`,
+        ...bucketSettings.map((line) => `      ${line}`),
+        '      access_key_id_env: ORDERS_KEY_ID', '      secret_access_key_env: ORDERS_SECRET_KEY',
         // Loopback, but not one of the addresses the tests' project.yml allows.
         '  - name: elsewhere', '    type: filesystem', '    filesystem:', `      bucket_url: ${PREFIX}`,
         `      endpoint: "127.0.0.2:${String(port)}"`, '      url_style: path', '      use_ssl: false',
@@ -86,6 +90,13 @@ describe('filesystem sources reading S3-compatible object storage', () => {
     expect(ledger.get(JANUARY)).toMatchObject({ rows: 2, sha256: expect.stringMatching(/^etag:[0-9a-f]+/), error: null });
     expect(ledger.get(JANUARY)?.size).toBeGreaterThan(0);
     expect(ledger.get(JANUARY)?.mtimeMs).toBeGreaterThan(0);
+  });
+
+  it('reads gs:// URLs the same way, naming each object by its gs:// URL', async () => {
+    expect(await syncAndWait(quarry, 'google')).toMatchObject({ type: 'sync_completed', rows: 2 });
+    expect(await quarry.query('SELECT id::INTEGER AS id, _quarry_file AS file FROM raw_google.google ORDER BY id')).toEqual([
+      { id: 1, file: `gs://${BUCKET}/exports/2026/01/orders.csv` }, { id: 2, file: `gs://${BUCKET}/exports/2026/01/orders.csv` },
+    ]);
   });
 
   it('reads nothing again when no object changed', async () => {

@@ -245,7 +245,7 @@ describe('adding a source in the browser', () => {
     const { page, consoleErrors } = await openForm(1280);
     await page.getByLabel('Category').selectOption(SOURCE_TYPES.filesystem.category);
     await page.getByLabel('Type', { exact: true }).selectOption('filesystem');
-    expect(await page.locator('#type-help').textContent()).toMatch(/^Offered for files in S3-compatible object storage .*Signs in with: an access key id/);
+    expect(await page.locator('#type-help').textContent()).toMatch(/^Offered for files in object storage .*Signs in with: an access key id/);
     await page.getByLabel('Name', { exact: true }).fill('exports');
     await page.locator('#field-bucket_url').fill('s3://team-exports/gapminder');
     await page.locator('#field-endpoint').fill(store.endpoint);

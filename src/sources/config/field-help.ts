@@ -9,7 +9,7 @@ const BY_TYPE: Readonly<Record<string, Readonly<Record<string, string>>>> = {
     notes: 'How to regenerate the files, for whoever reads this later.',
   },
   filesystem: {
-    bucket_url: 'A bucket and folder of S3-compatible object storage, s3://bucket/folder; or a folder inside the data roots.',
+    bucket_url: 'A bucket and folder: s3://bucket/folder (S3 or a server compatible with it), gs://bucket/folder (Google Cloud Storage, with HMAC keys); or a folder inside the data roots.',
     file_pattern: 'A glob over the keys under the folder, e.g. **/*.parquet; every CSV, JSON, JSONL, Parquet and Excel (.xlsx) file by default.',
     endpoint: 'host:port of an S3-compatible server, without https://; blank for AWS.',
     region: 'The bucket’s region; blank for us-east-1.',

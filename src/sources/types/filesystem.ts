@@ -7,7 +7,10 @@ import { EnvVarName, FilePattern, NonEmptyString, defineSourceType } from '../ty
 
 /** The spec shows no fields for filesystem; these follow local_files, with a URL because the files may live in S3-compatible object storage. */
 export const FilesystemSection = z.strictObject({
-  /** A local path, a `file://` URL, or a bucket and prefix of S3-compatible object storage: `s3://bucket/folder`. */
+  /**
+   * A local path, a `file://` URL, or a bucket and prefix of object storage: `s3://bucket/folder` (S3 or a server
+   * compatible with it), `gs://bucket/folder` (Google Cloud Storage, through its S3-compatible API with HMAC keys).
+   */
   bucket_url: NonEmptyString,
   file_pattern: FilePattern.default('*'),
   credentials_env: EnvVarName.optional(),
@@ -22,10 +25,10 @@ export const FilesystemSection = z.strictObject({
 });
 export type FilesystemSection = z.output<typeof FilesystemSection>;
 
-/** `filesystem`: files under a local path or a `file://` URL, or objects under an `s3://` prefix. */
+/** `filesystem`: files under a local path or a `file://` URL, or objects under an `s3://` or `gs://` prefix. */
 const filesystemLoader: SourceLoader = readFiles<FilesystemSection>((section, projectDir) => {
   const url = section.bucket_url;
-  if (url.startsWith('s3://')) {
+  if (url.startsWith('s3://') || url.startsWith('gs://')) {
     return {
       objects: {
         url, endpoint: section.endpoint, region: section.region, urlStyle: section.url_style, useSsl: section.use_ssl,
@@ -35,14 +38,17 @@ const filesystemLoader: SourceLoader = readFiles<FilesystemSection>((section, pr
     };
   }
   if (/^[a-z][a-z0-9+.-]*:\/\//i.test(url) && !url.startsWith('file://')) {
-    return { unsupported: `its files in ${url}: only s3:// object storage is readable; point bucket_url at an s3:// bucket or a local folder` };
+    return {
+      unsupported: `its files in ${url}: s3:// (S3 and compatible servers) and gs:// (Google Cloud Storage, with HMAC keys) are readable, `
+        + 'not this scheme; point bucket_url at one of those or at a local folder',
+    };
   }
   return { directory: path.resolve(projectDir, url.replace(/^file:\/\//, '')), field: 'bucket_url', pattern: section.file_pattern };
 });
 
 export const filesystemType = defineSourceType({
   key: 'filesystem', category: 'Local & Custom', authType: 'None', wizard: false, wizardDisabledReason: 'hidden; use local_files, or filesystem by hand for cloud object storage', incremental: false,
-  offeredBecause: 'offered for files in S3-compatible object storage (s3://bucket/folder), which it now reads; for a folder on this machine, local_files is the simpler choice',
+  offeredBecause: 'offered for files in object storage (s3://bucket/folder, gs://bucket/folder), which it now reads; for a folder on this machine, local_files is the simpler choice',
   section: 'own', schema: FilesystemSection,
   loader: filesystemLoader,
 });
