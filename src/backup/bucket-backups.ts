@@ -128,17 +128,15 @@ export async function restoreFromBucket(
   }
 }
 
-/** The backups under `prefix`, oldest first, each with whether its manifest is there (a complete upload). */
+/**
+ * The backups under `prefix`, oldest first, each with whether its manifest is there (a complete upload): the folders
+ * are listed without their files, then each manifest is looked up.
+ */
 async function listBackups(client: BucketClient, prefix: string): Promise<{ name: string; complete: boolean }[]> {
-  const found = new Map<string, boolean>();
-  for await (const page of client.pages(prefix)) {
-    for (const object of page) {
-      const [name, ...rest] = object.key.slice(prefix.length).split('/');
-      if (name === undefined || !BACKUP_NAME.test(name)) continue;
-      found.set(name, (found.get(name) ?? false) || rest.join('/') === BACKUP_MANIFEST);
-    }
-  }
-  return [...found].sort(([a], [b]) => a.localeCompare(b)).map(([name, complete]) => ({ name, complete }));
+  const names = (await client.folders(prefix)).filter((name) => BACKUP_NAME.test(name)).sort();
+  const backups: { name: string; complete: boolean }[] = [];
+  for (const name of names) backups.push({ name, complete: await client.exists(`${prefix}${name}/${BACKUP_MANIFEST}`) });
+  return backups;
 }
 
 /** Deletes the complete backups beyond the newest `keep`, and the incomplete ones older than the newest complete one. */

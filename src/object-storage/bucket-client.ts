@@ -3,7 +3,7 @@ import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { DeleteObjectsCommand, GetObjectCommand, ListObjectsV2Command, S3Client, S3ServiceException } from '@aws-sdk/client-s3';
+import { DeleteObjectsCommand, GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, NotFound, S3Client, S3ServiceException } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import { describeError } from '../errors.ts';
 import { bucketOf, bucketUrlOf, schemeOf, withoutCredentials, type ObjectStorageAccess } from './access.ts';
@@ -78,6 +78,33 @@ export class BucketClient {
       }]);
       token = page.IsTruncated === true ? page.NextContinuationToken : undefined;
     } while (token !== undefined);
+  }
+
+  /** The names of the "folders" right under `prefix` (keys up to their next slash), in key order: one request per thousand. */
+  async folders(prefix: string): Promise<string[]> {
+    const found: string[] = [];
+    let token: string | undefined;
+    do {
+      const page = await this.#call(`list ${this.url}/${prefix}`, () => this.#client.send(new ListObjectsV2Command({
+        Bucket: this.bucket, Prefix: prefix, Delimiter: '/', ContinuationToken: token,
+      })));
+      for (const common of page.CommonPrefixes ?? []) if (common.Prefix !== undefined) found.push(common.Prefix.slice(prefix.length).replace(/\/$/, ''));
+      token = page.IsTruncated === true ? page.NextContinuationToken : undefined;
+    } while (token !== undefined);
+    return found;
+  }
+
+  /** Whether the object `key` exists. */
+  async exists(key: string): Promise<boolean> {
+    return this.#call(`look up ${this.url}/${key}`, async () => {
+      try {
+        await this.#client.send(new HeadObjectCommand({ Bucket: this.bucket, Key: key }));
+        return true;
+      } catch (error) {
+        if (error instanceof NotFound || (error instanceof S3ServiceException && error.$metadata.httpStatusCode === 404)) return false;
+        throw error;
+      }
+    });
   }
 
   /** Uploads the file at `file` as `key`, in parts when it is large; the object appears whole or not at all. */
