@@ -1,15 +1,18 @@
 import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { isObjectUrl, loadEnvironment, type ProjectConfig, type ProjectPaths } from '../config/index.ts';
+import { backupPlaceProblem, isObjectUrl, loadEnvironment, type ProjectConfig, type ProjectPaths } from '../config/index.ts';
 import { BucketClient, bucketOf, objectStorageAccess, type ObjectStorageAccess } from '../object-storage/index.ts';
 import { BACKUP_MANIFEST } from './backup-contents.ts';
 import { BackupError } from './errors.ts';
 import { assertLakeFilesPresent, restoreBackup, type RestoreSummary } from './restore-backup.ts';
 import { takeBackup, type BackupOptions } from './take-backup.ts';
 
-/** How a backup's folder in the bucket is named: by the time it was taken, so names sort oldest first. */
-const BACKUP_NAME = /^quarry-backup-\d{8}T\d{6}Z$/;
+/** How a backup's folder in the bucket is named: by the time it was taken (to the millisecond), so names sort oldest first. */
+const BACKUP_NAME = /^quarry-backup-\d{8}T\d{6}(\d{3})?Z$/;
+
+/** An incomplete backup younger than this may still be uploading (a long one beside a scheduled one): it is left alone. */
+const UPLOAD_GRACE_MS = 24 * 3_600_000;
 
 export interface BucketBackupSummary {
   /** `s3://bucket/prefix/quarry-backup-<time>/` */
@@ -45,7 +48,7 @@ export async function backupToBucket(
     await client.pages(prefix).next();
     const folder = path.join(scratch, 'backup');
     await takeBackup({ ...options, into: folder });
-    const name = `quarry-backup-${new Date().toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z')}`;
+    const name = `quarry-backup-${new Date().toISOString().replace(/[-:.]/g, '')}`;
     const files = readdirSync(folder, { recursive: true, withFileTypes: true }).filter((entry) => entry.isFile())
       .map((entry) => path.relative(folder, path.join(entry.parentPath, entry.name)))
       .sort((a, b) => Number(a === BACKUP_MANIFEST) - Number(b === BACKUP_MANIFEST));
@@ -87,6 +90,8 @@ export async function backupProjectToBucket(
 ): Promise<BucketBackupSummary> {
   const { paths, config } = project;
   if (config.object_store === undefined) throw new BackupError('A backup to a bucket is reached as project.yml\'s object_store: section says: add one first (docs/operations.md, "Backups off the machine")');
+  const misplaced = backupPlaceProblem(destination, config.warehouse);
+  if (misplaced !== undefined) throw new BackupError(`No backup was taken: ${misplaced}`);
   return backupToBucket({
     paths, projectName: config.name, quarryVersion: project.quarryVersion, lakeBucket: lakeBucketOf(config), ...options, destination,
     access: objectStorageAccess(config.object_store, loadEnvironment(paths, project.env)),
@@ -139,14 +144,18 @@ async function listBackups(client: BucketClient, prefix: string): Promise<{ name
   return backups;
 }
 
-/** Deletes the complete backups beyond the newest `keep`, and the incomplete ones older than the newest complete one. */
+/**
+ * Deletes the complete backups beyond the newest `keep`, and the incomplete ones (cut short) older than the newest
+ * complete one and than a day: a younger one may still be uploading.
+ */
 async function pruneBackups(client: BucketClient, prefix: string, keep: number): Promise<string[]> {
   const backups = await listBackups(client, prefix);
   const complete = backups.filter((backup) => backup.complete).map((backup) => backup.name);
   const newest = complete.at(-1);
+  const abandoned = `quarry-backup-${new Date(Date.now() - UPLOAD_GRACE_MS).toISOString().replace(/[-:.]/g, '')}`;
   const doomed = [
     ...complete.slice(0, Math.max(0, complete.length - keep)),
-    ...backups.filter((backup) => !backup.complete && newest !== undefined && backup.name < newest).map((backup) => backup.name),
+    ...backups.filter((backup) => !backup.complete && newest !== undefined && backup.name < newest && backup.name < abandoned).map((backup) => backup.name),
   ];
   for (const name of doomed) {
     // The manifest first: a backup half deleted is then an incomplete one, never restored.

@@ -64,7 +64,8 @@ async function describeConnectionTest(project: string, name: string, env: NodeJS
     const source = ctx.sources.find((candidate) => candidate.name === name);
     if (source === undefined) throw new CliError(`The source ${name} was not found after writing it`);
     try {
-      const result = await testConnection({ source, paths: ctx.paths, env: ctx.env, sourceTokens: ctx.sourceTokens, outbound: ctx.outbound, dataRoots: ctx.dataRoots, now: ctx.now, signal: AbortSignal.timeout(120_000) });
+      const result = await testConnection({ source, paths: ctx.paths, env: ctx.env, sourceTokens: ctx.sourceTokens, outbound: ctx.outbound, dataRoots: ctx.dataRoots, now: ctx.now, signal: AbortSignal.timeout(120_000),
+        spreadsheetSeconds: ctx.config.limits.spreadsheet_seconds });
       return `Connection test passed: ${result}.`;
     } catch (error) {
       const cause = describeError(error);

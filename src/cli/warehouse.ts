@@ -81,6 +81,7 @@ export async function moveWarehouseData(project: string, destination: string, en
     throw error;
   }
   setProjectSetting(paths, ['warehouse', 'data_path'], destination);
+  if (moved.alreadyMoved) return `The lake's catalog names ${to.dataPath} already (a move cut short before its last step): project.yml's warehouse.data_path is now ${destination}.`;
   return [
     `Moved the lake's data into ${to.dataPath}: ${String(moved.files)} file(s), ${(moved.bytes / 1024 ** 2).toFixed(1)} MB`
     + `${moved.filesAlreadyThere > 0 ? ` (${String(moved.filesAlreadyThere)} already there)` : ''}; ${String(moved.tables)} table(s) read back the same.`,

@@ -1,6 +1,6 @@
 export { projectPaths, type ProjectPaths } from './project-paths.ts';
 export {
-  ProjectConfigSchema, URL_STYLES, isObjectUrl, type ProjectConfig, type WarehouseConfig, type ObjectStoreConfig,
+  ProjectConfigSchema, URL_STYLES, Endpoint, isObjectUrl, backupPlaceProblem, type ProjectConfig, type WarehouseConfig, type ObjectStoreConfig,
 } from './project-config.ts';
 export { DataRoots, OutsideDataRootsError, resolveDataRoots, realPathOf } from './data-roots.ts';
 export {
@@ -19,3 +19,4 @@ export { assertScheduledSourcesExist, scheduleSourceProblems, hostTimeZone, type
   type SyncScheduleConfig, type BackupScheduleConfig,
 } from './schedules-config.ts';
 export { INCIDENT_KINDS, type IncidentKind, type AlertConfig, type EmailAlertConfig } from './alerts-config.ts';
+export { BUCKET_URL, BUCKET_URL_PROBLEM } from './bucket-url.ts';

@@ -1,6 +1,7 @@
 import { isIP } from 'node:net';
 import path from 'node:path';
 import { z } from 'zod';
+import { BUCKET_URL } from './bucket-url.ts';
 import { SchedulesSchema } from './schedules-config.ts';
 import { Alerts } from './alerts-config.ts';
 
@@ -161,7 +162,7 @@ const WarehouseReader = z.strictObject({
 export const URL_STYLES = ['path', 'vhost'] as const;
 
 /** `host` or `host:port`, as DuckDB's ENDPOINT takes it (no scheme: use_ssl says https or http). */
-const Endpoint = z.string().regex(/^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+)(:\d{1,5})?$/, 'expected host:port without a scheme, such as s3.eu-central-1.amazonaws.com or 127.0.0.1:8333');
+export const Endpoint = z.string().regex(/^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+)(:\d{1,5})?$/, 'expected host:port without a scheme, such as s3.eu-central-1.amazonaws.com or 127.0.0.1:8333');
 
 /**
  * The object storage the lake's data (and backups) may live in: an S3-compatible endpoint and the names of the
@@ -181,10 +182,7 @@ const ObjectStore = z.strictObject({
   }
 });
 
-/** `s3://bucket` or `s3://bucket/prefix`: a bucket's name as S3 allows it, and a prefix of ordinary key characters. */
-const OBJECT_URL = /^s3:\/\/[a-z0-9][a-z0-9.-]{1,61}[a-z0-9](\/[A-Za-z0-9!_.*'()\/-]*)?$/;
-
-const DataPath = z.string().refine((location) => path.isAbsolute(location) || OBJECT_URL.test(location),
+const DataPath = z.string().refine((location) => path.isAbsolute(location) || (location.startsWith('s3://') && BUCKET_URL.test(location)),
   'expected an absolute path (the same on every host) or a bucket such as s3://team-lake/quarry');
 
 /**
@@ -252,11 +250,26 @@ export const ProjectConfigSchema = z.strictObject({
     context.addIssue({ code: 'custom', path: ['object_store'], message: `the lake's data in ${dataPath} needs an object_store: section with the endpoint and the .env variables of its credentials` });
   }
   for (const [index, schedule] of config.schedules.entries()) {
-    if (schedule.kind === 'backup' && config.object_store === undefined) {
-      context.addIssue({ code: 'custom', path: ['schedules', index, 'to'], message: `a backup into ${schedule.to} needs an object_store: section with the endpoint and the .env variables of its credentials` });
-    }
+    if (schedule.kind !== 'backup') continue;
+    const problem = config.object_store === undefined
+      ? `a backup into ${schedule.to} needs an object_store: section with the endpoint and the .env variables of its credentials`
+      : backupPlaceProblem(schedule.to, config.warehouse);
+    if (problem !== undefined) context.addIssue({ code: 'custom', path: ['schedules', index, 'to'], message: problem });
   }
 });
+
+/**
+ * Why backups cannot go to `destination` with this warehouse, or undefined: a PostgreSQL catalog is not in the backup,
+ * and inside the lake's own prefix the lake's maintenance would delete the backups as files it does not know.
+ */
+export function backupPlaceProblem(destination: string, warehouse: ProjectConfig['warehouse']): string | undefined {
+  if (warehouse.catalog.kind === 'postgres') return 'a shared lake with a PostgreSQL catalog is backed up as docs/operations.md ("Past one machine") says, not by quarry backup';
+  const lake = warehouse.data_path;
+  if (lake === undefined || !isObjectUrl(lake)) return undefined;
+  const [inside, outside] = [`${destination.replace(/\/+$/, '')}/`, `${lake.replace(/\/+$/, '')}/`];
+  if (inside.startsWith(outside) || outside.startsWith(inside)) return `${destination} overlaps the lake's data in ${lake}, whose maintenance deletes what the lake does not know: choose another prefix or bucket`;
+  return undefined;
+}
 
 /** Whether a location is a bucket's (s3://, gs://) rather than a folder on this machine. */
 export function isObjectUrl(location: string): boolean {

@@ -31,7 +31,11 @@ describe('schedules in project.yml', () => {
     expect(problemsOf([{ name: 'offsite', kind: 'backup', cron: '0 2 * * *', to: 's3://team-backups/quarry' }]))
       .toEqual([`${LABEL}: schedules[0].to: a backup into s3://team-backups/quarry needs an object_store: section with the endpoint and the .env variables of its credentials`]);
     expect(problemsOf([{ name: 'offsite', kind: 'backup', cron: '0 2 * * *', to: '/var/backups', keep: 0, sync: 'all' }]).join('\n'))
-      .toMatch(/schedules\[0\]\.to: expected a bucket[\s\S]*schedules\[0\]\.keep: must be at least 1[\s\S]*schedules\[0\].*sync/);
+      .toMatch(/schedules\[0\]\.to: expected s3:\/\/bucket\/prefix[\s\S]*schedules\[0\]\.keep: must be at least 1[\s\S]*schedules\[0\].*sync/);
+    const lakeInBucket = { name: 'p', object_store: {}, warehouse: { data_path: 's3://team-lake/quarry' } };
+    expect(() => parseOrThrow(ProjectConfigSchema, { ...lakeInBucket, schedules: [{ name: 'offsite', kind: 'backup', cron: '0 2 * * *', to: 's3://team-lake/quarry/backups' }] }, LABEL))
+      .toThrow(/schedules\[0\]\.to: s3:\/\/team-lake\/quarry\/backups overlaps the lake's data in s3:\/\/team-lake\/quarry, whose maintenance deletes what the lake does not know/);
+    expect(parseOrThrow(ProjectConfigSchema, { ...lakeInBucket, schedules: [{ name: 'offsite', kind: 'backup', cron: '0 2 * * *', to: 's3://team-lake/backups' }] }, LABEL).schedules).toHaveLength(1);
     expect(problemsOf([{ name: 'offsite', kind: 'vacuum', cron: '0 2 * * *' }])).toEqual([`${LABEL}: schedules[0].kind: expected sync (the default) or backup`]);
   });
 

@@ -3,6 +3,7 @@ import { Cron } from 'croner';
 import { z } from 'zod';
 import { ConfigError } from '../errors.ts';
 import { closestMatch } from './closest-match.ts';
+import { BUCKET_URL, BUCKET_URL_PROBLEM } from './bucket-url.ts';
 import { formatProblem } from './format-issues.ts';
 import type { ProjectPaths } from './project-paths.ts';
 
@@ -53,7 +54,7 @@ const BackupSchedule = z.strictObject({
   cron: CronPattern,
   timezone: TimeZone.default(hostTimeZone),
   /** `s3://bucket/prefix`, reached as the object_store: section says. */
-  to: z.string().regex(/^s3:\/\/[a-z0-9][a-z0-9.-]{1,61}[a-z0-9](\/.*)?$/, 'expected a bucket such as s3://team-backups/quarry'),
+  to: z.string().refine((url) => url.startsWith('s3://') && BUCKET_URL.test(url), BUCKET_URL_PROBLEM),
   /** How many backups to keep under the prefix; older ones are deleted after each new one. */
   keep: z.int().min(1).max(1000).default(14),
   enabled: z.boolean().default(true),

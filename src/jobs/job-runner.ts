@@ -32,7 +32,7 @@ export interface JobRunnerOptions {
   /** The only folders file sources read. */
   dataRoots: DataRoots;
   /** How long reading one spreadsheet may take (limits.spreadsheet_seconds). */
-  spreadsheetSeconds?: number | undefined;
+  spreadsheetSeconds: number;
   /** Takes known secrets out of a job's ending, which may quote what an upstream answered. */
   redactor: SecretRedactor;
   /** Runs after each job that ended well, outside the writer's turn (the catalog's profiles). */

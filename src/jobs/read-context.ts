@@ -14,12 +14,9 @@ export interface ReadContextOptions {
   readonly dataRoots: DataRoots;
   readonly now: () => Date;
   readonly signal: AbortSignal;
-  /** How long reading one spreadsheet may take; a connection test reads none. */
-  readonly spreadsheetSeconds?: number | undefined;
+  /** How long reading one spreadsheet may take (project.yml's limits.spreadsheet_seconds). */
+  readonly spreadsheetSeconds: number;
 }
-
-/** limits.spreadsheet_seconds's default, for a reading no project limit reaches. */
-const DEFAULT_SPREADSHEET_SECONDS = 120;
 
 /**
  * What reading `source` needs from the platform, for a sync and a connection test alike. Its environment holds only
@@ -27,10 +24,9 @@ const DEFAULT_SPREADSHEET_SECONDS = 120;
  * are Quarry's and go only to the provider's token endpoint.
  */
 export function readContextOf(options: ReadContextOptions): ReadContext {
-  const { source, paths, env, now, signal, sourceTokens, outbound, dataRoots } = options;
+  const { source, paths, env, now, signal, sourceTokens, outbound, dataRoots, spreadsheetSeconds } = options;
   return {
-    source, env: sourceEnvironment(source, env), now, signal, projectDir: paths.root, runDir: paths.runDir, outbound, dataRoots,
-    spreadsheetSeconds: options.spreadsheetSeconds ?? DEFAULT_SPREADSHEET_SECONDS,
+    source, env: sourceEnvironment(source, env), now, signal, projectDir: paths.root, runDir: paths.runDir, outbound, dataRoots, spreadsheetSeconds,
     oauthAccessToken: (provider) => sourceTokens.accessToken(provider, env, signal),
   };
 }

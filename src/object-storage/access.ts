@@ -31,6 +31,19 @@ export function keyOf(url: string): string {
   return OBJECT_URL.exec(url)?.[3] ?? '';
 }
 
+/** Where a bucket's requests go when its settings name no endpoint: AWS's S3, or GCS's S3-compatible XML API. */
+export function endpointOf(url: string, endpoint: string | undefined): string {
+  return endpoint ?? (schemeOf(url) === 'gs' ? 'storage.googleapis.com' : 's3.amazonaws.com');
+}
+
+/**
+ * Whether requests name the bucket in the path rather than the host name: as url_style says, else S3's virtual
+ * hosts and GCS's paths, as DuckDB's secrets assume (bucket names being host labels, every client agrees).
+ */
+export function pathStyleOf(url: string, urlStyle: 'path' | 'vhost' | undefined): boolean {
+  return urlStyle === undefined ? schemeOf(url) === 'gs' : urlStyle === 'path';
+}
+
 /** The URL of the bucket itself, `s3://bucket`, which a secret's scope names. */
 export function bucketUrlOf(url: string): string {
   return `${schemeOf(url)}://${bucketOf(url)}`;

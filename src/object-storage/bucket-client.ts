@@ -6,7 +6,7 @@ import { pipeline } from 'node:stream/promises';
 import { DeleteObjectsCommand, GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, NotFound, S3Client, S3ServiceException } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import { describeError } from '../errors.ts';
-import { bucketOf, bucketUrlOf, schemeOf, withoutCredentials, type ObjectStorageAccess } from './access.ts';
+import { bucketOf, bucketUrlOf, endpointOf, pathStyleOf, schemeOf, withoutCredentials, type ObjectStorageAccess } from './access.ts';
 
 /** One object as a listing names it. */
 export interface ListedObject {
@@ -18,8 +18,9 @@ export interface ListedObject {
   readonly lastModified: Date | undefined;
 }
 
-/** Where Google Cloud Storage answers its S3-compatible XML API, with HMAC keys. */
-const GCS_ENDPOINT = 'storage.googleapis.com';
+/** How long connecting to the endpoint may take, and a request may go without a byte of its answer. */
+const CONNECT_TIMEOUT_MS = 10_000;
+const REQUEST_TIMEOUT_MS = 60_000;
 
 /** S3's limit for one DeleteObjects request. */
 const DELETE_BATCH = 1000;
@@ -44,25 +45,34 @@ export class BucketClient {
   readonly url: string;
   readonly #client: S3Client;
   readonly #access: ObjectStorageAccess;
+  readonly #signal: AbortSignal | undefined;
 
-  /** `url`: any `s3://bucket/...` URL of the bucket. */
-  constructor(url: string, access: ObjectStorageAccess) {
+  /**
+   * `url`: any `s3://bucket/...` URL of the bucket. Without keys its requests go unsigned, as DuckDB's do: the SDK's
+   * own credential chain (the host's AWS variables, ~/.aws, the cloud's metadata service) is never consulted, since a
+   * source's settings come from an editor, not from the host. `signal` stops every request it is running.
+   */
+  constructor(url: string, access: ObjectStorageAccess, signal?: AbortSignal) {
     this.bucket = bucketOf(url);
     this.url = bucketUrlOf(url);
     this.#access = access;
-    const gcs = schemeOf(url) === 'gs';
+    this.#signal = signal;
     const { keyId, secret } = access;
-    const endpoint = access.endpoint ?? (gcs ? GCS_ENDPOINT : undefined);
+    const gcs = schemeOf(url) === 'gs';
+    const anonymous = keyId === undefined || secret === undefined;
     this.#client = new S3Client({
       // GCS's XML API signs with the region `auto`.
       region: access.region ?? (gcs ? 'auto' : 'us-east-1'),
-      ...endpoint === undefined ? {} : { endpoint: `${access.useSsl ? 'https' : 'http'}://${endpoint}` },
-      forcePathStyle: access.urlStyle === 'path' || (gcs && access.urlStyle === undefined),
-      ...keyId === undefined || secret === undefined ? {} : { credentials: { accessKeyId: keyId, secretAccessKey: secret } },
+      ...access.endpoint === undefined && !gcs ? {} : { endpoint: `${access.useSsl ? 'https' : 'http'}://${endpointOf(url, access.endpoint)}` },
+      forcePathStyle: pathStyleOf(url, access.urlStyle),
+      credentials: anonymous ? { accessKeyId: '', secretAccessKey: '' } : { accessKeyId: keyId, secretAccessKey: secret },
+      ...anonymous ? { signer: { sign: <Request>(request: Request): Promise<Request> => Promise.resolve(request) } } : {},
       // S3-compatible servers differ in the newer checksums; the ones S3 itself requires are still sent.
       requestChecksumCalculation: 'WHEN_REQUIRED',
       responseChecksumValidation: 'WHEN_REQUIRED',
       maxAttempts: 4,
+      // An endpoint that takes the connection and never answers must not hold a sync (and the lake's writer) for ever.
+      requestHandler: { connectionTimeout: CONNECT_TIMEOUT_MS, requestTimeout: REQUEST_TIMEOUT_MS },
     });
   }
 
@@ -72,7 +82,7 @@ export class BucketClient {
     do {
       const page = await this.#call(`list ${this.url}/${prefix}`, () => this.#client.send(new ListObjectsV2Command({
         Bucket: this.bucket, Prefix: prefix, ContinuationToken: token,
-      })));
+      }), { abortSignal: this.#signal }));
       yield (page.Contents ?? []).flatMap((entry) => entry.Key === undefined ? [] : [{
         key: entry.Key, size: entry.Size ?? 0, etag: (entry.ETag ?? '').replaceAll('"', ''), lastModified: entry.LastModified,
       }]);
@@ -87,7 +97,7 @@ export class BucketClient {
     do {
       const page = await this.#call(`list ${this.url}/${prefix}`, () => this.#client.send(new ListObjectsV2Command({
         Bucket: this.bucket, Prefix: prefix, Delimiter: '/', ContinuationToken: token,
-      })));
+      }), { abortSignal: this.#signal }));
       for (const common of page.CommonPrefixes ?? []) if (common.Prefix !== undefined) found.push(common.Prefix.slice(prefix.length).replace(/\/$/, ''));
       token = page.IsTruncated === true ? page.NextContinuationToken : undefined;
     } while (token !== undefined);
@@ -98,7 +108,7 @@ export class BucketClient {
   async exists(key: string): Promise<boolean> {
     return this.#call(`look up ${this.url}/${key}`, async () => {
       try {
-        await this.#client.send(new HeadObjectCommand({ Bucket: this.bucket, Key: key }));
+        await this.#client.send(new HeadObjectCommand({ Bucket: this.bucket, Key: key }), { abortSignal: this.#signal });
         return true;
       } catch (error) {
         if (error instanceof NotFound || (error instanceof S3ServiceException && error.$metadata.httpStatusCode === 404)) return false;
@@ -109,16 +119,19 @@ export class BucketClient {
 
   /** Uploads the file at `file` as `key`, in parts when it is large; the object appears whole or not at all. */
   async upload(file: string, key: string): Promise<void> {
-    await this.#call(`upload ${file} to ${this.url}/${key}`, () => new Upload({
-      client: this.#client, params: { Bucket: this.bucket, Key: key, Body: createReadStream(file) },
-    }).done());
+    const body = createReadStream(file);
+    try {
+      await this.#call(`upload ${file} to ${this.url}/${key}`, () => new Upload({ client: this.#client, params: { Bucket: this.bucket, Key: key, Body: body } }).done());
+    } finally {
+      body.destroy();
+    }
   }
 
   /** Writes the object `key` to the file `file` (its folder made when missing). */
   async download(key: string, file: string): Promise<void> {
     await mkdir(path.dirname(file), { recursive: true });
     await this.#call(`download ${this.url}/${key}`, async () => {
-      const answer = await this.#client.send(new GetObjectCommand({ Bucket: this.bucket, Key: key }));
+      const answer = await this.#client.send(new GetObjectCommand({ Bucket: this.bucket, Key: key }), { abortSignal: this.#signal });
       if (answer.Body === undefined) throw new BucketError('the server sent no content');
       await pipeline(answer.Body as Readable, createWriteStream(file, { mode: 0o600 }));
     });
@@ -130,7 +143,7 @@ export class BucketClient {
       const batch = keys.slice(start, start + DELETE_BATCH);
       const answer = await this.#call(`delete ${String(batch.length)} object(s) in ${this.url}`, () => this.#client.send(new DeleteObjectsCommand({
         Bucket: this.bucket, Delete: { Objects: batch.map((key) => ({ Key: key })), Quiet: true },
-      })));
+      }), { abortSignal: this.#signal }));
       const failed = answer.Errors?.[0];
       if (failed !== undefined) throw new BucketError(`Could not delete ${this.url}/${failed.Key ?? ''}: ${failed.Message ?? failed.Code ?? 'refused'}`);
     }

@@ -1,2 +1,4 @@
-export { bucketOf, bucketUrlOf, keyOf, objectStorageAccess, schemeOf, withoutCredentials, type ObjectStorageAccess } from './access.ts';
+export {
+  bucketOf, bucketUrlOf, endpointOf, keyOf, objectStorageAccess, pathStyleOf, schemeOf, withoutCredentials, type ObjectStorageAccess,
+} from './access.ts';
 export { BucketClient, BucketError, type ListedObject } from './bucket-client.ts';

@@ -25,7 +25,7 @@ export class LedgerHasher {
 
   /** Hashes the entries a sync recorded without a hash, after whatever is still hashing for the source. */
   hashLater(source: string, entries: readonly LedgerEntry[]): void {
-    // An object in a bucket is never downloaded to be hashed: its size and time alone decide whether it changed.
+    // An object in a bucket is never downloaded to be hashed: its ETag stands for the hash.
     const unhashed = entries.filter((entry) => entry.sha256 === '' && !isObjectUrl(entry.path));
     if (unhashed.length === 0) return;
     const done = (this.#pending.get(source) ?? Promise.resolve()).then(() => this.#hashAll(source, unhashed));

@@ -9,9 +9,9 @@ import { SyncFailedError } from './sync-failed-error.ts';
  * `pattern` as a local file's relative path would; by URL, with each one's size, time and ETag from the listing
  * (a thousand keys a request; only the matching ones are kept).
  */
-export async function listObjects(store: ObjectStore, pattern: string): Promise<SourceFile[]> {
+export async function listObjects(store: ObjectStore, pattern: string, signal?: AbortSignal): Promise<SourceFile[]> {
   const prefix = `${store.url}/`;
-  const client = store.client();
+  const client = store.client(signal);
   const keyPrefix = keyOf(prefix);
   const files: SourceFile[] = [];
   try {
@@ -26,7 +26,7 @@ export async function listObjects(store: ObjectStore, pattern: string): Promise<
       }
     }
   } catch (error) {
-    if (!(error instanceof BucketError)) throw error;
+    if (!(error instanceof BucketError) || signal?.aborted === true) throw error;
     throw new SyncFailedError(`Cannot list the objects under ${prefix}: ${error.message.replace(/^Could not list \S+: /, '')}`, { transient: error.transient });
   } finally {
     client.close();

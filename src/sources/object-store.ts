@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { describeError } from '../errors.ts';
-import { BucketClient, bucketOf, bucketUrlOf, schemeOf, withoutCredentials, type ObjectStorageAccess } from '../object-storage/index.ts';
-import { extensionFile, objectStorageSecretStatement, quoteIdentifier, quoteLiteral, type DuckDBConnection } from '../warehouse/index.ts';
+import { BucketClient, bucketOf, bucketUrlOf, endpointOf, pathStyleOf, withoutCredentials, type ObjectStorageAccess } from '../object-storage/index.ts';
+import { extensionFile, LAKE_BUCKET_SECRET, objectStorageSecretStatement, quoteIdentifier, quoteLiteral, type DuckDBConnection } from '../warehouse/index.ts';
 import { hostOfServer, OutboundRefusedError, type OutboundPolicy } from './outbound/index.ts';
 import { requireEnv } from './rest/credentials.ts';
 import { SyncFailedError } from './sync-failed-error.ts';
@@ -22,10 +22,6 @@ export interface ObjectStoreSettings {
 /** DuckDB's httpfs errors that say the endpoint did not answer, or answered it cannot now: worth trying again later. */
 const LOST_CONNECTION = /IO Error: Could not (connect|resolve)|HTTP (HEAD|GET) error .*\(HTTP (5\d\d|429)\b|Connection (reset|refused|timed out)/;
 
-/** Where AWS's S3 answers when a source names no endpoint, as DuckDB's httpfs assumes. */
-const AWS_ENDPOINT = 's3.amazonaws.com';
-/** Where Google Cloud Storage's S3-compatible XML API answers, path-style, as DuckDB's gcs secret assumes. */
-const GCS_ENDPOINT = 'storage.googleapis.com';
 
 /**
  * A bucket a sync may read, with the credentials read from the project's environment: `grant` lets one DuckDB
@@ -42,9 +38,10 @@ export class ObjectStore {
   }
 
   /**
-   * Reads the credentials and checks, before DuckDB connects, that the endpoint is a host sources may reach.
-   * DuckDB resolves the name again and connects by itself, so the address cannot be pinned as the policy's
-   * other users do: a name that resolves elsewhere the second time is not caught here.
+   * Reads the credentials and checks, before DuckDB or the S3 client connects, that the endpoint is a host sources
+   * may reach (both address the bucket alike: the endpoint and the bucket name are plain host names). Each resolves the
+   * name again and connects by itself, so the address cannot be pinned as the policy's other users do: a name that
+   * resolves elsewhere the second time is not caught here.
    */
   static async open(settings: ObjectStoreSettings, env: Readonly<Record<string, string | undefined>>, outbound: OutboundPolicy): Promise<ObjectStore> {
     const bucket = bucketOf(settings.url);
@@ -75,6 +72,7 @@ export class ObjectStore {
    */
   async grant<T>(connection: DuckDBConnection, work: () => Promise<T>): Promise<T> {
     await connection.run(`LOAD ${quoteLiteral(extensionFile('httpfs'))}`);
+    await this.#refuseLakeBucket(connection);
     const name = quoteIdentifier(`quarry_object_store_${randomUUID().replaceAll('-', '')}`);
     try {
       await connection.run(objectStorageSecretStatement(name, bucketUrlOf(this.url), this.#access));
@@ -92,9 +90,20 @@ export class ObjectStore {
     }
   }
 
-  /** A client of the bucket for listing (DuckDB's listing says no ETag); the caller closes it. */
-  client(): BucketClient {
-    return new BucketClient(this.url, this.#access);
+  /** A client of the bucket for listing (DuckDB's listing says no ETag) and downloads, stopped by `signal`; the caller closes it. */
+  client(signal?: AbortSignal): BucketClient {
+    return new BucketClient(this.url, this.#access, signal);
+  }
+
+  /**
+   * Refuses the bucket the lake's data is in (the writer's connection holds its secret): DuckDB would read its keys
+   * with the lake's credentials and endpoint, whatever this source's settings say. The lake's tables are queried, not synced.
+   */
+  async #refuseLakeBucket(connection: DuckDBConnection): Promise<void> {
+    const scopes = await connection.runAndReadAll(`SELECT unnest(scope) FROM duckdb_secrets() WHERE name = ${quoteLiteral(LAKE_BUCKET_SECRET)}`);
+    if (scopes.getRows().some(([scope]) => bucketUrlOf(String(scope)) === bucketUrlOf(this.url))) {
+      throw new SyncFailedError(`${bucketUrlOf(this.url)} is the bucket of the warehouse's own data: a source reads other buckets (query the warehouse's tables instead)`);
+    }
   }
 
   /** The first lines of a DuckDB error, one line, with the credentials taken out should DuckDB ever quote them. */
@@ -104,9 +113,8 @@ export class ObjectStore {
   }
 }
 
-/** The host DuckDB connects to for the bucket: the endpoint's, under the bucket's name unless the style is `path` (DuckDB's default is `vhost` for S3, `path` for GCS). */
+/** The host DuckDB and the S3 client connect to for the bucket: the endpoint's, under the bucket's name unless the style is `path`. */
 function connectedHost(settings: ObjectStoreSettings, bucket: string): string {
-  const gcs = schemeOf(settings.url) === 'gs';
-  const host = hostOfServer(settings.endpoint ?? (gcs ? GCS_ENDPOINT : AWS_ENDPOINT));
-  return settings.urlStyle === 'path' || (gcs && settings.urlStyle === undefined) ? host : `${bucket}.${host}`;
+  const host = hostOfServer(endpointOf(settings.url, settings.endpoint));
+  return pathStyleOf(settings.url, settings.urlStyle) ? host : `${bucket}.${host}`;
 }

@@ -68,7 +68,7 @@ export async function syncFileSource(
   const { connection } = write;
   const { files, outsideDataRoots } = spec.objects === undefined
     ? await listFolder(spec)
-    : { files: await listObjects(spec.objects, spec.pattern), outsideDataRoots: [] };
+    : { files: await listObjects(spec.objects, spec.pattern, signal), outsideDataRoots: [] };
   const schemaName = rawSchemaOf(spec.source);
   const table = `${quoteIdentifier(schemaName)}.${quoteIdentifier(spec.source)}`;
   const messages: SyncOutcome['messages'] = outsideDataRoots.map((file) => ({

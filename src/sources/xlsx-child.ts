@@ -1,12 +1,14 @@
 /**
  * Converts one spreadsheet to Parquet, in a process of its own: DuckDB's excel extension reads `.xlsx` files
  * (zip archives of XML) in a way a crafted file can make spin, which here costs only this process, ended by its
- * deadline (xlsx-stand-ins.ts). Arguments: the excel extension's file, the spreadsheet, the Parquet file to write.
+ * deadline (xlsx-stand-ins.ts). Arguments: the excel extension's file, the spreadsheet, the Parquet file to write, and
+ * the deadline in seconds, which it keeps too, should the service that started it be gone.
  * The spreadsheet's first sheet is read as DuckDB's read_xlsx reads it alone. Exits 1 with DuckDB's message on stderr.
  */
 import { DuckDBInstance } from '@duckdb/node-api';
 
-const [extension, input, output] = process.argv.slice(2);
+const [extension, input, output, deadlineSeconds] = process.argv.slice(2);
+setTimeout(() => { process.exit(1); }, (Number(deadlineSeconds ?? 0) + 5) * 1000).unref();
 const quote = (text: string): string => `'${text.replaceAll("'", "''")}'`;
 
 try {

@@ -44,7 +44,7 @@ export async function convertSpreadsheets(
     for (const [index, file] of spreadsheets.entries()) {
       options.signal.throwIfAborted();
       const standIn = path.join(folder, `${String(index)}.parquet`);
-      const local = options.objects === undefined ? file.path : await download(options.objects, file.path, path.join(folder, `${String(index)}.xlsx`));
+      const local = options.objects === undefined ? file.path : await download(options.objects, file.path, path.join(folder, `${String(index)}.xlsx`), options.signal);
       const failure = await convert(local, standIn, options.deadlineSeconds, options.signal);
       if (failure === undefined) paths.set(file.path, standIn);
       else failures.set(file.path, new UnreadableFileError(file.path, failure));
@@ -57,13 +57,13 @@ export async function convertSpreadsheets(
 }
 
 /** The object at `url` in a local file: a store that will not hand it over fails the sync, as it says nothing of the file. */
-async function download(store: ObjectStore, url: string, file: string): Promise<string> {
-  const client = store.client();
+async function download(store: ObjectStore, url: string, file: string, signal: AbortSignal): Promise<string> {
+  const client = store.client(signal);
   try {
     await client.download(keyOf(url), file);
     return file;
   } catch (error) {
-    if (!(error instanceof BucketError)) throw error;
+    if (!(error instanceof BucketError) || signal.aborted) throw error;
     throw new SyncFailedError(`Cannot read ${url}: ${error.message}`, { transient: error.transient });
   } finally {
     client.close();
@@ -72,7 +72,7 @@ async function download(store: ObjectStore, url: string, file: string): Promise<
 
 /** Runs the converting process; resolves with why the spreadsheet could not be read, or undefined when it was. */
 function convert(input: string, output: string, deadlineSeconds: number, signal: AbortSignal): Promise<string | undefined> {
-  const node = nodeChild(CHILD_SCRIPT, [extensionFile('excel'), input, output]);
+  const node = nodeChild(CHILD_SCRIPT, [extensionFile('excel'), input, output, String(deadlineSeconds)]);
   const { command, args } = confined(node, { memory: CHILD_MEMORY_BYTES, readOnly: [] });
   const child = spawn(command, args, { env: node.env, stdio: ['ignore', 'ignore', 'pipe'], detached: true });
   let stderr = '';

@@ -13,7 +13,7 @@ export {
 } from './read-query.ts';
 export { QueryProcess, QUERY_PROCESS_MEMORY } from './query-process.ts';
 export {
-  lakeLocation, lakeMetadataSchema, extensionFile, lakeExtensionsOf, dataInBucket, lakeFolders, catalogPath, catalogMissing, describeLake, lakeChildEnv, readerLocation, DUCKDB_EXTENSIONS_DIR, LAKE_ALIAS, LAKE_EXTENSIONS,
+  lakeLocation, lakeMetadataSchema, extensionFile, lakeExtensionsOf, dataInBucket, lakeFolders, catalogPath, catalogMissing, describeLake, lakeChildEnv, readerLocation, DUCKDB_EXTENSIONS_DIR, LAKE_ALIAS, LAKE_EXTENSIONS, LAKE_BUCKET_SECRET,
   type LakeLocation, type PostgresCatalog,
 } from './lake-location.ts';
 export { takeCatalogWriterLock, checkCatalogReachable, CatalogUnreachableError } from './catalog-writer-lock.ts';

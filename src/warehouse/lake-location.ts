@@ -163,9 +163,12 @@ export function lakeSecretStatements(location: LakeLocation): string[] {
   ];
 }
 
+/** The name of the secret through which the lake's processes reach its bucket. */
+export const LAKE_BUCKET_SECRET = 'quarry_lake_bucket';
+
 /** The secret through which the lake's processes reach its bucket, and no other. */
 function bucketSecretStatement(dataPath: string, access: ObjectStorageAccess): string {
-  return objectStorageSecretStatement('quarry_lake_bucket', bucketUrlOf(dataPath), access);
+  return objectStorageSecretStatement(LAKE_BUCKET_SECRET, bucketUrlOf(dataPath), access);
 }
 
 /** `ATTACH 'ducklake:…' AS warehouse (DATA_PATH …[, METADATA_SCHEMA …])`, read-only for readers. */

@@ -15,6 +15,8 @@ export class LakeMoveError extends Error {}
 type Fingerprints = Map<string, string>;
 
 export interface LakeMoveOutcome {
+  /** The catalog named the bucket already: a move whose last step (project.yml) was cut short; nothing was copied now. */
+  readonly alreadyMoved: boolean;
   readonly files: number;
   /** Files the bucket held already, from a move that was cut short: not uploaded again. */
   readonly filesAlreadyThere: number;
@@ -41,6 +43,10 @@ export async function moveLakeToBucket(
   if (to.objectStore === undefined) throw new LakeMoveError(`${to.dataPath} is not a bucket`);
   if (!existsSync(catalog.file)) throw new LakeMoveError(`There is no lake yet (${catalog.file}): set warehouse.data_path before the first sync, and the lake is made in the bucket`);
   const lock = await takeWriterLockFile(options.writerLockFile);
+  if (storedDataPath(catalog.file) === to.dataPath) {
+    await lock.release();
+    return { alreadyMoved: true, files: 0, filesAlreadyThere: 0, bytes: 0, tables: 0, previousCatalog: `${catalog.file}.before-move` };
+  }
   const client = new BucketClient(to.dataPath, to.objectStore);
   try {
     assertRelativePaths(catalog.file);
@@ -61,10 +67,21 @@ export async function moveLakeToBucket(
     options.report(`Every table reads back the same from ${to.dataPath}`);
     const previousCatalog = `${catalog.file}.before-move`;
     replaceCatalog(catalog.file, moving, previousCatalog);
-    return { ...uploaded, tables: before.size, previousCatalog };
+    return { alreadyMoved: false, ...uploaded, tables: before.size, previousCatalog };
   } finally {
     client.close();
     await lock.release();
+  }
+}
+
+/** The data path the catalog names. */
+function storedDataPath(catalogFile: string): string | undefined {
+  const catalog = new DatabaseSync(catalogFile, { readOnly: true });
+  try {
+    const row = catalog.prepare("SELECT value FROM ducklake_metadata WHERE key = 'data_path' AND scope IS NULL").get();
+    return typeof row?.value === 'string' ? row.value : undefined;
+  } finally {
+    catalog.close();
   }
 }
 
@@ -99,15 +116,23 @@ async function uploadDataFiles(
   folder: string, bucketDataPath: string, client: BucketClient, report: (line: string) => void,
 ): Promise<{ files: number; filesAlreadyThere: number; bytes: number }> {
   const prefix = keyOf(bucketDataPath);
-  const present = new Map<string, number>();
-  for await (const page of client.pages(prefix)) for (const object of page) present.set(object.key, object.size);
   const files = existsSync(folder) ? readdirSync(folder, { recursive: true, withFileTypes: true }).filter((entry) => entry.isFile()) : [];
+  const keyOfFile = (file: string): string => `${prefix}${path.relative(folder, file).split(path.sep).join('/')}`;
+  const ours = new Set(files.map((entry) => keyOfFile(path.join(entry.parentPath, entry.name))));
+  const present = new Map<string, number>();
+  for await (const page of client.pages(prefix)) {
+    for (const object of page) {
+      // The lake's maintenance deletes what its catalog does not name under its data path: nothing else may be there.
+      if (!ours.has(object.key)) throw new LakeMoveError(`${bucketDataPath} holds ${client.url}/${object.key}, which is not this lake's: move the lake into an empty prefix; nothing was changed`);
+      present.set(object.key, object.size);
+    }
+  }
   let bytes = 0;
   let filesAlreadyThere = 0;
   let lastReported = Date.now();
   for (const [index, entry] of files.entries()) {
     const file = path.join(entry.parentPath, entry.name);
-    const key = `${prefix}${path.relative(folder, file).split(path.sep).join('/')}`;
+    const key = keyOfFile(file);
     const { size } = statSync(file);
     bytes += size;
     if (present.get(key) === size) filesAlreadyThere += 1;

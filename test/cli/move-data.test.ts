@@ -3,6 +3,7 @@ import { cpSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DeleteObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { parse, stringify } from 'yaml';
 import { startObjectStore, type ObjectStore } from '../support/object-store.ts';
 import { QUARRY_BIN } from '../support/quarry-process.ts';
@@ -90,6 +91,23 @@ describe('quarry warehouse move-data', () => {
     expect(forbidden.stderr).not.toContain('not-the-secret-at-all');
     expect(parse(readFileSync(projectFile(), 'utf8')).warehouse?.data_path).toBeUndefined();
     writeFileSync(path.join(dir, '.env'), `${env}LAKE_KEY_ID=${store.accessKeyId}\nLAKE_SECRET=${store.secretAccessKey}\n`);
+  }, 60_000);
+
+  it('refuses a prefix holding objects that are not the lake\'s, which its maintenance would delete', async () => {
+    const s3 = new S3Client({
+      region: store.region, endpoint: `http://${store.endpoint}`, forcePathStyle: true,
+      credentials: { accessKeyId: store.accessKeyId, secretAccessKey: store.secretAccessKey },
+    });
+    try {
+      await s3.send(new PutObjectCommand({ Bucket: 'team-lake', Key: 'quarry/report.pdf', Body: 'not the lake\'s' }));
+      const refused = await quarry('warehouse', 'move-data', 's3://team-lake/quarry', '--project', dir);
+      expect(refused.status).toBe(1);
+      expect(refused.stderr).toContain('s3://team-lake/quarry/ holds s3://team-lake/quarry/report.pdf, which is not this lake\'s: move the lake into an empty prefix; nothing was changed');
+      expect(parse(readFileSync(projectFile(), 'utf8')).warehouse?.data_path).toBeUndefined();
+      await s3.send(new DeleteObjectCommand({ Bucket: 'team-lake', Key: 'quarry/report.pdf' }));
+    } finally {
+      s3.destroy();
+    }
   }, 60_000);
 
   it('moves the data into the bucket with its history, and the service reads and writes it there', async () => {

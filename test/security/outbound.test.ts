@@ -216,7 +216,7 @@ describe('database, broker and mail drivers connect to the address the policy ch
     const source = quarry.ctx.sources.find((candidate) => candidate.name === name);
     if (source === undefined) throw new Error(`no source ${name}`);
     const { paths, env, sourceTokens, dataRoots, now } = quarry.ctx;
-    return testConnection({ source, paths, env, sourceTokens, outbound, dataRoots, now, signal: AbortSignal.timeout(60_000) });
+    return testConnection({ source, paths, env, sourceTokens, outbound, dataRoots, now, signal: AbortSignal.timeout(60_000), spreadsheetSeconds: 60 });
   };
 
   it.each(['pg', 'maria', 'mongo', 'mail'])('%s reaches its server by a name only the policy resolves', async (name) => {

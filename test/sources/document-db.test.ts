@@ -63,6 +63,7 @@ describe('document_db through the MongoDB driver, against a wire-protocol fake',
     const source = quarry.ctx.sources.find((candidate) => candidate.name === 'shop')!;
     const result = await testConnection({
       source, paths: quarry.ctx.paths, env: quarry.ctx.env, sourceTokens: quarry.ctx.sourceTokens, outbound: quarry.ctx.outbound, dataRoots: quarry.ctx.dataRoots, now: quarry.ctx.now, signal: AbortSignal.timeout(20_000),
+      spreadsheetSeconds: 60,
     });
     expect(result).toBe('Connected and read the first records');
   });

@@ -55,6 +55,9 @@ describe('filesystem sources reading S3-compatible object storage', () => {
         '  - name: google', '    type: filesystem', '    filesystem:', `      bucket_url: gs://${BUCKET}/exports/2026/01`,
         ...bucketSettings.map((line) => `      ${line}`),
         '      access_key_id_env: ORDERS_KEY_ID', '      secret_access_key_env: ORDERS_SECRET_KEY',
+        // No keys of its own: a public bucket's, read unsigned, never with the host's AWS credentials.
+        '  - name: keyless', '    type: filesystem', '    filesystem:', `      bucket_url: ${PREFIX}`,
+        ...bucketSettings.map((line) => `      ${line}`),
         // Loopback, but not one of the addresses the tests' project.yml allows.
         '  - name: elsewhere', '    type: filesystem', '    filesystem:', `      bucket_url: ${PREFIX}`,
         `      endpoint: "127.0.0.2:${String(port)}"`, '      url_style: path', '      use_ssl: false',
@@ -128,6 +131,19 @@ describe('filesystem sources reading S3-compatible object storage', () => {
     expect(await syncAndWait(quarry, 'orders')).toMatchObject({ type: 'sync_completed', rows: 4 });
     expect(logMessages(quarry, 'orders', 'INFO').at(-1)).toBe('Loaded 1 of 2 file(s); 1 unchanged');
     expect((await loaded()).map((row) => row.amount)).toEqual([12, 22, 30, 52]);
+  });
+
+  it('reads a source without keys unsigned, even where the host holds AWS credentials', async () => {
+    const hostKeys = { AWS_ACCESS_KEY_ID: store.accessKeyId, AWS_SECRET_ACCESS_KEY: store.secretAccessKey };
+    Object.assign(process.env, hostKeys);
+    try {
+      const ending = await syncAndWait(quarry, 'keyless');
+      expect(ending).toMatchObject({ type: 'sync_failed' });
+      // The server refuses an anonymous listing: had the host's keys been used, it would have answered.
+      expect(ending.type === 'sync_failed' && ending.error).toMatch(/^Cannot list the objects under s3:\/\/quarry-orders\/exports\/: AccessDenied \(HTTP 403\)/);
+    } finally {
+      for (const name of Object.keys(hostKeys)) Reflect.deleteProperty(process.env, name);
+    }
   });
 
   it('refuses an endpoint on this machine that project.yml does not allow, before connecting', async () => {

@@ -23,6 +23,8 @@ describe('a lake with a PostgreSQL catalog and its data in a bucket, shared by t
     const options = sharedLakeServiceOptions(shared, schema);
     const inBucket = {
       ...options,
+      // A source an editor points at the lake's own bucket, to read its keys with the lake's credentials.
+      sourcesYaml: `${options.sourcesYaml}  - name: peek\n    type: filesystem\n    filesystem: { bucket_url: "s3://shared-lake/quarry", endpoint: "${store.endpoint}", url_style: path, use_ssl: false }\n`,
       projectConfig: {
         ...options.projectConfig,
         warehouse: { ...options.projectConfig.warehouse, data_path: 's3://shared-lake/quarry' },
@@ -51,4 +53,11 @@ describe('a lake with a PostgreSQL catalog and its data in a bucket, shared by t
     expect(dataPath).toBe('s3://shared-lake/quarry/');
     expect(second.ctx.lake.dataPath).toBe('s3://shared-lake/quarry/');
   }, 120_000);
+
+  it('refuses a source reading the lake\'s own bucket, which DuckDB would read with the lake\'s keys', async () => {
+    const ending = await syncAndWait(first, 'peek');
+    expect(ending).toMatchObject({ type: 'sync_failed' });
+    expect(ending.type === 'sync_failed' && ending.error).toBe('s3://shared-lake is the bucket of the warehouse\'s own data: a source reads other buckets (query the warehouse\'s tables instead)');
+    expect(await first.query("SELECT count(*)::INTEGER AS n FROM duckdb_tables() WHERE schema_name = 'raw_peek'")).toEqual([{ n: 0 }]);
+  }, 60_000);
 });

@@ -121,6 +121,7 @@ export const sourceChangeRoutes: FastifyPluginCallbackZod<{ ctx: AppContext }> =
     try {
       const account = await testConnection({
         source, paths: ctx.paths, env, sourceTokens: ctx.sourceTokens, outbound: ctx.outbound, dataRoots: ctx.dataRoots, now: ctx.now, signal: AbortSignal.timeout(120_000),
+        spreadsheetSeconds: ctx.config.limits.spreadsheet_seconds,
       });
       return { success: true, message: account };
     } catch (error) {

@@ -141,6 +141,7 @@ export const sourceConfigRoutes: FastifyPluginCallbackZod<{ ctx: AppContext }> =
     try {
       const account = await testConnection({
         source, paths: ctx.paths, env: ctx.env, sourceTokens: ctx.sourceTokens, outbound: ctx.outbound, dataRoots: ctx.dataRoots, now: ctx.now, signal: AbortSignal.timeout(120_000),
+        spreadsheetSeconds: ctx.config.limits.spreadsheet_seconds,
       });
       return { success: true, message: account };
     } catch (error) {

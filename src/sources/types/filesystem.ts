@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { z } from 'zod';
 import { readFiles } from '../file-loader.ts';
-import { URL_STYLES } from '../../config/index.ts';
+import { BUCKET_URL, BUCKET_URL_PROBLEM, Endpoint, URL_STYLES } from '../../config/index.ts';
 import type { SourceLoader } from '../source-loader.ts';
 import { EnvVarName, FilePattern, NonEmptyString, defineSourceType } from '../type-definition/index.ts';
 
@@ -11,11 +11,11 @@ export const FilesystemSection = z.strictObject({
    * A local path, a `file://` URL, or a bucket and prefix of object storage: `s3://bucket/folder` (S3 or a server
    * compatible with it), `gs://bucket/folder` (Google Cloud Storage, through its S3-compatible API with HMAC keys).
    */
-  bucket_url: NonEmptyString,
+  bucket_url: NonEmptyString.refine((url) => !/^(s3|gs):\/\//.test(url) || BUCKET_URL.test(url), BUCKET_URL_PROBLEM),
   file_pattern: FilePattern.default('*'),
   credentials_env: EnvVarName.optional(),
   /** The S3 endpoint as `host:port`; AWS's own when left out. */
-  endpoint: NonEmptyString.optional(),
+  endpoint: Endpoint.optional(),
   region: NonEmptyString.optional(),
   url_style: z.enum(URL_STYLES).optional(),
   use_ssl: z.boolean().default(true),
