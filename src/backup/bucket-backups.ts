@@ -1,8 +1,8 @@
 import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { backupPlaceProblem, isObjectUrl, loadEnvironment, type ProjectConfig, type ProjectPaths } from '../config/index.ts';
-import { BucketClient, bucketOf, objectStorageAccess, type ObjectStorageAccess } from '../object-storage/index.ts';
+import { backupPlaceProblem, BUCKET_URL, BUCKET_URL_PROBLEM, isObjectUrl, loadEnvironment, type ProjectConfig, type ProjectPaths } from '../config/index.ts';
+import { BucketClient, bucketOf, keyOf, objectStorageAccess, type ObjectStorageAccess } from '../object-storage/index.ts';
 import { BACKUP_MANIFEST } from './backup-contents.ts';
 import { BackupError } from './errors.ts';
 import { assertLakeFilesPresent, restoreBackup, type RestoreSummary } from './restore-backup.ts';
@@ -25,8 +25,8 @@ export interface BucketBackupSummary {
 
 /** A bucket and a prefix in it, as `s3://bucket/prefix` names them: the prefix ends with a slash unless empty. */
 function split(url: string): { bucket: string; prefix: string } {
-  if (!url.startsWith('s3://') || bucketOf(url) === '') throw new BackupError(`${url} is not a bucket: write s3://bucket/prefix`);
-  const prefix = url.slice(`s3://${bucketOf(url)}/`.length).replace(/\/*$/, '');
+  if (!url.startsWith('s3://') || !BUCKET_URL.test(url)) throw new BackupError(`${url} is not a bucket: ${BUCKET_URL_PROBLEM}`);
+  const prefix = keyOf(url).replace(/\/*$/, '');
   return { bucket: bucketOf(url), prefix: prefix === '' ? '' : `${prefix}/` };
 }
 
