@@ -273,6 +273,7 @@ describe('adding a source in the browser', () => {
 
     await page.goto(`${quarry.url}/sources/exports`);
     await expect.poll(() => page.locator('body').textContent()).toContain('12');
+    await screenshot(page, 'source-bucket');
     expect(await quarry.query("SELECT count(*)::INTEGER AS n FROM raw_exports.exports WHERE country = 'Albania'")).toEqual([{ n: 1 }]);
     expect(consoleErrors).toEqual([]);
   }, 90_000);
