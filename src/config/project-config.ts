@@ -271,9 +271,9 @@ export function backupPlaceProblem(destination: string, warehouse: ProjectConfig
   return undefined;
 }
 
-/** Whether a location is a bucket's (s3://, gs://) rather than a folder on this machine. */
+/** Whether a location is a bucket's (s3://, gs://, az://) rather than a folder on this machine. */
 export function isObjectUrl(location: string): boolean {
-  return location.startsWith('s3://') || location.startsWith('gs://');
+  return /^(s3|gs|az):\/\//.test(location);
 }
 
 export type ProjectConfig = z.infer<typeof ProjectConfigSchema>;

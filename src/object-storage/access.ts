@@ -11,14 +11,20 @@ export interface ObjectStorageAccess {
   /** Never logged, never in a connection string: DuckDB gets them as a secret's fields, the S3 client as its credentials. */
   readonly keyId?: string | undefined;
   readonly secret?: string | undefined;
+  /** Azure Blob Storage's connection string (its account key inside), for an `az://` container. */
+  readonly connectionString?: string | undefined;
 }
 
-/** `s3://bucket/key`: S3 or any S3-compatible server; `gs://bucket/key`: Google Cloud Storage through its S3-compatible XML API. */
-const OBJECT_URL = /^(s3|gs):\/\/([^/]*)\/?(.*)$/;
+/**
+ * `s3://bucket/key`: S3 or any S3-compatible server; `gs://bucket/key`: Google Cloud Storage through its S3-compatible
+ * XML API; `az://container/key`: Azure Blob Storage.
+ */
+const OBJECT_URL = /^(s3|gs|az):\/\/([^/]*)\/?(.*)$/;
 
-/** Which storage an object URL names: `s3` or `gs`. */
-export function schemeOf(url: string): 's3' | 'gs' {
-  return OBJECT_URL.exec(url)?.[1] === 'gs' ? 'gs' : 's3';
+/** Which storage an object URL names. */
+export function schemeOf(url: string): 's3' | 'gs' | 'az' {
+  const scheme = OBJECT_URL.exec(url)?.[1];
+  return scheme === 'gs' || scheme === 'az' ? scheme : 's3';
 }
 
 /** The bucket of an `s3://bucket/prefix` (or `gs://`) URL. */
@@ -69,7 +75,10 @@ export function objectStorageAccess(config: ObjectStoreConfig, env: Readonly<Rec
 
 /** `text` with the credentials taken out, should DuckDB or a server ever quote them. */
 export function withoutCredentials(text: string, access: ObjectStorageAccess | undefined): string {
+  const accountKey = /AccountKey=([^;]+)/.exec(access?.connectionString ?? '')?.[1];
   let cleaned = text;
-  for (const value of [access?.secret, access?.keyId]) if (value !== undefined && value.length >= 4) cleaned = cleaned.replaceAll(value, '***');
+  for (const value of [access?.connectionString, accountKey, access?.secret, access?.keyId]) {
+    if (value !== undefined && value.length >= 4) cleaned = cleaned.replaceAll(value, '***');
+  }
   return cleaned;
 }

@@ -7,16 +7,7 @@ import { DeleteObjectsCommand, GetObjectCommand, HeadObjectCommand, ListObjectsV
 import { Upload } from '@aws-sdk/lib-storage';
 import { describeError } from '../errors.ts';
 import { bucketOf, bucketUrlOf, endpointOf, pathStyleOf, schemeOf, withoutCredentials, type ObjectStorageAccess } from './access.ts';
-
-/** One object as a listing names it. */
-export interface ListedObject {
-  /** The whole key, from the bucket's root. */
-  readonly key: string;
-  readonly size: number;
-  /** The server's tag of this version of the object's content (quotes removed); another upload gives another. */
-  readonly etag: string;
-  readonly lastModified: Date | undefined;
-}
+import { BucketError, type ListedObject, type ObjectLister } from './object-lister.ts';
 
 /** How long connecting to the endpoint may take, and a request may go without a byte of its answer. */
 const CONNECT_TIMEOUT_MS = 10_000;
@@ -25,21 +16,11 @@ const REQUEST_TIMEOUT_MS = 60_000;
 /** S3's limit for one DeleteObjects request. */
 const DELETE_BATCH = 1000;
 
-/** Something went wrong with the bucket: the message names the bucket and key, never the credentials. */
-export class BucketError extends Error {
-  /** Whether trying again later may succeed: the endpoint did not answer, or answered 5xx or 429. */
-  readonly transient: boolean;
-  constructor(message: string, options: { cause?: unknown; transient?: boolean } = {}) {
-    super(message, { cause: options.cause });
-    this.transient = options.transient ?? false;
-  }
-}
-
 /**
  * Node's way to a bucket of S3-compatible object storage, for what DuckDB does not do: byte-exact copies of files
  * (the lake's data files, backups), and listings that say each object's ETag, one page at a time.
  */
-export class BucketClient {
+export class BucketClient implements ObjectLister {
   readonly bucket: string;
   /** `s3://bucket` (or `gs://`): what the keys it lists are URLs under. */
   readonly url: string;

@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { describeError } from '../errors.ts';
-import { BucketClient, bucketOf, bucketUrlOf, endpointOf, pathStyleOf, withoutCredentials, type ObjectStorageAccess } from '../object-storage/index.ts';
+import {
+  AzureContainerClient, azureHostOf, BucketClient, bucketOf, bucketUrlOf, endpointOf, pathStyleOf, schemeOf, withoutCredentials, type ObjectLister, type ObjectStorageAccess,
+} from '../object-storage/index.ts';
 import { extensionFile, LAKE_BUCKET_SECRET, objectStorageSecretStatement, quoteIdentifier, quoteLiteral, type DuckDBConnection } from '../warehouse/index.ts';
 import { hostOfServer, OutboundRefusedError, type OutboundPolicy } from './outbound/index.ts';
 import { requireEnv } from './rest/credentials.ts';
@@ -17,6 +19,8 @@ export interface ObjectStoreSettings {
   readonly useSsl: boolean;
   readonly accessKeyIdEnv?: string | undefined;
   readonly secretAccessKeyEnv?: string | undefined;
+  /** For an `az://` container: the variable holding its Azure Storage connection string. */
+  readonly credentialsEnv?: string | undefined;
 }
 
 /** DuckDB's httpfs errors that say the endpoint did not answer, or answered it cannot now: worth trying again later. */
@@ -45,7 +49,8 @@ export class ObjectStore {
    */
   static async open(settings: ObjectStoreSettings, env: Readonly<Record<string, string | undefined>>, outbound: OutboundPolicy): Promise<ObjectStore> {
     const bucket = bucketOf(settings.url);
-    if (bucket === '') throw new SyncFailedError(`${settings.url} names no bucket: write bucket_url as s3://bucket/folder (or gs://bucket/folder)`);
+    if (bucket === '') throw new SyncFailedError(`${settings.url} names no bucket: write bucket_url as s3://bucket/folder (or gs://, az://)`);
+    if (schemeOf(settings.url) === 'az') return ObjectStore.#openContainer(settings, env, outbound);
     const { accessKeyIdEnv, secretAccessKeyEnv } = settings;
     if ((accessKeyIdEnv === undefined) !== (secretAccessKeyEnv === undefined)) {
       throw new SyncFailedError('Set both access_key_id_env and secret_access_key_env, or neither for a public bucket');
@@ -54,15 +59,28 @@ export class ObjectStore {
       keyId: requireEnv(env, accessKeyIdEnv, 'the access key id of the object storage'),
       secret: requireEnv(env, secretAccessKeyEnv, 'the secret access key of the object storage'),
     };
-    const host = connectedHost(settings, bucket);
+    await ObjectStore.#checkReachable(connectedHost(settings, bucket), settings.url, outbound);
+    const { endpoint, region, urlStyle, useSsl } = settings;
+    return new ObjectStore(settings.url, { endpoint, region, urlStyle, useSsl, keyId: credentials?.keyId, secret: credentials?.secret });
+  }
+
+  /** An Azure container: its connection string (from credentials_env) names the account, its key and its endpoint. */
+  static async #openContainer(settings: ObjectStoreSettings, env: Readonly<Record<string, string | undefined>>, outbound: OutboundPolicy): Promise<ObjectStore> {
+    if (settings.credentialsEnv === undefined) throw new SyncFailedError(`Set credentials_env to the environment variable holding the Azure Storage connection string of ${settings.url}`);
+    const connectionString = requireEnv(env, settings.credentialsEnv, 'the Azure Storage connection string (DefaultEndpointsProtocol=https;AccountName=...;AccountKey=...)');
+    const host = azureHostOf(connectionString);
+    if (host === undefined) throw new SyncFailedError(`The environment variable ${settings.credentialsEnv} holds no AccountName or BlobEndpoint: it must hold an Azure Storage connection string`);
+    await ObjectStore.#checkReachable(host, settings.url, outbound);
+    return new ObjectStore(settings.url, { useSsl: true, connectionString });
+  }
+
+  static async #checkReachable(host: string, url: string, outbound: OutboundPolicy): Promise<void> {
     try {
       await outbound.resolveReachable(host);
     } catch (error) {
       if (error instanceof OutboundRefusedError) throw error;
-      throw new SyncFailedError(`Cannot reach ${host}, the object storage endpoint of ${settings.url}: ${describeError(error)}`, { transient: true });
+      throw new SyncFailedError(`Cannot reach ${host}, the object storage endpoint of ${url}: ${describeError(error)}`, { transient: true });
     }
-    const { endpoint, region, urlStyle, useSsl } = settings;
-    return new ObjectStore(settings.url, { endpoint, region, urlStyle, useSsl, keyId: credentials?.keyId, secret: credentials?.secret });
   }
 
   /**
@@ -71,7 +89,7 @@ export class ObjectStore {
    * logged, and DuckDB's refusal of it is reported without the statement.
    */
   async grant<T>(connection: DuckDBConnection, work: () => Promise<T>): Promise<T> {
-    await connection.run(`LOAD ${quoteLiteral(extensionFile('httpfs'))}`);
+    await connection.run(`LOAD ${quoteLiteral(extensionFile(schemeOf(this.url) === 'az' ? 'azure' : 'httpfs'))}`);
     await this.#refuseLakeBucket(connection);
     const name = quoteIdentifier(`quarry_object_store_${randomUUID().replaceAll('-', '')}`);
     try {
@@ -91,8 +109,8 @@ export class ObjectStore {
   }
 
   /** A client of the bucket for listing (DuckDB's listing says no ETag) and downloads, stopped by `signal`; the caller closes it. */
-  client(signal?: AbortSignal): BucketClient {
-    return new BucketClient(this.url, this.#access, signal);
+  client(signal?: AbortSignal): ObjectLister {
+    return schemeOf(this.url) === 'az' ? new AzureContainerClient(this.url, this.#access, signal) : new BucketClient(this.url, this.#access, signal);
   }
 
   /**

@@ -3,10 +3,13 @@ import { quoteLiteral } from './sql.ts';
 
 /**
  * `CREATE TEMPORARY SECRET name (TYPE s3, SCOPE 's3://bucket', ...)` (TYPE gcs for a `gs://` scope, whose keys are
- * HMAC keys): DuckDB uses it for URLs under `scope` only, and forgets it with the instance. The statement holds the
+ * HMAC keys; TYPE azure with the connection string for an `az://` container): DuckDB uses it for URLs under `scope` only, and forgets it with the instance. The statement holds the
  * credentials: it is run, never logged.
  */
 export function objectStorageSecretStatement(name: string, scope: string, access: ObjectStorageAccess): string {
+  if (schemeOf(scope) === 'az') {
+    return `CREATE TEMPORARY SECRET ${name} (TYPE azure, CONNECTION_STRING ${quoteLiteral(access.connectionString ?? '')}, SCOPE ${quoteLiteral(scope)})`;
+  }
   const options = [
     `TYPE ${schemeOf(scope) === 'gs' ? 'gcs' : 's3'}`,
     `SCOPE ${quoteLiteral(scope)}`,

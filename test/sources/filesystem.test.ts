@@ -12,7 +12,7 @@ describe('filesystem sources on this machine', () => {
       sourcesYaml: [
         'sources:',
         '  - name: events', '    type: filesystem', '    filesystem:', '      bucket_url: exports/events', '      file_pattern: "*.jsonl"',
-        '  - name: lake', '    type: filesystem', '    filesystem:', '      bucket_url: az://container/data', '',
+        '  - name: lake', '    type: filesystem', '    filesystem:', '      bucket_url: hdfs://namenode/data', '',
       ].join('\n'),
       projectConfig: { data_roots: ['data', 'exports'] },
     });
@@ -32,12 +32,12 @@ describe('filesystem sources on this machine', () => {
     expect(await quarry.query('SELECT count(*) AS n, sum(meta.x) AS x, count(DISTINCT _quarry_file) AS files FROM raw_events.events')).toEqual([{ n: 3, x: 6, files: 2 }]);
   });
 
-  it('refuses object storage other than S3 and GCS (Azure) with the reason, before queueing anything', async () => {
+  it('refuses a scheme it does not read (HDFS) with the reason, before queueing anything', async () => {
     const response = await quarry.request('POST', '/api/sources/lake/sync', { as: 'editor', body: {} });
     expect(response.status).toBe(400);
     expect(response.json).toEqual({
       code: 'source_type_not_supported',
-      detail: 'The source "lake" has its files in az://container/data: s3:// (S3 and compatible servers) and gs:// (Google Cloud Storage, with HMAC keys) are readable, not this scheme; point bucket_url at one of those or at a local folder',
+      detail: 'The source "lake" has its files in hdfs://namenode/data: s3:// (S3 and compatible servers), gs:// (Google Cloud Storage, with HMAC keys) and az:// (Azure Blob Storage) are readable, not this scheme; point bucket_url at one of those or at a local folder',
     });
   });
 });

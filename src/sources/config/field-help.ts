@@ -9,7 +9,7 @@ const BY_TYPE: Readonly<Record<string, Readonly<Record<string, string>>>> = {
     notes: 'How to regenerate the files, for whoever reads this later.',
   },
   filesystem: {
-    bucket_url: 'A bucket and folder: s3://bucket/folder (S3 or a server compatible with it), gs://bucket/folder (Google Cloud Storage, with HMAC keys); or a folder inside the data roots.',
+    bucket_url: 'A bucket and folder: s3://bucket/folder (S3 or a server compatible with it), gs://bucket/folder (Google Cloud Storage, with HMAC keys), az://container/folder (Azure Blob Storage); or a folder inside the data roots.',
     file_pattern: 'A glob over the keys under the folder, e.g. **/*.parquet; every CSV, JSON, JSONL, Parquet and Excel (.xlsx) file by default.',
     endpoint: 'host:port of an S3-compatible server, without https://; blank for AWS.',
     region: 'The bucket’s region; blank for us-east-1.',
@@ -17,7 +17,7 @@ const BY_TYPE: Readonly<Record<string, Readonly<Record<string, string>>>> = {
     use_ssl: 'Off only for plain HTTP to a server on a private network.',
     access_key_id_env: 'The environment variable holding the access key id; blank for a public bucket.',
     secret_access_key_env: 'The environment variable holding the secret access key; its value is written to .env only.',
-    credentials_env: 'Not used for s3://, whose keys go in Access key ID and Secret access key.',
+    credentials_env: 'For az:// (Azure Blob Storage): the environment variable holding its connection string; s3:// and gs:// keys go in Access key ID and Secret access key.',
     notes: 'How the files get there, for whoever reads this later.',
   },
   rest_api: {

@@ -10,7 +10,7 @@ const BY_TYPE: Readonly<Record<string, Readonly<Record<string, string>>>> = {
   csv: { directory: 'Folder' },
   filesystem: {
     bucket_url: 'Bucket or folder', endpoint: 'Endpoint', url_style: 'Bucket in the', use_ssl: 'Use HTTPS',
-    access_key_id_env: 'Access key ID', secret_access_key_env: 'Secret access key', credentials_env: 'Credentials (other stores)',
+    access_key_id_env: 'Access key ID', secret_access_key_env: 'Secret access key', credentials_env: 'Azure connection string',
   },
   rest_api: { auth_token_env: 'Token or key' },
   code_host: { owner: 'Repository owner', name: 'Repository name' },

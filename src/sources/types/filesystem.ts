@@ -9,9 +9,10 @@ import { EnvVarName, FilePattern, NonEmptyString, defineSourceType } from '../ty
 export const FilesystemSection = z.strictObject({
   /**
    * A local path, a `file://` URL, or a bucket and prefix of object storage: `s3://bucket/folder` (S3 or a server
-   * compatible with it), `gs://bucket/folder` (Google Cloud Storage, through its S3-compatible API with HMAC keys).
+   * compatible with it), `gs://bucket/folder` (Google Cloud Storage, through its S3-compatible API with HMAC keys),
+   * `az://container/folder` (Azure Blob Storage, its connection string in the variable `credentials_env` names).
    */
-  bucket_url: NonEmptyString.refine((url) => !/^(s3|gs):\/\//.test(url) || BUCKET_URL.test(url), BUCKET_URL_PROBLEM),
+  bucket_url: NonEmptyString.refine((url) => !/^(s3|gs|az):\/\//.test(url) || BUCKET_URL.test(url), BUCKET_URL_PROBLEM),
   file_pattern: FilePattern.default('*'),
   credentials_env: EnvVarName.optional(),
   /** The S3 endpoint as `host:port`; AWS's own when left out. */
@@ -28,19 +29,19 @@ export type FilesystemSection = z.output<typeof FilesystemSection>;
 /** `filesystem`: files under a local path or a `file://` URL, or objects under an `s3://` or `gs://` prefix. */
 const filesystemLoader: SourceLoader = readFiles<FilesystemSection>((section, projectDir) => {
   const url = section.bucket_url;
-  if (url.startsWith('s3://') || url.startsWith('gs://')) {
+  if (/^(s3|gs|az):\/\//.test(url)) {
     return {
       objects: {
         url, endpoint: section.endpoint, region: section.region, urlStyle: section.url_style, useSsl: section.use_ssl,
-        accessKeyIdEnv: section.access_key_id_env, secretAccessKeyEnv: section.secret_access_key_env,
+        accessKeyIdEnv: section.access_key_id_env, secretAccessKeyEnv: section.secret_access_key_env, credentialsEnv: section.credentials_env,
       },
       pattern: section.file_pattern,
     };
   }
   if (/^[a-z][a-z0-9+.-]*:\/\//i.test(url) && !url.startsWith('file://')) {
     return {
-      unsupported: `its files in ${url}: s3:// (S3 and compatible servers) and gs:// (Google Cloud Storage, with HMAC keys) are readable, `
-        + 'not this scheme; point bucket_url at one of those or at a local folder',
+      unsupported: `its files in ${url}: s3:// (S3 and compatible servers), gs:// (Google Cloud Storage, with HMAC keys) and az:// `
+        + '(Azure Blob Storage) are readable, not this scheme; point bucket_url at one of those or at a local folder',
     };
   }
   return { directory: path.resolve(projectDir, url.replace(/^file:\/\//, '')), field: 'bucket_url', pattern: section.file_pattern };
@@ -48,7 +49,7 @@ const filesystemLoader: SourceLoader = readFiles<FilesystemSection>((section, pr
 
 export const filesystemType = defineSourceType({
   key: 'filesystem', category: 'Local & Custom', authType: 'None', wizard: false, wizardDisabledReason: 'hidden; use local_files, or filesystem by hand for cloud object storage', incremental: false,
-  offeredBecause: 'offered for files in object storage (s3://bucket/folder, gs://bucket/folder), which it now reads; for a folder on this machine, local_files is the simpler choice',
+  offeredBecause: 'offered for files in object storage (s3://bucket/folder, gs://bucket/folder, az://container/folder), which it now reads; for a folder on this machine, local_files is the simpler choice',
   section: 'own', schema: FilesystemSection,
   loader: filesystemLoader,
 });
