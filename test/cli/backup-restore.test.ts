@@ -1,12 +1,13 @@
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { QUARRY_BIN } from '../support/quarry-process.ts';
+import { QUARRY_BIN, runQuarry } from '../support/quarry-process.ts';
 import { startQuarry, type TestQuarry } from '../support/quarry.ts';
 import { syncAndWait } from '../support/sync.ts';
+import { fingerprintWarehouse } from '../support/warehouse-fingerprint.ts';
 
 const scratch = mkdtempSync(path.join(tmpdir(), 'quarry-backup-'));
 let original: TestQuarry;
@@ -25,30 +26,6 @@ function quarry(...args: string[]): { status: number | null; stdout: string; std
   return spawnSync(QUARRY_BIN, args, { encoding: 'utf8' });
 }
 
-/** Runs the CLI without blocking the event loop the running platform (in this process) needs. */
-function quarryAsync(...args: string[]): Promise<{ status: number | null; stdout: string; stderr: string }> {
-  const child = spawn(QUARRY_BIN, args, { stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => { stdout += chunk.toString(); });
-  child.stderr.on('data', (chunk: Buffer) => { stderr += chunk.toString(); });
-  return new Promise((resolve) => child.on('close', (status) => { resolve({ status, stdout, stderr }); }));
-}
-
-/** Every table of the warehouse with its row count and a hash of all its rows, as readers see it. */
-async function fingerprintWarehouse(project: TestQuarry): Promise<Record<string, string>> {
-  const tables = await project.query(`
-    SELECT table_schema, table_name FROM information_schema.tables
-    WHERE table_type = 'BASE TABLE' AND table_schema NOT IN ('information_schema', 'pg_catalog', 'main')
-    ORDER BY 1, 2`);
-  const fingerprint: Record<string, string> = {};
-  for (const { table_schema: schema, table_name: name } of tables as { table_schema: string; table_name: string }[]) {
-    const [row] = await project.query(`SELECT count(*) AS n, coalesce(sum(hash(t)), 0) AS h FROM "${schema}"."${name}" AS t`);
-    fingerprint[`${schema}.${name}`] = `${String(row?.n)}:${String(row?.h)}`;
-  }
-  return fingerprint;
-}
-
 describe('quarry backup and quarry restore', () => {
   it('back up a running project, even during a sync, and restore it into a fresh folder with every table equal', async () => {
     const before = await fingerprintWarehouse(original);
@@ -59,7 +36,7 @@ describe('quarry backup and quarry restore', () => {
       'order_id,ordered_at,customer,country,product,quantity,unit_price\n9001,2026-11-02,Ada,NL,pen,3,1.2\n');
     const sync = syncAndWait(original, 'orders');
     const backupDir = path.join(scratch, 'backup');
-    const backup = await quarryAsync('backup', backupDir, '--project', original.dir);
+    const backup = await runQuarry(['backup', backupDir, '--project', original.dir]);
     await sync;
     expect(backup.stderr).not.toMatch(/at .*\.ts:\d+/);
     expect(backup.status, backup.stderr).toBe(0);

@@ -1,13 +1,13 @@
-import { spawn } from 'node:child_process';
 import { appendFileSync, cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { DeleteObjectCommand, GetObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startObjectStore, type ObjectStore } from '../support/object-store.ts';
-import { QUARRY_BIN } from '../support/quarry-process.ts';
+import { runQuarry } from '../support/quarry-process.ts';
 import { startQuarry, type TestQuarry } from '../support/quarry.ts';
 import { syncAndWait } from '../support/sync.ts';
+import { fingerprintWarehouse as fingerprint } from '../support/warehouse-fingerprint.ts';
 
 const GAPMINDER = path.resolve(import.meta.dirname, '..', 'fixtures', 'real-world', 'tidyverse', 'readr', 'inst', 'extdata');
 const IRIS = path.resolve(import.meta.dirname, '..', 'fixtures', 'real-world', 'tidyverse', 'readxl', 'tests', 'testthat', 'sheets', 'iris-excel-xlsx.xlsx');
@@ -17,33 +17,12 @@ const scratch = mkdtempSync(path.join(tmpdir(), 'quarry-bucket-backup-'));
 let store: ObjectStore;
 let s3: S3Client;
 
-/** The CLI as a user runs it (keys for a restore in the shell's AWS_* variables), without blocking this process. */
-function quarry(args: string[], env: Record<string, string> = {}): Promise<{ status: number | null; stdout: string; stderr: string }> {
-  const child = spawn(QUARRY_BIN, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => { stdout += chunk.toString(); });
-  child.stderr.on('data', (chunk: Buffer) => { stderr += chunk.toString(); });
-  return new Promise((resolve) => child.on('close', (status) => { resolve({ status, stdout, stderr }); }));
-}
-
 const restoreFlags = (): string[] => ['--endpoint', store.endpoint, '--url-style', 'path', '--no-ssl', '--region', store.region];
 const awsKeys = (): Record<string, string> => ({ AWS_ACCESS_KEY_ID: store.accessKeyId, AWS_SECRET_ACCESS_KEY: store.secretAccessKey });
 
 async function keysUnder(bucket: string, prefix: string): Promise<string[]> {
   const listed = await s3.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix }));
   return (listed.Contents ?? []).map((object) => object.Key ?? '');
-}
-
-/** Rows and a hash of every value of each table, as the service's readers see them. */
-async function fingerprint(project: TestQuarry): Promise<Record<string, string>> {
-  const tables = await project.query("SELECT schema_name, table_name FROM duckdb_tables() WHERE database_name = 'warehouse' ORDER BY 1, 2");
-  const found: Record<string, string> = {};
-  for (const { schema_name: schema, table_name: name } of tables as { schema_name: string; table_name: string }[]) {
-    const [row] = await project.query(`SELECT count(*) AS n, coalesce(sum(hash(t)), 0)::VARCHAR AS h FROM "${schema}"."${name}" t`);
-    found[`${schema}.${name}`] = `${String(row?.n)}:${String(row?.h)}`;
-  }
-  return found;
 }
 
 /** A gapminder project whose object_store: reaches the test's server, its lake on disk or in `lakeBucket`. */
@@ -86,7 +65,7 @@ describe('quarry backup and restore with a bucket', () => {
     try {
       const taken: string[] = [];
       for (let round = 0; round < 3; round++) {
-        const backup = await quarry(['backup', 's3://backups/team', '--keep', '2', '--project', project.dir]);
+        const backup = await runQuarry(['backup', 's3://backups/team', '--keep', '2', '--project', project.dir]);
         expect(backup.status, backup.stderr).toBe(0);
         expect(backup.stdout + backup.stderr).not.toContain(store.secretAccessKey);
         taken.push(/into (s3:\/\/backups\/team\/quarry-backup-\d{8}T\d{9}Z\/)/.exec(backup.stdout)?.[1] ?? '');
@@ -95,12 +74,12 @@ describe('quarry backup and restore with a bucket', () => {
       expect([...folders].sort()).toEqual(taken.slice(1).map((url) => url.split('/')[4]));
 
       const restoredDir = path.join(scratch, 'restored');
-      const refused = await quarry(['restore', 's3://backups/team', '--project', restoredDir, ...restoreFlags()], { ...awsKeys(), AWS_SECRET_ACCESS_KEY: 'wrong-secret-key' });
+      const refused = await runQuarry(['restore', 's3://backups/team', '--project', restoredDir, ...restoreFlags()], { ...awsKeys(), AWS_SECRET_ACCESS_KEY: 'wrong-secret-key' });
       expect(refused.status).toBe(1);
       expect(refused.stderr).toMatch(/Could not list s3:\/\/backups\/team\/: .*HTTP 403/);
       expect(refused.stderr).not.toContain('wrong-secret-key');
 
-      const restored = await quarry(['restore', 's3://backups/team', '--project', restoredDir, ...restoreFlags()], awsKeys());
+      const restored = await runQuarry(['restore', 's3://backups/team', '--project', restoredDir, ...restoreFlags()], awsKeys());
       expect(restored.status, restored.stderr).toBe(0);
       expect(restored.stdout).toContain(taken[2]);
       const before = await fingerprint(project);
@@ -119,7 +98,7 @@ describe('quarry backup and restore with a bucket', () => {
   it('records the snapshot of a lake in a bucket instead of its files, and refuses a restore whose files are gone', async () => {
     const project = await gapminderProject({ lakeBucket: 's3://lake/team' });
     try {
-      const backup = await quarry(['backup', 's3://backups/lake-team', '--project', project.dir]);
+      const backup = await runQuarry(['backup', 's3://backups/lake-team', '--project', project.dir]);
       expect(backup.status, backup.stderr).toBe(0);
       expect(backup.stdout).toContain('The lake\'s data stays in s3://lake/team/');
       const folder = /into s3:\/\/backups\/(lake-team\/quarry-backup-\d{8}T\d{9}Z\/)/.exec(backup.stdout)?.[1] ?? '';
@@ -132,7 +111,7 @@ describe('quarry backup and restore with a bucket', () => {
       const before = await fingerprint(project);
       await project.stop();
       const restoredDir = path.join(scratch, 'restored-lake');
-      const restored = await quarry(['restore', `s3://backups/${folder}`, '--project', restoredDir, ...restoreFlags()], awsKeys());
+      const restored = await runQuarry(['restore', `s3://backups/${folder}`, '--project', restoredDir, ...restoreFlags()], awsKeys());
       expect(restored.status, restored.stderr).toBe(0);
       const again = await startQuarry({ projectDir: restoredDir });
       try {
@@ -145,7 +124,7 @@ describe('quarry backup and restore with a bucket', () => {
       // As the lake's maintenance does once a snapshot expires: a file that snapshot reads is deleted.
       const [dataFile] = (await keysUnder('lake', 'team/')).filter((key) => key.endsWith('.parquet'));
       await s3.send(new DeleteObjectCommand({ Bucket: 'lake', Key: dataFile }));
-      const gone = await quarry(['restore', `s3://backups/${folder}`, '--project', path.join(scratch, 'too-late'), ...restoreFlags()], awsKeys());
+      const gone = await runQuarry(['restore', `s3://backups/${folder}`, '--project', path.join(scratch, 'too-late'), ...restoreFlags()], awsKeys());
       expect(gone.status).toBe(1);
       expect(gone.stderr).toMatch(/snapshot \d+ reads 1 file\(s\) no longer in s3:\/\/lake\/team\/.*Restore a newer backup/);
     } finally {
@@ -175,7 +154,7 @@ describe('quarry backup and restore with a bucket', () => {
 describe('quarry source add for a bucket', () => {
   it('adds a filesystem source over a bucket (a spreadsheet among its CSV files) from flags, tests it, syncs it, and keeps the key in .env only', async () => {
     const dir = path.join(scratch, 'cli-source');
-    const init = await quarry(['init', dir, '--admin-email', 'a@example.com', '--admin-password', 'a-good-password', '--non-interactive']);
+    const init = await runQuarry(['init', dir, '--admin-email', 'a@example.com', '--admin-password', 'a-good-password', '--non-interactive']);
     expect(init.status, init.stderr).toBe(0);
     // The server is on this machine: a project reaching it must say so.
     appendFileSync(path.join(dir, '.quarry', 'project.yml'), 'network:\n  allow_private: [127.0.0.1]\n');
@@ -184,7 +163,7 @@ describe('quarry source add for a bucket', () => {
     }
     // A spreadsheet among them: downloaded, then read in a process of its own like a local one.
     await s3.send(new PutObjectCommand({ Bucket: 'lake', Key: 'exports/iris.xlsx', Body: readFileSync(IRIS) }));
-    const added = await quarry([
+    const added = await runQuarry([
       'source', 'add', '--project', dir, '--non-interactive', '--type', 'filesystem', '--name', 'exports',
       '--set', 'bucket_url=s3://lake/exports', '--set', `endpoint=${store.endpoint}`, '--set', 'url_style=path', '--set', 'use_ssl=false',
       '--set', 'access_key_id_env=EXPORTS_KEY_ID', '--set', 'secret_access_key_env=EXPORTS_SECRET',

@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { cpSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import path from 'node:path';
@@ -6,33 +5,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DeleteObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { parse, stringify } from 'yaml';
 import { startObjectStore, type ObjectStore } from '../support/object-store.ts';
-import { QUARRY_BIN } from '../support/quarry-process.ts';
+import { runQuarry } from '../support/quarry-process.ts';
 import { startQuarry, type TestQuarry } from '../support/quarry.ts';
 import { syncAndWait } from '../support/sync.ts';
+import { fingerprintWarehouse as fingerprint } from '../support/warehouse-fingerprint.ts';
 
 const GAPMINDER = path.resolve(import.meta.dirname, '..', 'fixtures', 'real-world', 'tidyverse', 'readr', 'inst', 'extdata');
 const SOURCES_YAML = 'sources:\n  - name: gapminder\n    type: local_files\n    local_files: { directory: data/gapminder, file_pattern: "mini-gapminder-*.csv" }\n';
-
-/** The CLI as a user runs it, without blocking this process's event loop. */
-function quarry(...args: string[]): Promise<{ status: number | null; stdout: string; stderr: string }> {
-  const child = spawn(QUARRY_BIN, args, { stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => { stdout += chunk.toString(); });
-  child.stderr.on('data', (chunk: Buffer) => { stderr += chunk.toString(); });
-  return new Promise((resolve) => child.on('close', (status) => { resolve({ status, stdout, stderr }); }));
-}
-
-/** Rows and a hash of every value of each table, as the service's readers see them. */
-async function fingerprint(project: TestQuarry): Promise<Record<string, string>> {
-  const tables = await project.query("SELECT schema_name, table_name FROM duckdb_tables() WHERE database_name = 'warehouse' ORDER BY 1, 2");
-  const found: Record<string, string> = {};
-  for (const { schema_name: schema, table_name: name } of tables as { schema_name: string; table_name: string }[]) {
-    const [row] = await project.query(`SELECT count(*) AS n, coalesce(sum(hash(t)), 0)::VARCHAR AS h FROM "${schema}"."${name}" t`);
-    found[`${schema}.${name}`] = `${String(row?.n)}:${String(row?.h)}`;
-  }
-  return found;
-}
 
 describe('quarry warehouse move-data', () => {
   let store: ObjectStore;
@@ -65,11 +44,11 @@ describe('quarry warehouse move-data', () => {
   });
 
   it('refuses while Quarry runs, and without object_store:, changing nothing', async () => {
-    const running = await quarry('warehouse', 'move-data', 's3://team-lake/quarry', '--project', dir);
+    const running = await runQuarry(['warehouse', 'move-data', 's3://team-lake/quarry', '--project', dir]);
     expect(running.status).toBe(1);
     expect(running.stderr).toMatch(/Quarry is running for this project.*stop it first/);
     await project.stop();
-    const unconfigured = await quarry('warehouse', 'move-data', 's3://team-lake/quarry', '--project', dir);
+    const unconfigured = await runQuarry(['warehouse', 'move-data', 's3://team-lake/quarry', '--project', dir]);
     expect(unconfigured.status).toBe(1);
     expect(unconfigured.stderr).toMatch(/Add an object_store: section to project\.yml first/);
     expect(parse(readFileSync(projectFile(), 'utf8')).warehouse?.data_path).toBeUndefined();
@@ -79,13 +58,13 @@ describe('quarry warehouse move-data', () => {
     setObjectStore({ endpoint: store.endpoint, url_style: 'path', use_ssl: false, access_key_id_env: 'LAKE_KEY_ID', secret_access_key_env: 'LAKE_SECRET' });
     const env = readFileSync(path.join(dir, '.env'), 'utf8');
     writeFileSync(path.join(dir, '.env'), `${env}LAKE_KEY_ID=${store.accessKeyId}\nLAKE_SECRET=${store.secretAccessKey}\n`);
-    const missing = await quarry('warehouse', 'move-data', 's3://team-lake/quarry', '--project', dir);
+    const missing = await runQuarry(['warehouse', 'move-data', 's3://team-lake/quarry', '--project', dir]);
     expect(missing.status).toBe(1);
     expect(missing.stderr).toMatch(/the bucket team-lake does not exist there; create it first/);
 
     await store.createBucket('team-lake');
     writeFileSync(path.join(dir, '.env'), `${env}LAKE_KEY_ID=${store.accessKeyId}\nLAKE_SECRET=not-the-secret-at-all\n`);
-    const forbidden = await quarry('warehouse', 'move-data', 's3://team-lake/quarry', '--project', dir);
+    const forbidden = await runQuarry(['warehouse', 'move-data', 's3://team-lake/quarry', '--project', dir]);
     expect(forbidden.status).toBe(1);
     expect(forbidden.stderr).toMatch(/Could not list s3:\/\/team-lake\/quarry\/: \w+ \(HTTP 403\)/);
     expect(forbidden.stderr).not.toContain('not-the-secret-at-all');
@@ -100,7 +79,7 @@ describe('quarry warehouse move-data', () => {
     });
     try {
       await s3.send(new PutObjectCommand({ Bucket: 'team-lake', Key: 'quarry/report.pdf', Body: 'not the lake\'s' }));
-      const refused = await quarry('warehouse', 'move-data', 's3://team-lake/quarry', '--project', dir);
+      const refused = await runQuarry(['warehouse', 'move-data', 's3://team-lake/quarry', '--project', dir]);
       expect(refused.status).toBe(1);
       expect(refused.stderr).toContain('s3://team-lake/quarry/ holds s3://team-lake/quarry/report.pdf, which is not this lake\'s: move the lake into an empty prefix; nothing was changed');
       expect(parse(readFileSync(projectFile(), 'utf8')).warehouse?.data_path).toBeUndefined();
@@ -111,7 +90,7 @@ describe('quarry warehouse move-data', () => {
   }, 60_000);
 
   it('moves the data into the bucket with its history, and the service reads and writes it there', async () => {
-    const moved = await quarry('warehouse', 'move-data', 's3://team-lake/quarry', '--project', dir);
+    const moved = await runQuarry(['warehouse', 'move-data', 's3://team-lake/quarry', '--project', dir]);
     expect(moved.stderr + moved.stdout).not.toContain(store.secretAccessKey);
     expect(moved.status, moved.stderr).toBe(0);
     expect(moved.stdout).toMatch(/Moved the lake's data into s3:\/\/team-lake\/quarry\/: \d+ file\(s\).*1 table\(s\) read back the same/);

@@ -28,3 +28,20 @@ export async function spawnQuarry(projectDir: string, options: { port?: number; 
   });
   return { child, url, output: () => output };
 }
+
+/** What a command of the CLI printed and how it ended. */
+export interface CommandOutcome {
+  readonly status: number | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/** Runs `bin/quarry args…` as a user does, with `env` over this process's, without blocking this event loop (a platform may run in it). */
+export function runQuarry(args: readonly string[], env: Readonly<Record<string, string>> = {}): Promise<CommandOutcome> {
+  const child = spawn(QUARRY_BIN, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => { stdout += chunk.toString(); });
+  child.stderr.on('data', (chunk: Buffer) => { stderr += chunk.toString(); });
+  return new Promise((resolve) => child.on('close', (status) => { resolve({ status, stdout, stderr }); }));
+}
