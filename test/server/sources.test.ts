@@ -20,7 +20,7 @@ const SOURCES = `sources:
   - name: lake
     type: filesystem
     filesystem:
-      bucket_url: gs://bucket/data
+      bucket_url: hdfs://namenode/data
 `;
 
 describe('sources, sync and logs', () => {
@@ -212,7 +212,7 @@ describe('sources, sync and logs', () => {
   it.each([
     ['an unknown source', '/api/sources/nope/sync', {}, 404, 'source_not_found'],
     ['a disabled source', '/api/sources/archive/sync', {}, 400, 'source_disabled'],
-    ['a source in object storage other than S3', '/api/sources/lake/sync', {}, 400, 'source_type_not_supported'],
+    ['a source in storage Quarry does not read (HDFS)', '/api/sources/lake/sync', {}, 400, 'source_type_not_supported'],
     ['a bad body', '/api/sources/orders/sync', { full_refresh: 'yes' }, 400, 'invalid_request'],
     ['an unknown body field', '/api/sources/orders/sync', { fullRefresh: true }, 400, 'invalid_request'],
   ])('refuses to sync %s and queues nothing', async (_name, url, body, status, code) => {
