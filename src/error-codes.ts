@@ -45,6 +45,7 @@ export const ERROR_CODES = {
   pipeline_module_refused: { status: 400, meaning: 'The pipeline module named is not a module of the project\'s pipelines folder' },
   outside_data_roots: { status: 400, meaning: 'The path is outside the folders project.yml\'s data_roots lets sources read and uploads write' },
   not_a_csv_source: { status: 400, meaning: 'The source is not a local_files or csv source, so it takes no CSV files' },
+  not_an_object_source: { status: 400, meaning: 'The source does not read object storage, so it has no objects to list' },
   unsafe_path: { status: 400, meaning: 'The file path is not the full path of a file in the source\'s folder that matches its file_pattern' },
   file_not_found: { status: 404, meaning: 'The source\'s folder has no such file' },
   backfill_not_supported: { status: 400, meaning: 'The source cannot re-load a window of dates: its type has no date ranges, or its endpoints lack a cursor or a primary key' },

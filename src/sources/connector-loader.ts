@@ -14,6 +14,7 @@ export function extractThenLoad(connector: Connector): SourceLoader {
   return {
     lockScope: 'load',
     fileLocation: () => undefined,
+    objectsPrefix: () => undefined,
     unsupportedReason: () => undefined,
     async load(context) {
       const { window } = context;

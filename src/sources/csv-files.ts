@@ -28,6 +28,14 @@ export class NotACsvSourceError extends InvalidRequestError {
   }
 }
 
+/** A source whose files are not objects in a bucket has no objects to list. */
+export class NotAnObjectSourceError extends InvalidRequestError {
+  override readonly code = 'not_an_object_source';
+  constructor(name: string) {
+    super(`The source "${name}" does not read object storage; only a filesystem source over s3://, gs:// or az:// has objects`);
+  }
+}
+
 export interface CsvLocation {
   readonly directory: string;
   readonly pattern: string;

@@ -39,6 +39,10 @@ export function readFiles<Section>(locateOwn: LocateFiles<Section>): SourceLoade
   return {
     lockScope: 'sync',
     fileLocation,
+    objectsPrefix(source, projectDir) {
+      const location = locate(source, projectDir);
+      return 'objects' in location ? location.objects.url.replace(/\/+$/, '') : undefined;
+    },
     unsupportedReason(source, projectDir) {
       const location = locate(source, projectDir);
       return 'unsupported' in location ? location.unsupported : undefined;

@@ -5,10 +5,10 @@ export { filesChangedSinceLastSync } from './files-changed.ts';
 export { LedgerHasher } from './ledger-hasher.ts';
 export { widenType } from './evolve-schema.ts';
 export {
-  saveUpload, removeUnfinishedUploads, listCsvFiles, deleteCsvFile, sanitizeFileName, UnsafePathError, FileNotFoundError, NotACsvSourceError, UploadTooLargeError,
+  saveUpload, removeUnfinishedUploads, listCsvFiles, deleteCsvFile, sanitizeFileName, UnsafePathError, FileNotFoundError, NotACsvSourceError, NotAnObjectSourceError, UploadTooLargeError,
   type CsvLocation, type CsvFileEntry,
 } from './csv-files.ts';
-export { loaderFor, fileSourceLocation } from './source-loaders.ts';
+export { loaderFor, fileSourceLocation, sourceObjectsPrefix } from './source-loaders.ts';
 export { assertSourcesWithinProject, assertSourceWithinProject } from './project-bounds.ts';
 export { createSourceFolder, folderToCreate } from './source-folder.ts';
 export type { SourceLoader, LoadContext, LoadOutcome, LoadMessage, ReadContext, FileLocation, SyncProgress } from './source-loader.ts';

@@ -87,6 +87,8 @@ export interface SourceLoader {
   readonly lockScope: 'sync' | 'load';
   /** The local folder a file source reads; undefined for every other source (and for files in object storage). */
   fileLocation(source: AnySource, projectDir: string): FileLocation | undefined;
+  /** The prefix of object storage a file source reads (`s3://bucket/folder`); undefined for every other source. */
+  objectsPrefix(source: AnySource, projectDir: string): string | undefined;
   /** Why this source cannot be synced on this machine, or undefined when it can; checked before a job is queued. */
   unsupportedReason(source: AnySource, projectDir: string): string | undefined;
   load(context: LoadContext): Promise<LoadOutcome>;

@@ -20,6 +20,11 @@ export function loaderFor(source: SourceConfig): SourceLoader {
   return loader;
 }
 
+/** The object storage prefix a file source reads (`s3://bucket/folder`), or undefined for every other source. */
+export function sourceObjectsPrefix(source: SourceConfig, projectDir: string): string | undefined {
+  return loaderFor(source).objectsPrefix(source, projectDir);
+}
+
 /** Where a file source's files live, or undefined for sources of other kinds (and for files in object storage). */
 export function fileSourceLocation(source: SourceConfig, projectDir: string): FileLocation | undefined {
   return loaderFor(source).fileLocation(source, projectDir);

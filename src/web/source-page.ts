@@ -9,6 +9,8 @@ export interface SourcePageOptions {
   /** Only file sources take uploads, and only roles that may write files see the controls. */
   readonly canUpload: boolean;
   readonly hasFiles: boolean;
+  /** The bucket and folder a source over object storage reads; its objects are listed as the last sync saw them. */
+  readonly objectsPrefix?: string | undefined;
   /** Admins and editors may disable, enable, edit and delete the source; `enabled` says whether it is enabled now. */
   readonly canConfigure: boolean;
   readonly enabled: boolean;
@@ -52,6 +54,15 @@ export function renderSourcePage(options: SourcePageOptions): string {
           <tbody></tbody></table></div>
       </section>`
     : html``;
+  const objects = options.objectsPrefix === undefined
+    ? html``
+    : html`<section class="card" aria-labelledby="objects-title">
+        <h2 id="objects-title">Objects</h2>
+        <p id="objects-where" class="muted">In ${options.objectsPrefix}, as the last sync listed them.</p>
+        <div class="scroll"><table id="objects"><caption class="visually-hidden">Objects of this source</caption>
+          <thead><tr><th scope="col">Object</th><th scope="col" class="number">Size</th><th scope="col" class="phone-hide">Modified</th><th scope="col">Loaded</th><th scope="col" class="number">Rows</th></tr></thead>
+          <tbody></tbody></table></div>
+      </section>`;
   return layout({
     title: options.name,
     user: options.user,
@@ -67,6 +78,7 @@ export function renderSourcePage(options: SourcePageOptions): string {
     </div>
     <p id="source-message" class="notice" role="status" hidden></p>
     ${files}
+    ${objects}
     <div class="columns">
       <section class="card" aria-labelledby="tables-title">
         <h2 id="tables-title">Tables</h2>

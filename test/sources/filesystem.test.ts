@@ -40,4 +40,12 @@ describe('filesystem sources on this machine', () => {
       detail: 'The source "lake" has its files in hdfs://namenode/data: s3:// (S3 and compatible servers), gs:// (Google Cloud Storage, with HMAC keys) and az:// (Azure Blob Storage) are readable, not this scheme; point bucket_url at one of those or at a local folder',
     });
   });
+
+  it('has no objects to list for a folder on this machine', async () => {
+    const response = await quarry.request('GET', '/api/sources/events/objects', { as: 'viewer' });
+    expect(response.status).toBe(400);
+    expect(response.json).toEqual({
+      code: 'not_an_object_source', detail: 'The source "events" does not read object storage; only a filesystem source over s3://, gs:// or az:// has objects',
+    });
+  });
 });

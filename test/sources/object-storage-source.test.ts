@@ -102,6 +102,14 @@ describe('filesystem sources reading S3-compatible object storage', () => {
     ]);
   });
 
+  it('lists the objects its last sync read, for its page, without listing the bucket again', async () => {
+    const listed = await quarry.request('GET', '/api/sources/orders/objects', { as: 'viewer' });
+    expect(listed.status, listed.text).toBe(200);
+    expect(listed.json).toMatchObject({ source_name: 'orders', prefix: PREFIX });
+    expect(listed.json.objects.map((object: { url: string; rows_loaded: number; status: string }) => [object.url, object.rows_loaded, object.status]))
+      .toEqual([[JANUARY, 2, 'loaded'], [FEBRUARY, 1, 'loaded'], [LATEST, 1, 'loaded']]);
+  });
+
   it('reads nothing again when no object changed', async () => {
     const before = quarry.ctx.store.fileLedger.forSource('orders');
     expect(await syncAndWait(quarry, 'orders')).toMatchObject({ type: 'sync_completed', rows: 4 });

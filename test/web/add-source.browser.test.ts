@@ -272,7 +272,9 @@ describe('adding a source in the browser', () => {
     expect(readFileSync(path.join(quarry.dir, '.quarry', 'sources.yml'), 'utf8')).not.toContain(store.secretAccessKey);
 
     await page.goto(`${quarry.url}/sources/exports`);
-    await expect.poll(() => page.locator('body').textContent()).toContain('12');
+    await expect.poll(() => page.locator('#objects tbody tr').count()).toBe(2);
+    expect(await page.locator('#objects tbody th').allTextContents()).toEqual(['africa.csv', 'europe.csv']);
+    expect(await page.locator('#objects tbody tr').first().locator('td').allTextContents()).toEqual([expect.stringMatching(/B$/), expect.any(String), 'loaded', '6']);
     await screenshot(page, 'source-bucket');
     expect(await quarry.query("SELECT count(*)::INTEGER AS n FROM raw_exports.exports WHERE country = 'Albania'")).toEqual([{ n: 1 }]);
     expect(consoleErrors).toEqual([]);

@@ -7,6 +7,7 @@ import {
   renderAddSourcePage, renderNotFoundPage, renderSourcePage, renderUsersPage, renderDataPage, renderTablePage, type OAuthButton,
 } from '../../web/index.ts';
 import { fileSourceLocation } from '../../jobs/index.ts';
+import { sourceObjectsPrefix } from '../../sources/index.ts';
 import { requireActor } from '../plugins/index.ts';
 import { safeNextPath } from './safe-next-path.ts';
 
@@ -57,6 +58,7 @@ export const pageRoutes: FastifyPluginCallbackZod<{ ctx: AppContext; oauthButton
     const hasFiles = fileSourceLocation(source, ctx.paths.root) !== undefined;
     return reply.type(asHtml).send(renderSourcePage({
       user: actor, name: source.name, type: source.type, canSync: can(actor, 'sources.sync') && source.enabled, canUpload: hasFiles && can(actor, 'files.write'), hasFiles,
+      objectsPrefix: sourceObjectsPrefix(source, ctx.paths.root),
       canConfigure: can(actor, 'sources.configure'), enabled: source.enabled,
     }));
   });

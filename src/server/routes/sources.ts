@@ -3,6 +3,7 @@ import { z } from 'zod';
 import type { AppContext } from '../../context.ts';
 import { ERROR_CODES, type ErrorCode } from '../../errors.ts';
 import { shownSourceConfig } from '../../sources/config/index.ts';
+import { NotAnObjectSourceError, sourceObjectsPrefix } from '../../sources/index.ts';
 import { startAllSyncs, type SourceSummary } from '../../jobs/index.ts';
 import { LOG_LEVELS } from '../../store/index.ts';
 import { requireActor, requireAction } from '../plugins/index.ts';
@@ -42,6 +43,20 @@ const Details = z.object({
 const LogEntry = z.object({ timestamp: Timestamp, level: z.enum(LOG_LEVELS), message: z.string() });
 
 const NameParams = z.object({ source_name: z.string().min(1).max(63) });
+
+const ObjectsReply = z.object({
+  source_name: z.string(),
+  prefix: z.string().describe('the bucket and folder the source reads: s3://, gs:// or az://'),
+  objects: z.array(z.object({
+    url: z.string(),
+    size: z.number(),
+    modified: z.string().describe('ISO 8601 UTC, as the listing said'),
+    rows_loaded: z.number(),
+    loaded_at: z.string().describe('ISO 8601 UTC: when its rows were loaded'),
+    status: z.enum(['loaded', 'unreadable']),
+    error: z.string().nullable().describe('why DuckDB cannot read it (it is tried again when it changes)'),
+  })).describe('as the last sync listed them, in key order; nothing is listed anew'),
+});
 const SyncBody = z.object({
   full_refresh: z.boolean().default(false),
   since: z.iso.date().optional().describe('backfill: re-load from this day (YYYY-MM-DD) and merge, leaving other rows and the saved cursor as they are'),
@@ -102,6 +117,24 @@ export const sourceRoutes: FastifyPluginCallbackZod<{ ctx: AppContext }> = (app,
       })),
       row_count: summary.rowCount,
       tables: presentTables(summary),
+    };
+  });
+
+  app.get('/api/sources/:source_name/objects', {
+    preHandler: read,
+    schema: { tags: ['sources'], summary: 'The objects a source over object storage read at its last sync (400 not_an_object_source for others)', params: NameParams, response: { 200: ObjectsReply } },
+  }, async (request) => {
+    const source = ctx.sourceReports.source(request.params.source_name);
+    const prefix = sourceObjectsPrefix(source, ctx.paths.root);
+    if (prefix === undefined) throw new NotAnObjectSourceError(source.name);
+    const ledger = [...ctx.store.fileLedger.forSource(source.name).values()].sort((a, b) => a.path.localeCompare(b.path));
+    return {
+      source_name: source.name,
+      prefix,
+      objects: ledger.map((entry) => ({
+        url: entry.path, size: entry.size, modified: new Date(entry.mtimeMs).toISOString(), rows_loaded: entry.rows, loaded_at: entry.loadedAt,
+        status: entry.error === null ? 'loaded' as const : 'unreadable' as const, error: entry.error,
+      })),
     };
   });
 

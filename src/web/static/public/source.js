@@ -11,6 +11,7 @@ const canUpload = root.dataset.canUpload === 'yes';
 const base = `/api/sources/${encodeURIComponent(name)}`;
 const message = document.getElementById('source-message');
 const filesTable = document.getElementById('files');
+const objectsTable = document.getElementById('objects');
 const syncButtons = [document.getElementById('sync'), document.getElementById('full-refresh')].filter(Boolean);
 const jobs = jobNotice(message);
 
@@ -81,6 +82,21 @@ async function loadFiles() {
       el('td', { className: 'actions-cell' }, canUpload && file.on_disk ? deleteButton(file) : undefined)))));
 }
 
+/** A source over object storage: its objects as its last sync listed them, each with how it loaded. */
+async function loadObjects() {
+  if (!objectsTable) return;
+  const listing = await api('GET', `${base}/objects`);
+  const within = `${listing.prefix}/`;
+  objectsTable.querySelector('tbody').replaceChildren(...(listing.objects.length === 0
+    ? [emptyRow(5, 'No objects yet: sync to list them.')]
+    : listing.objects.map((object) => el('tr', { dataset: { object: object.url } },
+      el('th', { scope: 'row' }, object.url.startsWith(within) ? object.url.slice(within.length) : object.url),
+      el('td', { className: 'number' }, formatBytes(object.size)),
+      el('td', { className: 'phone-hide' }, formatTime(object.modified)),
+      el('td', { title: object.error ?? '' }, badge(object.status)),
+      el('td', { className: 'number' }, formatNumber(object.rows_loaded))))));
+}
+
 function setUpDropZone() {
   const zone = document.getElementById('drop-zone');
   if (!zone) return;
@@ -143,7 +159,7 @@ document.getElementById('full-refresh')?.addEventListener('click', syncOnClick(t
 setUpDropZone();
 
 const refresh = debounced(() => {
-  void Promise.all([loadSummary(), loadDetails(), loadFiles(), loadLogs()]).catch((error) => { say(message, error.message); });
+  void Promise.all([loadSummary(), loadDetails(), loadFiles(), loadObjects(), loadLogs()]).catch((error) => { say(message, error.message); });
 }, 0);
 refresh();
 onEvent((event) => {
