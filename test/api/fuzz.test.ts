@@ -42,8 +42,10 @@ describe('API fuzzing with schemathesis', () => {
   beforeAll(async () => {
     workDir = await mkdtemp(path.join(tmpdir(), 'quarry-fuzz-'));
     quarry = await startQuarry({
-      // A file source with a CSV in it, so the source and file operations have something real to find.
-      sourcesYaml: 'sources:\n  - name: files\n    type: csv\n    csv: { directory: data/files }\n',
+      // A file source with a CSV in it, so the source and file operations have something real to find; and a source over a
+      // bucket, disabled (nothing syncs it), whose objects are listed from its ledger without reaching the bucket.
+      sourcesYaml: 'sources:\n  - name: files\n    type: csv\n    csv: { directory: data/files }\n'
+        + '  - name: bucket\n    type: filesystem\n    enabled: false\n    filesystem: { bucket_url: "s3://fuzz-exports/2026" }\n',
       prepare: async (dir) => {
         await mkdir(path.join(dir, 'data', 'files'), { recursive: true });
         await writeFile(path.join(dir, 'data', 'files', 'people.csv'), 'id,name\n1,ann\n2,bob\n');
@@ -77,6 +79,8 @@ describe('API fuzzing with schemathesis', () => {
       // The CSV file operations refuse any source but a file source, so random names never reach their logic; half the
       // deletions name a real file. Both in one block: schemathesis takes `parameters` from the first block that matches.
       '[[operations]]', 'include-path-regex = "/(upload-csv|csv-files)$"', '[operations.parameters]', '"path.source_name" = "files"',
+      // Only a source over object storage has objects: any other name is refused before the listing is read.
+      '[[operations]]', 'include-path-regex = "/objects$"', '[operations.parameters]', '"path.source_name" = "bucket"',
       '"query.file_path" = { dictionary = "csv_files", probability = 0.5 }',
       // Where no generator can know what the handler accepts, a refusal says nothing about the schema, so it does not
       // fail the run: a right two-factor code is a function of the enrolment's secret and the time (random six-digit codes
