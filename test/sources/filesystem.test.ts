@@ -41,7 +41,11 @@ describe('filesystem sources on this machine', () => {
     });
   });
 
-  it('has no objects to list for a folder on this machine', async () => {
+  it('has no objects to list for a folder on this machine, an unknown source or someone not signed in', async () => {
+    expect((await quarry.request('GET', '/api/sources/events/objects')).status).toBe(401);
+    const unknown = await quarry.request('GET', '/api/sources/nope/objects', { as: 'viewer' });
+    expect(unknown.status).toBe(404);
+    expect(unknown.json.code).toBe('source_not_found');
     const response = await quarry.request('GET', '/api/sources/events/objects', { as: 'viewer' });
     expect(response.status).toBe(400);
     expect(response.json).toEqual({
