@@ -9,14 +9,10 @@ import { requireEnv } from './rest/credentials.ts';
 import { SyncFailedError } from './sync-failed-error.ts';
 
 /** How a source reaches a bucket of S3-compatible object storage, as its section says. */
-export interface ObjectStoreSettings {
+export interface ObjectStoreSettings extends Pick<ObjectStorageAccess, 'endpoint' | 'region' | 'urlStyle' | 'useSsl'> {
   /** `s3://bucket/prefix`, as written. */
   readonly url: string;
-  /** `host:port`; AWS's own when left out. */
-  readonly endpoint?: string | undefined;
-  readonly region?: string | undefined;
-  readonly urlStyle?: ObjectStorageAccess['urlStyle'];
-  readonly useSsl: boolean;
+  /** The variables holding the keys (never the keys): read when the store is opened. */
   readonly accessKeyIdEnv?: string | undefined;
   readonly secretAccessKeyEnv?: string | undefined;
   /** For an `az://` container: the variable holding its Azure Storage connection string. */
