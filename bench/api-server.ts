@@ -30,7 +30,7 @@ await least.register(cookie);
 installSecurityHeaders(least);
 least.get('/api/status', async (request, reply) => {
   const token = request.cookies[SESSION_COOKIE];
-  const resolved = token === undefined ? undefined : quarry.ctx.auth.actorFromSessionToken(token);
+  const resolved = token === undefined ? undefined : await quarry.ctx.auth.actorFromSessionToken(token);
   if (resolved === undefined) return reply.code(401).send({ error: 'unauthenticated' });
   request.actor = resolved.actor;
   return statusBody;

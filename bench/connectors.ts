@@ -42,7 +42,7 @@ async function withProject<T>(sourceLines: readonly string[], env: Record<string
     writeFileSync(path.join(dir, '.quarry', 'sources.yml'), ['sources:', ...sourceLines, ''].join('\n'));
     // The benchmark's API and database run on this machine, which sources may reach only when allowed.
     appendFileSync(path.join(dir, '.quarry', 'project.yml'), 'network:\n  allow_private: [127.0.0.1, localhost]\n');
-    const ctx = createContext({ projectDir: dir, env: projectEnv, log: createLogger({ level: 'silent' }) });
+    const ctx = await createContext({ projectDir: dir, env: projectEnv, log: createLogger({ level: 'silent' }) });
     try {
       return await work(ctx);
     } finally {

@@ -95,8 +95,8 @@ export async function runLoadBenchmark(): Promise<{ loads: LoadBenchResult[]; re
       'sources:', '  - name: small', '    type: local_files', `    local_files: { directory: ${JSON.stringify(smallDir)}, file_pattern: "**/*.csv" }`, '',
     ].join('\n'));
 
-    const ctx = createContext({ projectDir: dir, env, log: createLogger({ level: 'silent' }) });
-    const smallCtx = createContext({ projectDir: smallOnly, env, log: createLogger({ level: 'silent' }) });
+    const ctx = await createContext({ projectDir: dir, env, log: createLogger({ level: 'silent' }) });
+    const smallCtx = await createContext({ projectDir: smallOnly, env, log: createLogger({ level: 'silent' }) });
     try {
       // The first sync makes the table (as the baseline's CTAS does); later rounds are full refreshes, which drop and remake it.
       const loads: { baseline: number[]; sync: number[] } = { baseline: [], sync: [] };

@@ -37,7 +37,7 @@ export async function syncAndWait(ctx: AppContext, source: string, fullRefresh =
       if (event.type === 'sync_failed' && event.source === source) { unsubscribe(); reject(new Error(event.error)); }
     });
   });
-  ctx.jobs.startSync(source, { fullRefresh, requestedBy: 'bench' });
+  await ctx.jobs.startSync(source, { fullRefresh, requestedBy: 'bench' });
   await done;
   await ctx.jobs.idle();
 }

@@ -71,10 +71,10 @@ export async function runMixedDialectBenchmark(): Promise<LoadBenchResult> {
     ].join('\n'));
 
     const baselineSeconds = await timed(() => readOneByOne(path.join(dir, 'baseline.duckdb'), files));
-    const ctx = createContext({ projectDir: dir, env, log: createLogger({ level: 'silent' }) });
+    const ctx = await createContext({ projectDir: dir, env, log: createLogger({ level: 'silent' }) });
     try {
       const syncSeconds = await timed(() => syncAndWait(ctx, 'mixed'));
-      const rows = ctx.store.jobs.latest('sync', 'mixed')?.rows;
+      const rows = (await ctx.store.jobs.latest('sync', 'mixed'))?.rows;
       if (rows !== FILES * ROWS_PER_FILE) throw new Error(`The sync loaded ${String(rows)} rows, not ${String(FILES * ROWS_PER_FILE)}`);
       return {
         benchmark: 'mixed dialects',

@@ -78,7 +78,7 @@ export async function runObjectStorageBenchmark(): Promise<LoadBenchResult[]> {
     // The server is on this machine, which sources reach only where project.yml allows.
     appendFileSync(path.join(dir, '.quarry', 'project.yml'), 'network:\n  allow_private: [127.0.0.1]\n');
 
-    const ctx = createContext({ projectDir: dir, env, log: createLogger({ level: 'silent' }) });
+    const ctx = await createContext({ projectDir: dir, env, log: createLogger({ level: 'silent' }) });
     try {
       const loads: { baseline: number[]; sync: number[] } = { baseline: [], sync: [] };
       for (let round = 0; round < ROUNDS; round++) {

@@ -96,7 +96,7 @@ export async function runTransformBenchmark(): Promise<LoadBenchResult[]> {
     const env = { QUARRY_ADMIN_PASSWORD: 'bench-password-1', PATH: process.env.PATH ?? '' };
     await initProject(dir, { name: 'bench', adminEmail: 'bench@example.com', nonInteractive: true }, env);
     const { models, selected } = writeProject(dir);
-    const ctx = createContext({ projectDir: dir, env, log: createLogger({ level: 'silent' }) });
+    const ctx = await createContext({ projectDir: dir, env, log: createLogger({ level: 'silent' }) });
     try {
       await createRawTable(ctx.writer);
       const lake = lakeLocation(ctx.paths);

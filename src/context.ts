@@ -12,7 +12,7 @@ import { JobRunner, SourceReports } from './jobs/index.ts';
 import { createLogger, type LogFormat, type Logger } from './logger.ts';
 import { assertSourcesWithinProject, OutboundPolicy, SourceTokens } from './sources/index.ts';
 import { Scheduler, type Timer } from './schedules/index.ts';
-import { openStore, type Store } from './store/index.ts';
+import { openConfiguredStore, type Store } from './store/index.ts';
 import { TransformRunner } from './transform/index.ts';
 import { lakeLocation, LakeWriter, QueryProcess, WarehouseReaders, type LakeLocation } from './warehouse/index.ts';
 import packageJson from '../package.json' with { type: 'json' };
@@ -89,8 +89,8 @@ export interface ContextOptions {
 
 export const SERVICE_VERSION: string = packageJson.version;
 
-/** Loads the project's configuration and opens its platform database; throws ConfigError on a bad project. */
-export function createContext(options: ContextOptions): AppContext {
+/** Loads the project's configuration and opens its platform store; throws ConfigError on a bad project. */
+export async function createContext(options: ContextOptions): Promise<AppContext> {
   const paths = projectPaths(options.projectDir);
   const config = loadProjectConfig(paths);
   const processEnv = options.env ?? process.env;
@@ -116,7 +116,7 @@ export function createContext(options: ContextOptions): AppContext {
   const secretKey = loadSecretKey(paths);
   const now = options.now ?? (() => new Date());
   mkdirSync(paths.runDir, { recursive: true });
-  const store = openStore(paths.platformDb, { redact: (text) => redactor.redact(text) });
+  const store = await openConfiguredStore(paths.platformDb, config.platform, env, { redact: (text) => redactor.redact(text) });
   const log = options.log ?? createLogger({ level: env.QUARRY_LOG_LEVEL ?? 'info', format: options.logFormat, redactor });
   const events = new EventBus(log.child({ module: 'events' }), now, redactor);
   const lake = lakeLocation(paths, config, env);
@@ -193,6 +193,6 @@ export async function closeContext(context: AppContext, graceMs = SHUTDOWN_GRACE
   await context.profiler.idle();
   context.readers.close();
   context.queries.close();
-  context.store.close();
+  await context.store.close();
   await context.outbound.close();
 }

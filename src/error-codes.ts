@@ -23,6 +23,7 @@ export const ERROR_CODES = {
   config_invalid: { status: 500, meaning: 'The project\'s configuration files have problems; detail lists each with its file and location' },
   upstream_unavailable: { status: 502, meaning: 'A service Quarry forwards to (the dashboard or the transform docs) is not answering' },
   platform_db_busy: { status: 503, meaning: 'Another process holds the platform database\'s lock; retry after the Retry-After header\'s seconds' },
+  platform_db_unavailable: { status: 503, meaning: 'The platform store (a shared PostgreSQL database) is not answering; retry after the Retry-After header\'s seconds' },
   platform_db_read_only: { status: 503, meaning: 'The platform database cannot be written until an administrator makes it writable; reading still works' },
 
   // Logins, accounts and API keys.

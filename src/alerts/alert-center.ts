@@ -61,6 +61,8 @@ export class AlertCenter {
   #baseUrl: string | undefined;
   #timer: NodeJS.Timeout | undefined;
   #running: Promise<void> | undefined;
+  /** The bus's events, followed one at a time in the order they came. */
+  #following: Promise<void> = Promise.resolve();
   #passRequested = false;
   #everyPending = false;
 
@@ -71,7 +73,11 @@ export class AlertCenter {
 
   /** Follows syncs and model runs on the bus: a failure opens an incident, the next success ends it. */
   start(): void {
-    this.#unsubscribe ??= this.#options.events.subscribe((event) => { this.#follow(event); });
+    this.#unsubscribe ??= this.#options.events.subscribe((event) => {
+      this.#following = this.#following.then(() => this.#follow(event)).catch((error: unknown) => {
+        this.#options.log.error({ err: error, type: event.type }, 'an event could not be turned into an incident');
+      });
+    });
   }
 
   /**
@@ -84,13 +90,13 @@ export class AlertCenter {
   }
 
   /** Opens the incident and queues its alerts, unless it is already open; true when this opened it. */
-  incident(incident: Incident): boolean {
+  async incident(incident: Incident): Promise<boolean> {
     const { store, now, redactor } = this.#options;
     const time = now().toISOString();
     const error = redactor.redact(incident.error);
-    const opened = store.transaction(() => {
-      if (!store.alerts.openIncident({ ...incident, error, openedAt: time })) return false;
-      this.#enqueue({ status: 'firing', kind: incident.kind, subject: incident.subject, error, time });
+    const opened = await store.transaction(async () => {
+      if (!await store.alerts.openIncident({ ...incident, error, openedAt: time })) return false;
+      await this.#enqueue({ status: 'firing', kind: incident.kind, subject: incident.subject, error, time });
       return true;
     });
     if (opened) this.#options.log.warn({ kind: incident.kind, subject: incident.subject }, 'incident opened');
@@ -99,11 +105,11 @@ export class AlertCenter {
   }
 
   /** Ends the open incident of that kind and subject and queues the recovery messages; false when none was open. */
-  recovered(incident: Pick<Incident, 'kind' | 'subject'>): boolean {
+  async recovered(incident: Pick<Incident, 'kind' | 'subject'>): Promise<boolean> {
     const { store, now } = this.#options;
-    const closed = store.transaction(() => {
-      if (!store.alerts.closeIncident(incident.kind, incident.subject)) return false;
-      this.#enqueue({ status: 'resolved', kind: incident.kind, subject: incident.subject, time: now().toISOString() });
+    const closed = await store.transaction(async () => {
+      if (!await store.alerts.closeIncident(incident.kind, incident.subject)) return false;
+      await this.#enqueue({ status: 'resolved', kind: incident.kind, subject: incident.subject, time: now().toISOString() });
       return true;
     });
     if (closed) this.#options.log.info({ kind: incident.kind, subject: incident.subject }, 'incident resolved');
@@ -112,14 +118,18 @@ export class AlertCenter {
   }
 
   /** A schedule's run could not be done (skipped, or failed after its retries): a `schedule_missed` incident. */
-  missed(schedule: string, reason: string): void {
-    this.incident({ kind: 'schedule_missed', subject: schedule, error: reason });
+  async missed(schedule: string, reason: string): Promise<void> {
+    await this.incident({ kind: 'schedule_missed', subject: schedule, error: reason });
   }
 
-  /** Delivers the messages due now; resolves when that pass (and any already running) is over. */
-  deliverDue(): Promise<void> {
+  /**
+   * Delivers the messages due now, those of the incidents the events heard so far opened or ended included;
+   * resolves when that pass (and any already running) is over.
+   */
+  async deliverDue(): Promise<void> {
+    await this.#following;
     this.#requestPass(false);
-    return this.#running ?? Promise.resolve();
+    await this.#running;
   }
 
   /** Sends a test message to one alert now, outside the outbox; throws AlertDeliveryError saying why it failed. */
@@ -134,42 +144,46 @@ export class AlertCenter {
     }
   }
 
-  /** Stops following the bus and delivering; a message being sent stays pending for the next start. Idempotent. */
+  /**
+   * Stops following the bus and delivering, once the events already heard are turned into incidents; a message
+   * being sent stays pending for the next start. Idempotent.
+   */
   async close(): Promise<void> {
     this.#unsubscribe?.();
     this.#unsubscribe = undefined;
+    await this.#following;
     this.#closing.abort();
     clearTimeout(this.#timer);
     await this.#running;
   }
 
-  #follow(event: QuarryEvent): void {
+  async #follow(event: QuarryEvent): Promise<void> {
     switch (event.type) {
       case 'sync_failed':
-        this.incident({ kind: 'sync_failed', subject: event.source, error: event.error });
+        await this.incident({ kind: 'sync_failed', subject: event.source, error: event.error });
         break;
       case 'sync_completed':
-        this.recovered({ kind: 'sync_failed', subject: event.source });
+        await this.recovered({ kind: 'sync_failed', subject: event.source });
         break;
       case 'transform_run_failed':
-        this.incident({ kind: 'transform_run_failed', subject: event.model, error: event.error });
+        await this.incident({ kind: 'transform_run_failed', subject: event.model, error: event.error });
         break;
       case 'transform_run_completed':
-        this.recovered({ kind: 'transform_run_failed', subject: event.model });
+        await this.recovered({ kind: 'transform_run_failed', subject: event.model });
         // The model's tests are recorded before its events: they pass again when none of their latest outcomes fails.
-        if (!this.#options.store.testResults.failsFor(event.model)) this.recovered({ kind: 'transform_test_failed', subject: event.model });
+        if (!await this.#options.store.testResults.failsFor(event.model)) await this.recovered({ kind: 'transform_test_failed', subject: event.model });
         break;
       case 'transform_tests_passed':
-        if (!this.#options.store.testResults.failsFor(event.model)) this.recovered({ kind: 'transform_test_failed', subject: event.model });
+        if (!await this.#options.store.testResults.failsFor(event.model)) await this.recovered({ kind: 'transform_test_failed', subject: event.model });
         break;
       case 'transform_test_failed':
-        this.incident({
+        await this.incident({
           kind: 'transform_test_failed', subject: event.model,
           error: `The test ${event.test} failed: ${String(event.failures)} failing row${event.failures === 1 ? '' : 's'}`,
         });
         break;
       case 'schedule_completed':
-        if (event.outcome === 'success') this.recovered({ kind: 'schedule_missed', subject: event.schedule });
+        if (event.outcome === 'success') await this.recovered({ kind: 'schedule_missed', subject: event.schedule });
         break;
       default:
         break;
@@ -177,11 +191,11 @@ export class AlertCenter {
   }
 
   /** One outbox row per alert that is sent this kind of incident. Runs inside the incident's transaction. */
-  #enqueue(message: AlertMessage): void {
+  async #enqueue(message: AlertMessage): Promise<void> {
     const { store, alerts } = this.#options;
     for (const alert of alerts) {
       if (message.kind === undefined || !alert.on.includes(message.kind)) continue;
-      store.alerts.enqueue({ alert: alert.name, event: eventNameOf(message), message: JSON.stringify(message), createdAt: message.time });
+      await store.alerts.enqueue({ alert: alert.name, event: eventNameOf(message), message: JSON.stringify(message), createdAt: message.time });
     }
   }
 
@@ -194,22 +208,25 @@ export class AlertCenter {
   }
 
   async #runPasses(): Promise<void> {
-    while (this.#passRequested && !this.#closing.signal.aborted) {
-      this.#passRequested = false;
-      const everyPending = this.#everyPending;
-      this.#everyPending = false;
-      try {
-        await this.#deliverPending(everyPending);
-      } catch (error) {
-        this.#options.log.error({ err: error }, 'alert delivery pass failed; pending messages are tried again later');
+    do {
+      while (this.#passRequested && !this.#closing.signal.aborted) {
+        this.#passRequested = false;
+        const everyPending = this.#everyPending;
+        this.#everyPending = false;
+        try {
+          await this.#deliverPending(everyPending);
+        } catch (error) {
+          this.#options.log.error({ err: error }, 'alert delivery pass failed; pending messages are tried again later');
+        }
       }
-    }
-    this.#waitForNextDue();
+      await this.#waitForNextDue();
+      // A pass requested while the next due time was read is made now: its request found this one still running.
+    } while (this.#passRequested && !this.#closing.signal.aborted);
   }
 
   async #deliverPending(everyPending: boolean): Promise<void> {
     const { store, now } = this.#options;
-    const due = store.alerts.pending(everyPending ? undefined : now().toISOString());
+    const due = await store.alerts.pending(everyPending ? undefined : now().toISOString());
     for (const entry of due) {
       if (this.#closing.signal.aborted) return;
       await this.#deliver(entry);
@@ -228,10 +245,10 @@ export class AlertCenter {
       const reason = this.#options.redactor.redact(describeError(error));
       const attemptedAt = now();
       const nextAttemptAt = alert === undefined ? undefined : retryTime(entry, attemptedAt);
-      store.alerts.markAttemptFailed(entry.id, reason, attemptedAt.toISOString(), nextAttemptAt);
+      await store.alerts.markAttemptFailed(entry.id, reason, attemptedAt.toISOString(), nextAttemptAt);
       log.warn({ alert: entry.alert, event: entry.event, attempts: entry.attempts + 1, error: reason, nextAttemptAt: nextAttemptAt ?? null },
         nextAttemptAt === undefined ? 'alert not delivered; given up' : 'alert not delivered; it will be retried');
-      store.logs.append({
+      await store.logs.append({
         timestamp: attemptedAt.toISOString(), level: 'WARNING', source: null,
         message: `Alert ${entry.alert} not delivered (${entry.event} of ${message.subject}): ${reason}; ${nextAttemptAt === undefined ? 'given up' : 'retrying'}`,
       });
@@ -239,9 +256,9 @@ export class AlertCenter {
       return;
     }
     const sentAt = now().toISOString();
-    store.alerts.markSent(entry.id, sentAt);
+    await store.alerts.markSent(entry.id, sentAt);
     log.info({ alert: entry.alert, event: entry.event }, 'alert sent');
-    store.logs.append({ timestamp: sentAt, level: 'INFO', source: null, message: `Alert ${entry.alert} sent: ${entry.event} of ${message.subject}` });
+    await store.logs.append({ timestamp: sentAt, level: 'INFO', source: null, message: `Alert ${entry.alert} sent: ${entry.event} of ${message.subject}` });
     events.publish({ type: 'alert_sent', alert: entry.alert, event: entry.event });
   }
 
@@ -264,9 +281,9 @@ export class AlertCenter {
   }
 
   /** Wakes for the next due message; bounded, so that a clock moved forward (or a suspended host) is noticed. */
-  #waitForNextDue(): void {
+  async #waitForNextDue(): Promise<void> {
     clearTimeout(this.#timer);
-    const next = this.#options.store.alerts.nextAttemptAt();
+    const next = await this.#options.store.alerts.nextAttemptAt();
     if (next === undefined || this.#closing.signal.aborted) return;
     const waitMs = Math.min(Math.max(Date.parse(next) - this.#options.now().getTime(), 0), MAX_WAIT_MS);
     this.#timer = setTimeout(() => { this.#requestPass(false); }, waitMs);

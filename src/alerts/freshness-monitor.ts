@@ -30,45 +30,53 @@ export class FreshnessMonitor {
   readonly #options: FreshnessMonitorOptions;
   #timer: NodeJS.Timeout | undefined;
   #unsubscribe: (() => void) | undefined;
+  /** Checks run one at a time, in the order asked, so that an older reading never undoes a newer one. */
+  #checking: Promise<void> = Promise.resolve();
 
   constructor(options: FreshnessMonitorOptions) {
     this.#options = options;
   }
 
-  /** Checks now, then periodically and after each completed sync. */
-  start(): void {
+  /** Checks now (resolving once that check is done), then periodically and after each completed sync. */
+  async start(): Promise<void> {
     if (this.#timer !== undefined) return;
     this.#unsubscribe = this.#options.events.subscribe((event) => {
-      if (event.type === 'sync_completed') this.check(event.source);
+      if (event.type === 'sync_completed') void this.check(event.source);
     });
-    this.#timer = setInterval(() => { this.check(); }, this.#options.intervalMs ?? CHECK_INTERVAL_MS);
+    this.#timer = setInterval(() => { void this.check(); }, this.#options.intervalMs ?? CHECK_INTERVAL_MS);
     this.#timer.unref();
-    this.check();
+    await this.check();
   }
 
-  /** Opens or closes the `source_stale` incident of each watched source (or only `sourceName`) as of now. */
-  check(sourceName?: string): void {
+  /** Opens or closes the `source_stale` incident of each watched source (or only `sourceName`) as of now; never rejects. */
+  check(sourceName?: string): Promise<void> {
+    this.#checking = this.#checking.then(() => this.#check(sourceName));
+    return this.#checking;
+  }
+
+  async #check(sourceName: string | undefined): Promise<void> {
     const { sources, schedules, sourceReports, alerts, log, now } = this.#options;
     try {
-      const lastSuccess = new Map(sourceReports.summaries().map((summary) => [summary.name, summary.freshness.lastUpdate]));
+      const lastSuccess = new Map((await sourceReports.summaries()).map((summary) => [summary.name, summary.freshness.lastUpdate]));
       for (const source of sources) {
         if (!source.enabled || (sourceName !== undefined && source.name !== sourceName)) continue;
         const limits = freshnessLimitsOf(source, schedules, now());
         const lastSuccessAt = lastSuccess.get(source.name) ?? null;
         if (limits === undefined || lastSuccessAt === null) continue;
         const staleness = stalenessOf(source.name, limits, lastSuccessAt, now());
-        if (staleness === undefined) alerts.recovered({ kind: 'source_stale', subject: source.name });
-        else alerts.incident({ kind: 'source_stale', subject: source.name, error: staleness.message });
+        if (staleness === undefined) await alerts.recovered({ kind: 'source_stale', subject: source.name });
+        else await alerts.incident({ kind: 'source_stale', subject: source.name, error: staleness.message });
       }
     } catch (error) {
       log.error({ err: error }, 'the freshness check failed; it runs again at the next interval');
     }
   }
 
-  /** Idempotent. */
-  stop(): void {
+  /** Stops checking, once a check under way is done. Idempotent. */
+  async stop(): Promise<void> {
     clearInterval(this.#timer);
     this.#unsubscribe?.();
     this.#unsubscribe = undefined;
+    await this.#checking;
   }
 }

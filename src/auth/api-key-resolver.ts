@@ -23,30 +23,33 @@ export class ApiKeyResolver {
     this.#resolved = new CredentialCache(() => store.credentialGeneration.current());
   }
 
-  resolve(key: string): ActiveApiKey | undefined {
+  /** A cached key is answered without reading the store; its last use is written at most once a minute. */
+  async resolve(key: string): Promise<ActiveApiKey | undefined> {
     if (!key.startsWith(API_KEY_PREFIX)) return undefined;
     const keyHash = sha256Hex(key);
-    const active = this.#resolved.get(keyHash) ?? this.#read(keyHash);
+    const cached = this.#resolved.get(keyHash);
+    const generation = this.#resolved.generation;
+    const active = cached ?? await this.#read(keyHash, generation);
     if (!active) return undefined;
     const at = this.#now();
     const { record } = active;
     if (record.expiresAt !== null && Date.parse(record.expiresAt) <= at.getTime()) return undefined;
     if (record.lastUsedAt !== null && at.getTime() - Date.parse(record.lastUsedAt) < MARK_USED_INTERVAL_MS) return active;
     const lastUsedAt = at.toISOString();
-    if (!bookkeepingWrite(() => { this.#store.apiKeys.markUsed(record.id, lastUsedAt); })) return active;
+    if (!await bookkeepingWrite(() => this.#store.apiKeys.markUsed(record.id, lastUsedAt))) return active;
     const marked = { record: Object.freeze({ ...record, lastUsedAt }), user: active.user };
-    this.#resolved.set(keyHash, marked);
+    this.#resolved.set(keyHash, marked, generation);
     return marked;
   }
 
-  /** Reads the key and its user from the store and caches them while the key may be used. */
-  #read(keyHash: string): ActiveApiKey | undefined {
-    const record = this.#store.apiKeys.findByHash(keyHash);
+  /** Reads the key and its user from the store and caches them, unless the generation moved, while the key may be used. */
+  async #read(keyHash: string, generation: number): Promise<ActiveApiKey | undefined> {
+    const record = await this.#store.apiKeys.findByHash(keyHash);
     if (!record || record.revokedAt !== null) return undefined;
-    const user = this.#store.users.findById(record.userId);
+    const user = await this.#store.users.findById(record.userId);
     if (!user?.active) return undefined;
     const active = { record, user };
-    this.#resolved.set(keyHash, active);
+    this.#resolved.set(keyHash, active, generation);
     return active;
   }
 }

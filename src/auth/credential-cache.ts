@@ -16,6 +16,11 @@ export class CredentialCache<T> {
     this.#currentGeneration = currentGeneration;
   }
 
+  /** The generation the latest `get` found: what the store holds from then on belongs to it, until it moves. */
+  get generation(): number {
+    return this.#generation;
+  }
+
   get(tokenHash: string): T | undefined {
     const generation = this.#currentGeneration();
     if (generation !== this.#generation) {
@@ -25,8 +30,12 @@ export class CredentialCache<T> {
     return this.#entries.get(tokenHash);
   }
 
-  /** Call only after a `get` of the same hash in the same synchronous turn, so the entry belongs to that generation. */
-  set(tokenHash: string, value: T): void {
+  /**
+   * Keeps `value`, read from the store (or derived from what was) after a `get` that found `generation`. Reading
+   * awaits, so the generation may have moved meanwhile: then the value may already be stale and is not kept.
+   */
+  set(tokenHash: string, value: T, generation: number): void {
+    if (generation !== this.#generation || this.#currentGeneration() !== generation) return;
     if (this.#entries.size >= MAX_ENTRIES && !this.#entries.has(tokenHash)) this.#entries.clear();
     this.#entries.set(tokenHash, value);
   }

@@ -25,30 +25,35 @@ export class Lockout {
     this.#now = now;
   }
 
-  assertNotLocked(ip: string, email: string): void {
-    const record = this.#store.loginFailures.find(ip, email);
-    if (record?.lockedUntil == null) return;
-    const remainingMs = Date.parse(record.lockedUntil) - this.#now().getTime();
+  async assertNotLocked(ip: string, email: string): Promise<void> {
+    if ((await this.#store.loginFailures.find(ip, email))?.lockedUntil == null) return;
+    // Read again with the clearing of a lock that has run out, so that a failure recorded meanwhile is not cleared with it.
+    const remainingMs = await this.#store.transaction(async () => {
+      const record = await this.#store.loginFailures.find(ip, email);
+      if (record?.lockedUntil == null) return 0;
+      const remaining = Date.parse(record.lockedUntil) - this.#now().getTime();
+      if (remaining <= 0) await this.#store.loginFailures.clear(ip, email);
+      return remaining;
+    });
     if (remainingMs > 0) throw new LockedOutError(Math.ceil(remainingMs / 1000));
-    this.#store.loginFailures.clear(ip, email);
   }
 
-  /** Records a failure; returns true when it locked the pair. */
-  recordFailure(ip: string, email: string): boolean {
+  /** Records a failure; resolves to true when it locked the pair. */
+  async recordFailure(ip: string, email: string): Promise<boolean> {
     const now = this.#now();
-    return this.#store.transaction(() => {
-      const failures = this.#store.loginFailures.increment(ip, email, now.toISOString());
+    return this.#store.transaction(async () => {
+      const failures = await this.#store.loginFailures.increment(ip, email, now.toISOString());
       if (failures < MAX_FAILURES) return false;
-      this.#store.loginFailures.lock(ip, email, new Date(now.getTime() + LOCK_MS).toISOString());
+      await this.#store.loginFailures.lock(ip, email, new Date(now.getTime() + LOCK_MS).toISOString());
       return true;
     });
   }
 
-  recordSuccess(ip: string, email: string): void {
-    this.#store.loginFailures.clear(ip, email);
+  async recordSuccess(ip: string, email: string): Promise<void> {
+    await this.#store.loginFailures.clear(ip, email);
   }
 
-  unlock(email: string): number {
+  async unlock(email: string): Promise<number> {
     return this.#store.loginFailures.clearEmail(email);
   }
 }

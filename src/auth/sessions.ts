@@ -34,59 +34,64 @@ export class Sessions {
     this.#resolved = new CredentialCache(() => store.credentialGeneration.current());
   }
 
-  create(userId: number, stage: SessionStage, client: ClientInfo): { token: string; session: SessionRecord } {
+  async create(userId: number, stage: SessionStage, client: ClientInfo): Promise<{ token: string; session: SessionRecord }> {
     const token = randomToken();
     const id = randomUUID();
-    this.#store.sessions.insert(
+    await this.#store.sessions.insert(
       { id, tokenHash: sha256Hex(token), userId, stage, ip: client.ip, userAgent: client.userAgent.slice(0, 512) },
       this.#now().toISOString(),
     );
-    const session = this.#store.sessions.findByTokenHash(sha256Hex(token));
+    const session = await this.#store.sessions.findByTokenHash(sha256Hex(token));
     if (!session) throw new Error('session vanished right after insert');
     return { token, session };
   }
 
-  /** The live session and user behind a token; expired sessions and inactive users are removed or refused. */
-  resolve(token: string): ActiveSession | undefined {
+  /**
+   * The live session and user behind a token; expired sessions and inactive users are removed or refused. A cached
+   * one is answered without reading the store; its last-seen time is written at most once a minute.
+   */
+  async resolve(token: string): Promise<ActiveSession | undefined> {
     const tokenHash = sha256Hex(token);
-    const active = this.#resolved.get(tokenHash) ?? this.#read(tokenHash);
+    const cached = this.#resolved.get(tokenHash);
+    const generation = this.#resolved.generation;
+    const active = cached ?? await this.#read(tokenHash, generation);
     if (!active) return undefined;
     const now = this.#now();
     const { session } = active;
     if (this.#isExpired(session, now)) {
       this.#resolved.delete(tokenHash);
-      bookkeepingWrite(() => { this.#store.sessions.delete(session.id); });
+      await bookkeepingWrite(() => this.#store.sessions.delete(session.id));
       return undefined;
     }
     if (now.getTime() - Date.parse(session.lastSeenAt) < TOUCH_INTERVAL_MS) return active;
     const lastSeenAt = now.toISOString();
-    if (!bookkeepingWrite(() => { this.#store.sessions.touch(session.id, lastSeenAt); })) return active;
+    if (!await bookkeepingWrite(() => this.#store.sessions.touch(session.id, lastSeenAt))) return active;
     const touched = { session: Object.freeze({ ...session, lastSeenAt }), user: active.user };
-    this.#resolved.set(tokenHash, touched);
+    this.#resolved.set(tokenHash, touched, generation);
     return touched;
   }
 
-  /** Reads the session and its user from the store and caches them while the user may use it. */
-  #read(tokenHash: string): ActiveSession | undefined {
-    const session = this.#store.sessions.findByTokenHash(tokenHash);
+  /** Reads the session and its user from the store and caches them, unless the generation moved, while the user may use it. */
+  async #read(tokenHash: string, generation: number): Promise<ActiveSession | undefined> {
+    const session = await this.#store.sessions.findByTokenHash(tokenHash);
     if (!session) return undefined;
-    const user = this.#store.users.findById(session.userId);
+    const user = await this.#store.users.findById(session.userId);
     if (!user?.active) return undefined;
     const active = { session, user };
-    this.#resolved.set(tokenHash, active);
+    this.#resolved.set(tokenHash, active, generation);
     return active;
   }
 
-  listForUser(userId: number): SessionRecord[] {
+  async listForUser(userId: number): Promise<SessionRecord[]> {
     const now = this.#now();
-    return this.#store.sessions.listForUser(userId).filter((session) => !this.#isExpired(session, now));
+    return (await this.#store.sessions.listForUser(userId)).filter((session) => !this.#isExpired(session, now));
   }
 
-  end(sessionId: string): boolean {
+  async end(sessionId: string): Promise<boolean> {
     return this.#store.sessions.delete(sessionId);
   }
 
-  endAllForUser(userId: number, exceptSessionId?: string): number {
+  async endAllForUser(userId: number, exceptSessionId?: string): Promise<number> {
     return this.#store.sessions.deleteForUser(userId, exceptSessionId);
   }
 

@@ -27,32 +27,37 @@ export class TwoFactorLockout {
     this.#now = now;
   }
 
-  assertNotLocked(userId: number): void {
-    const record = this.#store.totpFailures.find(userId);
-    if (record?.lockedUntil == null) return;
-    const remainingMs = Date.parse(record.lockedUntil) - this.#now().getTime();
+  async assertNotLocked(userId: number): Promise<void> {
+    if ((await this.#store.totpFailures.find(userId))?.lockedUntil == null) return;
+    // Read again with the clearing of a lock that has run out, so that a failure recorded meanwhile is not cleared with it.
+    const remainingMs = await this.#store.transaction(async () => {
+      const record = await this.#store.totpFailures.find(userId);
+      if (record?.lockedUntil == null) return 0;
+      const remaining = Date.parse(record.lockedUntil) - this.#now().getTime();
+      if (remaining <= 0) await this.#store.totpFailures.clear(userId);
+      return remaining;
+    });
     if (remainingMs > 0) throw new LockedOutError(Math.ceil(remainingMs / 1000));
-    this.#store.totpFailures.clear(userId);
   }
 
   /** Records a wrong code, against the partial session when there is one. */
-  recordFailure(userId: number, partialSessionId: string | null): TotpFailureOutcome {
+  async recordFailure(userId: number, partialSessionId: string | null): Promise<TotpFailureOutcome> {
     const now = this.#now();
-    return this.#store.transaction(() => {
-      const loginFailures = partialSessionId === null ? 0 : this.#store.sessions.countTotpFailure(partialSessionId);
-      const userFailures = this.#store.totpFailures.increment(userId);
+    return this.#store.transaction(async () => {
+      const loginFailures = partialSessionId === null ? 0 : await this.#store.sessions.countTotpFailure(partialSessionId);
+      const userFailures = await this.#store.totpFailures.increment(userId);
       const userLocked = userFailures >= TOTP_FAILURES_PER_USER;
-      if (userLocked) this.#store.totpFailures.lock(userId, new Date(now.getTime() + LOCK_MS).toISOString());
+      if (userLocked) await this.#store.totpFailures.lock(userId, new Date(now.getTime() + LOCK_MS).toISOString());
       return { loginExhausted: loginFailures >= TOTP_FAILURES_PER_LOGIN, userLocked };
     });
   }
 
-  recordSuccess(userId: number): void {
-    this.#store.totpFailures.clear(userId);
+  async recordSuccess(userId: number): Promise<void> {
+    await this.#store.totpFailures.clear(userId);
   }
 
-  /** Lifts the lock; returns whether there was anything to clear. */
-  unlock(userId: number): boolean {
+  /** Lifts the lock; resolves to whether there was anything to clear. */
+  async unlock(userId: number): Promise<boolean> {
     return this.#store.totpFailures.clear(userId);
   }
 }

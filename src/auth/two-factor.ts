@@ -37,27 +37,27 @@ export class TwoFactor {
   async setup(user: UserRecord): Promise<TotpEnrollment> {
     if (user.totpEnabled) throw new InvalidRequestError('Two-factor authentication is already on; turn it off first');
     const totp = this.#totp(new OTPAuth.Secret({ size: 20 }), user.email);
-    this.#store.users.setTotp(user.id, encryptSecret(totp.secret.base32, this.#key), false, 0, this.#now().toISOString());
+    await this.#store.users.setTotp(user.id, encryptSecret(totp.secret.base32, this.#key), false, 0, this.#now().toISOString());
     const otpauthUri = totp.toString();
     return { secret: totp.secret.base32, otpauthUri, qrSvg: await QRCode.toString(otpauthUri, { type: 'svg', margin: 1 }) };
   }
 
-  enable(user: UserRecord, code: string): void {
+  async enable(user: UserRecord, code: string): Promise<void> {
     if (user.totpEnabled) throw new InvalidRequestError('Two-factor authentication is already on');
     if (user.totpSecretEncrypted === null) throw new InvalidRequestError('Start with the two-factor setup step');
     const counter = this.#acceptedCounter(user, code);
-    this.#store.users.setTotp(user.id, user.totpSecretEncrypted, true, counter, this.#now().toISOString());
+    await this.#store.users.setTotp(user.id, user.totpSecretEncrypted, true, counter, this.#now().toISOString());
   }
 
   /** Turns two-factor off; the caller has verified a current code. */
-  disable(user: UserRecord): void {
-    this.#store.users.setTotp(user.id, null, false, 0, this.#now().toISOString());
+  async disable(user: UserRecord): Promise<void> {
+    await this.#store.users.setTotp(user.id, null, false, 0, this.#now().toISOString());
   }
 
   /** Accepts a current code once; a replay of the same or an older time step is refused. */
-  verify(user: UserRecord, code: string): void {
+  async verify(user: UserRecord, code: string): Promise<void> {
     const counter = this.#acceptedCounter(user, code);
-    if (!this.#store.users.advanceTotpCounter(user.id, counter)) throw new InvalidTotpCodeError();
+    if (!await this.#store.users.advanceTotpCounter(user.id, counter)) throw new InvalidTotpCodeError();
   }
 
   #acceptedCounter(user: UserRecord, code: string): number {

@@ -22,7 +22,7 @@ export interface CatalogOptions {
   readonly profiler: TableProfiler;
   readonly log: Logger;
   /** The models as last parsed (names, descriptions, dependencies). */
-  readonly models: () => readonly ModelSummary[];
+  readonly models: () => Promise<readonly ModelSummary[]>;
 }
 
 export interface TableSummary {
@@ -90,7 +90,7 @@ export class Catalog {
   }
 
   async tables(): Promise<TableSummary[]> {
-    const models = this.#modelsByName();
+    const models = await this.#modelsByName();
     return (await this.#entries()).map((entry) => this.#summary(entry, models));
   }
 
@@ -108,7 +108,7 @@ export class Catalog {
     const [found] = await this.#entries({ schema, name });
     if (!found) throw new TableNotFoundError(schema, name);
     const entry = found.recorded ? found : { ...found, profile: await this.#currentProfile(found) };
-    const models = this.#modelsByName();
+    const models = await this.#modelsByName();
     const summary = this.#summary(entry, models);
     const sample = await this.#options.readers.run(`SELECT * FROM ${quoteIdentifier(schema)}.${quoteIdentifier(name)}`, SAMPLE_LIMITS).catch((error: unknown) => {
       // Its first row alone is more than a sample holds: the page shows the columns without rows.
@@ -133,7 +133,7 @@ export class Catalog {
   async search(text: string): Promise<SearchHit[]> {
     const needle = text.trim().toLowerCase();
     if (needle === '') return [];
-    const models = this.#modelsByName();
+    const models = await this.#modelsByName();
     const hits: SearchHit[] = [];
     for (const entry of await this.#entries()) {
       const { schema, name } = entry.lake;
@@ -153,8 +153,8 @@ export class Catalog {
     const { readers, store } = this.#options;
     if (catalogMissing(readers.lake)) return [];
     const lakeTables = await readers.withReader((connection) => listLakeTables(connection, readers.lake, only));
-    const recorded = new Map(store.tableProfiles.tables().map((table) => [keyOf(table.schema, table.name), table]));
-    const profiles = new Map(store.tableProfiles.profiles().map((profile) => [keyOf(profile.schema, profile.name), profile]));
+    const recorded = new Map((await store.tableProfiles.tables()).map((table) => [keyOf(table.schema, table.name), table]));
+    const profiles = new Map((await store.tableProfiles.profiles()).map((profile) => [keyOf(profile.schema, profile.name), profile]));
     return lakeTables.flatMap((lake) => {
       const key = keyOf(lake.schema, lake.name);
       const own = recorded.get(key);
@@ -189,8 +189,8 @@ export class Catalog {
     };
   }
 
-  #modelsByName(): Map<string, ModelSummary> {
-    return new Map(this.#options.models().map((model) => [model.name, model]));
+  async #modelsByName(): Promise<Map<string, ModelSummary>> {
+    return new Map((await this.#options.models()).map((model) => [model.name, model]));
   }
 }
 

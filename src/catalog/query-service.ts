@@ -72,19 +72,19 @@ export class QueryService {
   async #audited<T>(request: QueryRequest, work: () => Promise<T>): Promise<T> {
     const { store, now } = this.#options;
     const started = performance.now();
-    const record = (outcome: string): void => {
+    const record = async (outcome: string): Promise<void> => {
       const elapsedMs = Math.round(performance.now() - started);
-      store.audit.append({
+      await store.audit.append({
         at: now().toISOString(), event: 'query', actorEmail: request.caller.email, subject: request.sql.slice(0, AUDITED_SQL_CHARACTERS),
         ip: request.caller.ip, detail: `${outcome} in ${String(elapsedMs)} ms`,
       });
     };
     try {
       const result = await work();
-      record('succeeded');
+      await record('succeeded');
       return result;
     } catch (error) {
-      record(`failed (${describeError(error).split('\n')[0] ?? ''})`);
+      await record(`failed (${describeError(error).split('\n')[0] ?? ''})`);
       throw error;
     }
   }

@@ -55,7 +55,7 @@ export class TableProfiler {
   profileNow(schema: string, name: string): Promise<TableProfile> {
     const profiled = this.#running.then(async () => {
       const profile = await this.#profile(schema, name, ON_DEMAND_LIMITS);
-      this.#options.store.tableProfiles.save(profile, UNRECORDED_GENERATION);
+      await this.#options.store.tableProfiles.save(profile, UNRECORDED_GENERATION);
       return profile;
     });
     this.#running = profiled.then(() => undefined, () => undefined);
@@ -69,9 +69,9 @@ export class TableProfiler {
 
   async #refreshStale(): Promise<void> {
     const { store, log } = this.#options;
-    for (const table of store.tableProfiles.stale()) {
+    for (const table of await store.tableProfiles.stale()) {
       try {
-        store.tableProfiles.save(await this.#profile(table.schema, table.name, PROFILE_LIMITS), table.generation);
+        await store.tableProfiles.save(await this.#profile(table.schema, table.name, PROFILE_LIMITS), table.generation);
       } catch (error) {
         log.warn({ err: error, table: `${table.schema}.${table.name}` }, 'profiling a warehouse table failed; it keeps its previous profile');
       }

@@ -22,9 +22,9 @@ function progressLine(progress: NodeProgress): string | undefined {
  * What a model run did: a table of the models, seeds, snapshots and tests it ran, and a summary line. `onlyProblems`
  * keeps to those that did not succeed or pass, for a command that has already printed a line for each node.
  */
-export function buildReport(ctx: AppContext, job: JobRecord, options: { onlyProblems?: boolean } = {}): string {
-  const models = ctx.store.modelRuns.forJob(job.id);
-  const tests = ctx.store.testResults.forJob(job.id);
+export async function buildReport(ctx: AppContext, job: JobRecord, options: { onlyProblems?: boolean } = {}): Promise<string> {
+  const models = await ctx.store.modelRuns.forJob(job.id);
+  const tests = await ctx.store.testResults.forJob(job.id);
   const shown = (status: string): boolean => options.onlyProblems !== true || (status !== 'success' && status !== 'pass');
   const rows = [
     ...models.filter((run) => shown(run.status))
@@ -44,8 +44,8 @@ export function buildReport(ctx: AppContext, job: JobRecord, options: { onlyProb
  * The error of a run that did not succeed, after printing its report when it ran anything (a run refused before
  * dbt started, by a busy warehouse, has nothing to show but the error).
  */
-export function failedRun(ctx: AppContext, job: JobRecord, what: string, report: { onlyProblems?: boolean } = {}): CliError {
-  if (ctx.store.modelRuns.forJob(job.id).length > 0 || ctx.store.testResults.forJob(job.id).length > 0) console.log(buildReport(ctx, job, report));
+export async function failedRun(ctx: AppContext, job: JobRecord, what: string, report: { onlyProblems?: boolean } = {}): Promise<CliError> {
+  if ((await ctx.store.modelRuns.forJob(job.id)).length > 0 || (await ctx.store.testResults.forJob(job.id)).length > 0) console.log(await buildReport(ctx, job, report));
   return new CliError(`${what} failed: ${job.error ?? job.status}`);
 }
 
@@ -65,7 +65,7 @@ export async function buildModels(
         if (line !== undefined) console.log(line);
       },
     });
-    if (job.status !== 'success') throw failedRun(ctx, job, `The ${command}`, { onlyProblems: true });
+    if (job.status !== 'success') throw await failedRun(ctx, job, `The ${command}`, { onlyProblems: true });
     return buildReport(ctx, job, { onlyProblems: true });
   });
 }

@@ -29,7 +29,7 @@ async function examine(project: string, env: NodeJS.ProcessEnv): Promise<Finding
       : ok(`Port ${String(server.port ?? config.web.port)} (web)`, `in use by this project's running Quarry (pid ${String(server.pid)})${server.localUrl === '' ? '' : ` at ${server.localUrl}`}`),
     platformDatabase,
     // Its jobs are read once it is known to open.
-    ...platformDatabase.level === 'ok' ? [checkLeftoverJobs(paths.platformDb, new Date())] : [],
+    ...platformDatabase.level === 'ok' ? [await checkLeftoverJobs(paths.platformDb, new Date())] : [],
     await checkWarehouse(lakeLocation(paths, config, loadEnvironment(paths, process.env))),
     checkDashboardTool(config.dashboard.enabled, environmentsDir),
   );

@@ -20,6 +20,7 @@ import { addSource, testSource, type SourceAddOptions } from './source-add.ts';
 import { listSchedules, runSchedule } from './schedules.ts';
 import { listWarehouseSnapshots, maintainWarehouse, moveWarehouseData, restoreSource } from './warehouse.ts';
 import { listSources, syncAllSources, syncSource } from './source-sync.ts';
+import { migratePlatformStore } from './platform-store.ts';
 import { setupSourceOAuth, type SourceOAuthSetupOptions } from './source-oauth-setup.ts';
 
 const REPOSITORY_ROOT = path.resolve(import.meta.dirname, '..', '..');
@@ -229,6 +230,16 @@ export async function runCli(argv: readonly string[], env: NodeJS.ProcessEnv): P
     .option('--project <dir>', 'project folder', '.')
     .action(async (destination: string, options: { project: string }) => {
       console.log(await moveWarehouseData(options.project, destination, env));
+    });
+
+  const store = program.command('store').description('The platform\'s own state (users, sessions, keys, jobs, logs, schedules, alerts): move it to a PostgreSQL store several processes share');
+  store.command('migrate')
+    .description('Copy the embedded platform database into a PostgreSQL store, check every table\'s count, and point project.yml\'s platform.store at it (stop Quarry first)')
+    .requiredOption('--to <address>', 'postgres://user@host:port/database (the password goes in .env as QUARRY_PLATFORM_PASSWORD)')
+    .option('--schema <name>', 'the PostgreSQL schema of the platform\'s tables (default: platform.schema, quarry_platform)')
+    .option('--project <dir>', 'project folder', '.')
+    .action(async (options: { to: string; schema?: string; project: string }) => {
+      console.log(await migratePlatformStore(options.project, options.to, options.schema, env));
     });
 
   program.command('query')

@@ -5,8 +5,8 @@ import { withAlertingProject, withProject } from './with-project.ts';
 
 /** One line per schedule: name, cron and zone, whether enabled, next run, last run and its outcome. */
 export async function listSchedules(project: string, env: NodeJS.ProcessEnv): Promise<string> {
-  return withProject(project, env, (ctx) => {
-    const schedules = ctx.schedules.list();
+  return withProject(project, env, async (ctx) => {
+    const schedules = await ctx.schedules.list();
     if (schedules.length === 0) return 'No schedules yet: add them under "schedules:" in .quarry/project.yml.';
     const rows = schedules.map((schedule) => [
       schedule.name, `${schedule.cron} (${schedule.timezone})`, schedule.enabled ? 'enabled' : 'disabled', schedule.nextRun ?? '—',

@@ -72,8 +72,8 @@ export async function setupSourceOAuth(
       return client.authorizationCodeGrant(configuration, callbackUrl, { pkceCodeVerifier: verifier, expectedState: state });
     }, redirectUri);
     setEnvValue(paths, provider.clientSecretEnv, clientSecret);
-    await withProject(options.project, env, (ctx) => {
-      ctx.sourceTokens.save(name, {
+    await withProject(options.project, env, async (ctx) => {
+      await ctx.sourceTokens.save(name, {
         accessToken: tokens.access_token,
         ...(tokens.refresh_token === undefined ? {} : { refreshToken: tokens.refresh_token }),
         ...(tokens.expires_in === undefined ? {} : { expiresAt: ctx.now().getTime() + tokens.expires_in * 1000 }),

@@ -15,7 +15,7 @@ import { withAlertingProject, withProject } from './with-project.ts';
 export async function runSyncHere(
   ctx: AppContext, name: string, options: { fullRefresh: boolean; backfill?: BackfillRequest | undefined },
 ): Promise<string> {
-  const { job, ended } = ctx.jobs.startSync(name, { ...options, requestedBy: 'cli' });
+  const { job, ended } = await ctx.jobs.startSync(name, { ...options, requestedBy: 'cli' });
   const progress = new ProgressLine();
   progress.set(`Syncing ${name}`);
   const models = new ModelsAfterSync(ctx, progress);
@@ -25,24 +25,31 @@ export async function runSyncHere(
     }
   });
   const printed = new Set<string>();
-  const printNew = (): void => {
-    for (const entry of ctx.sourceReports.logs(name, 50).reverse()) {
-      const key = `${entry.timestamp} ${entry.message}`;
-      if (printed.has(key) || entry.timestamp < job.createdAt) continue;
-      printed.add(key);
-      progress.print(`${entry.level.padEnd(7)} ${entry.message}`);
-    }
+  // One look at the log at a time: a slow read never lets two print the same line. A look that failed was reported by its caller.
+  let printing: Promise<void> = Promise.resolve();
+  const printNew = (): Promise<void> => {
+    printing = printing.catch(() => undefined).then(async () => {
+      for (const entry of (await ctx.sourceReports.logs(name, 50)).reverse()) {
+        const key = `${entry.timestamp} ${entry.message}`;
+        if (printed.has(key) || entry.timestamp < job.createdAt) continue;
+        printed.add(key);
+        progress.print(`${entry.level.padEnd(7)} ${entry.message}`);
+      }
+    });
+    return printing;
   };
-  const ticker = setInterval(printNew, 250);
+  const ticker = setInterval(() => {
+    printNew().catch((error: unknown) => { ctx.log.warn({ err: error }, 'the sync\'s log lines could not be read'); });
+  }, 250);
   // Ctrl-C stops the sync as a stopping service does: the job is recorded interrupted, the data untouched.
   const interrupt = (): void => { void ctx.jobs.close(0); };
   process.once('SIGINT', interrupt);
   process.once('SIGTERM', interrupt);
   process.once('SIGHUP', interrupt);
   try {
-    const outcome = syncOutcome(ctx, name, await ended);
+    const outcome = await syncOutcome(ctx, name, await ended);
     await ctx.jobs.idle();
-    printNew();
+    await printNew();
     if (!outcome.ok) throw new CliError(`the sync of ${name} failed: ${outcome.message}`);
     const modelsLine = await models.settled();
     return modelsLine === undefined ? outcome.message : `${outcome.message}\n${modelsLine}`;
@@ -58,14 +65,14 @@ export async function runSyncHere(
 }
 
 /** How a sync of `name` ended: its line for the terminal, and whether it succeeded. */
-function syncOutcome(ctx: AppContext, name: string, ending: JobEnding): { ok: boolean; message: string } {
+async function syncOutcome(ctx: AppContext, name: string, ending: JobEnding): Promise<{ ok: boolean; message: string }> {
   if (ending.status !== 'success') return { ok: false, message: ending.error ?? ending.status };
-  return { ok: true, message: `Synced ${name}: ${String(ending.rows ?? 0)} rows${skippedFiles(ctx, name)}` };
+  return { ok: true, message: `Synced ${name}: ${String(ending.rows ?? 0)} rows${await skippedFiles(ctx, name)}` };
 }
 
 /** The warning a sync that skipped unreadable files ends with; the sync's history entry holds the count. */
-function skippedFiles(ctx: AppContext, name: string): string {
-  const filesFailed = ctx.sourceReports.history(name, 1)[0]?.filesFailed ?? 0;
+async function skippedFiles(ctx: AppContext, name: string): Promise<string> {
+  const filesFailed = (await ctx.sourceReports.history(name, 1))[0]?.filesFailed ?? 0;
   return filesFailed === 0 ? '' : `; WARNING: ${String(filesFailed)} file(s) could not be read and were skipped (see quarry logs)`;
 }
 
@@ -84,12 +91,18 @@ export async function syncSource(
  */
 export async function syncAllSources(project: string, env: NodeJS.ProcessEnv, logFormat?: LogFormat): Promise<string> {
   return withAlertingProject(project, env, async (ctx) => {
-    const entries = startAllSyncs(ctx.jobs, ctx.sources, 'cli');
-    // Taken at once: none of the syncs just queued can have ended before this line.
-    const ends = new Map(entries.flatMap((entry) => {
-      const ended = entry.status === 'started' ? ctx.jobs.activeSync(entry.source)?.ended : undefined;
-      return ended === undefined ? [] : [[entry.source, ended.then((ending) => syncOutcome(ctx, entry.source, ending))] as const];
-    }));
+    // Each sync's end is taken as it is queued: one queued first may have ended before the last is.
+    const ends = new Map<string, Promise<{ ok: boolean; message: string }>>();
+    const entries = await startAllSyncs({
+      startSync: async (name, options) => {
+        const started = await ctx.jobs.startSync(name, options);
+        const end = started.ended.then((ending) => syncOutcome(ctx, name, ending));
+        // Awaited in the order of sources.yml below; one that fails meanwhile must not stop the process.
+        void end.catch(() => undefined);
+        ends.set(name, end);
+        return started;
+      },
+    }, ctx.sources, 'cli');
     const progress = new ProgressLine();
     const models = new ModelsAfterSync(ctx, progress);
     let done = 0;
@@ -127,9 +140,9 @@ export async function syncAllSources(project: string, env: NodeJS.ProcessEnv, lo
 
 /** One line per source: name, type, status, rows and when it last synced. */
 export async function listSources(project: string, env: NodeJS.ProcessEnv): Promise<string> {
-  return withProject(project, env, (ctx) => {
+  return withProject(project, env, async (ctx) => {
     if (ctx.sources.length === 0) return 'No sources yet: add one with `quarry source add`.';
-    const rows = ctx.sourceReports.summaries().map((summary) =>
+    const rows = (await ctx.sourceReports.summaries()).map((summary) =>
       [summary.name, summary.type, summary.enabled ? summary.status : 'disabled', String(summary.rowCount), summary.lastSync ?? 'never']);
     return textTable(['NAME', 'TYPE', 'STATUS', 'ROWS', 'LAST SYNC'], rows);
   });

@@ -22,7 +22,7 @@ export async function runModel(
     });
     const job = await ctx.transform.runAndWait(model, { cascade: options.cascade, requestedBy: 'cli' })
       .finally(() => { stopProgress(); progress.stop(); });
-    if (job.status !== 'success') throw failedRun(ctx, job, `The run of ${model}`);
+    if (job.status !== 'success') throw await failedRun(ctx, job, `The run of ${model}`);
     return buildReport(ctx, job);
   }, options.logFormat);
 }

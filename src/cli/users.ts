@@ -30,8 +30,8 @@ export async function addUser(options: AddUserOptions, env: NodeJS.ProcessEnv): 
 }
 
 export async function describeAuthStatus(project: string, env: NodeJS.ProcessEnv): Promise<string> {
-  return withProject(project, env, (ctx) => {
-    const users = ctx.store.users.list();
+  return withProject(project, env, async (ctx) => {
+    const users = await ctx.store.users.list();
     const { session_max_days: maxDays, idle_timeout_minutes: idle, password_max_age_days: maxAge } = ctx.config.auth;
     return [
       'Authentication: enabled',
@@ -43,8 +43,8 @@ export async function describeAuthStatus(project: string, env: NodeJS.ProcessEnv
 }
 
 export async function unlockUser(project: string, email: string, env: NodeJS.ProcessEnv): Promise<string> {
-  return withProject(project, env, (ctx) => {
-    const cleared = ctx.auth.unlock(email);
+  return withProject(project, env, async (ctx) => {
+    const cleared = await ctx.auth.unlock(email);
     return cleared > 0 ? `Unlocked ${email} (${String(cleared)} client${cleared === 1 ? '' : 's'} cleared)` : `${email} had no failed logins`;
   });
 }
@@ -63,7 +63,7 @@ export async function recoverAdmin(project: string, env: NodeJS.ProcessEnv): Pro
 /** Projects always authenticate; `enable` exists for older projects that have no user yet. */
 export async function enableAuth(options: { project: string; email?: string; password?: string; nonInteractive?: boolean }, env: NodeJS.ProcessEnv): Promise<string> {
   return withProject(options.project, env, async (ctx) => {
-    if (ctx.store.users.count() > 0) return 'Authentication is already enabled';
+    if (await ctx.store.users.count() > 0) return 'Authentication is already enabled';
     const interactive = isInteractive(options.nonInteractive);
     const email = await valueOrPrompt(options.email, { flag: '--email', message: 'Admin email', interactive });
     const password = await valueOrPrompt(options.password ?? env.QUARRY_ADMIN_PASSWORD, { flag: '--password', message: 'Admin password', interactive, secret: true });

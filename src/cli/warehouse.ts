@@ -34,7 +34,7 @@ export async function restoreSource(project: string, source: string, beforeSync:
 /** Runs the lake's maintenance in this process, as a job; resolves with its last line. */
 export async function maintainWarehouse(project: string, env: NodeJS.ProcessEnv): Promise<string> {
   return withProject(project, env, async (ctx) => {
-    const job = ctx.jobs.startMaintenance({ retentionDays: ctx.config.warehouse.snapshot_retention_days, requestedBy: 'cli' });
+    const job = await ctx.jobs.startMaintenance({ retentionDays: ctx.config.warehouse.snapshot_retention_days, requestedBy: 'cli' });
     await endOf(ctx, job, 'the warehouse maintenance');
     return `Warehouse maintenance finished (job ${String(job.id)}); see quarry logs for what it merged, expired and deleted`;
   });
@@ -54,7 +54,7 @@ async function endOf(ctx: AppContext, job: JobRecord, what: string): Promise<voi
     process.off('SIGTERM', interrupt);
     process.off('SIGHUP', interrupt);
   }
-  const ended = ctx.store.jobs.get(job.id);
+  const ended = await ctx.store.jobs.get(job.id);
   if (ended?.status !== 'success') throw new CliError(`${what} ${ended?.status === 'interrupted' ? 'was interrupted' : 'failed'}: ${ended?.error ?? 'unknown'}`);
 }
 

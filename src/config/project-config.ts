@@ -111,35 +111,38 @@ const POSTGRES_USER = /^[A-Za-z0-9_.-]+$/;
 const SqlName = z.string().regex(/^[a-z_][a-z0-9_]*$/, 'expected a lower-case SQL name such as quarry_lake');
 
 /**
- * `sqlite` (the embedded catalog), or `postgres://user@host:port/database`: a PostgreSQL catalog several
- * hosts share. The password is never written here (it is read from the variable `password_env` names, usually in `.env`).
+ * `sqlite` (embedded in the project), or `postgres://user@host:port/database`: a PostgreSQL database several
+ * hosts share. The password is never written here (it is read from the variable `password_env` names, usually in
+ * `.env`); `passwordVariable` is that variable's default, for the message.
  */
-const Catalog = z.string().transform((text, context) => {
-  if (text === 'sqlite') return { kind: 'sqlite' as const };
-  let url: URL;
-  try {
-    url = new URL(text);
-  } catch {
-    context.addIssue({ code: 'custom', message: 'expected "sqlite" or a PostgreSQL address such as postgres://quarry@db.example.com:5432/quarry' });
-    return z.NEVER;
-  }
-  const problem = postgresUrlProblem(url);
-  if (problem !== undefined) {
-    context.addIssue({ code: 'custom', message: problem });
-    return z.NEVER;
-  }
-  return {
-    kind: 'postgres' as const,
-    host: url.hostname.replace(/^\[|\]$/g, ''),
-    port: url.port === '' ? 5432 : Number(url.port),
-    user: decodeURIComponent(url.username),
-    database: decodeURIComponent(url.pathname.slice(1)),
-  };
-});
+function sqliteOrPostgres(example: string, passwordVariable: string) {
+  return z.string().transform((text, context) => {
+    if (text === 'sqlite') return { kind: 'sqlite' as const };
+    let url: URL;
+    try {
+      url = new URL(text);
+    } catch {
+      context.addIssue({ code: 'custom', message: `expected "sqlite" or a PostgreSQL address such as ${example}` });
+      return z.NEVER;
+    }
+    const problem = postgresUrlProblem(url, passwordVariable);
+    if (problem !== undefined) {
+      context.addIssue({ code: 'custom', message: problem });
+      return z.NEVER;
+    }
+    return {
+      kind: 'postgres' as const,
+      host: url.hostname.replace(/^\[|\]$/g, ''),
+      port: url.port === '' ? 5432 : Number(url.port),
+      user: decodeURIComponent(url.username),
+      database: decodeURIComponent(url.pathname.slice(1)),
+    };
+  });
+}
 
-function postgresUrlProblem(url: URL): string | undefined {
+function postgresUrlProblem(url: URL, passwordVariable: string): string | undefined {
   if (url.protocol !== 'postgres:' && url.protocol !== 'postgresql:') return 'expected "sqlite" or a postgres:// address';
-  if (url.password !== '') return 'must not contain a password: put it in .env (QUARRY_WAREHOUSE_PASSWORD, or the variable password_env names)';
+  if (url.password !== '') return `must not contain a password: put it in .env (${passwordVariable}, or the variable password_env names)`;
   if (url.username === '') return 'expected a user: postgres://USER@host:port/database';
   if (url.hostname === '') return 'expected a host: postgres://user@HOST:port/database';
   if (!/^\/[A-Za-z0-9_-]+$/.test(url.pathname)) return 'expected one database name: postgres://user@host:port/DATABASE';
@@ -147,6 +150,21 @@ function postgresUrlProblem(url: URL): string | undefined {
   if (!POSTGRES_USER.test(decodeURIComponent(url.username))) return 'expected a user name of letters, digits, _ . -';
   return undefined;
 }
+
+const Catalog = sqliteOrPostgres('postgres://quarry@db.example.com:5432/quarry', 'QUARRY_WAREHOUSE_PASSWORD');
+
+/**
+ * Where the platform's own state is (users, sessions, API keys, jobs, logs, schedules, alerts, test results,
+ * profiles): the embedded `.quarry/platform.db`, or a PostgreSQL database every Quarry process of a deployment
+ * shares (`quarry store migrate --to` moves it there).
+ */
+const Platform = z.strictObject({
+  store: sqliteOrPostgres('postgres://quarry@db.example.com:5432/quarry', 'QUARRY_PLATFORM_PASSWORD').prefault('sqlite'),
+  /** The PostgreSQL schema of the platform's tables (one deployment per schema). */
+  schema: SqlName.default('quarry_platform'),
+  /** The environment variable (in .env) holding the store user's password; none for trust or .pgpass. */
+  password_env: EnvName.default('QUARRY_PLATFORM_PASSWORD'),
+});
 
 /**
  * The PostgreSQL role the lake's readers log in as (the query API, the catalog, health, Superset): USAGE on the
@@ -240,6 +258,8 @@ export const ProjectConfigSchema = z.strictObject({
   schedules: SchedulesSchema,
   /** Where failures, stale sources and missed schedules are reported (`quarry alert test NAME` tries one). */
   alerts: Alerts,
+  /** Where the platform's own state is: embedded (default) or a PostgreSQL database a deployment shares. */
+  platform: Platform.prefault({}),
   /** Where the lake's catalog and data are (default: embedded in the project's warehouse/ folder) and how long its snapshots are kept. */
   warehouse: Warehouse.prefault({}),
   /** The S3-compatible object storage a lake in a bucket and backups to a bucket reach. */

@@ -63,7 +63,7 @@ export class DashboardBridge {
     return { 'x-quarry-user': encodeURIComponent(DashboardBridge.usernameOf(user)), 'x-quarry-proxy-secret': this.#superset.proxySecret };
   }
 
-  account(userId: number): DashboardAccount | undefined {
+  account(userId: number): Promise<DashboardAccount | undefined> {
     return this.#store.dashboardAccounts.get(userId);
   }
 
@@ -100,7 +100,7 @@ export class DashboardBridge {
 
   /** Creates or updates every user's account and disables those of deleted users; one failing user does not stop the others. */
   async syncAll(): Promise<void> {
-    const users = this.#store.users.list();
+    const users = await this.#store.users.list();
     for (const user of users) {
       try {
         await this.syncUser(user.id);
@@ -109,7 +109,7 @@ export class DashboardBridge {
       }
     }
     const known = new Set(users.map((user) => user.id));
-    for (const account of this.#store.dashboardAccounts.list()) {
+    for (const account of await this.#store.dashboardAccounts.list()) {
       if (!known.has(account.userId)) await this.removeUser(account.userId);
     }
   }
@@ -120,7 +120,7 @@ export class DashboardBridge {
    */
   async syncUser(userId: number): Promise<void> {
     await this.#serialised(async () => {
-      const user = this.#store.users.findById(userId);
+      const user = await this.#store.users.findById(userId);
       if (user === undefined) await this.#retire(userId);
       else await this.#sync(user);
     });
@@ -132,7 +132,7 @@ export class DashboardBridge {
    * requests of one page share one sync.
    */
   async ensureAccount(user: UserRecord): Promise<void> {
-    if (this.#inStepWith(user)) return;
+    if (await this.#inStepWith(user)) return;
     let pending = this.#pending.get(user.id);
     if (pending === undefined) {
       pending = this.syncUser(user.id).finally(() => { this.#pending.delete(user.id); });
@@ -146,16 +146,17 @@ export class DashboardBridge {
     await this.#serialised(() => this.#retire(userId));
   }
 
-  #inStepWith(user: UserRecord): boolean {
-    const account = this.account(user.id);
+  async #inStepWith(user: UserRecord): Promise<boolean> {
+    if (!this.#inStep.has(user.id)) return false;
+    const account = await this.account(user.id);
     return this.#inStep.has(user.id) && account?.active === user.active && account.role === user.role
       && account.username === DashboardBridge.usernameOf(user);
   }
 
   async #sync(user: UserRecord): Promise<void> {
-    if (this.#inStepWith(user)) return;
+    if (await this.#inStepWith(user)) return;
     const username = DashboardBridge.usernameOf(user);
-    const existing = this.account(user.id);
+    const existing = await this.account(user.id);
     // A row left by a deleted user whose id this user was given: that account is not this user's.
     if (existing !== undefined && existing.username !== username) await this.#retire(user.id);
     const recorded = existing?.username === username ? existing : undefined;
@@ -174,7 +175,7 @@ export class DashboardBridge {
       await this.#api.request('PUT', `/api/v1/security/users/${String(supersetUserId)}`, fields);
     }
     passwordEncrypted ??= encryptSecret(randomBytes(24).toString('base64url'), this.#secretKey);
-    this.#store.dashboardAccounts.save({
+    await this.#store.dashboardAccounts.save({
       userId: user.id, username, supersetUserId, passwordEncrypted, active: user.active, role: user.role, syncedAt: this.#now().toISOString(),
     });
     this.#inStep.add(user.id);
@@ -183,11 +184,11 @@ export class DashboardBridge {
 
   /** Disables the Superset account recorded for `userId` (if it is still that account) and drops the record. */
   async #retire(userId: number): Promise<void> {
-    const account = this.account(userId);
+    const account = await this.account(userId);
     if (account === undefined) return;
     const supersetUserId = await this.#recordedUser(account);
     if (supersetUserId !== undefined) await this.#api.request('PUT', `/api/v1/security/users/${String(supersetUserId)}`, { active: false });
-    this.#store.dashboardAccounts.delete(userId);
+    await this.#store.dashboardAccounts.delete(userId);
     this.#inStep.delete(userId);
     this.#log.info({ userId }, 'dashboard account of a deleted user disabled');
   }

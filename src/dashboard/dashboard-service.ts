@@ -136,7 +136,7 @@ export class DashboardService {
 
   async #refreshWarehouse(): Promise<void> {
     if (this.superset.origin() === undefined) return;
-    const registered = await this.#registration.refresh(this.#options.store.warehouseTables.inLayer('marts'));
+    const registered = await this.#registration.refresh(await this.#options.store.warehouseTables.inLayer('marts'));
     if (registered === undefined) return;
     const definitions = loadDashboardDefinitions(this.#options.dashboardsDir, this.#options.log);
     await this.#provisioner.provision(definitions, (table) => this.#registration.datasetId(table));

@@ -18,40 +18,40 @@ describe('jobs left running by a process that stopped', () => {
     file = path.join(dir, 'platform.db');
     store = openStore(file);
   });
-  afterEach(() => {
-    store.close();
+  afterEach(async () => {
+    await store.close();
     rmSync(dir, { recursive: true, force: true });
   });
 
-  const runningJob = (kind: 'sync' | 'run', target: string, owner: { pid: number; started: string }): number => {
-    const job = store.jobs.enqueueUnlessActive({ kind, target, fullRefresh: false, requestedBy: 'cli' }, now, owner);
+  const runningJob = async (kind: 'sync' | 'run', target: string, owner: { pid: number; started: string }): Promise<number> => {
+    const job = await store.jobs.enqueueUnlessActive({ kind, target, fullRefresh: false, requestedBy: 'cli' }, now, owner);
     if (job === undefined) throw new Error('not queued');
-    store.jobs.markRunning(job.id, now);
+    await store.jobs.markRunning(job.id, now);
     return job.id;
   };
 
-  it('are marked interrupted and named by doctor, with their models; a job of a running process is left alone', () => {
+  it('are marked interrupted and named by doctor, with their models; a job of a running process is left alone', async () => {
     const stopped = spawnSync('true');
-    const gone = runningJob('run', 'orders_enriched+', { pid: stopped.pid, started: '1' });
-    store.modelRuns.markRunning(gone, 'orders_enriched', now);
-    const live = runningJob('sync', 'orders', thisProcess());
+    const gone = await runningJob('run', 'orders_enriched+', { pid: stopped.pid, started: '1' });
+    await store.modelRuns.markRunning(gone, 'orders_enriched', now);
+    const live = await runningJob('sync', 'orders', thisProcess());
 
-    const finding = checkLeftoverJobs(file, new Date(now));
+    const finding = await checkLeftoverJobs(file, new Date(now));
     expect(finding).toEqual({
       check: 'Jobs', level: 'warning',
       detail: `marked interrupted, since the process running each had stopped: run of orders_enriched+ (job ${String(gone)}, pid ${String(stopped.pid)})`,
       fix: 'run them again (quarry sync, quarry build)',
     });
-    expect(store.jobs.get(gone)).toMatchObject({ status: 'interrupted', error: `Interrupted: the process running it (pid ${String(stopped.pid)}) stopped before the job finished` });
-    expect(store.modelRuns.forJob(gone)).toEqual([expect.objectContaining({ model: 'orders_enriched', status: 'error' })]);
-    expect(store.jobs.get(live)).toMatchObject({ status: 'running' });
+    expect(await store.jobs.get(gone)).toMatchObject({ status: 'interrupted', error: `Interrupted: the process running it (pid ${String(stopped.pid)}) stopped before the job finished` });
+    expect(await store.modelRuns.forJob(gone)).toEqual([expect.objectContaining({ model: 'orders_enriched', status: 'error' })]);
+    expect(await store.jobs.get(live)).toMatchObject({ status: 'running' });
 
-    expect(checkLeftoverJobs(file, new Date(now))).toEqual({ check: 'Jobs', level: 'ok', detail: 'none is left running by a process that stopped' });
+    expect(await checkLeftoverJobs(file, new Date(now))).toEqual({ check: 'Jobs', level: 'ok', detail: 'none is left running by a process that stopped' });
   });
 
-  it('tells a process whose id was given to another since from the one recorded', () => {
-    const reused = runningJob('sync', 'orders', { pid: process.pid, started: 'another start time' });
-    expect(checkLeftoverJobs(file, new Date(now)).level).toBe('warning');
-    expect(store.jobs.get(reused)).toMatchObject({ status: 'interrupted' });
+  it('tells a process whose id was given to another since from the one recorded', async () => {
+    const reused = await runningJob('sync', 'orders', { pid: process.pid, started: 'another start time' });
+    expect((await checkLeftoverJobs(file, new Date(now))).level).toBe('warning');
+    expect(await store.jobs.get(reused)).toMatchObject({ status: 'interrupted' });
   });
 });

@@ -48,7 +48,7 @@ export function checkDashboardTool(enabled: boolean, environmentsDir?: string): 
  * Jobs recorded queued or running whose process has stopped (Ctrl-C, a closed terminal, kill -9): each is marked
  * interrupted now, as the next command that starts a job would, and named, so nothing seems to run that does not.
  */
-export function checkLeftoverJobs(file: string, now: Date): Finding {
+export async function checkLeftoverJobs(file: string, now: Date): Promise<Finding> {
   const check = 'Jobs';
   let store: Store;
   try {
@@ -57,10 +57,10 @@ export function checkLeftoverJobs(file: string, now: Date): Finding {
     return problem(check, `the jobs cannot be read: ${describeError(error)}`, 'see the platform database check above');
   }
   try {
-    const interrupted = interruptOrphanedJobs(store, now.toISOString());
+    const interrupted = await interruptOrphanedJobs(store, now.toISOString());
     if (interrupted.length === 0) return ok(check, 'none is left running by a process that stopped');
     return warning(check, `marked interrupted, since the process running each had stopped: ${interrupted.map(describeJob).join('; ')}`, 'run them again (quarry sync, quarry build)');
   } finally {
-    store.close();
+    await store.close();
   }
 }

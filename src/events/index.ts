@@ -57,8 +57,9 @@ export class EventBus {
     this.#redactor = redactor;
   }
 
-  publish(event: WithoutTimestamp<QuarryEvent>): void {
-    const stamped: QuarryEvent = { ...this.#redactor.redactStrings(event), timestamp: this.#now().toISOString() };
+  /** Sends `event` to every listener, stamped with when it happened: `at` when that was before now (it was recorded first). */
+  publish(event: WithoutTimestamp<QuarryEvent>, at: Date = this.#now()): void {
+    const stamped: QuarryEvent = { ...this.#redactor.redactStrings(event), timestamp: at.toISOString() };
     for (const listener of this.#listeners) {
       try {
         listener(stamped);

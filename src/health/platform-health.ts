@@ -51,7 +51,7 @@ export interface PlatformHealthInputs {
 export async function checkPlatformHealth(inputs: PlatformHealthInputs): Promise<PlatformHealthReport> {
   const { paths, store, sources, sourceReports } = inputs;
   const sizeBytes = await warehouseSize(inputs.lake) ?? 0;
-  const layers = store.warehouseTables.countByLayer();
+  const layers = await store.warehouseTables.countByLayer();
   const disk = await statfs(paths.root);
   const freeBytes = disk.bavail * disk.bsize;
   const totalBytes = disk.blocks * disk.bsize;
@@ -67,10 +67,10 @@ export async function checkPlatformHealth(inputs: PlatformHealthInputs): Promise
   if (inputs.watcherFailed) warnings.push('The file watcher keeps failing and is stopped: files are not picked up automatically');
   const now = inputs.now();
   const failuresSince = new Date(now.getTime() - FAILURES_WITHIN_DAYS * DAY_MS).toISOString();
-  const syncFailures = store.jobs.unresolvedFailures('sync', failuresSince)
+  const syncFailures = (await store.jobs.unresolvedFailures('sync', failuresSince))
     .map((job) => ({ source: job.target, timestamp: job.finishedAt ?? job.createdAt, error: job.error ?? 'failed' }));
   const sourcesByName = new Map(sources.map((source) => [source.name, source]));
-  for (const summary of sourceReports.summaries().filter((candidate) => candidate.enabled)) {
+  for (const summary of (await sourceReports.summaries()).filter((candidate) => candidate.enabled)) {
     if (summary.status === 'failed') warnings.push(`The last sync of ${summary.name} failed`);
     if (summary.filesFailed > 0) warnings.push(`The last sync of ${summary.name} skipped ${String(summary.filesFailed)} file(s) DuckDB cannot read`);
     const source = sourcesByName.get(summary.name);
@@ -83,11 +83,12 @@ export async function checkPlatformHealth(inputs: PlatformHealthInputs): Promise
       warnings.push(`${summary.name} was last synced ${String(summary.freshness.daysOld)} days ago`);
     }
   }
-  const broken = [...store.modelRuns.latestByModel().values()]
+  const broken = [...(await store.modelRuns.latestByModel()).values()]
     .filter((run) => run.status === 'error' && (run.finishedAt ?? run.startedAt) >= failuresSince).map((run) => run.model).sort();
   if (broken.length === 1) warnings.push(`The last run of the model ${broken[0] ?? ''} failed`);
   if (broken.length > 1) warnings.push(`${String(broken.length)} models failed their last run: ${broken.join(', ')}`);
-  const tests = failingTests(store, failuresSince);
+  const tests = await failingTests(store, failuresSince);
+  const recentFailures = await store.modelRuns.recentFailures(failuresSince);
   if (tests.length > 0) warnings.push(`${String(tests.length)} data test${tests.length === 1 ? '' : 's'} of the models fail${tests.length === 1 ? 's' : ''}`);
   return inputs.redactor.redactStrings({
     status: criticalIssues.length > 0 ? 'critical' : warnings.length > 0 ? 'warning' : 'healthy',
@@ -103,7 +104,7 @@ export async function checkPlatformHealth(inputs: PlatformHealthInputs): Promise
     disk: { status: diskStatus, freeGb: round(freeBytes / GB), totalGb: round(totalBytes / GB) },
     syncFailures,
     transformFailures: [
-      ...store.modelRuns.recentFailures(failuresSince)
+      ...recentFailures
         .map((run) => ({ model: run.model, timestamp: run.finishedAt ?? run.startedAt, error: run.error ?? 'failed' })),
       ...tests,
     ],
@@ -115,8 +116,8 @@ export async function checkPlatformHealth(inputs: PlatformHealthInputs): Promise
 }
 
 /** The data tests whose latest outcome is a failure, within the window. */
-function failingTests(store: Store, sinceIso: string): { model: string; timestamp: string; error: string; test: string }[] {
-  return [...store.testResults.latestByTest().values()]
+async function failingTests(store: Store, sinceIso: string): Promise<{ model: string; timestamp: string; error: string; test: string }[]> {
+  return [...(await store.testResults.latestByTest()).values()]
     .filter((result) => (result.status === 'fail' || result.status === 'error') && result.finishedAt >= sinceIso)
     .map((result) => ({
       model: result.model ?? result.name,

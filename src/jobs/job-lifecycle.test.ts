@@ -47,8 +47,8 @@ class TestKind implements JobKind<number> {
     return Promise.race([this.#release, aborted]);
   }
 
-  finished(job: JobRecord, rows: number, finishedAt: string): JobSuccess {
-    this.#store.logs.append({ timestamp: finishedAt, level: 'INFO', source: this.target, message: 'Recorded with the ending', jobId: job.id });
+  async finished(job: JobRecord, rows: number, finishedAt: string): Promise<JobSuccess> {
+    await this.#store.logs.append({ timestamp: finishedAt, level: 'INFO', source: this.target, message: 'Recorded with the ending', jobId: job.id });
     return {
       status: 'success', rows, error: null, logFields: { rows },
       lines: [{ level: 'SUCCESS', message: `Finished with ${String(rows)} rows` }],
@@ -93,44 +93,44 @@ describe('JobLifecycle', () => {
     lifecycle = new JobLifecycle({ store, events, log, now, writer: new LakeWriter(lakeLocation(paths), paths.writerLockFile), redact: (text) => text });
   });
 
-  afterEach(() => {
-    store.close();
+  afterEach(async () => {
+    await store.close();
     rmSync(dir, { recursive: true, force: true });
   });
 
   it('records the ending and the kind\'s lines before it publishes the events, and logs the kind\'s own message', async () => {
-    const seen: string[] = [];
-    events.subscribe((event) => { seen.push(`${event.type} ${String(store.jobs.latest('sync', 'orders')?.status)}`); });
-    const { job, ended } = lifecycle.enqueue(new TestKind('orders', Promise.resolve(3), store));
+    const seen: Promise<string>[] = [];
+    events.subscribe((event) => { seen.push(store.jobs.latest('sync', 'orders').then((latest) => `${event.type} ${String(latest?.status)}`)); });
+    const { job, ended } = await lifecycle.enqueue(new TestKind('orders', Promise.resolve(3), store));
     await ended;
-    expect(seen).toEqual(['sync_completed success']);
-    expect(store.jobs.latest('sync', 'orders')).toMatchObject({ id: job.id, status: 'success', rows: 3 });
-    expect(store.logs.latest(10, 'orders').map((line) => line.message).toReversed())
+    expect(await Promise.all(seen)).toEqual(['sync_completed success']);
+    expect(await store.jobs.latest('sync', 'orders')).toMatchObject({ id: job.id, status: 'success', rows: 3 });
+    expect((await store.logs.latest(10, 'orders')).map((line) => line.message).toReversed())
       .toEqual(['Started', 'Recorded with the ending', 'Finished with 3 rows']);
     expect(records).toContainEqual(expect.objectContaining({ level: 30, msg: 'test job finished', source: 'orders', rows: 3 }));
   });
 
   it('refuses a second job of the same kind and target while one is active, and any job once closing', async () => {
     const { promise: release, resolve } = Promise.withResolvers<number>();
-    const first = lifecycle.enqueue(new TestKind('orders', release, store));
-    expect(() => lifecycle.enqueue(new TestKind('orders', release, store))).toThrow(BusyError);
+    const first = await lifecycle.enqueue(new TestKind('orders', release, store));
+    await expect(lifecycle.enqueue(new TestKind('orders', release, store))).rejects.toThrow(BusyError);
     resolve(1);
     await first.ended;
     const closing = lifecycle.close(60_000);
-    expect(() => lifecycle.enqueue(new TestKind('orders', release, store))).toThrow(BusyError);
+    await expect(lifecycle.enqueue(new TestKind('orders', release, store))).rejects.toThrow(BusyError);
     await closing;
   });
 
   it('interrupts a job that outlasts the grace period and records it interrupted, with no failure in the service log', async () => {
     const failures: QuarryEvent[] = [];
     events.subscribe((event) => { if (event.type === 'sync_failed') failures.push(event); });
-    const { job } = lifecycle.enqueue(new TestKind('orders', new Promise(() => undefined), store));
-    const queued = lifecycle.enqueue(new TestKind('customers', new Promise(() => undefined), store));
+    const { job } = await lifecycle.enqueue(new TestKind('orders', new Promise(() => undefined), store));
+    const queued = await lifecycle.enqueue(new TestKind('customers', new Promise(() => undefined), store));
     await lifecycle.close(10);
     // The queued job leaves the writer's line at once; the running one ends when its interrupt is heard.
     await expect.poll(() => failures).toContainEqual(expect.objectContaining({ source: 'orders', error: 'Interrupted' }));
-    expect(store.jobs.latest('sync', 'orders')).toMatchObject({ id: job.id, status: 'interrupted', error: 'Interrupted' });
-    expect(store.jobs.latest('sync', 'customers')).toMatchObject({ id: queued.job.id, status: 'interrupted' });
+    expect(await store.jobs.latest('sync', 'orders')).toMatchObject({ id: job.id, status: 'interrupted', error: 'Interrupted' });
+    expect(await store.jobs.latest('sync', 'customers')).toMatchObject({ id: queued.job.id, status: 'interrupted' });
     expect(records.filter((record) => record.msg.startsWith('test job failed'))).toEqual([]);
     expect(lifecycle.active()).toEqual([]);
   });

@@ -16,7 +16,10 @@ const THIS_PROCESS = thisProcess();
 export interface JobTools {
   readonly job: JobRecord;
   readonly signal: AbortSignal;
-  /** Appends a line to the platform log, under the job. */
+  /**
+   * Appends a line to the platform log, under the job. Lines are written in the order they are told, and the job
+   * records its ending only once they are: one that cannot be written fails the job.
+   */
   log(level: LogLevel, message: string): void;
   /** Row counts keyed `schema.name`, read through the writer's connection (`write`), so of what the job itself committed. */
   countRows(tables: readonly { schema: string; name: string }[]): Promise<Map<string, number>>;
@@ -74,7 +77,7 @@ export interface JobKind<Outcome> {
   started(job: JobRecord): string;
   work(tools: JobTools): Promise<Outcome>;
   /** Records what the work produced (inside the ending's transaction) and says how the job ended. */
-  finished(job: JobRecord, outcome: Outcome, finishedAt: string, startedAt: Date): JobSuccess;
+  finished(job: JobRecord, outcome: Outcome, finishedAt: string, startedAt: Date): Promise<JobSuccess>;
   /**
    * The job's last step, once its ending is recorded and before it is announced: what follows from the records
    * (a sync's staging models). It must not reject: its failure is a line of the job's log, not the job's.
@@ -90,7 +93,7 @@ export interface JobKind<Outcome> {
   /** Whether trying again later may succeed (recorded with the failure, so schedules retry only those); false when absent. */
   isTransient?(error: unknown): boolean;
   /** Records what else a failed job leaves (inside the ending's transaction). */
-  recordFailure?(job: JobRecord, message: string, finishedAt: string): void;
+  recordFailure?(job: JobRecord, message: string, finishedAt: string): Promise<void>;
   /** Announces the failure. */
   failedEvents(job: JobRecord, message: string): readonly JobEvent[];
 }
@@ -141,8 +144,14 @@ export class JobLifecycle {
   readonly #options: JobLifecycleOptions;
   readonly #active = new Map<number, ActiveJob & { controller: AbortController }>();
   /** Endings the platform database refused to record (read-only or locked); written with the next job. */
-  readonly #unrecorded: (() => void)[] = [];
+  readonly #unrecorded: (() => Promise<void>)[] = [];
+  /** The enqueues asked for so far, which run one after another; it never rejects. */
+  #enqueued: Promise<unknown> = Promise.resolve();
+  /** Enqueues asked for whose job is not active yet; each resolves once it is (or was refused), and never rejects. */
+  readonly #enqueuing = new Set<Promise<void>>();
   #closing = false;
+  /** Whether close() has interrupted the jobs: one recorded since is interrupted at once. */
+  #graceOver = false;
 
   constructor(options: JobLifecycleOptions) {
     this.#options = options;
@@ -159,34 +168,46 @@ export class JobLifecycle {
   }
 
   /**
-   * Records the job queued and runs it, in the writer's turn as the kind's `lockScope` says. Throws
-   * kind.busy() when one of its kind and target is already active, or while the lifecycle closes.
+   * Records the job queued and runs it, in the writer's turn as the kind's `lockScope` says. Rejects with
+   * kind.busy() when one of its kind and target is already active, or while the lifecycle closes. Enqueues run one
+   * at a time: `check`, when given, runs first, and no other enqueue of this lifecycle runs until this job is
+   * active or refused; it throws to refuse the job (when one it conflicts with is active).
    */
-  enqueue<Outcome>(kind: JobKind<Outcome>): ActiveJob {
+  enqueue<Outcome>(kind: JobKind<Outcome>, check?: () => void): Promise<ActiveJob> {
+    const enqueued = this.#enqueued.then(() => this.#enqueue(kind, check));
+    this.#enqueued = enqueued.catch(() => undefined);
+    const settled = enqueued.then(() => undefined, () => undefined);
+    this.#enqueuing.add(settled);
+    void settled.then(() => { this.#enqueuing.delete(settled); });
+    return enqueued;
+  }
+
+  async #enqueue<Outcome>(kind: JobKind<Outcome>, check: (() => void) | undefined): Promise<ActiveJob> {
     const { store, now, writer } = this.#options;
+    check?.();
     if (this.#closing) throw kind.busy();
     // A job of the same target that a stopped process left running must not refuse this one.
-    interruptOrphanedJobs(store, now().toISOString());
-    const job = store.transaction(() => {
-      for (const record of this.#unrecorded) record();
-      return store.jobs.enqueueUnlessActive(
-        { kind: kind.kind, target: kind.target, fullRefresh: kind.fullRefresh, requestedBy: kind.requestedBy }, now().toISOString(), THIS_PROCESS,
-      );
-    });
-    this.#unrecorded.length = 0;
+    await interruptOrphanedJobs(store, now().toISOString());
+    const job = await this.#recordQueued(kind);
     if (!job) throw kind.busy();
     const controller = new AbortController();
     const { promise: ended, resolve } = Promise.withResolvers<JobEnding>();
     const active = { job, kind: kind as JobKind<unknown>, ended, controller };
     // Tracked before it runs: a job whose lock scope is `write` starts (and announces itself) at once.
     this.#active.set(job.id, active);
+    // Queued while close() interrupted the others: it must not outlive them.
+    if (this.#graceOver) controller.abort();
     const { signal } = controller;
     const label = { job: job.id, kind: kind.kind, target: kind.target };
+    const lines = this.#lines(job.id, kind.logSource);
     const run = kind.lockScope === 'job'
-      ? writer.turn((turn) => this.#run(job, kind, signal, turn.write), { signal, label })
-      : this.#run(job, kind, signal, (work) => writer.write(work, { signal, label }));
+      ? writer.turn((turn) => this.#run(job, kind, signal, turn.write, lines), { signal, label })
+      : this.#run(job, kind, signal, (work) => writer.write(work, { signal, label }), lines);
     void run
-      .then((ending) => ({ ending, endedWell: true }), (error: unknown) => ({ ending: this.#fail(job, kind, error, signal), endedWell: false }))
+      .then(
+        (ending) => ({ ending, endedWell: true }),
+        async (error: unknown) => ({ ending: await this.#fail(job, kind, error, signal, lines), endedWell: false }),
+      )
       .then(({ ending, endedWell }) => {
         this.#active.delete(job.id);
         resolve({ ...ending, error: ending.error === null ? null : this.#options.redact(ending.error) });
@@ -196,17 +217,26 @@ export class JobLifecycle {
     return active;
   }
 
-  /** Resolves when no job (of `kind`, when given) is queued or running and every turn of the lake's writer asked for so far has ended. */
+  /**
+   * Resolves when no job (of `kind`, when given) is queued or running, no enqueue is under way and every turn of
+   * the lake's writer asked for so far has ended.
+   */
   async idle(kind?: JobKindName): Promise<void> {
-    const waitedFor = (): ActiveJob[] => this.active().filter((active) => kind === undefined || active.kind.kind === kind);
-    for (let active = waitedFor(); active.length > 0; active = waitedFor()) await Promise.all(active.map((job) => job.ended));
+    const waitedFor = (): Promise<unknown>[] => [
+      ...this.#enqueuing,
+      ...this.active().filter((active) => kind === undefined || active.kind.kind === kind).map((active) => active.ended),
+    ];
+    for (let pending = waitedFor(); pending.length > 0; pending = waitedFor()) await Promise.all(pending);
     await this.#options.writer.idle();
   }
 
   /** Stops accepting jobs; lets `finished` (running jobs, by default) end within `graceMs`, then interrupts every job. */
   async close(graceMs: number, finished: Promise<void> = this.idle()): Promise<void> {
     this.#closing = true;
-    await finishWithin(finished, graceMs, () => { this.interrupt(); });
+    await finishWithin(finished, graceMs, () => {
+      this.#graceOver = true;
+      this.interrupt();
+    });
   }
 
   /** Aborts every queued and running job; each records itself interrupted. */
@@ -214,34 +244,57 @@ export class JobLifecycle {
     for (const active of this.#active.values()) active.controller.abort();
   }
 
-  async #run<Outcome>(job: JobRecord, kind: JobKind<Outcome>, signal: AbortSignal, write: JobTools['write']): Promise<JobEnding> {
+  /** Records the job queued unless one of its kind and target is active, with the endings left unrecorded so far. */
+  async #recordQueued(kind: JobKind<unknown>): Promise<JobRecord | undefined> {
+    const { store, now } = this.#options;
+    const unrecorded = this.#unrecorded.splice(0);
+    try {
+      return await store.transaction(async () => {
+        for (const record of unrecorded) await record();
+        return store.jobs.enqueueUnlessActive(
+          { kind: kind.kind, target: kind.target, fullRefresh: kind.fullRefresh, requestedBy: kind.requestedBy }, now().toISOString(), THIS_PROCESS,
+        );
+      });
+    } catch (error) {
+      this.#unrecorded.unshift(...unrecorded);
+      throw error;
+    }
+  }
+
+  async #run<Outcome>(
+    job: JobRecord, kind: JobKind<Outcome>, signal: AbortSignal, write: JobTools['write'], lines: JobLog,
+  ): Promise<JobEnding> {
     const { store, events, now, log } = this.#options;
     signal.throwIfAborted();
     const started = now();
-    store.jobs.markRunning(job.id, started.toISOString());
+    await store.jobs.markRunning(job.id, started.toISOString());
     const tools: JobTools = {
       job, signal, write,
-      log: (level, message) => { this.#logLine(level, kind.logSource, message, job.id); },
+      log: (level, message) => { lines.tell(level, message); },
       countRows: (tables) => (tables.length === 0 ? Promise.resolve(new Map<string, number>()) : write(({ connection }) => countRows(connection, tables))),
     };
     tools.log('INFO', kind.started(job));
+    await lines.written();
     const outcome = await kind.work(tools);
+    await lines.written();
     const finishedAt = now();
-    const ending = store.transaction(() => {
-      const success = kind.finished(job, outcome, finishedAt.toISOString(), started);
-      store.jobs.finish(job.id, {
+    const ending = await store.transaction(async () => {
+      const success = await kind.finished(job, outcome, finishedAt.toISOString(), started);
+      await store.jobs.finish(job.id, {
         status: success.status, rows: success.rows, error: success.error, filesFailed: success.filesFailed ?? 0,
       }, finishedAt.toISOString());
       return success;
     });
     for (const line of ending.lines) tools.log(line.level, line.message);
+    await lines.written();
     await kind.followUp?.(tools);
+    await lines.written();
     log.info({ ...kind.serviceLog.fields, ...ending.logFields, durationMs: finishedAt.getTime() - started.getTime() }, kind.serviceLog.finished);
     for (const event of ending.events) events.publish(event);
     return { status: ending.status, rows: ending.rows, error: ending.error, transient: false };
   }
 
-  #fail<Outcome>(job: JobRecord, kind: JobKind<Outcome>, error: unknown, signal: AbortSignal): JobEnding {
+  async #fail<Outcome>(job: JobRecord, kind: JobKind<Outcome>, error: unknown, signal: AbortSignal, lines: JobLog): Promise<JobEnding> {
     const { store, events, now, log } = this.#options;
     const interrupted = signal.aborted;
     const message = kind.failureMessage(error, interrupted);
@@ -249,13 +302,15 @@ export class JobLifecycle {
     const ending: JobEnding = {
       status: interrupted ? 'interrupted' : 'failed', rows: null, error: message, transient: !interrupted && kind.isTransient?.(error) === true,
     };
-    const record = (): void => {
-      store.jobs.finish(job.id, ending, finishedAt);
-      kind.recordFailure?.(job, message, finishedAt);
-      store.logs.append({ timestamp: finishedAt, level: interrupted ? 'WARNING' : 'ERROR', source: kind.logSource, message, jobId: job.id });
+    const record = async (): Promise<void> => {
+      await store.jobs.finish(job.id, ending, finishedAt);
+      await kind.recordFailure?.(job, message, finishedAt);
+      await store.logs.append({ timestamp: finishedAt, level: interrupted ? 'WARNING' : 'ERROR', source: kind.logSource, message, jobId: job.id });
     };
+    // The lines the job told before it failed come before its ending.
+    await lines.settled();
     try {
-      store.transaction(record);
+      await store.transaction(record);
     } catch (storeError) {
       // Thrown from here, it would be an unhandled rejection that stops the service.
       this.#unrecorded.push(record);
@@ -269,7 +324,40 @@ export class JobLifecycle {
     return ending;
   }
 
-  #logLine(level: LogLevel, source: string | null, message: string, jobId: number): void {
-    this.#options.store.logs.append({ timestamp: this.#options.now().toISOString(), level, source, message, jobId });
+  #lines(jobId: number, source: string | null): JobLog {
+    const { store, now } = this.#options;
+    return new JobLog((level, message) => {
+      const entry = { timestamp: now().toISOString(), level, source, message, jobId };
+      return () => store.logs.append(entry);
+    });
+  }
+}
+
+/** A job's lines of the platform log, written one after another in the order they are told. */
+class JobLog {
+  /** Makes the write of a line, stamped when it is told. */
+  readonly #line: (level: LogLevel, message: string) => () => Promise<void>;
+  /** The writes of the lines told so far; it never rejects. */
+  #written: Promise<void> = Promise.resolve();
+  #failure: { readonly error: unknown } | undefined;
+
+  constructor(line: (level: LogLevel, message: string) => () => Promise<void>) {
+    this.#line = line;
+  }
+
+  tell(level: LogLevel, message: string): void {
+    const write = this.#line(level, message);
+    this.#written = this.#written.then(write).catch((error: unknown) => { this.#failure ??= { error }; });
+  }
+
+  /** Resolves once the lines told so far are written; rejects with the error of the first that could not be. */
+  async written(): Promise<void> {
+    await this.#written;
+    if (this.#failure !== undefined) throw this.#failure.error;
+  }
+
+  /** Resolves once the lines told so far are written or could not be. */
+  settled(): Promise<void> {
+    return this.#written;
   }
 }

@@ -58,7 +58,7 @@ export class JobRunner {
   }
 
   /** Marks the jobs a stopped process left behind as interrupted; call once at start. */
-  recoverInterrupted(): JobRecord[] {
+  recoverInterrupted(): Promise<JobRecord[]> {
     const { store, now } = this.#options;
     return interruptOrphanedJobs(store, now().toISOString());
   }
@@ -73,7 +73,7 @@ export class JobRunner {
    * load in a turn of their own. With `backfill`, only that window of days is re-loaded (BackfillNotSupportedError
    * for a type without date ranges).
    */
-  startSync(name: string, options: { fullRefresh: boolean; requestedBy: string | null; backfill?: BackfillRequest | undefined }): StartedJob {
+  async startSync(name: string, options: { fullRefresh: boolean; requestedBy: string | null; backfill?: BackfillRequest | undefined }): Promise<StartedJob> {
     const { store, sources, paths, events, now, env, sourceTokens, outbound, dataRoots, spreadsheetSeconds } = this.#options;
     const source = sources.find((candidate) => candidate.name === name);
     if (!source) throw new SourceNotFoundError(name, sources.map((candidate) => candidate.name));
@@ -81,16 +81,20 @@ export class JobRunner {
     const loader = loaderFor(source);
     const unsupported = loader.unsupportedReason(source, paths.root);
     if (unsupported !== undefined) throw new SourceTypeNotSupportedError(name, source.type, unsupported);
-    if (this.lifecycle.active().some((active) => active.kind.kind === 'restore' && active.kind.target === name)) throw new RestoreInProgressError(name);
+    const assertNoRestore = (): void => {
+      if (this.lifecycle.active().some((active) => active.kind.kind === 'restore' && active.kind.target === name)) throw new RestoreInProgressError(name);
+    };
+    assertNoRestore();
     const { requestedBy, backfill } = options;
     // A restore cleared the source's ledger and cursors: only a rebuild makes its tables whole again.
-    const fullRefresh = options.fullRefresh || store.refreshMarks.isMarked(name);
+    const fullRefresh = options.fullRefresh || await store.refreshMarks.isMarked(name);
     const window = backfill === undefined ? undefined : backfillWindow(source, backfill, { now: now(), fullRefresh });
     const sync = new SyncJob({
       source, loader, fullRefresh, requestedBy, window, store, ledgerHasher: this.ledgerHasher, paths, events, now, env, sourceTokens, outbound, dataRoots, spreadsheetSeconds,
       afterLoad: this.#afterLoad,
     });
-    const { job, ended } = this.lifecycle.enqueue(sync);
+    // Asked again as it is queued: a restore may have been queued meanwhile.
+    const { job, ended } = await this.lifecycle.enqueue(sync, assertNoRestore);
     return { job, ended };
   }
 
@@ -111,11 +115,11 @@ export class JobRunner {
   async dropSourceTables(name: string): Promise<void> {
     const { writer, store, now, afterCommit } = this.#options;
     await dropSourceTables(name, writer, AbortSignal.timeout(10 * 60_000));
-    store.transaction(() => {
-      store.sourceState.clear(name);
-      store.fileLedger.replace(name, []);
-      store.warehouseTables.replaceForSource(name, [], now().toISOString());
-      store.refreshMarks.clear(name);
+    await store.transaction(async () => {
+      await store.sourceState.clear(name);
+      await store.fileLedger.replace(name, []);
+      await store.warehouseTables.replaceForSource(name, [], now().toISOString());
+      await store.refreshMarks.clear(name);
     });
     await afterCommit?.();
   }
@@ -128,18 +132,17 @@ export class JobRunner {
   async startRestore(name: string, options: { beforeSync: number; requestedBy: string | null }): Promise<JobRecord> {
     const { store, sources, events } = this.#options;
     if (!sources.some((candidate) => candidate.name === name)) throw new SourceNotFoundError(name, sources.map((candidate) => candidate.name));
-    const sync = store.jobs.get(options.beforeSync);
+    const sync = await store.jobs.get(options.beforeSync);
     if (sync?.kind !== 'sync') throw new SyncNotFoundError(options.beforeSync);
     if (sync.target !== name) throw new SyncOfAnotherSourceError(sync.id, name, sync.target);
     await this.#options.readers.withReader((connection) => snapshotBeforeSync(connection, sync.id, sync.status === 'success'));
-    this.assertNoSync(name);
     const restore = new RestoreJob({ source: name, beforeSync: sync.id, requestedBy: options.requestedBy, store, events });
-    return this.lifecycle.enqueue(restore).job;
+    return (await this.lifecycle.enqueue(restore, () => { this.assertNoSync(name); })).job;
   }
 
   /** Queues the lake's maintenance, keeping `retentionDays` of snapshots (MaintenanceInProgressError while one is active). */
-  startMaintenance(options: { retentionDays: number; requestedBy: string | null }): JobRecord {
-    return this.lifecycle.enqueue(new MaintenanceJob(options)).job;
+  async startMaintenance(options: { retentionDays: number; requestedBy: string | null }): Promise<JobRecord> {
+    return (await this.lifecycle.enqueue(new MaintenanceJob(options))).job;
   }
 
   /** Resolves when no sync is queued or running and every turn of the lake's writer asked for so far has ended. */

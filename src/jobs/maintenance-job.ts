@@ -38,10 +38,10 @@ export class MaintenanceJob implements JobKind<MaintenanceOutcome> {
     return tools.write((write) => maintainLake(write, this.#retentionDays));
   }
 
-  finished(_job: JobRecord, outcome: MaintenanceOutcome): JobSuccess {
+  finished(_job: JobRecord, outcome: MaintenanceOutcome): Promise<JobSuccess> {
     const message = `Warehouse maintenance finished: ${String(outcome.filesMerged)} file(s) merged into ${String(outcome.filesCreated)}, `
       + `${String(outcome.snapshotsExpired)} snapshot(s) expired, ${String(outcome.filesDeleted)} old and ${String(outcome.orphansDeleted)} orphaned file(s) deleted`;
-    return { status: 'success', rows: null, error: null, logFields: { ...outcome }, lines: [{ level: 'SUCCESS', message }], events: [] };
+    return Promise.resolve({ status: 'success', rows: null, error: null, logFields: { ...outcome }, lines: [{ level: 'SUCCESS', message }], events: [] });
   }
 
   failureMessage(error: unknown, interrupted: boolean): string {

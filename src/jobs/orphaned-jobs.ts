@@ -5,26 +5,31 @@ import type { JobRecord, Store } from '../store/index.ts';
  * Jobs recorded queued or running whose process has ended without finishing them: Ctrl-C or a closed terminal
  * during `quarry build`, kill -9, a crash. Any process may meet them (another command, a service starting, doctor).
  */
-export function orphanedJobs(store: Store): JobRecord[] {
-  return store.jobs.active().filter((job) => job.owner === null || !isRunning(job.owner));
+export async function orphanedJobs(store: Store): Promise<JobRecord[]> {
+  return (await store.jobs.active()).filter((job) => job.owner === null || !isRunning(job.owner));
 }
 
 /** Marks each orphaned job interrupted, with its models' runs, and says so in its log; returns them. */
-export function interruptOrphanedJobs(store: Store, now: string): JobRecord[] {
+export async function interruptOrphanedJobs(store: Store, now: string): Promise<JobRecord[]> {
   // Every job's start asks: the write transaction is taken only when there is something to mark.
-  const orphaned = orphanedJobs(store);
+  const orphaned = await orphanedJobs(store);
   if (orphaned.length === 0) return [];
-  return store.transaction(() => orphaned.flatMap((job) => {
-    const stopped = job.owner === null ? 'the service stopped' : `the process running it (pid ${String(job.owner.pid)}) stopped`;
-    const interrupted = store.jobs.interrupt(job.id, `Interrupted: ${stopped} before the job finished`, now);
-    if (interrupted === undefined) return [];
-    if (job.kind === 'run') store.modelRuns.failRunning(job.id, `Interrupted: ${stopped} before the model finished`, now);
-    store.logs.append({
-      timestamp: now, level: 'WARNING', source: job.kind === 'sync' || job.kind === 'restore' ? job.target : null, jobId: job.id,
-      message: `The ${job.kind} job ${String(job.id)} was interrupted when ${stopped}; the previous data is intact`,
-    });
-    return [interrupted];
-  }));
+  return store.transaction(async () => {
+    const interrupted: JobRecord[] = [];
+    for (const job of orphaned) {
+      const stopped = job.owner === null ? 'the service stopped' : `the process running it (pid ${String(job.owner.pid)}) stopped`;
+      // Only a job still queued or running is marked: another process may have marked or finished it since.
+      const marked = await store.jobs.interrupt(job.id, `Interrupted: ${stopped} before the job finished`, now);
+      if (marked === undefined) continue;
+      if (job.kind === 'run') await store.modelRuns.failRunning(job.id, `Interrupted: ${stopped} before the model finished`, now);
+      await store.logs.append({
+        timestamp: now, level: 'WARNING', source: job.kind === 'sync' || job.kind === 'restore' ? job.target : null, jobId: job.id,
+        message: `The ${job.kind} job ${String(job.id)} was interrupted when ${stopped}; the previous data is intact`,
+      });
+      interrupted.push(marked);
+    }
+    return interrupted;
+  });
 }
 
 /** A job as a person looks for it in a terminal: `run of orders+ (job 12, pid 4242)`. */

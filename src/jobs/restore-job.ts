@@ -64,13 +64,13 @@ export class RestoreJob implements JobKind<RestoreOutcome> {
     });
   }
 
-  finished(job: JobRecord, outcome: RestoreOutcome, finishedAt: string): JobSuccess {
+  async finished(job: JobRecord, outcome: RestoreOutcome, finishedAt: string): Promise<JobSuccess> {
     const { store, beforeSync } = this.#options;
     const source = this.target;
-    store.warehouseTables.replaceForSource(source, outcome.tables, finishedAt);
-    store.fileLedger.replace(source, []);
-    store.sourceState.clear(source);
-    store.refreshMarks.mark(source, `restored before the sync ${String(beforeSync)} by job ${String(job.id)}`, finishedAt);
+    await store.warehouseTables.replaceForSource(source, outcome.tables, finishedAt);
+    await store.fileLedger.replace(source, []);
+    await store.sourceState.clear(source);
+    await store.refreshMarks.mark(source, `restored before the sync ${String(beforeSync)} by job ${String(job.id)}`, finishedAt);
     const rows = outcome.tables.reduce((sum, table) => sum + table.rowCount, 0);
     return {
       status: 'success', rows, error: null,

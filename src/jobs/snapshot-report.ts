@@ -9,7 +9,7 @@ export async function snapshotReport(readers: WarehouseReaders, store: Store, li
   const snapshots = await readers.withReader((connection) => listSnapshots(connection, readers.lake, limit));
   const oldest = snapshots.at(-1)?.id;
   if (oldest === undefined) return snapshots;
-  const runs = store.jobs.spanningFrom(oldest);
+  const runs = await store.jobs.spanningFrom(oldest);
   return snapshots.map((snapshot) => (snapshot.job !== null ? snapshot : { ...snapshot, job: spanHolding(runs, snapshot.id) }));
 }
 

@@ -42,11 +42,11 @@ function statusOf(latest: JobRecord | undefined): SourceStatus {
 }
 
 /** What the sources list and details report, read from the platform DB only (never the warehouse). */
-export function summarizeSource(store: Store, source: SourceConfig, now: Date): SourceSummary {
+export async function summarizeSource(store: Store, source: SourceConfig, now: Date): Promise<SourceSummary> {
   try {
-    const latest = store.jobs.latest('sync', source.name);
-    const lastSuccess = latest?.status === 'success' ? latest : store.jobs.latestWithStatus('sync', source.name, 'success');
-    const tables = store.warehouseTables.forSource(source.name);
+    const latest = await store.jobs.latest('sync', source.name);
+    const lastSuccess = latest?.status === 'success' ? latest : await store.jobs.latestWithStatus('sync', source.name, 'success');
+    const tables = await store.warehouseTables.forSource(source.name);
     const lastUpdate = lastSuccess?.finishedAt ?? null;
     return {
       name: source.name,
@@ -67,8 +67,8 @@ export function summarizeSource(store: Store, source: SourceConfig, now: Date): 
   }
 }
 
-export function syncHistory(store: Store, source: string, limit: number): SyncHistoryEntry[] {
-  return store.jobs.history('sync', source, limit)
+export async function syncHistory(store: Store, source: string, limit: number): Promise<SyncHistoryEntry[]> {
+  return (await store.jobs.history('sync', source, limit))
     .filter((job) => job.startedAt !== null && job.finishedAt !== null)
     .map((job) => ({
       timestamp: job.startedAt ?? job.createdAt,
@@ -80,7 +80,7 @@ export function syncHistory(store: Store, source: string, limit: number): SyncHi
     }));
 }
 
-export function sourceLogs(store: Store, source: string | undefined, limit: number): LogEntry[] {
+export function sourceLogs(store: Store, source: string | undefined, limit: number): Promise<LogEntry[]> {
   return store.logs.latest(limit, source);
 }
 
@@ -101,32 +101,34 @@ export class SourceReports {
   }
 
   /** Every configured source's summary, in configuration order. */
-  summaries(): SourceSummary[] {
+  async summaries(): Promise<SourceSummary[]> {
     const now = this.#options.now();
-    return this.#options.sources.map((source) => summarizeSource(this.#options.store, source, now));
+    const summaries: SourceSummary[] = [];
+    for (const source of this.#options.sources) summaries.push(await summarizeSource(this.#options.store, source, now));
+    return summaries;
   }
 
-  summary(name: string): SourceSummary {
+  summary(name: string): Promise<SourceSummary> {
     return summarizeSource(this.#options.store, this.source(name), this.#options.now());
   }
 
   /** The source's finished syncs, newest first. */
-  history(name: string, limit: number): SyncHistoryEntry[] {
+  history(name: string, limit: number): Promise<SyncHistoryEntry[]> {
     return syncHistory(this.#options.store, this.source(name).name, limit);
   }
 
   /** The source's log, newest first. */
-  logs(name: string, limit: number): LogEntry[] {
+  logs(name: string, limit: number): Promise<LogEntry[]> {
     return sourceLogs(this.#options.store, this.source(name).name, limit);
   }
 
   /** The platform's whole activity log, newest first. */
-  activity(limit: number): LogEntry[] {
+  activity(limit: number): Promise<LogEntry[]> {
     return sourceLogs(this.#options.store, undefined, limit);
   }
 
   /** The files of a file source, on disk and as loaded (from its ledger); a file leading outside the data roots is not listed. */
-  files(name: string, location: CsvLocation, dataRoots: DataRoots): Promise<CsvFileEntry[]> {
-    return listCsvFiles(location, this.#options.store.fileLedger.forSource(name), dataRoots);
+  async files(name: string, location: CsvLocation, dataRoots: DataRoots): Promise<CsvFileEntry[]> {
+    return listCsvFiles(location, await this.#options.store.fileLedger.forSource(name), dataRoots);
   }
 }

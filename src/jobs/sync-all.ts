@@ -19,18 +19,24 @@ export interface SyncAllEntry {
  * Queues one sync per enabled source, in the order of sources.yml (the queue runs them as the warehouse
  * allows); a source that cannot start is reported in its entry and the others still start.
  */
-export function startAllSyncs(jobs: Pick<JobRunner, 'startSync'>, sources: readonly SourceConfig[], requestedBy: string | null): SyncAllEntry[] {
-  return sources.map((source): SyncAllEntry => {
-    if (!source.enabled) {
-      return { source: source.name, status: 'skipped', startedAt: null, detail: `The source "${source.name}" is disabled`, code: 'source_disabled' };
-    }
-    try {
-      const { job } = jobs.startSync(source.name, { fullRefresh: false, requestedBy });
-      return { source: source.name, status: 'started', startedAt: job.createdAt, detail: null, code: null };
-    } catch (error) {
-      if (!(error instanceof QuarryError)) throw error;
-      const status = error instanceof SyncInProgressError ? 'already_running' : 'failed';
-      return { source: source.name, status, startedAt: null, detail: error.message, code: error.code };
-    }
-  });
+export async function startAllSyncs(
+  jobs: Pick<JobRunner, 'startSync'>, sources: readonly SourceConfig[], requestedBy: string | null,
+): Promise<SyncAllEntry[]> {
+  const entries: SyncAllEntry[] = [];
+  for (const source of sources) entries.push(await startOne(jobs, source, requestedBy));
+  return entries;
+}
+
+async function startOne(jobs: Pick<JobRunner, 'startSync'>, source: SourceConfig, requestedBy: string | null): Promise<SyncAllEntry> {
+  if (!source.enabled) {
+    return { source: source.name, status: 'skipped', startedAt: null, detail: `The source "${source.name}" is disabled`, code: 'source_disabled' };
+  }
+  try {
+    const { job } = await jobs.startSync(source.name, { fullRefresh: false, requestedBy });
+    return { source: source.name, status: 'started', startedAt: job.createdAt, detail: null, code: null };
+  } catch (error) {
+    if (!(error instanceof QuarryError)) throw error;
+    const status = error instanceof SyncInProgressError ? 'already_running' : 'failed';
+    return { source: source.name, status, startedAt: null, detail: error.message, code: error.code };
+  }
 }

@@ -1,7 +1,7 @@
 import { firstLineOf, TransientError } from '../errors.ts';
 import type { EventBus } from '../events/index.ts';
 import { SyncFailedError, type DateWindow, type LedgerHasher, type LoadContext, type LoadOutcome, type SourceLoader, type SyncProgress } from '../sources/index.ts';
-import { sqliteFailure, type JobRecord, type Store } from '../store/index.ts';
+import { storeFailure, type JobRecord, type Store } from '../store/index.ts';
 import { WarehouseBusyError } from '../warehouse/index.ts';
 import { SyncInProgressError } from './errors.ts';
 import type { JobKind, JobSuccess, JobTools } from './job-lifecycle.ts';
@@ -71,18 +71,18 @@ export class SyncJob implements JobKind<LoadOutcome> {
     }
   }
 
-  finished(job: JobRecord, outcome: LoadOutcome, finishedAt: string, startedAt: Date): JobSuccess {
+  async finished(job: JobRecord, outcome: LoadOutcome, finishedAt: string, startedAt: Date): Promise<JobSuccess> {
     const { store } = this.#options;
     const source = this.target;
-    store.warehouseTables.replaceForSource(source, outcome.tables, finishedAt);
+    await store.warehouseTables.replaceForSource(source, outcome.tables, finishedAt);
     if (outcome.ledger !== undefined) {
-      store.fileLedger.replace(source, outcome.ledger);
+      await store.fileLedger.replace(source, outcome.ledger);
       this.#options.ledgerHasher.hashLater(source, outcome.ledger);
     }
-    if (job.fullRefresh) store.refreshMarks.clear(source);
+    if (job.fullRefresh) await store.refreshMarks.clear(source);
     if (outcome.cursors !== undefined) {
-      if (job.fullRefresh) store.sourceState.clear(source);
-      store.sourceState.save(source, outcome.cursors, finishedAt);
+      if (job.fullRefresh) await store.sourceState.clear(source);
+      await store.sourceState.save(source, outcome.cursors, finishedAt);
     }
     const seconds = (Date.parse(finishedAt) - startedAt.getTime()) / 1000;
     const filesFailed = outcome.filesFailed ?? 0;
@@ -101,7 +101,7 @@ export class SyncJob implements JobKind<LoadOutcome> {
   failureMessage(error: unknown, interrupted: boolean): string {
     if (interrupted) return 'The sync was interrupted because the service is stopping; the previous data is intact';
     if (isExpectedFailure(error)) return error.message;
-    if (sqliteFailure(error) === 'read_only') return 'The sync failed: the platform database is read-only, so the sync could not be recorded';
+    if (storeFailure(error) === 'read_only') return 'The sync failed: the platform database is read-only, so the sync could not be recorded';
     return `The sync failed: ${firstLineOf(error)}`;
   }
 
@@ -138,7 +138,7 @@ export class SyncJob implements JobKind<LoadOutcome> {
       ...readContextOf({ ...this.#options, signal }), jobId: job.id, fullRefresh: job.fullRefresh, window,
       log: (level, message) => { tools.log(level, message); },
       progress: this.#progressTeller(),
-      savedCursors: () => (job.fullRefresh ? new Map<string, unknown>() : store.sourceState.forSource(source.name)),
+      savedCursors: () => (job.fullRefresh ? Promise.resolve(new Map<string, unknown>()) : store.sourceState.forSource(source.name)),
       ledger: () => store.fileLedger.forSource(source.name),
       write: (work) => tools.write(work),
     };

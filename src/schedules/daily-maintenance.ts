@@ -7,10 +7,10 @@ const DAY_MS = 24 * 60 * 60_000;
 const MAX_TIMER_MS = 60 * 60_000;
 
 export interface DailyMaintenanceOptions {
-  /** Queues one maintenance job (the job lifecycle runs it in the lake writer's turn); throws when one is active. */
-  readonly start: () => void;
+  /** Queues one maintenance job (the job lifecycle runs it in the lake writer's turn); throws or rejects when one is active. */
+  readonly start: () => void | Promise<void>;
   /** When the last maintenance began, or undefined for never. */
-  readonly lastStartedAt: () => Date | undefined;
+  readonly lastStartedAt: () => Promise<Date | undefined>;
   readonly now: () => Date;
   readonly log: Logger;
   readonly timer?: Timer;
@@ -33,9 +33,9 @@ export class DailyMaintenance {
     this.#timer = options.timer ?? systemTimer;
   }
 
-  start(): void {
+  async start(): Promise<void> {
     this.#startedAt = this.#options.now();
-    this.#arm();
+    await this.#arm();
   }
 
   close(): void {
@@ -43,24 +43,30 @@ export class DailyMaintenance {
     this.#timer.clearTimeout(this.#handle);
   }
 
-  #arm(): void {
+  async #arm(): Promise<void> {
+    const since = await this.#since();
+    // Closed (before or while the last maintenance was looked up): no timer may outlive close().
     if (this.#closed) return;
-    const dueInMs = this.#since().getTime() + DAY_MS - this.#options.now().getTime();
-    this.#handle = this.#timer.setTimeout(() => { this.#tick(); }, Math.max(0, Math.min(dueInMs, MAX_TIMER_MS)));
+    const dueInMs = since.getTime() + DAY_MS - this.#options.now().getTime();
+    this.#handle = this.#timer.setTimeout(() => {
+      void this.#tick().catch((error: unknown) => { this.#options.log.error({ err: error }, 'the daily warehouse maintenance could not be scheduled'); });
+    }, Math.max(0, Math.min(dueInMs, MAX_TIMER_MS)));
   }
 
-  #tick(): void {
-    if (this.#options.now().getTime() - this.#since().getTime() >= DAY_MS) {
+  async #tick(): Promise<void> {
+    const since = await this.#since();
+    if (this.#closed) return;
+    if (this.#options.now().getTime() - since.getTime() >= DAY_MS) {
       try {
-        this.#options.start();
+        await this.#options.start();
       } catch (error) {
         this.#options.log.warn({ err: firstLineOf(error) }, 'the daily warehouse maintenance was not started');
       }
     }
-    this.#arm();
+    await this.#arm();
   }
 
-  #since(): Date {
-    return this.#options.lastStartedAt() ?? this.#startedAt;
+  async #since(): Promise<Date> {
+    return await this.#options.lastStartedAt() ?? this.#startedAt;
   }
 }

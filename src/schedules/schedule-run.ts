@@ -14,7 +14,7 @@ export interface ScheduleRunDependencies {
   readonly transform: Pick<TransformRunner, 'runDownstreamOf'>;
   readonly timer: Timer;
   /** Appends a platform log line (no source: the line belongs to the schedule). */
-  readonly log: (level: LogLevel, message: string) => void;
+  readonly log: (level: LogLevel, message: string) => Promise<void>;
   /** How long to wait before try `attempt + 1` of a sync that failed on a transient error. */
   readonly retryDelayMs: (attempt: number) => number;
   /** Backs the project up as a backup schedule says; resolves with a line saying where to, and what was pruned. */
@@ -40,7 +40,7 @@ export async function runSchedule(schedule: ScheduleConfig, deps: ScheduleRunDep
 /** A backup, taken at a moment no job runs (it waits for them), with its line in the platform log. */
 async function runBackupSchedule(schedule: BackupScheduleConfig, deps: ScheduleRunDependencies, signal: AbortSignal): Promise<ScheduleRunResult> {
   try {
-    deps.log('INFO', `Schedule ${schedule.name}: ${await untilAborted(deps.backup(schedule), signal)}`);
+    await deps.log('INFO', `Schedule ${schedule.name}: ${await untilAborted(deps.backup(schedule), signal)}`);
     return { outcome: 'success', detail: null };
   } catch (error) {
     if (signal.aborted) throw error;
@@ -54,7 +54,7 @@ async function runBackupSchedule(schedule: BackupScheduleConfig, deps: ScheduleR
  */
 async function runSyncSchedule(schedule: SyncScheduleConfig, deps: ScheduleRunDependencies, signal: AbortSignal): Promise<ScheduleRunResult> {
   const { synced: names, disabled } = sourcesOf(schedule, deps.sources);
-  for (const name of disabled) deps.log('WARNING', `Schedule ${schedule.name}: ${name} is disabled in sources.yml, so it was not synced`);
+  for (const name of disabled) await deps.log('WARNING', `Schedule ${schedule.name}: ${name} is disabled in sources.yml, so it was not synced`);
   const results = await Promise.all(names.map((name) => syncWithRetries(schedule, name, deps, signal)));
   const problems = results.filter((result) => !result.ok).map((result) => `${result.source}: ${result.error}`);
   const synced = results.filter((result) => result.ok).map((result) => result.source);
@@ -98,7 +98,7 @@ async function syncWithRetries(schedule: SyncScheduleConfig, source: string, dep
       return { source, ok: false, error: `${ending.error ?? ending.status}${after}` };
     }
     const waitMs = deps.retryDelayMs(attempt);
-    deps.log('WARNING', `Schedule ${schedule.name}: the sync of ${source} failed on a transient error (${ending.error ?? ending.status}); `
+    await deps.log('WARNING', `Schedule ${schedule.name}: the sync of ${source} failed on a transient error (${ending.error ?? ending.status}); `
       + `try ${String(attempt + 1)} of ${String(tries)} in ${String(Math.round(waitMs / 1000))} s`);
     await delay(deps.timer, waitMs, signal);
   }
@@ -114,15 +114,15 @@ interface SyncEnding {
 async function syncOnce(source: string, requestedBy: string, deps: ScheduleRunDependencies, signal: AbortSignal): Promise<SyncEnding> {
   let sync: StartedJob | undefined;
   try {
-    sync = deps.jobs.startSync(source, { fullRefresh: false, requestedBy });
+    sync = await deps.jobs.startSync(source, { fullRefresh: false, requestedBy });
   } catch (error) {
     // Someone (a person, the watcher) is syncing the source already: that sync's outcome stands for this run.
     if (!(error instanceof SyncInProgressError)) return { status: 'failed', error: firstLineOf(error), transient: false };
     sync = deps.jobs.activeSync(source);
   }
-  // Found in the same turn the refusal was thrown, so always there; the history answers should that ever change.
+  // Gone when it ended between the refusal and this look (or when another process runs it): the history answers then.
   if (sync === undefined) {
-    const record = deps.store.jobs.latest('sync', source);
+    const record = await deps.store.jobs.latest('sync', source);
     return { status: record?.status ?? 'failed', error: record?.error ?? null, transient: record?.transient ?? false };
   }
   return untilAborted(sync.ended, signal);

@@ -13,7 +13,7 @@ import { systemTimer, type Timer } from './timer.ts';
  * assembled): skipped because its previous run was still going, or failed after its retries.
  */
 export interface ScheduleIncidents {
-  missed(schedule: string, reason: string): void;
+  missed(schedule: string, reason: string): void | Promise<void>;
 }
 
 export interface SchedulerOptions extends Omit<ScheduleRunDependencies, 'log' | 'retryDelayMs' | 'timer'> {
@@ -70,6 +70,9 @@ export class Scheduler {
   readonly #controller = new AbortController();
   #started = false;
   #incidents: ScheduleIncidents | undefined;
+  #starting: Promise<void> | undefined;
+  /** The runs going and the slots being dealt with, to the last of their records (a run's entry is free before): close() waits for them. */
+  readonly #pending = new Set<Promise<void>>();
   #closed = false;
 
   constructor(options: SchedulerOptions) {
@@ -84,36 +87,49 @@ export class Scheduler {
    * For the serving process: records runs a stopped service left as interrupted, catches up missed slots, arms
    * the timers; a run that could not be done is reported to `incidents` (the alerts).
    */
-  start(incidents?: ScheduleIncidents): void {
-    const { store, now } = this.#options;
+  async start(incidents?: ScheduleIncidents): Promise<void> {
     if (this.#started || this.#closed) return;
     this.#started = true;
     this.#incidents = incidents;
-    const interrupted = store.schedules.interruptRunning(now().toISOString());
-    if (interrupted > 0) this.#logLine('WARNING', `${String(interrupted)} scheduled run(s) were interrupted when the service stopped`);
+    this.#starting = this.#startEntries();
+    await this.#starting;
+  }
+
+  async #startEntries(): Promise<void> {
+    const { store, now } = this.#options;
+    const interrupted = await store.schedules.interruptRunning(now().toISOString());
+    if (interrupted > 0) await this.#logLine('WARNING', `${String(interrupted)} scheduled run(s) were interrupted when the service stopped`);
     for (const entry of this.#entries.values()) {
       if (!entry.schedule.enabled) continue;
       const at = now();
-      const lastSlot = store.schedules.lastSlot(entry.schedule.name);
       const latest = entry.slots.latest(at);
-      if (lastSlot === undefined) {
-        // First seen now: nothing was missed before it existed.
-        store.schedules.saveLastSlot(entry.schedule.name, (latest ?? at).toISOString());
-      } else if (latest !== undefined && latest.getTime() > Date.parse(lastSlot)) {
-        store.schedules.saveLastSlot(entry.schedule.name, latest.toISOString());
-        this.#fire(entry, 'catch_up');
-      }
+      const name = entry.schedule.name;
+      // The last slot is read, decided on and recorded in one transaction.
+      const catchUp = await store.transaction(async () => {
+        const lastSlot = await store.schedules.lastSlot(name);
+        if (lastSlot === undefined) {
+          // First seen now: nothing was missed before it existed.
+          await store.schedules.saveLastSlot(name, (latest ?? at).toISOString());
+          return false;
+        }
+        if (latest === undefined || latest.getTime() <= Date.parse(lastSlot)) return false;
+        await store.schedules.saveLastSlot(name, latest.toISOString());
+        return true;
+      });
+      // Closed meanwhile: no run may start any more.
+      if (this.#closed) return;
+      if (catchUp) await this.#fire(entry, 'catch_up');
       this.#arm(entry);
     }
   }
 
   /** Every schedule with its next and last run. */
-  list(): ScheduleStatus[] {
-    return [...this.#entries.values()].map((entry) => this.#status(entry));
+  async list(): Promise<ScheduleStatus[]> {
+    return Promise.all([...this.#entries.values()].map((entry) => this.#status(entry)));
   }
 
-  /** Starts a run now (`quarry schedule run`, Run now); throws ScheduleNotFoundError, or ScheduleInProgressError while one goes. */
-  runNow(name: string, requestedBy: string): ScheduleRunRecord {
+  /** Starts a run now (`quarry schedule run`, Run now); rejects with ScheduleNotFoundError, or ScheduleInProgressError while one goes. */
+  async runNow(name: string, requestedBy: string): Promise<ScheduleRunRecord> {
     const entry = this.#entry(name);
     if (entry.running !== undefined || this.#closed) throw new ScheduleInProgressError(name);
     return this.#fire(entry, 'manual', requestedBy);
@@ -121,18 +137,14 @@ export class Scheduler {
 
   /** Runs the schedule now and resolves with its record once it has finished (for the CLI). */
   async runAndWait(name: string, requestedBy: string): Promise<ScheduleRunRecord> {
-    const record = this.runNow(name, requestedBy);
+    const record = await this.runNow(name, requestedBy);
     await this.#entry(name).running;
-    return this.#options.store.schedules.latestRun(name) ?? record;
+    return await this.#options.store.schedules.latestRun(name) ?? record;
   }
 
-  /** Resolves when no scheduled run is going. */
+  /** Resolves when no scheduled run is going and what the runs and slots write is written. */
   async idle(): Promise<void> {
-    for (;;) {
-      const running = [...this.#entries.values()].map((entry) => entry.running).filter((run) => run !== undefined);
-      if (running.length === 0) return;
-      await Promise.all(running);
-    }
+    while (this.#pending.size > 0) await Promise.all([...this.#pending]);
   }
 
   /**
@@ -142,6 +154,8 @@ export class Scheduler {
   async close(): Promise<void> {
     this.#closed = true;
     for (const entry of this.#entries.values()) this.#timer.clearTimeout(entry.handle);
+    // A start under way catches up no more schedules once closed; the runs it has begun are stopped below.
+    await this.#starting?.catch(() => undefined);
     this.#controller.abort(new Error('The service is stopping'));
     await this.idle();
   }
@@ -152,9 +166,9 @@ export class Scheduler {
     return entry;
   }
 
-  #status(entry: Entry): ScheduleStatus {
+  async #status(entry: Entry): Promise<ScheduleStatus> {
     const { schedule } = entry;
-    const last = this.#options.store.schedules.latestRun(schedule.name);
+    const last = await this.#options.store.schedules.latestRun(schedule.name);
     const next = schedule.enabled ? entry.nextAt ?? entry.slots.next(this.#options.now()) : undefined;
     return {
       name: schedule.name, kind: schedule.kind, cron: schedule.cron, timezone: schedule.timezone, enabled: schedule.enabled, running: entry.running !== undefined,
@@ -170,50 +184,75 @@ export class Scheduler {
     entry.nextAt ??= entry.slots.next(now);
     if (entry.nextAt === undefined) return;
     const waitMs = Math.min(MAX_TIMER_MS, Math.max(0, entry.nextAt.getTime() - now.getTime()));
-    entry.handle = this.#timer.setTimeout(() => { this.#wake(entry); }, waitMs);
+    entry.handle = this.#timer.setTimeout(() => {
+      this.#track(this.#wake(entry).catch((error: unknown) => {
+        this.#options.log.error({ err: error, schedule: entry.schedule.name }, 'a scheduled slot could not be started');
+      }));
+    }, waitMs);
   }
 
-  #wake(entry: Entry): void {
-    if (this.#closed) return;
-    const now = this.#options.now();
-    if (entry.nextAt !== undefined && now.getTime() >= entry.nextAt.getTime()) {
-      // After a long pause (a suspended host) several slots may have passed: one run covers them all.
-      const slot = entry.slots.latest(now) ?? entry.nextAt;
-      this.#options.store.schedules.saveLastSlot(entry.schedule.name, slot.toISOString());
-      entry.nextAt = undefined;
-      this.#fire(entry, 'cron');
+  /** Counts `work` (which never rejects) as pending until it settles. */
+  #track(work: Promise<void>): void {
+    this.#pending.add(work);
+    void work.finally(() => { this.#pending.delete(work); });
+  }
+
+  /** A timer's end: close() clears the timers, so this runs only while the scheduler is open. */
+  async #wake(entry: Entry): Promise<void> {
+    try {
+      const now = this.#options.now();
+      if (entry.nextAt !== undefined && now.getTime() >= entry.nextAt.getTime()) {
+        // After a long pause (a suspended host) several slots may have passed: one run covers them all.
+        const slot = entry.slots.latest(now) ?? entry.nextAt;
+        entry.nextAt = undefined;
+        await this.#options.store.schedules.saveLastSlot(entry.schedule.name, slot.toISOString());
+        if (!this.#closed) await this.#fire(entry, 'cron', undefined, now);
+      }
+    } finally {
+      this.#arm(entry);
     }
-    this.#arm(entry);
   }
 
-  #fire(entry: Entry, trigger: ScheduleTrigger, requestedBy?: string): ScheduleRunRecord {
-    const { store, events, now } = this.#options;
+  /**
+   * Starts a run, or records the slot skipped while one goes. The run is the entry's from this turn on (before its
+   * record is written), so that no other slot or "run now" starts a second one meanwhile. `at` is when it started:
+   * a timer's run started when the timer woke, whatever the bookkeeping before it took.
+   */
+  #fire(entry: Entry, trigger: ScheduleTrigger, requestedBy?: string, at: Date = this.#options.now()): Promise<ScheduleRunRecord> {
+    const { store, events } = this.#options;
     const name = entry.schedule.name;
     if (entry.running !== undefined) return this.#skip(entry, trigger);
-    const record = store.schedules.startRun(name, trigger, now().toISOString());
-    events.publish({ type: 'schedule_started', schedule: name });
-    const why = trigger === 'catch_up' ? ' (it missed its slot while the service was stopped)' : trigger === 'manual' ? ` (run now by ${requestedBy ?? 'someone'})` : '';
-    this.#logLine('INFO', `Schedule ${name} started${why}`);
-    entry.running = this.#run(entry, record)
+    const recorded = store.schedules.startRun(name, trigger, at.toISOString());
+    const running: Promise<void> = recorded
+      .then(async (record) => {
+        events.publish({ type: 'schedule_started', schedule: name }, new Date(record.startedAt));
+        const why = trigger === 'catch_up' ? ' (it missed its slot while the service was stopped)' : trigger === 'manual' ? ` (run now by ${requestedBy ?? 'someone'})` : '';
+        await this.#logLine('INFO', `Schedule ${name} started${why}`);
+        await this.#run(entry, record);
+      }, () => {
+        // The run's record could not be written: whoever started it is told so (the promise returned below).
+      })
       // Thrown from here (the platform database refusing the record, say), it would be an unhandled rejection that stops the service.
       .catch((error: unknown) => { this.#options.log.error({ err: error, schedule: name }, 'the end of a scheduled run could not be recorded'); })
-      .finally(() => { entry.running = undefined; });
-    return record;
+      .finally(() => { if (entry.running === running) entry.running = undefined; });
+    entry.running = running;
+    this.#track(running);
+    return recorded;
   }
 
-  #skip(entry: Entry, trigger: ScheduleTrigger): ScheduleRunRecord {
+  async #skip(entry: Entry, trigger: ScheduleTrigger): Promise<ScheduleRunRecord> {
     const { store, events, now } = this.#options;
     const name = entry.schedule.name;
     const reason = 'its previous run is still going';
-    const record = store.transaction(() => {
-      const started = store.schedules.startRun(name, trigger, now().toISOString());
-      store.schedules.finishRun(started.id, 'skipped', reason, now().toISOString());
+    const record = await store.transaction(async () => {
+      const started = await store.schedules.startRun(name, trigger, now().toISOString());
+      await store.schedules.finishRun(started.id, 'skipped', reason, now().toISOString());
       return started;
     });
-    this.#logLine('WARNING', `Schedule ${name} skipped this slot: ${reason}`);
+    await this.#logLine('WARNING', `Schedule ${name} skipped this slot: ${reason}`);
     this.#options.log.warn({ schedule: name }, 'scheduled run skipped: the previous run is still going');
     events.publish({ type: 'schedule_completed', schedule: name, outcome: 'skipped' });
-    this.#incident(name, `skipped: ${reason}`);
+    await this.#incident(name, `skipped: ${reason}`);
     return record;
   }
 
@@ -225,34 +264,34 @@ export class Scheduler {
     try {
       result = await runSchedule(entry.schedule, {
         ...this.#options, timer: this.#timer, retryDelayMs: this.#options.retryDelayMs ?? defaultRetryDelayMs,
-        log: (level, message) => { this.#logLine(level, message); },
+        log: (level, message) => this.#logLine(level, message),
       }, signal);
     } catch (error) {
       if (!signal.aborted) log.error({ err: error, schedule: name }, 'scheduled run failed unexpectedly');
       result = signal.aborted ? { outcome: 'interrupted', detail: 'The service stopped before the run finished' } : { outcome: 'failed', detail: firstLineOf(error) };
     }
-    store.schedules.finishRun(record.id, result.outcome, result.detail, now().toISOString());
+    await store.schedules.finishRun(record.id, result.outcome, result.detail, now().toISOString());
     // Over before anyone hears of it: a slot or a "run now" that follows the completion event must not be skipped.
     entry.running = undefined;
     if (result.outcome === 'interrupted') {
-      this.#logLine('WARNING', `Schedule ${name} was interrupted: the service is stopping`);
+      await this.#logLine('WARNING', `Schedule ${name} was interrupted: the service is stopping`);
       return;
     }
-    if (result.outcome === 'success') this.#logLine('SUCCESS', `Schedule ${name} finished`);
-    else this.#logLine('ERROR', `Schedule ${name} failed: ${result.detail ?? 'unknown error'}`);
+    if (result.outcome === 'success') await this.#logLine('SUCCESS', `Schedule ${name} finished`);
+    else await this.#logLine('ERROR', `Schedule ${name} failed: ${result.detail ?? 'unknown error'}`);
     events.publish({ type: 'schedule_completed', schedule: name, outcome: result.outcome });
-    if (result.outcome === 'failed') this.#incident(name, result.detail ?? 'the run failed');
+    if (result.outcome === 'failed') await this.#incident(name, result.detail ?? 'the run failed');
   }
 
-  #incident(name: string, reason: string): void {
+  async #incident(name: string, reason: string): Promise<void> {
     try {
-      this.#incidents?.missed(name, reason);
+      await this.#incidents?.missed(name, reason);
     } catch (error) {
       this.#options.log.error({ err: error, schedule: name }, 'reporting a missed schedule failed');
     }
   }
 
-  #logLine(level: LogLevel, message: string): void {
-    this.#options.store.logs.append({ timestamp: this.#options.now().toISOString(), level, source: null, message });
+  async #logLine(level: LogLevel, message: string): Promise<void> {
+    await this.#options.store.logs.append({ timestamp: this.#options.now().toISOString(), level, source: null, message });
   }
 }

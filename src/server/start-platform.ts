@@ -66,7 +66,7 @@ export interface Platform {
  * The CLI and the tests both start it here, so a test never runs a platform the CLI would not.
  */
 export async function startPlatform(options: PlatformOptions): Promise<Platform> {
-  const ctx = createContext(options);
+  const ctx = await createContext(options);
   const stops = new StopStack(ctx);
   let graceMs: number | undefined;
   stops.push('the platform context', () => closeContext(ctx, graceMs));
@@ -86,9 +86,9 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
     const freshness = new FreshnessMonitor({
       sources: ctx.sources, schedules: ctx.config.schedules, sourceReports: ctx.sourceReports, events: ctx.events, alerts, log: ctx.log.child({ module: 'freshness' }), now: ctx.now,
     });
-    freshness.start();
-    stops.push('the freshness check', () => { freshness.stop(); });
-    if (options.transform !== false) ctx.transform.start();
+    await freshness.start();
+    stops.push('the freshness check', () => freshness.stop());
+    if (options.transform !== false) await ctx.transform.start();
     const watcher = options.watcher !== false && ctx.config.watcher.enabled ? await startWatcher(ctx) : undefined;
     if (watcher) stops.push('the file watcher', () => watcher.stop());
     const docsServer = options.docsServer === false ? undefined : startDocsServer({
@@ -101,17 +101,17 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
       baseEnv: ctx.childEnv, port: options.ports?.dashboard,
     }) : undefined;
     if (superset) stops.push('the dashboard tool', () => superset.stop());
-    ctx.schedules.start(options.scheduleIncidents ?? alerts);
+    await ctx.schedules.start(options.scheduleIncidents ?? alerts);
     stops.push('the schedules', () => ctx.schedules.close());
     const maintenance = new DailyMaintenance({
-      start: () => { ctx.jobs.startMaintenance({ retentionDays: ctx.config.warehouse.snapshot_retention_days, requestedBy: 'schedule:maintenance' }); },
-      lastStartedAt: () => {
-        const last = ctx.store.jobs.latest('maintain', MAINTENANCE_TARGET);
+      start: async () => { await ctx.jobs.startMaintenance({ retentionDays: ctx.config.warehouse.snapshot_retention_days, requestedBy: 'schedule:maintenance' }); },
+      lastStartedAt: async () => {
+        const last = await ctx.store.jobs.latest('maintain', MAINTENANCE_TARGET);
         return last === undefined ? undefined : new Date(last.createdAt);
       },
       now: ctx.now, log: ctx.log.child({ module: 'maintenance' }),
     });
-    maintenance.start();
+    await maintenance.start();
     stops.push('the daily maintenance', () => { maintenance.close(); });
     if (options.awaitUpstreams === true) await Promise.all([docsServer?.whenReady(), superset?.whenReady()]);
     const dashboard = superset === undefined ? undefined : startDashboardService(ctx, superset);
@@ -144,7 +144,7 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
 
 /** Marks the jobs a stopped service left running as interrupted and removes the temp files of its unfinished uploads. */
 async function recoverAfterStop(ctx: AppContext): Promise<void> {
-  ctx.jobs.recoverInterrupted();
+  await ctx.jobs.recoverInterrupted();
   for (const source of ctx.sources) {
     const location = fileSourceLocation(source, ctx.paths.root);
     const removed = location === undefined ? 0 : await removeUnfinishedUploads(location.directory);

@@ -14,7 +14,7 @@ export async function startWatcher(ctx: AppContext): Promise<WatcherProcess> {
     config: ctx.config.watcher,
     log: ctx.log.child({ module: 'watcher' }),
     onSourceChanged: (source) => {
-      if (ctx.config.watcher.auto_sync) syncWhenFree(ctx, source, 'watcher');
+      if (ctx.config.watcher.auto_sync) void syncWhenFree(ctx, source, 'watcher');
     },
   });
   watcher.start();
@@ -28,19 +28,20 @@ export async function startWatcher(ctx: AppContext): Promise<WatcherProcess> {
 
 async function syncChangedWhileStopped(ctx: AppContext, targets: readonly WatchTarget[]): Promise<void> {
   for (const target of targets) {
-    const ledger = ctx.store.fileLedger.forSource(target.source);
+    const ledger = await ctx.store.fileLedger.forSource(target.source);
     if (!await filesChangedSinceLastSync(target, ledger, ctx.dataRoots)) continue;
     ctx.log.info({ source: target.source }, 'files changed while Quarry was stopped; syncing');
-    syncWhenFree(ctx, target.source, 'watcher');
+    await syncWhenFree(ctx, target.source, 'watcher');
   }
 }
 
-function syncWhenFree(ctx: AppContext, source: string, requestedBy: string): void {
+/** Queues a sync of `source`, or another once the running one ends; never rejects. */
+async function syncWhenFree(ctx: AppContext, source: string, requestedBy: string): Promise<void> {
   try {
-    ctx.jobs.startSync(source, { fullRefresh: false, requestedBy });
+    await ctx.jobs.startSync(source, { fullRefresh: false, requestedBy });
   } catch (error) {
     // The running sync may have listed the files before this change: sync again once it is done.
-    if (error instanceof SyncInProgressError) void ctx.jobs.idle().then(() => { syncWhenFree(ctx, source, requestedBy); });
+    if (error instanceof SyncInProgressError) void ctx.jobs.idle().then(() => syncWhenFree(ctx, source, requestedBy));
     else ctx.log.warn({ source, err: error }, 'the watcher could not start a sync');
   }
 }

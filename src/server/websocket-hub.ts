@@ -30,11 +30,19 @@ export class WebSocketHub {
   readonly #clients = new Set<Client>();
   readonly #unsubscribe: () => void;
   readonly #timer: NodeJS.Timeout;
+  /** Whether a check is under way: the next waits for its turn rather than overlap it. */
+  #checking = false;
 
   constructor(ctx: AppContext) {
     this.#ctx = ctx;
     this.#unsubscribe = ctx.events.subscribe((event) => { this.#broadcast(event); });
-    this.#timer = setInterval(() => { this.#check(); }, CHECK_INTERVAL_MS);
+    this.#timer = setInterval(() => {
+      if (this.#checking) return;
+      this.#checking = true;
+      void this.#check()
+        .catch((error: unknown) => { this.#ctx.log.error({ err: error }, 'the WebSocket clients could not be checked'); })
+        .finally(() => { this.#checking = false; });
+    }, CHECK_INTERVAL_MS);
     this.#timer.unref();
   }
 
@@ -92,16 +100,18 @@ export class WebSocketHub {
   }
 
   /** Liveness by WebSocket ping, and credentials that ended (expiry, revocation, deactivation) close the socket. */
-  #check(): void {
-    for (const client of this.#clients) {
+  async #check(): Promise<void> {
+    for (const client of [...this.#clients]) {
       if (!client.alive) {
         client.socket.terminate();
         this.#clients.delete(client);
         continue;
       }
       const valid = client.credential.kind === 'session'
-        ? this.#ctx.auth.actorFromSessionToken(client.credential.token) !== undefined
-        : this.#ctx.auth.actorFromApiKey(client.credential.key) !== undefined;
+        ? await this.#ctx.auth.actorFromSessionToken(client.credential.token) !== undefined
+        : await this.#ctx.auth.actorFromApiKey(client.credential.key) !== undefined;
+      // Gone while its credential was looked up.
+      if (!this.#clients.has(client)) continue;
       if (!valid) {
         client.socket.close(SESSION_ENDED_CLOSE_CODE, 'Session ended');
         continue;

@@ -19,7 +19,7 @@ export function extractThenLoad(connector: Connector): SourceLoader {
     async load(context) {
       const { window } = context;
       // A backfill starts from its window, not from where the last sync stopped, and leaves the saved cursors as they are.
-      const saved = window === undefined ? context.savedCursors() : new Map<string, unknown>();
+      const saved = window === undefined ? await context.savedCursors() : new Map<string, unknown>();
       const cursors = new Map<string, unknown>();
       const state: CursorState = {
         get: (resource) => saved.get(resource),

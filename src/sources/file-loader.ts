@@ -56,7 +56,7 @@ export function readFiles<Section>(locateOwn: LocateFiles<Section>): SourceLoade
           source: source.name, directory: store.url, objects: store, pattern: located.pattern, csv: located.csv,
           fullRefresh: context.fullRefresh, lookbackDays: source.lookback_days, dataRoots: context.dataRoots, spreadsheetSeconds: context.spreadsheetSeconds,
         };
-        const ledger = context.ledger();
+        const ledger = await context.ledger();
         return context.write((write) => store.grant(write.connection, () => syncFileSource(write, spec, ledger, context.now(), signal)));
       }
       const location = fileLocation(source, context.projectDir);
@@ -66,7 +66,7 @@ export function readFiles<Section>(locateOwn: LocateFiles<Section>): SourceLoade
         source: source.name, ...location, fullRefresh: context.fullRefresh, lookbackDays: source.lookback_days, dataRoots: context.dataRoots,
         spreadsheetSeconds: context.spreadsheetSeconds,
       };
-      const ledger = context.ledger();
+      const ledger = await context.ledger();
       return context.write((write) => syncFileSource(write, spec, ledger, context.now(), signal));
     },
     async probe(context) {

@@ -1,3 +1,4 @@
+import { AsyncResource } from 'node:async_hooks';
 import { stat } from 'node:fs/promises';
 import { Worker } from 'node:worker_threads';
 import type { FileLedgerRepository, LedgerEntry } from '../store/index.ts';
@@ -10,12 +11,17 @@ import { isObjectUrl } from '../config/index.ts';
  * waits for it: for a 685 MB file it is 0.8 s of CPU that competed with DuckDB's load and with readers' queries.
  * Until it is recorded the ledger holds '', which makes such a file load again, so the next sync of a source
  * waits for its hashes first. A file that changed after the sync read it keeps ''.
+ *
+ * A sync asks while its ending is being recorded, inside the platform DB's transaction; the hashes are recorded
+ * in the async context the hasher was made in, so they never join that transaction or another caller's.
  */
 export class LedgerHasher {
   readonly #ledger: FileLedgerRepository;
   /** Per source, the hashing of its last syncs, in order. It never rejects. */
   readonly #pending = new Map<string, Promise<void>>();
   readonly #answers = new Map<number, (answer: HashAnswer) => void>();
+  /** The async context the hasher was made in. */
+  readonly #context = new AsyncResource('LedgerHasher');
   #worker: Worker | undefined;
   #nextId = 0;
 
@@ -28,7 +34,8 @@ export class LedgerHasher {
     // An object in a bucket is never downloaded to be hashed: its ETag stands for the hash.
     const unhashed = entries.filter((entry) => entry.sha256 === '' && !isObjectUrl(entry.path));
     if (unhashed.length === 0) return;
-    const done = (this.#pending.get(source) ?? Promise.resolve()).then(() => this.#hashAll(source, unhashed));
+    const done = (this.#pending.get(source) ?? Promise.resolve())
+      .then(() => this.#context.runInAsyncScope(() => this.#hashAll(source, unhashed)));
     this.#pending.set(source, done);
     void done.then(() => { if (this.#pending.get(source) === done) this.#pending.delete(source); });
   }
@@ -54,7 +61,7 @@ export class LedgerHasher {
     for (const entry of entries) {
       try {
         const sha256 = await this.#hashUnchanged(entry);
-        if (sha256 !== undefined) this.#ledger.recordHash(source, entry, sha256);
+        if (sha256 !== undefined) await this.#ledger.recordHash(source, entry, sha256);
       } catch {
         // The entry keeps '': its file loads again when it changes, as it would have without the hash.
       }

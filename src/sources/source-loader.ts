@@ -49,9 +49,9 @@ export interface LoadContext extends ReadContext {
   /** How far the extraction has come, so far; called as often as it moves (the job throttles what it tells). */
   readonly progress: (done: SyncProgress) => void;
   /** The cursors the last successful sync committed; empty on a full refresh. */
-  readonly savedCursors: () => ReadonlyMap<string, unknown>;
+  readonly savedCursors: () => Promise<ReadonlyMap<string, unknown>>;
   /** The files the last successful sync loaded. */
-  readonly ledger: () => ReadonlyMap<string, LedgerEntry>;
+  readonly ledger: () => Promise<ReadonlyMap<string, LedgerEntry>>;
   /**
    * Runs `work` as the lake's one writer, every transaction a snapshot labelled with the sync's job (JobTools.write);
    * readers see what it committed from then on. Within the sync's own turn when the loader's `lockScope` is `sync`.

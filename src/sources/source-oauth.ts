@@ -63,17 +63,17 @@ export class SourceTokens {
     this.#now = options.now;
   }
 
-  save(provider: SourceOAuthProviderName, token: StoredSourceToken): void {
-    this.#store.sourceOAuthTokens.save(provider, encryptSecret(JSON.stringify(token), this.#secretKey), this.#now().toISOString());
+  async save(provider: SourceOAuthProviderName, token: StoredSourceToken): Promise<void> {
+    await this.#store.sourceOAuthTokens.save(provider, encryptSecret(JSON.stringify(token), this.#secretKey), this.#now().toISOString());
   }
 
-  find(provider: SourceOAuthProviderName): StoredSourceToken | undefined {
-    const sealed = this.#store.sourceOAuthTokens.find(provider);
+  async find(provider: SourceOAuthProviderName): Promise<StoredSourceToken | undefined> {
+    const sealed = await this.#store.sourceOAuthTokens.find(provider);
     return sealed === undefined ? undefined : JSON.parse(decryptSecret(sealed, this.#secretKey)) as StoredSourceToken;
   }
 
   async accessToken(provider: SourceOAuthProviderName, env: Readonly<Record<string, string | undefined>>, signal: AbortSignal): Promise<string> {
-    const token = this.find(provider);
+    const token = await this.find(provider);
     if (token === undefined) {
       throw new SyncFailedError(`No ${provider} authorization yet: run \`quarry oauth setup ${provider} --for sources\` to grant access`);
     }
@@ -88,7 +88,7 @@ export class SourceTokens {
       form: { grant_type: 'refresh_token', refresh_token: token.refreshToken },
       basic: { clientId: token.clientId, clientSecret },
     }, new HttpClient({ signal, maxAttempts: 3, outbound: this.#outbound }), now);
-    this.save(provider, { ...token, accessToken: refreshed.accessToken, expiresAt: refreshed.expiresAt, refreshToken: refreshed.refreshToken ?? token.refreshToken });
+    await this.save(provider, { ...token, accessToken: refreshed.accessToken, expiresAt: refreshed.expiresAt, refreshToken: refreshed.refreshToken ?? token.refreshToken });
     return refreshed.accessToken;
   }
 }

@@ -1,4 +1,4 @@
-import type { DatabaseSync } from 'node:sqlite';
+import type { PlatformDatabase } from './platform-database.ts';
 
 export interface ApiKeyRecord {
   readonly id: string;
@@ -32,44 +32,43 @@ export interface NewApiKey {
 }
 
 export class ApiKeysRepository {
-  readonly #database: DatabaseSync;
-  constructor(database: DatabaseSync) {
+  readonly #database: PlatformDatabase;
+  constructor(database: PlatformDatabase) {
     this.#database = database;
   }
 
-  insert(key: NewApiKey, now: string): ApiKeyRecord {
-    const row = this.#database.prepare(`
+  async insert(key: NewApiKey, now: string): Promise<ApiKeyRecord> {
+    const row = await this.#database.get<ApiKeyRow>(`
       INSERT INTO api_keys (id, user_id, name, key_hash, prefix, expires_at, created_at)
-      VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING *`).get(
+      VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING *`,
       key.id, key.userId, key.name, key.keyHash, key.prefix, key.expiresAt, now,
-    ) as unknown as ApiKeyRow;
+    ) as ApiKeyRow;
     return toRecord(row);
   }
 
-  findByHash(keyHash: string): ApiKeyRecord | undefined {
-    const row = this.#database.prepare('SELECT * FROM api_keys WHERE key_hash = ?').get(keyHash) as ApiKeyRow | undefined;
+  async findByHash(keyHash: string): Promise<ApiKeyRecord | undefined> {
+    const row = await this.#database.get<ApiKeyRow>('SELECT * FROM api_keys WHERE key_hash = ?', keyHash);
     return row ? toRecord(row) : undefined;
   }
 
-  listActiveForUser(userId: number): ApiKeyRecord[] {
-    return (this.#database.prepare('SELECT * FROM api_keys WHERE user_id = ? AND revoked_at IS NULL ORDER BY created_at DESC')
-      .all(userId) as unknown as ApiKeyRow[]).map(toRecord);
+  async listActiveForUser(userId: number): Promise<ApiKeyRecord[]> {
+    return (await this.#database.all<ApiKeyRow>('SELECT * FROM api_keys WHERE user_id = ? AND revoked_at IS NULL ORDER BY created_at DESC', userId))
+      .map(toRecord);
   }
 
-  markUsed(id: string, now: string): void {
-    this.#database.prepare('UPDATE api_keys SET last_used_at = ? WHERE id = ?').run(now, id);
+  async markUsed(id: string, now: string): Promise<void> {
+    await this.#database.run('UPDATE api_keys SET last_used_at = ? WHERE id = ?', now, id);
   }
 
   /** Revokes a key of that user; false when there is no such unrevoked key. */
-  revoke(id: string, userId: number, now: string): boolean {
-    const result = this.#database.prepare('UPDATE api_keys SET revoked_at = ? WHERE id = ? AND user_id = ? AND revoked_at IS NULL')
-      .run(now, id, userId);
-    return Number(result.changes) > 0;
+  async revoke(id: string, userId: number, now: string): Promise<boolean> {
+    const changes = await this.#database.run('UPDATE api_keys SET revoked_at = ? WHERE id = ? AND user_id = ? AND revoked_at IS NULL', now, id, userId);
+    return changes > 0;
   }
 
   /** Revokes every unrevoked key of that user; returns how many. */
-  revokeAllForUser(userId: number, now: string): number {
-    return Number(this.#database.prepare('UPDATE api_keys SET revoked_at = ? WHERE user_id = ? AND revoked_at IS NULL').run(now, userId).changes);
+  async revokeAllForUser(userId: number, now: string): Promise<number> {
+    return await this.#database.run('UPDATE api_keys SET revoked_at = ? WHERE user_id = ? AND revoked_at IS NULL', now, userId);
   }
 }
 

@@ -1,4 +1,4 @@
-import type { DatabaseSync } from 'node:sqlite';
+import type { PlatformDatabase } from './platform-database.ts';
 
 export interface AuditEvent {
   readonly id: number;
@@ -14,20 +14,20 @@ export type NewAuditEvent = Omit<AuditEvent, 'id'>;
 
 /** Security events, newest last; callers never put a secret in any field. */
 export class AuditRepository {
-  readonly #database: DatabaseSync;
-  constructor(database: DatabaseSync) {
+  readonly #database: PlatformDatabase;
+  constructor(database: PlatformDatabase) {
     this.#database = database;
   }
 
-  append(event: NewAuditEvent): void {
-    this.#database.prepare('INSERT INTO audit_events (at, event, actor_email, subject, ip, detail) VALUES (?, ?, ?, ?, ?, ?)')
-      .run(event.at, event.event, event.actorEmail, event.subject, event.ip, event.detail);
+  async append(event: NewAuditEvent): Promise<void> {
+    await this.#database.run('INSERT INTO audit_events (at, event, actor_email, subject, ip, detail) VALUES (?, ?, ?, ?, ?, ?)',
+      event.at, event.event, event.actorEmail, event.subject, event.ip, event.detail);
   }
 
-  latest(limit: number): AuditEvent[] {
-    const rows = this.#database.prepare('SELECT * FROM audit_events ORDER BY id DESC LIMIT ?').all(limit) as unknown as {
+  async latest(limit: number): Promise<AuditEvent[]> {
+    const rows = await this.#database.all<{
       id: number; at: string; event: string; actor_email: string | null; subject: string | null; ip: string | null; detail: string | null;
-    }[];
+    }>('SELECT * FROM audit_events ORDER BY id DESC LIMIT ?', limit);
     return rows.map((row) => ({
       id: row.id, at: row.at, event: row.event, actorEmail: row.actor_email, subject: row.subject, ip: row.ip, detail: row.detail,
     }));

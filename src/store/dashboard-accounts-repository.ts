@@ -1,4 +1,4 @@
-import type { DatabaseSync } from 'node:sqlite';
+import type { PlatformDatabase } from './platform-database.ts';
 import type { Role } from './users-repository.ts';
 
 /** A platform user's account in the dashboard tool; the password is sealed with the project's key and never shown. */
@@ -34,33 +34,35 @@ const toAccount = (row: AccountRow): DashboardAccount => ({
 });
 
 export class DashboardAccountsRepository {
-  readonly #database: DatabaseSync;
+  readonly #database: PlatformDatabase;
 
-  constructor(database: DatabaseSync) {
+  constructor(database: PlatformDatabase) {
     this.#database = database;
   }
 
-  get(userId: number): DashboardAccount | undefined {
-    const row = this.#database.prepare('SELECT * FROM dashboard_accounts WHERE user_id = ?').get(userId) as AccountRow | undefined;
+  async get(userId: number): Promise<DashboardAccount | undefined> {
+    const row = await this.#database.get<AccountRow>('SELECT * FROM dashboard_accounts WHERE user_id = ?', userId);
     return row === undefined ? undefined : toAccount(row);
   }
 
-  list(): DashboardAccount[] {
-    return (this.#database.prepare('SELECT * FROM dashboard_accounts ORDER BY user_id').all() as unknown as AccountRow[]).map(toAccount);
+  async list(): Promise<DashboardAccount[]> {
+    return (await this.#database.all<AccountRow>('SELECT * FROM dashboard_accounts ORDER BY user_id')).map(toAccount);
   }
 
   /** Saves the account; a leftover row of a deleted user with the same username gives way. */
-  save(account: DashboardAccount): void {
-    this.#database.prepare('DELETE FROM dashboard_accounts WHERE username = ? AND user_id <> ?').run(account.username, account.userId);
-    this.#database.prepare(`
-      INSERT INTO dashboard_accounts (user_id, username, superset_user_id, password_encrypted, active, role, synced_at)
-      VALUES (?, ?, ?, ?, ?, ?, ?)
-      ON CONFLICT (user_id) DO UPDATE SET username = excluded.username, superset_user_id = excluded.superset_user_id,
-        password_encrypted = excluded.password_encrypted, active = excluded.active, role = excluded.role, synced_at = excluded.synced_at
-    `).run(account.userId, account.username, account.supersetUserId, account.passwordEncrypted, account.active ? 1 : 0, account.role, account.syncedAt);
+  async save(account: DashboardAccount): Promise<void> {
+    await this.#database.transaction(async () => {
+      await this.#database.run('DELETE FROM dashboard_accounts WHERE username = ? AND user_id <> ?', account.username, account.userId);
+      await this.#database.run(`
+        INSERT INTO dashboard_accounts (user_id, username, superset_user_id, password_encrypted, active, role, synced_at)
+        VALUES (?, ?, ?, ?, ?, ?, ?)
+        ON CONFLICT (user_id) DO UPDATE SET username = excluded.username, superset_user_id = excluded.superset_user_id,
+          password_encrypted = excluded.password_encrypted, active = excluded.active, role = excluded.role, synced_at = excluded.synced_at
+      `, account.userId, account.username, account.supersetUserId, account.passwordEncrypted, account.active ? 1 : 0, account.role, account.syncedAt);
+    });
   }
 
-  delete(userId: number): void {
-    this.#database.prepare('DELETE FROM dashboard_accounts WHERE user_id = ?').run(userId);
+  async delete(userId: number): Promise<void> {
+    await this.#database.run('DELETE FROM dashboard_accounts WHERE user_id = ?', userId);
   }
 }

@@ -1,4 +1,4 @@
-import type { DatabaseSync } from 'node:sqlite';
+import type { PlatformDatabase } from './platform-database.ts';
 
 export const JOB_STATUSES = ['queued', 'running', 'success', 'failed', 'interrupted'] as const;
 export type JobStatus = (typeof JOB_STATUSES)[number];
@@ -45,96 +45,93 @@ function toRecord(row: JobRow): JobRecord {
 
 /** Sync and model-run jobs, each transition written as it happens. */
 export class JobsRepository {
-  readonly #database: DatabaseSync;
+  readonly #database: PlatformDatabase;
   readonly #redact: (text: string) => string;
-  constructor(database: DatabaseSync, redact: (text: string) => string) {
+  constructor(database: PlatformDatabase, redact: (text: string) => string) {
     this.#database = database;
     this.#redact = redact;
   }
 
   /**
-   * Queues a job run by `owner` unless one for the same target is queued or running; returns undefined then. Call
-   * inside a transaction.
+   * Queues a job run by `owner` unless one for the same target is queued or running, in any process of the
+   * deployment; returns undefined then. The database's unique index on active jobs decides, so two processes
+   * asking at once cannot both queue one.
    */
-  enqueueUnlessActive(
+  async enqueueUnlessActive(
     job: { kind: JobKind; target: string; fullRefresh: boolean; requestedBy: string | null }, now: string, owner: { pid: number; started: string },
-  ): JobRecord | undefined {
-    const active = this.#database.prepare("SELECT 1 FROM jobs WHERE kind = ? AND target = ? AND status IN ('queued', 'running')")
-      .get(job.kind, job.target);
-    if (active !== undefined) return undefined;
-    const row = this.#database.prepare(`
-      INSERT INTO jobs (kind, target, status, full_refresh, requested_by, created_at, owner_pid, owner_started) VALUES (?, ?, 'queued', ?, ?, ?, ?, ?) RETURNING *`)
-      .get(job.kind, job.target, job.fullRefresh ? 1 : 0, job.requestedBy, now, owner.pid, owner.started) as unknown as JobRow;
-    return toRecord(row);
+  ): Promise<JobRecord | undefined> {
+    const row = await this.#database.get<JobRow>(`
+      INSERT INTO jobs (kind, target, status, full_refresh, requested_by, created_at, owner_pid, owner_started) VALUES (?, ?, 'queued', ?, ?, ?, ?, ?)
+      ON CONFLICT (kind, target) WHERE status IN ('queued', 'running') DO NOTHING RETURNING *`,
+      job.kind, job.target, job.fullRefresh ? 1 : 0, job.requestedBy, now, owner.pid, owner.started);
+    return row === undefined ? undefined : toRecord(row);
   }
 
   /** Queued and running jobs, of every process. */
-  active(): JobRecord[] {
-    return (this.#database.prepare("SELECT * FROM jobs WHERE status IN ('queued', 'running') ORDER BY id").all() as unknown as JobRow[]).map(toRecord);
+  async active(): Promise<JobRecord[]> {
+    return (await this.#database.all<JobRow>("SELECT * FROM jobs WHERE status IN ('queued', 'running') ORDER BY id")).map(toRecord);
   }
 
-  markRunning(id: number, now: string): void {
-    this.#database.prepare("UPDATE jobs SET status = 'running', started_at = ? WHERE id = ?").run(now, id);
+  async markRunning(id: number, now: string): Promise<void> {
+    await this.#database.run("UPDATE jobs SET status = 'running', started_at = ? WHERE id = ?", now, id);
   }
 
-  finish(
+  async finish(
     id: number,
     outcome: { status: 'success' | 'failed' | 'interrupted'; rows: number | null; error: string | null; filesFailed?: number; transient?: boolean },
     now: string,
-  ): void {
-    this.#database.prepare('UPDATE jobs SET status = ?, finished_at = ?, rows = ?, error = ?, files_failed = ?, transient = ? WHERE id = ?')
-      .run(outcome.status, now, outcome.rows, outcome.error === null ? null : this.#redact(outcome.error), outcome.filesFailed ?? 0, outcome.transient === true ? 1 : 0, id);
+  ): Promise<void> {
+    await this.#database.run('UPDATE jobs SET status = ?, finished_at = ?, rows = ?, error = ?, files_failed = ?, transient = ? WHERE id = ?',
+      outcome.status, now, outcome.rows, outcome.error === null ? null : this.#redact(outcome.error), outcome.filesFailed ?? 0, outcome.transient === true ? 1 : 0, id);
   }
 
   /** Records the lake snapshots a job spans (a model run, whose snapshots dbt commits). */
-  recordSnapshotRange(id: number, before: number | null, after: number | null): void {
-    this.#database.prepare('UPDATE jobs SET snapshot_before = ?, snapshot_after = ? WHERE id = ?').run(before, after, id);
+  async recordSnapshotRange(id: number, before: number | null, after: number | null): Promise<void> {
+    await this.#database.run('UPDATE jobs SET snapshot_before = ?, snapshot_after = ? WHERE id = ?', before, after, id);
   }
 
   /** Jobs whose recorded snapshot span ends at or after `snapshot` (model runs, whose snapshots dbt commits). */
-  spanningFrom(snapshot: number): JobRecord[] {
-    return (this.#database.prepare('SELECT * FROM jobs WHERE snapshot_after >= ? ORDER BY id')
-      .all(snapshot) as unknown as JobRow[]).map(toRecord);
+  async spanningFrom(snapshot: number): Promise<JobRecord[]> {
+    return (await this.#database.all<JobRow>('SELECT * FROM jobs WHERE snapshot_after >= ? ORDER BY id', snapshot)).map(toRecord);
   }
 
-  get(id: number): JobRecord | undefined {
-    const row = this.#database.prepare('SELECT * FROM jobs WHERE id = ?').get(id) as JobRow | undefined;
+  async get(id: number): Promise<JobRecord | undefined> {
+    const row = await this.#database.get<JobRow>('SELECT * FROM jobs WHERE id = ?', id);
     return row ? toRecord(row) : undefined;
   }
 
   /** Marks the job interrupted with `error` if it is still queued or running; returns it then. */
-  interrupt(id: number, error: string, now: string): JobRecord | undefined {
-    const row = this.#database.prepare(`
-      UPDATE jobs SET status = 'interrupted', finished_at = ?, error = ? WHERE id = ? AND status IN ('queued', 'running') RETURNING *`)
-      .get(now, error, id) as JobRow | undefined;
+  async interrupt(id: number, error: string, now: string): Promise<JobRecord | undefined> {
+    const row = await this.#database.get<JobRow>(`
+      UPDATE jobs SET status = 'interrupted', finished_at = ?, error = ? WHERE id = ? AND status IN ('queued', 'running') RETURNING *`,
+      now, error, id);
     return row === undefined ? undefined : toRecord(row);
   }
 
-  latest(kind: JobKind, target: string): JobRecord | undefined {
-    const row = this.#database.prepare('SELECT * FROM jobs WHERE kind = ? AND target = ? ORDER BY id DESC LIMIT 1').get(kind, target) as JobRow | undefined;
+  async latest(kind: JobKind, target: string): Promise<JobRecord | undefined> {
+    const row = await this.#database.get<JobRow>('SELECT * FROM jobs WHERE kind = ? AND target = ? ORDER BY id DESC LIMIT 1', kind, target);
     return row ? toRecord(row) : undefined;
   }
 
-  latestWithStatus(kind: JobKind, target: string, status: JobStatus): JobRecord | undefined {
-    const row = this.#database.prepare('SELECT * FROM jobs WHERE kind = ? AND target = ? AND status = ? ORDER BY id DESC LIMIT 1')
-      .get(kind, target, status) as JobRow | undefined;
+  async latestWithStatus(kind: JobKind, target: string, status: JobStatus): Promise<JobRecord | undefined> {
+    const row = await this.#database.get<JobRow>('SELECT * FROM jobs WHERE kind = ? AND target = ? AND status = ? ORDER BY id DESC LIMIT 1',
+      kind, target, status);
     return row ? toRecord(row) : undefined;
   }
 
-  history(kind: JobKind, target: string, limit: number): JobRecord[] {
-    return (this.#database.prepare('SELECT * FROM jobs WHERE kind = ? AND target = ? ORDER BY id DESC LIMIT ?')
-      .all(kind, target, limit) as unknown as JobRow[]).map(toRecord);
+  async history(kind: JobKind, target: string, limit: number): Promise<JobRecord[]> {
+    return (await this.#database.all<JobRow>('SELECT * FROM jobs WHERE kind = ? AND target = ? ORDER BY id DESC LIMIT ?', kind, target, limit))
+      .map(toRecord);
   }
 
   /**
    * Each target's latest failure since `sinceIso`, unless a later job of it succeeded: what still needs attention.
    * An interrupted job says nothing of whether the failure's cause is gone, so it leaves the failure standing.
    */
-  unresolvedFailures(kind: JobKind, sinceIso: string): JobRecord[] {
-    return (this.#database.prepare(`
+  async unresolvedFailures(kind: JobKind, sinceIso: string): Promise<JobRecord[]> {
+    return (await this.#database.all<JobRow>(`
       SELECT * FROM jobs AS failed WHERE kind = ? AND status = 'failed' AND finished_at >= ?
         AND NOT EXISTS (SELECT 1 FROM jobs AS later WHERE later.kind = failed.kind AND later.target = failed.target AND later.id > failed.id AND later.status IN ('success', 'failed'))
-      ORDER BY id DESC LIMIT 50`)
-      .all(kind, sinceIso) as unknown as JobRow[]).map(toRecord);
+      ORDER BY id DESC LIMIT 50`, kind, sinceIso)).map(toRecord);
   }
 }

@@ -1,7 +1,15 @@
 import type { DatabaseSync } from 'node:sqlite';
+import type pg from 'pg';
+
+/**
+ * One step of the platform database's schema, for both engines: the same SQL where they read it alike (column
+ * types are written as SQLite's and widened for PostgreSQL by `forPostgres`), each engine's own where they differ
+ * (triggers, and SQLite's way of changing a CHECK).
+ */
+type Migration = string | { readonly sqlite: string; readonly postgres: string };
 
 /** Append-only: a released migration is never edited, a change is a new entry. */
-const MIGRATIONS: readonly string[] = [
+const MIGRATIONS: readonly Migration[] = [
   `
   CREATE TABLE users (
     id INTEGER PRIMARY KEY,
@@ -218,7 +226,8 @@ const MIGRATIONS: readonly string[] = [
   );
   CREATE INDEX alert_outbox_pending ON alert_outbox (next_attempt_at) WHERE status = 'pending';
   `,
-  `
+  {
+    sqlite: `
   -- What the catalog shows of each warehouse table beyond its row count: its kind and its columns with their
   -- profiles (nulls, distinct values, min, max, top values), computed after the job that changed the table.
   CREATE TABLE table_profiles (
@@ -251,7 +260,35 @@ const MIGRATIONS: readonly string[] = [
     UPDATE table_changes SET generation = generation + 1 WHERE schema_name = NEW.schema_name AND table_name = NEW.table_name;
   END;
   `,
-  `
+    postgres: `
+  CREATE TABLE table_profiles (
+    schema_name TEXT NOT NULL,
+    table_name TEXT NOT NULL,
+    kind TEXT NOT NULL CHECK (kind IN ('table', 'view')),
+    columns TEXT NOT NULL,
+    profiled_generation INTEGER NOT NULL,
+    profiled_at TEXT NOT NULL,
+    PRIMARY KEY (schema_name, table_name)
+  );
+  CREATE TABLE table_changes (
+    schema_name TEXT NOT NULL,
+    table_name TEXT NOT NULL,
+    generation INTEGER NOT NULL,
+    PRIMARY KEY (schema_name, table_name)
+  );
+  INSERT INTO table_changes SELECT schema_name, table_name, 1 FROM warehouse_tables;
+  CREATE FUNCTION count_table_change() RETURNS trigger LANGUAGE plpgsql AS $$
+  BEGIN
+    INSERT INTO table_changes VALUES (NEW.schema_name, NEW.table_name, 1)
+      ON CONFLICT (schema_name, table_name) DO UPDATE SET generation = table_changes.generation + 1;
+    RETURN NULL;
+  END $$;
+  CREATE TRIGGER warehouse_table_changed AFTER INSERT OR UPDATE ON warehouse_tables
+    FOR EACH ROW EXECUTE FUNCTION count_table_change();
+  `,
+  },
+  {
+    sqlite: `
   -- One counter that every change to what a session or an API key may do bumps, from any process (the CLI writes
   -- this database while the server runs): the server's cache of resolved credentials holds while it stays the same.
   -- The bookkeeping columns (a session's last_seen_at, a key's last_used_at) and new rows leave it alone.
@@ -275,6 +312,33 @@ const MIGRATIONS: readonly string[] = [
   CREATE TRIGGER api_keys_deleted_credentials AFTER DELETE ON api_keys
     BEGIN UPDATE credential_generation SET generation = generation + 1; END;
   `,
+    // Every other process of the deployment hears of a change at once: the notice carries the schema of the store.
+    postgres: `
+  CREATE TABLE credential_generation (
+    id INTEGER PRIMARY KEY CHECK (id = 1),
+    generation INTEGER NOT NULL
+  );
+  INSERT INTO credential_generation (id, generation) VALUES (1, 0);
+  CREATE FUNCTION count_credential_change() RETURNS trigger LANGUAGE plpgsql AS $$
+  BEGIN
+    UPDATE credential_generation SET generation = generation + 1;
+    PERFORM pg_notify('quarry_credentials', current_schema());
+    RETURN NULL;
+  END $$;
+  CREATE TRIGGER users_changed_credentials AFTER UPDATE OR DELETE ON users
+    FOR EACH ROW EXECUTE FUNCTION count_credential_change();
+  CREATE TRIGGER sessions_updated_credentials
+    AFTER UPDATE OF id, token_hash, user_id, stage, created_at, ip, user_agent, totp_failures ON sessions
+    FOR EACH ROW EXECUTE FUNCTION count_credential_change();
+  CREATE TRIGGER sessions_deleted_credentials AFTER DELETE ON sessions
+    FOR EACH ROW EXECUTE FUNCTION count_credential_change();
+  CREATE TRIGGER api_keys_updated_credentials
+    AFTER UPDATE OF id, user_id, name, key_hash, prefix, expires_at, created_at, revoked_at ON api_keys
+    FOR EACH ROW EXECUTE FUNCTION count_credential_change();
+  CREATE TRIGGER api_keys_deleted_credentials AFTER DELETE ON api_keys
+    FOR EACH ROW EXECUTE FUNCTION count_credential_change();
+  `,
+  },
   `
   -- Each data test's outcome per model run (dbt build), with up to 20 of the rows that failed it (JSON).
   CREATE TABLE test_results (
@@ -298,7 +362,8 @@ const MIGRATIONS: readonly string[] = [
   -- A raw table's merge key (JSON array), so its staging model gets a unique test.
   ALTER TABLE warehouse_tables ADD COLUMN primary_key TEXT;
   `,
-  `
+  {
+    sqlite: `
   -- Jobs of the warehouse's own (a restore of a source's raw tables, the lake's maintenance), and the lake
   -- snapshots a model run spans (dbt commits its own snapshots, so they cannot carry the job's id): the
   -- latest snapshot before and after it. SQLite cannot change a CHECK, so the table is made again.
@@ -333,31 +398,95 @@ const MIGRATIONS: readonly string[] = [
     marked_at TEXT NOT NULL
   );
   `,
+    postgres: `
+  ALTER TABLE jobs DROP CONSTRAINT jobs_kind_check;
+  ALTER TABLE jobs ADD CONSTRAINT jobs_kind_check CHECK (kind IN ('sync', 'run', 'restore', 'maintain'));
+  ALTER TABLE jobs ADD COLUMN snapshot_before INTEGER;
+  ALTER TABLE jobs ADD COLUMN snapshot_after INTEGER;
+  CREATE TABLE refresh_marks (
+    source TEXT PRIMARY KEY,
+    reason TEXT NOT NULL,
+    marked_at TEXT NOT NULL
+  );
+  `,
+  },
   `
   -- The process that runs a job (its id and start time), so a job whose process ended without finishing it (Ctrl-C,
   -- a closed terminal, kill -9) is seen for what it is by the next command, not left running for ever.
   ALTER TABLE jobs ADD COLUMN owner_pid INTEGER;
   ALTER TABLE jobs ADD COLUMN owner_started TEXT;
   `,
+  `
+  -- At most one queued or running job per target, whichever process asks: the database refuses the second. Any
+  -- duplicate a store of before let through (two processes racing) is recorded as interrupted first.
+  UPDATE jobs SET status = 'interrupted', finished_at = COALESCE(started_at, created_at),
+    error = 'Interrupted: another job of the same target was active'
+    WHERE status IN ('queued', 'running')
+      AND id NOT IN (SELECT MAX(id) FROM jobs WHERE status IN ('queued', 'running') GROUP BY kind, target);
+  CREATE UNIQUE INDEX jobs_one_active ON jobs (kind, target) WHERE status IN ('queued', 'running');
+  `,
 ];
 
-/** Brings the schema up to date inside one transaction; a database newer than this code is refused. */
-export function migrate(database: DatabaseSync): void {
+/** The schema version this code writes: a database at a newer one is refused. */
+export const SCHEMA_VERSION = MIGRATIONS.length;
+
+/** Brings the embedded database's schema up to date inside one transaction. */
+export function migrateSqlite(database: DatabaseSync): void {
   const row = database.prepare('PRAGMA user_version').get() as { user_version: number };
   const current = row.user_version;
-  if (current > MIGRATIONS.length) {
-    throw new Error(`The platform database is at schema version ${current}, newer than this Quarry (${MIGRATIONS.length}); upgrade Quarry`);
-  }
-  if (current === MIGRATIONS.length) return;
+  refuseNewer(current);
+  if (current === SCHEMA_VERSION) return;
   database.exec('BEGIN IMMEDIATE');
   try {
-    for (const [index, sql] of MIGRATIONS.entries()) {
-      if (index >= current) database.exec(sql);
+    for (const [index, migration] of MIGRATIONS.entries()) {
+      if (index >= current) database.exec(typeof migration === 'string' ? migration : migration.sqlite);
     }
-    database.exec(`PRAGMA user_version = ${MIGRATIONS.length}`);
+    database.exec(`PRAGMA user_version = ${String(SCHEMA_VERSION)}`);
     database.exec('COMMIT');
   } catch (error) {
     database.exec('ROLLBACK');
     throw error;
   }
+}
+
+/**
+ * Brings a PostgreSQL store's schema (the connection's current schema) up to date inside one transaction. Every
+ * process of a deployment may start at once: an advisory lock keyed on the schema lets one migrate while the
+ * others wait, then find nothing left to do.
+ */
+export async function migratePostgres(client: pg.ClientBase): Promise<void> {
+  await client.query('BEGIN');
+  try {
+    await client.query("SELECT pg_advisory_xact_lock(hashtext('quarry_platform_migrations:' || current_schema()))");
+    await client.query('CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)');
+    const { rows } = await client.query<{ version: number }>('SELECT version FROM schema_version');
+    const current = rows[0]?.version ?? 0;
+    refuseNewer(current);
+    for (const [index, migration] of MIGRATIONS.entries()) {
+      if (index >= current) await client.query(forPostgres(typeof migration === 'string' ? migration : migration.postgres));
+    }
+    await client.query('DELETE FROM schema_version');
+    await client.query('INSERT INTO schema_version (version) VALUES ($1)', [SCHEMA_VERSION]);
+    await client.query('COMMIT');
+  } catch (error) {
+    await client.query('ROLLBACK');
+    throw error;
+  }
+}
+
+function refuseNewer(version: number): void {
+  if (version > SCHEMA_VERSION) {
+    throw new Error(`The platform database is at schema version ${String(version)}, newer than this Quarry (${String(SCHEMA_VERSION)}); upgrade Quarry`);
+  }
+}
+
+/**
+ * SQLite's column types as PostgreSQL's: its INTEGER holds 64 bits (file sizes, times in milliseconds, row counts),
+ * its REAL is a double, and `INTEGER PRIMARY KEY` numbers new rows by itself.
+ */
+function forPostgres(sql: string): string {
+  return sql
+    .replace(/\bid INTEGER PRIMARY KEY( AUTOINCREMENT)?/g, 'id BIGINT GENERATED BY DEFAULT AS IDENTITY PRIMARY KEY')
+    .replace(/\bINTEGER\b/g, 'BIGINT')
+    .replace(/\bREAL\b/g, 'DOUBLE PRECISION');
 }

@@ -1,4 +1,4 @@
-import type { DatabaseSync } from 'node:sqlite';
+import type { PlatformDatabase } from './platform-database.ts';
 
 export const SCHEDULE_TRIGGERS = ['cron', 'catch_up', 'manual'] as const;
 export type ScheduleTrigger = (typeof SCHEDULE_TRIGGERS)[number];
@@ -28,49 +28,49 @@ function toRecord(row: ScheduleRunRow): ScheduleRunRecord {
 
 /** Each schedule's last dealt-with cron slot (to find the runs missed while the service was down) and its runs. */
 export class SchedulesRepository {
-  readonly #database: DatabaseSync;
-  constructor(database: DatabaseSync) {
+  readonly #database: PlatformDatabase;
+  constructor(database: PlatformDatabase) {
     this.#database = database;
   }
 
-  lastSlot(schedule: string): string | undefined {
-    const row = this.#database.prepare('SELECT last_slot_at FROM schedule_slots WHERE schedule = ?').get(schedule) as { last_slot_at: string } | undefined;
+  async lastSlot(schedule: string): Promise<string | undefined> {
+    const row = await this.#database.get<{ last_slot_at: string }>('SELECT last_slot_at FROM schedule_slots WHERE schedule = ?', schedule);
     return row?.last_slot_at;
   }
 
-  saveLastSlot(schedule: string, slotAt: string): void {
-    this.#database.prepare(`
+  async saveLastSlot(schedule: string, slotAt: string): Promise<void> {
+    await this.#database.run(`
       INSERT INTO schedule_slots (schedule, last_slot_at) VALUES (?, ?)
-      ON CONFLICT (schedule) DO UPDATE SET last_slot_at = excluded.last_slot_at`).run(schedule, slotAt);
+      ON CONFLICT (schedule) DO UPDATE SET last_slot_at = excluded.last_slot_at`, schedule, slotAt);
   }
 
   /** Records a run as it starts (`running`), or a skipped one already finished. */
-  startRun(schedule: string, trigger: ScheduleTrigger, now: string): ScheduleRunRecord {
-    const row = this.#database.prepare(`
-      INSERT INTO schedule_runs (schedule, trigger, started_at, outcome) VALUES (?, ?, ?, 'running') RETURNING *`)
-      .get(schedule, trigger, now) as unknown as ScheduleRunRow;
+  async startRun(schedule: string, trigger: ScheduleTrigger, now: string): Promise<ScheduleRunRecord> {
+    const row = await this.#database.get<ScheduleRunRow>(`
+      INSERT INTO schedule_runs (schedule, trigger, started_at, outcome) VALUES (?, ?, ?, 'running') RETURNING *`,
+      schedule, trigger, now) as ScheduleRunRow;
     return toRecord(row);
   }
 
-  finishRun(id: number, outcome: Exclude<ScheduleOutcome, 'running'>, detail: string | null, now: string): void {
-    this.#database.prepare('UPDATE schedule_runs SET outcome = ?, detail = ?, finished_at = ? WHERE id = ?').run(outcome, detail, now, id);
+  async finishRun(id: number, outcome: Exclude<ScheduleOutcome, 'running'>, detail: string | null, now: string): Promise<void> {
+    await this.#database.run('UPDATE schedule_runs SET outcome = ?, detail = ?, finished_at = ? WHERE id = ?', outcome, detail, now, id);
   }
 
   /** Runs a stopped service left going become interrupted; returns how many. */
-  interruptRunning(now: string): number {
-    return Number(this.#database.prepare(`
+  async interruptRunning(now: string): Promise<number> {
+    return await this.#database.run(`
       UPDATE schedule_runs SET outcome = 'interrupted', finished_at = ?, detail = 'The service stopped before the run finished'
-      WHERE outcome = 'running'`).run(now).changes);
+      WHERE outcome = 'running'`, now);
   }
 
-  latestRun(schedule: string): ScheduleRunRecord | undefined {
-    const row = this.#database.prepare('SELECT * FROM schedule_runs WHERE schedule = ? ORDER BY id DESC LIMIT 1').get(schedule) as ScheduleRunRow | undefined;
+  async latestRun(schedule: string): Promise<ScheduleRunRecord | undefined> {
+    const row = await this.#database.get<ScheduleRunRow>('SELECT * FROM schedule_runs WHERE schedule = ? ORDER BY id DESC LIMIT 1', schedule);
     return row ? toRecord(row) : undefined;
   }
 
   /** Newest first. */
-  runs(schedule: string, limit: number): ScheduleRunRecord[] {
-    return (this.#database.prepare('SELECT * FROM schedule_runs WHERE schedule = ? ORDER BY id DESC LIMIT ?')
-      .all(schedule, limit) as unknown as ScheduleRunRow[]).map(toRecord);
+  async runs(schedule: string, limit: number): Promise<ScheduleRunRecord[]> {
+    return (await this.#database.all<ScheduleRunRow>('SELECT * FROM schedule_runs WHERE schedule = ? ORDER BY id DESC LIMIT ?',
+      schedule, limit)).map(toRecord);
   }
 }

@@ -1,4 +1,4 @@
-import type { DatabaseSync } from 'node:sqlite';
+import type { PlatformDatabase } from './platform-database.ts';
 
 export const SESSION_STAGES = ['full', 'partial', 'password_change'] as const;
 export type SessionStage = (typeof SESSION_STAGES)[number];
@@ -33,52 +33,49 @@ export interface NewSession {
 }
 
 export class SessionsRepository {
-  readonly #database: DatabaseSync;
-  constructor(database: DatabaseSync) {
+  readonly #database: PlatformDatabase;
+  constructor(database: PlatformDatabase) {
     this.#database = database;
   }
 
-  insert(session: NewSession, now: string): void {
-    this.#database.prepare(`
+  async insert(session: NewSession, now: string): Promise<void> {
+    await this.#database.run(`
       INSERT INTO sessions (id, token_hash, user_id, stage, created_at, last_seen_at, ip, user_agent)
-      VALUES (?, ?, ?, ?, ?, ?, ?, ?)`).run(
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
       session.id, session.tokenHash, session.userId, session.stage, now, now, session.ip, session.userAgent,
     );
   }
 
-  findByTokenHash(tokenHash: string): SessionRecord | undefined {
-    const row = this.#database.prepare('SELECT * FROM sessions WHERE token_hash = ?').get(tokenHash) as SessionRow | undefined;
+  async findByTokenHash(tokenHash: string): Promise<SessionRecord | undefined> {
+    const row = await this.#database.get<SessionRow>('SELECT * FROM sessions WHERE token_hash = ?', tokenHash);
     return row ? toRecord(row) : undefined;
   }
 
-  findById(id: string): SessionRecord | undefined {
-    const row = this.#database.prepare('SELECT * FROM sessions WHERE id = ?').get(id) as SessionRow | undefined;
+  async findById(id: string): Promise<SessionRecord | undefined> {
+    const row = await this.#database.get<SessionRow>('SELECT * FROM sessions WHERE id = ?', id);
     return row ? toRecord(row) : undefined;
   }
 
   /** Counts one more wrong two-factor code on the session and returns the new count. */
-  countTotpFailure(id: string): number {
-    const row = this.#database.prepare('UPDATE sessions SET totp_failures = totp_failures + 1 WHERE id = ? RETURNING totp_failures')
-      .get(id) as { totp_failures: number } | undefined;
+  async countTotpFailure(id: string): Promise<number> {
+    const row = await this.#database.get<{ totp_failures: number }>('UPDATE sessions SET totp_failures = totp_failures + 1 WHERE id = ? RETURNING totp_failures', id);
     return row?.totp_failures ?? 0;
   }
 
-  listForUser(userId: number): SessionRecord[] {
-    return (this.#database.prepare('SELECT * FROM sessions WHERE user_id = ? ORDER BY created_at DESC')
-      .all(userId) as unknown as SessionRow[]).map(toRecord);
+  async listForUser(userId: number): Promise<SessionRecord[]> {
+    return (await this.#database.all<SessionRow>('SELECT * FROM sessions WHERE user_id = ? ORDER BY created_at DESC', userId)).map(toRecord);
   }
 
-  touch(id: string, now: string): void {
-    this.#database.prepare('UPDATE sessions SET last_seen_at = ? WHERE id = ?').run(now, id);
+  async touch(id: string, now: string): Promise<void> {
+    await this.#database.run('UPDATE sessions SET last_seen_at = ? WHERE id = ?', now, id);
   }
 
-  delete(id: string): boolean {
-    return Number(this.#database.prepare('DELETE FROM sessions WHERE id = ?').run(id).changes) > 0;
+  async delete(id: string): Promise<boolean> {
+    return await this.#database.run('DELETE FROM sessions WHERE id = ?', id) > 0;
   }
 
-  deleteForUser(userId: number, exceptId?: string): number {
-    const result = this.#database.prepare('DELETE FROM sessions WHERE user_id = ? AND id IS NOT ?').run(userId, exceptId ?? null);
-    return Number(result.changes);
+  async deleteForUser(userId: number, exceptId?: string): Promise<number> {
+    return await this.#database.run('DELETE FROM sessions WHERE user_id = ? AND id IS DISTINCT FROM ?', userId, exceptId ?? null);
   }
 }
 

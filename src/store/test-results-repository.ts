@@ -1,4 +1,4 @@
-import type { DatabaseSync } from 'node:sqlite';
+import type { PlatformDatabase } from './platform-database.ts';
 
 export const TEST_STATUSES = ['pass', 'fail', 'warn', 'error', 'skipped'] as const;
 export type TestStatus = (typeof TEST_STATUSES)[number];
@@ -40,35 +40,34 @@ function toRecord(row: TestResultRow): TestResultRecord {
 
 /** The outcome of every data test in every run, so the models page, the tests API and health read them without dbt. */
 export class TestResultsRepository {
-  readonly #database: DatabaseSync;
-  constructor(database: DatabaseSync) {
+  readonly #database: PlatformDatabase;
+  constructor(database: PlatformDatabase) {
     this.#database = database;
   }
 
-  record(result: TestResultRecord): void {
-    this.#database.prepare(`
+  async record(result: TestResultRecord): Promise<void> {
+    await this.#database.run(`
       INSERT INTO test_results (job_id, test, name, model, column_name, type, severity, status, failures, message, compiled_sql, failing_rows, finished_at)
-      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
-      .run(result.jobId, result.test, result.name, result.model, result.column, result.type, result.severity, result.status, result.failures,
-        result.message, result.compiledSql, JSON.stringify(result.failingRows), result.finishedAt);
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      result.jobId, result.test, result.name, result.model, result.column, result.type, result.severity, result.status, result.failures,
+      result.message, result.compiledSql, JSON.stringify(result.failingRows), result.finishedAt);
   }
 
   /** The latest outcome of every test that ever ran, keyed by its unique id. */
-  latestByTest(): Map<string, TestResultRecord> {
-    const rows = this.#database.prepare('SELECT * FROM test_results WHERE id IN (SELECT max(id) FROM test_results GROUP BY test)')
-      .all() as unknown as TestResultRow[];
+  async latestByTest(): Promise<Map<string, TestResultRecord>> {
+    const rows = await this.#database.all<TestResultRow>('SELECT * FROM test_results WHERE id IN (SELECT max(id) FROM test_results GROUP BY test)');
     return new Map(rows.map((row) => [row.test, toRecord(row)]));
   }
 
   /** Whether the latest outcome of any test of the model is a failure (or an error). */
-  failsFor(model: string): boolean {
-    const row = this.#database.prepare(`
-      SELECT 1 FROM test_results WHERE id IN (SELECT max(id) FROM test_results WHERE model = ? GROUP BY test) AND status IN ('fail', 'error') LIMIT 1`)
-      .get(model);
+  async failsFor(model: string): Promise<boolean> {
+    const row = await this.#database.get(`
+      SELECT 1 FROM test_results WHERE id IN (SELECT max(id) FROM test_results WHERE model = ? GROUP BY test) AND status IN ('fail', 'error') LIMIT 1`,
+      model);
     return row !== undefined;
   }
 
-  forJob(jobId: number): TestResultRecord[] {
-    return (this.#database.prepare('SELECT * FROM test_results WHERE job_id = ? ORDER BY id').all(jobId) as unknown as TestResultRow[]).map(toRecord);
+  async forJob(jobId: number): Promise<TestResultRecord[]> {
+    return (await this.#database.all<TestResultRow>('SELECT * FROM test_results WHERE job_id = ? ORDER BY id', jobId)).map(toRecord);
   }
 }

@@ -1,4 +1,4 @@
-import type { DatabaseSync } from 'node:sqlite';
+import type { PlatformDatabase } from './platform-database.ts';
 
 export interface TotpFailureRecord {
   readonly failures: number;
@@ -7,32 +7,32 @@ export interface TotpFailureRecord {
 
 /** Wrong two-factor codes per user since the last right one, kept in the platform DB so a restart forgets nothing. */
 export class TotpFailuresRepository {
-  readonly #database: DatabaseSync;
-  constructor(database: DatabaseSync) {
+  readonly #database: PlatformDatabase;
+  constructor(database: PlatformDatabase) {
     this.#database = database;
   }
 
-  find(userId: number): TotpFailureRecord | undefined {
-    const row = this.#database.prepare('SELECT failures, locked_until FROM totp_failures WHERE user_id = ?')
-      .get(userId) as { failures: number; locked_until: string | null } | undefined;
+  async find(userId: number): Promise<TotpFailureRecord | undefined> {
+    const row = await this.#database.get<{ failures: number; locked_until: string | null }>(
+      'SELECT failures, locked_until FROM totp_failures WHERE user_id = ?', userId);
     return row ? { failures: row.failures, lockedUntil: row.locked_until } : undefined;
   }
 
   /** Counts one more failure and returns the new count. */
-  increment(userId: number): number {
-    const row = this.#database.prepare(`
+  async increment(userId: number): Promise<number> {
+    const row = await this.#database.get<{ failures: number }>(`
       INSERT INTO totp_failures (user_id, failures) VALUES (?, 1)
-      ON CONFLICT (user_id) DO UPDATE SET failures = failures + 1
-      RETURNING failures`).get(userId) as { failures: number };
+      ON CONFLICT (user_id) DO UPDATE SET failures = totp_failures.failures + 1
+      RETURNING failures`, userId) as { failures: number };
     return row.failures;
   }
 
-  lock(userId: number, until: string): void {
-    this.#database.prepare('UPDATE totp_failures SET locked_until = ? WHERE user_id = ?').run(until, userId);
+  async lock(userId: number, until: string): Promise<void> {
+    await this.#database.run('UPDATE totp_failures SET locked_until = ? WHERE user_id = ?', until, userId);
   }
 
   /** Forgets the user's failures; returns whether there were any. */
-  clear(userId: number): boolean {
-    return Number(this.#database.prepare('DELETE FROM totp_failures WHERE user_id = ?').run(userId).changes) > 0;
+  async clear(userId: number): Promise<boolean> {
+    return await this.#database.run('DELETE FROM totp_failures WHERE user_id = ?', userId) > 0;
   }
 }

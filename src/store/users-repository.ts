@@ -1,4 +1,4 @@
-import type { DatabaseSync } from 'node:sqlite';
+import type { PlatformDatabase } from './platform-database.ts';
 
 export const ROLES = ['admin', 'editor', 'viewer'] as const;
 export type Role = (typeof ROLES)[number];
@@ -44,73 +44,73 @@ export interface NewUser {
 }
 
 export class UsersRepository {
-  readonly #database: DatabaseSync;
-  constructor(database: DatabaseSync) {
+  readonly #database: PlatformDatabase;
+  constructor(database: PlatformDatabase) {
     this.#database = database;
   }
 
-  insert(user: NewUser, now: string): UserRecord {
-    const row = this.#database.prepare(`
+  async insert(user: NewUser, now: string): Promise<UserRecord> {
+    const row = await this.#database.get<UserRow>(`
       INSERT INTO users (email, name, role, password_hash, password_changed_at, must_change_password, created_at, updated_at)
-      VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`).get(
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
       user.email, user.name, user.role, user.passwordHash, user.passwordHash ? now : null,
       user.mustChangePassword === true ? 1 : 0, now, now,
-    ) as unknown as UserRow;
+    ) as UserRow;
     return toRecord(row);
   }
 
-  findByEmail(email: string): UserRecord | undefined {
-    const row = this.#database.prepare('SELECT * FROM users WHERE email = ?').get(email) as UserRow | undefined;
+  async findByEmail(email: string): Promise<UserRecord | undefined> {
+    const row = await this.#database.get<UserRow>('SELECT * FROM users WHERE email = ?', email);
     return row ? toRecord(row) : undefined;
   }
 
-  findById(id: number): UserRecord | undefined {
-    const row = this.#database.prepare('SELECT * FROM users WHERE id = ?').get(id) as UserRow | undefined;
+  async findById(id: number): Promise<UserRecord | undefined> {
+    const row = await this.#database.get<UserRow>('SELECT * FROM users WHERE id = ?', id);
     return row ? toRecord(row) : undefined;
   }
 
-  list(): UserRecord[] {
-    return (this.#database.prepare('SELECT * FROM users ORDER BY email').all() as unknown as UserRow[]).map(toRecord);
+  async list(): Promise<UserRecord[]> {
+    return (await this.#database.all<UserRow>('SELECT * FROM users ORDER BY email')).map(toRecord);
   }
 
-  count(): number {
-    return (this.#database.prepare('SELECT count(*) AS n FROM users').get() as { n: number }).n;
+  async count(): Promise<number> {
+    return (await this.#database.get<{ n: number }>('SELECT count(*) AS n FROM users') as { n: number }).n;
   }
 
-  setPassword(id: number, passwordHash: string, mustChangePassword: boolean, now: string): void {
-    this.#database.prepare(`
-      UPDATE users SET password_hash = ?, password_changed_at = ?, must_change_password = ?, updated_at = ? WHERE id = ?`)
-      .run(passwordHash, now, mustChangePassword ? 1 : 0, now, id);
+  async setPassword(id: number, passwordHash: string, mustChangePassword: boolean, now: string): Promise<void> {
+    await this.#database.run(`
+      UPDATE users SET password_hash = ?, password_changed_at = ?, must_change_password = ?, updated_at = ? WHERE id = ?`,
+      passwordHash, now, mustChangePassword ? 1 : 0, now, id);
   }
 
-  delete(id: number): void {
-    this.#database.prepare('DELETE FROM users WHERE id = ?').run(id);
+  async delete(id: number): Promise<void> {
+    await this.#database.run('DELETE FROM users WHERE id = ?', id);
   }
 
   /** A pending secret (enabled false) during enrollment, the confirmed one after, or null when turned off. */
-  setTotp(id: number, secretEncrypted: string | null, enabled: boolean, lastCounter: number, now: string): void {
-    this.#database.prepare(`
-      UPDATE users SET totp_secret_encrypted = ?, totp_enabled = ?, totp_last_counter = ?, updated_at = ? WHERE id = ?`)
-      .run(secretEncrypted, enabled ? 1 : 0, lastCounter, now, id);
+  async setTotp(id: number, secretEncrypted: string | null, enabled: boolean, lastCounter: number, now: string): Promise<void> {
+    await this.#database.run(`
+      UPDATE users SET totp_secret_encrypted = ?, totp_enabled = ?, totp_last_counter = ?, updated_at = ? WHERE id = ?`,
+      secretEncrypted, enabled ? 1 : 0, lastCounter, now, id);
   }
 
   /** Records the time step of an accepted code, only if it is newer than the last one; false means a replay. */
-  advanceTotpCounter(id: number, counter: number): boolean {
-    const result = this.#database.prepare('UPDATE users SET totp_last_counter = ? WHERE id = ? AND totp_last_counter < ?')
-      .run(counter, id, counter);
-    return Number(result.changes) > 0;
+  async advanceTotpCounter(id: number, counter: number): Promise<boolean> {
+    const changes = await this.#database.run('UPDATE users SET totp_last_counter = ? WHERE id = ? AND totp_last_counter < ?', counter, id, counter);
+    return changes > 0;
   }
 
-  linkOAuth(id: number, provider: string, subject: string, now: string): void {
-    this.#database.prepare('UPDATE users SET oauth_provider = ?, oauth_subject = ?, updated_at = ? WHERE id = ?').run(provider, subject, now, id);
+  async linkOAuth(id: number, provider: string, subject: string, now: string): Promise<void> {
+    await this.#database.run('UPDATE users SET oauth_provider = ?, oauth_subject = ?, updated_at = ? WHERE id = ?', provider, subject, now, id);
   }
 
-  update(id: number, changes: { role?: Role; active?: boolean; name?: string }, now: string): void {
-    const current = this.findById(id);
-    if (!current) return;
-    this.#database.prepare('UPDATE users SET role = ?, active = ?, name = ?, updated_at = ? WHERE id = ?').run(
-      changes.role ?? current.role, (changes.active ?? current.active) ? 1 : 0, changes.name ?? current.name, now, id,
-    );
+  async update(id: number, changes: { role?: Role; active?: boolean; name?: string }, now: string): Promise<void> {
+    await this.#database.transaction(async () => {
+      const current = await this.findById(id);
+      if (!current) return;
+      await this.#database.run('UPDATE users SET role = ?, active = ?, name = ?, updated_at = ? WHERE id = ?',
+        changes.role ?? current.role, (changes.active ?? current.active) ? 1 : 0, changes.name ?? current.name, now, id);
+    });
   }
 }
 

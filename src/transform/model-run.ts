@@ -91,17 +91,26 @@ export class ModelRun implements JobKind<RunOutcome> {
     // dbt commits its own snapshots (about two per model), so they cannot carry the job's id: the job
     // records the span of snapshots it made instead, the latest before it and after it.
     const before = await tools.write(({ connection }) => latestSnapshotId(connection));
-    store.jobs.recordSnapshotRange(tools.job.id, before, null);
+    await store.jobs.recordSnapshotRange(tools.job.id, before, null);
+    // Each model is marked running, then announced, in the order dbt starts them; the run waits for the last of
+    // them before it goes on or fails, so that no model is marked running after the run's ending is recorded.
+    let marked = Promise.resolve();
     const dbt = await invoke([this.#options.command ?? 'build', ...selectArguments(selector)], tools.signal, (progress) => {
       onNode?.(progress);
       const name = parsed.nameOf(progress.uniqueId);
       if (name === undefined || progress.event !== 'started') return;
-      store.modelRuns.markRunning(tools.job.id, name, now().toISOString());
-      events.publish({ type: 'transform_run_started', model: name });
-    });
+      const startedAt = now().toISOString();
+      marked = marked.then(async () => {
+        await store.modelRuns.markRunning(tools.job.id, name, startedAt);
+        events.publish({ type: 'transform_run_started', model: name });
+      });
+      // Its failure fails the run once dbt is done (awaited below), not the process meanwhile.
+      void marked.catch(() => undefined);
+    }).finally(() => marked.catch(() => undefined));
+    await marked;
     const models = await reloadGraph();
     const failingRows = await this.#storeFailures(dbt, tools);
-    store.jobs.recordSnapshotRange(tools.job.id, before, await tools.write(({ connection }) => latestSnapshotId(connection)));
+    await store.jobs.recordSnapshotRange(tools.job.id, before, await tools.write(({ connection }) => latestSnapshotId(connection)));
     const built = modelResults(dbt).filter((result) => result.status === 'success')
       .flatMap((result) => models.models.get(result.name) ?? [])
       .filter((model) => LAYERS.has(model.schema));
@@ -130,8 +139,8 @@ export class ModelRun implements JobKind<RunOutcome> {
     return rows;
   }
 
-  finished(job: JobRecord, outcome: RunOutcome, finishedAt: string, startedAt: Date): JobSuccess {
-    const failures = this.#recordResults(job, outcome, finishedAt);
+  async finished(job: JobRecord, outcome: RunOutcome, finishedAt: string, startedAt: Date): Promise<JobSuccess> {
+    const failures = await this.#recordResults(job, outcome, finishedAt);
     const { dbt } = outcome;
     const status = failures.length === 0 && dbt.success ? 'success' : 'failed';
     const summary = failures.length === 0 && dbt.error !== null ? dbtErrorLine(dbt.error) : failures.join('; ');
@@ -163,8 +172,8 @@ export class ModelRun implements JobKind<RunOutcome> {
     return error instanceof WarehouseBusyError;
   }
 
-  recordFailure(job: JobRecord, message: string, finishedAt: string): void {
-    for (const name of this.#surelySelected()) this.#options.store.modelRuns.finish(job.id, name, { status: 'error', durationSeconds: null, error: message }, finishedAt);
+  async recordFailure(job: JobRecord, message: string, finishedAt: string): Promise<void> {
+    for (const name of this.#surelySelected()) await this.#options.store.modelRuns.finish(job.id, name, { status: 'error', durationSeconds: null, error: message }, finishedAt);
   }
 
   failedEvents(_job: JobRecord, message: string): QuarryEvent[] {
@@ -173,7 +182,7 @@ export class ModelRun implements JobKind<RunOutcome> {
   }
 
   /** Writes each model's and test's outcome and the row counts of the tables it built; returns one line per failed model or test. */
-  #recordResults(job: JobRecord, outcome: RunOutcome, now: string): string[] {
+  async #recordResults(job: JobRecord, outcome: RunOutcome, now: string): Promise<string[]> {
     const { store } = this.#options;
     const graph = this.#options.graph();
     const failures: string[] = [];
@@ -181,7 +190,7 @@ export class ModelRun implements JobKind<RunOutcome> {
       if (result.test === null) continue;
       const status = TEST_STATUSES.find((candidate) => candidate === result.status) ?? 'error';
       const model = this.#testedModel(result);
-      store.testResults.record({
+      await store.testResults.record({
         jobId: job.id, test: result.uniqueId, name: result.name, model, column: result.test.columnName, type: result.test.testType,
         severity: result.test.severity, status, failures: result.test.failures, message: result.message,
         compiledSql: result.test.compiledCode === null ? null : result.test.compiledCode.trim().split('\n').slice(0, COMPILED_LINES_KEPT).join('\n'),
@@ -194,19 +203,19 @@ export class ModelRun implements JobKind<RunOutcome> {
     for (const result of modelResults(outcome.dbt)) {
       const status = result.status === 'success' ? 'success' : result.status === 'skipped' ? 'skipped' : 'error';
       const error = status === 'success' ? null : status === 'skipped' ? this.#skipReason(result, outcome.dbt) : dbtErrorLine(result.message);
-      store.modelRuns.finish(job.id, result.name, {
+      await store.modelRuns.finish(job.id, result.name, {
         status, durationSeconds: result.executionSeconds, error, startedAt: result.startedAt, finishedAt: result.completedAt,
       }, now);
       if (status === 'error') failures.push(`${result.name}: ${error ?? ''}`);
       const model = graph.models.get(result.name);
       const rows = model === undefined ? undefined : outcome.rowCounts.get(`${model.schema}.${model.name}`);
       if (model && rows !== undefined && LAYERS.has(model.schema)) {
-        store.warehouseTables.replaceModelTable({ schema: model.schema, name: model.name, layer: model.schema as 'staging' | 'marts', rowCount: rows }, now);
+        await store.warehouseTables.replaceModelTable({ schema: model.schema, name: model.name, layer: model.schema as 'staging' | 'marts', rowCount: rows }, now);
       }
     }
     for (const name of this.#unreported(outcome.dbt)) {
       const error = dbtErrorLine(outcome.dbt.error ?? 'dbt did not run the model');
-      store.modelRuns.finish(job.id, name, { status: 'error', durationSeconds: null, error }, now);
+      await store.modelRuns.finish(job.id, name, { status: 'error', durationSeconds: null, error }, now);
       failures.push(`${name}: ${error}`);
     }
     return failures;

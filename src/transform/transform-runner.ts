@@ -86,11 +86,11 @@ export class TransformRunner {
    * For the serving process: marks runs a stopped service left behind, creates whatever part of the dbt
    * project is missing, then parses and generates the docs site in the background.
    */
-  start(): void {
+  async start(): Promise<void> {
     const { store, now } = this.#options;
     this.#started = true;
     pythonExecutableOrLog('dbt', this.#options.pythonEnvironmentsDir, this.#options.log, 'transformations are unavailable');
-    store.modelRuns.failRunning(null, 'The service stopped before the model finished', now().toISOString());
+    await store.modelRuns.failRunning(null, 'The service stopped before the model finished', now().toISOString());
     this.#ensureProjectOnce();
     void this.#inBackground('initial parse and docs', async () => {
       // The manifest the last run left serves the models list at once; the parse then refreshes it.
@@ -101,9 +101,9 @@ export class TransformRunner {
   }
 
   /** Every model of the last parsed manifest with its latest status and its tests'; never parses (empty before the first parse). */
-  listModels(): ModelSummary[] {
-    const latest = this.#options.store.modelRuns.latestByModel();
-    const tests = this.listTests();
+  async listModels(): Promise<ModelSummary[]> {
+    const latest = await this.#options.store.modelRuns.latestByModel();
+    const tests = await this.listTests();
     const models = [...(this.#graph ?? ModelGraph.empty).models.values()];
     return models.sort((a, b) => a.name.localeCompare(b.name)).map((model) => {
       const own = tests.filter((test) => test.model === model.name);
@@ -122,8 +122,8 @@ export class TransformRunner {
   }
 
   /** Every data test of the last parsed manifest with its latest outcome, by model then name. */
-  listTests(): TestSummary[] {
-    const latest = this.#options.store.testResults.latestByTest();
+  async listTests(): Promise<TestSummary[]> {
+    const latest = await this.#options.store.testResults.latestByTest();
     const tests = [...(this.#graph ?? ModelGraph.empty).tests];
     return tests.sort((a, b) => (a.model ?? '').localeCompare(b.model ?? '') || a.name.localeCompare(b.name)).map((test) => {
       const result = latest.get(test.uniqueId);
@@ -157,7 +157,7 @@ export class TransformRunner {
     }
     if (!graph.models.has(model)) throw new ModelNotFoundError(model);
     const models = options.cascade ? graph.withDownstream(model) : new Set([model]);
-    return this.#enqueue(model, [options.cascade ? `${model}+` : model], models, options.requestedBy).job;
+    return (await this.#enqueue(model, [options.cascade ? `${model}+` : model], models, options.requestedBy)).job;
   }
 
   /**
@@ -176,7 +176,7 @@ export class TransformRunner {
     const models = new Set(runs.flatMap((run) => [...run.models]));
     const active = await this.#enqueueWhenFree(`downstream of ${sources.join(', ')}`, runs.flatMap((run) => run.selector), models, requestedBy);
     await active.ended;
-    return this.#options.store.jobs.get(active.job.id) ?? active.job;
+    return await this.#options.store.jobs.get(active.job.id) ?? active.job;
   }
 
   /**
@@ -189,19 +189,19 @@ export class TransformRunner {
     // cover every model known, so no other run overlaps it.
     const models = new Set((this.#graph ?? await this.#loadedGraph()).models.keys());
     const target = `${options.command} ${selector ?? 'all'}`;
-    const active = this.#enqueue(target, selector === undefined ? [] : selector.split(/\s+/).filter(Boolean), models, options.requestedBy, {
+    const active = await this.#enqueue(target, selector === undefined ? [] : selector.split(/\s+/).filter(Boolean), models, options.requestedBy, {
       ...options, exactModels: selector === undefined,
     });
     // The docs regeneration that follows is not waited for (close() waits for it).
     await active.ended;
-    return this.#options.store.jobs.get(active.job.id) ?? active.job;
+    return await this.#options.store.jobs.get(active.job.id) ?? active.job;
   }
 
   /** Starts a run and resolves with the job once it has finished (for the CLI). */
   async runAndWait(model: string, options: { cascade: boolean; requestedBy: string | null }): Promise<JobRecord> {
     const job = await this.startRun(model, options);
     await this.idle();
-    return this.#options.store.jobs.latest('run', job.target) ?? job;
+    return await this.#options.store.jobs.latest('run', job.target) ?? job;
   }
 
   /** Regenerates the docs site (manifest, catalog, index.html) now. */
@@ -214,7 +214,7 @@ export class TransformRunner {
   /** Writes the staging models of a source's raw tables (columns read from the lake); true when a file was written. */
   async refreshStaging(source: string): Promise<boolean> {
     const { store, paths, log } = this.#options;
-    const tables = store.warehouseTables.forSource(source).filter((table) => table.schema.startsWith('raw_'));
+    const tables = (await store.warehouseTables.forSource(source)).filter((table) => table.schema.startsWith('raw_'));
     if (tables.length === 0) return false;
     ensureDbtProject(paths, log);
     const columns = await readColumns(this.#options.readers, tables);
@@ -254,10 +254,11 @@ export class TransformRunner {
     await this.#worker?.close();
   }
 
+  /** Queues the run; rejects with RunInProgressError while a run covering any of `models` is queued or running. */
   #enqueue(
     target: string, selector: readonly string[], models: ReadonlySet<string>, requestedBy: string | null,
     options: { command?: DbtCommand; onNode?: (progress: NodeProgress) => void; exactModels?: boolean } = {},
-  ): ActiveJob {
+  ): Promise<ActiveJob> {
     const { store, events, now, jobs } = this.#options;
     this.#ensureProjectOnce();
     const run = new ModelRun({
@@ -269,14 +270,19 @@ export class TransformRunner {
       },
       invoke: (args, signal, onProgress) => this.#invoke(args, signal, onProgress),
     });
-    if (this.#overlapping(models).length > 0) throw run.busy();
-    const active = jobs.enqueue(run);
+    // Checked in the lifecycle's turn to enqueue, so that no overlapping run is queued between the check and this one.
+    const enqueued = jobs.enqueue(run, () => {
+      if (this.#overlapping(models).length > 0) throw run.busy();
+    });
     void this.#inBackground('model run', async () => {
+      // A run refused is its caller's to report.
+      const active = await enqueued.catch(() => undefined);
+      if (active === undefined) return;
       await active.ended;
       await this.#reloadGraph();
       this.#queueDocsAfterPause();
     });
-    return active;
+    return enqueued;
   }
 
   /** The queued and running model runs covering any of `models`. */
@@ -303,7 +309,7 @@ export class TransformRunner {
       const autoTransform = this.#options.config.watcher.auto_transform;
       if (!this.#started && !autoTransform) return;
       if (changed || autoTransform || !this.#graph) await this.#parse();
-      const run = autoTransform ? this.#downstreamOfSource(source) : this.#stagingToBuild(source, changed);
+      const run = autoTransform ? this.#downstreamOfSource(source) : await this.#stagingToBuild(source, changed);
       if (run) await this.#enqueueWhenFree(run.target, run.selector, run.models, autoTransform ? 'auto_transform' : 'staging_refresh');
       else if (changed) this.#queueDocsAfterPause();
     });
@@ -318,9 +324,9 @@ export class TransformRunner {
   }
 
   /** The source's staging views, when they changed or have not been built yet, so models over them can run. */
-  #stagingToBuild(source: string, changed: boolean): { target: string; selector: string[]; models: Set<string> } | undefined {
+  async #stagingToBuild(source: string, changed: boolean): Promise<{ target: string; selector: string[]; models: Set<string> } | undefined> {
+    const latest = await this.#options.store.modelRuns.latestByModel();
     const graph = this.#graph ?? ModelGraph.empty;
-    const latest = this.#options.store.modelRuns.latestByModel();
     const staging = [...graph.downstreamOf(`source.${DBT_PROJECT_NAME}.${source}.`)]
       .filter((name) => graph.models.get(name)?.schema === 'staging' && graph.models.get(name)?.dependsOn.length === 0)
       .filter((name) => changed || latest.get(name)?.status !== 'success');
@@ -331,7 +337,7 @@ export class TransformRunner {
   async #enqueueWhenFree(target: string, selector: readonly string[], models: ReadonlySet<string>, requestedBy: string): Promise<ActiveJob> {
     for (let attempt = 1; ; attempt++) {
       try {
-        return this.#enqueue(target, selector, models, requestedBy);
+        return await this.#enqueue(target, selector, models, requestedBy);
       } catch (error) {
         if (!(error instanceof RunInProgressError) || attempt >= 3 || this.#closing) throw error;
         await Promise.all(this.#overlapping(models).map((run) => run.ended));

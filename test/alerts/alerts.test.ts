@@ -127,7 +127,7 @@ describe('alerts', () => {
       ...responses.map((response) => response.text),
       ...captured.records().map((record) => JSON.stringify(record)),
       JSON.stringify(events),
-      JSON.stringify(quarry.ctx.store.alerts.latest(10)),
+      JSON.stringify(await quarry.ctx.store.alerts.latest(10)),
     ].join('\n');
     expect(seen).toContain('Alert team not delivered (sync_failed of orders): the webhook answered HTTP 500; retrying');
     expect(seen).not.toContain(receiver.token);
@@ -141,12 +141,12 @@ describe('alerts', () => {
     const failedOnce = started.quarry.nextEvent('alert_failed');
     await syncOrders(started.quarry);
     expect((await failedOnce).error).toBe('the webhook answered HTTP 502');
-    expect(started.quarry.ctx.store.alerts.latest(1)[0]).toMatchObject({ status: 'pending', attempts: 1 });
+    expect((await started.quarry.ctx.store.alerts.latest(1))[0]).toMatchObject({ status: 'pending', attempts: 1 });
 
     quarry = await started.quarry.restart();
     await quarry.alerts.deliverDue();
     expect(receiver.accepted.map((body) => body.event)).toEqual(['sync_failed']);
-    expect(quarry.ctx.store.alerts.latest(5)).toEqual([expect.objectContaining({ status: 'sent', attempts: 2, event: 'sync_failed' })]);
+    expect(await quarry.ctx.store.alerts.latest(5)).toEqual([expect.objectContaining({ status: 'sent', attempts: 2, event: 'sync_failed' })]);
   });
 
   it('never makes a job wait for a webhook that does not answer, and leaves its message pending when the service stops', async () => {
@@ -167,7 +167,7 @@ describe('alerts', () => {
       // The delivery hangs; the next sync runs and ends all the same.
       expect((await syncOrders(quarry)).type).toBe('sync_failed');
       quarry = await quarry.restart();
-      expect(quarry.ctx.store.alerts.latest(5)).toEqual([expect.objectContaining({ status: 'pending', attempts: 0, event: 'sync_failed' })]);
+      expect(await quarry.ctx.store.alerts.latest(5)).toEqual([expect.objectContaining({ status: 'pending', attempts: 0, event: 'sync_failed' })]);
       await expect.poll(() => connections.length, { timeout: 5_000 }).toBe(2);
     } finally {
       await quarry?.close();
@@ -180,10 +180,10 @@ describe('alerts', () => {
   it('opens an incident once however often it is reported, and reports a recovery once', async () => {
     const { quarry, receiver } = await startWithWebhook();
     const incident = { kind: 'schedule_missed', subject: 'nightly', error: 'the service was down at 03:00' } as const;
-    expect(quarry.alerts.incident(incident)).toBe(true);
-    expect(quarry.alerts.incident(incident)).toBe(false);
-    expect(quarry.alerts.recovered({ kind: 'schedule_missed', subject: 'nightly' })).toBe(true);
-    expect(quarry.alerts.recovered({ kind: 'schedule_missed', subject: 'nightly' })).toBe(false);
+    expect(await quarry.alerts.incident(incident)).toBe(true);
+    expect(await quarry.alerts.incident(incident)).toBe(false);
+    expect(await quarry.alerts.recovered({ kind: 'schedule_missed', subject: 'nightly' })).toBe(true);
+    expect(await quarry.alerts.recovered({ kind: 'schedule_missed', subject: 'nightly' })).toBe(false);
     await expect.poll(() => receiver.accepted.map((body) => [body.event, body.schedule]), { timeout: 5_000 })
       .toEqual([['schedule_missed', 'nightly'], ['schedule_missed_resolved', 'nightly']]);
     expect(receiver.accepted[0]?.text).toBe(`[Test project] Schedule nightly missed a run: the service was down at 03:00\n${PUBLIC_URL}/`);
@@ -199,7 +199,7 @@ describe('alerts', () => {
     socket.send(JSON.stringify({ action: 'subscribe', types: ['alert_sent', 'alert_failed'] }));
     const failed = quarry.nextEvent('alert_failed');
     const sent = quarry.nextEvent('alert_sent');
-    quarry.alerts.incident({ kind: 'transform_run_failed', subject: 'orders_daily', error: 'boom' });
+    await quarry.alerts.incident({ kind: 'transform_run_failed', subject: 'orders_daily', error: 'boom' });
     await failed;
     quarry.clock.advance(5_000);
     await quarry.alerts.deliverDue();

@@ -57,13 +57,13 @@ describe('source freshness', () => {
     await sync('orders');
     await sync('returns');
     quarry.clock.advance(23 * HOUR_MS);
-    quarry.freshness.check();
+    await quarry.freshness.check();
     expect(await health()).toMatchObject({ status: 'healthy', warnings: [], critical_issues: [] });
 
     quarry.clock.advance(2 * HOUR_MS);
     expect(await health()).toMatchObject({ status: 'warning', warnings: ['orders was last synced 25 hours ago (stale after 24 hours)'], critical_issues: [] });
     const stale = quarry.nextEvent('alert_sent');
-    quarry.freshness.check();
+    await quarry.freshness.check();
     expect(await stale).toMatchObject({ alert: 'team', event: 'source_stale' });
     expect(receiver.accepted).toEqual([expect.objectContaining({
       text: '[Test project] orders is stale: orders was last synced 25 hours ago (stale after 24 hours)\nhttps://quarry.example.com/sources/orders',
@@ -74,7 +74,7 @@ describe('source freshness', () => {
     expect(await health()).toMatchObject({
       status: 'critical', warnings: [], critical_issues: ['orders was last synced 49 hours ago (critical after 48 hours)'],
     });
-    quarry.freshness.check();
+    await quarry.freshness.check();
     await quarry.alerts.deliverDue();
     expect(receiver.accepted).toHaveLength(1);
 
@@ -88,7 +88,7 @@ describe('source freshness', () => {
   it('keeps the seven-day rule for a source without limits, and never calls a never-synced source stale', async () => {
     await sync('returns');
     quarry.clock.advance(8 * 24 * HOUR_MS);
-    quarry.freshness.check();
+    await quarry.freshness.check();
     expect(await health()).toMatchObject({ status: 'warning', warnings: ['returns was last synced 8 days ago'], critical_issues: [] });
     await quarry.alerts.deliverDue();
     expect(receiver.api.requests).toHaveLength(0);
@@ -136,7 +136,7 @@ describe('a source its schedule syncs, without limits of its own', () => {
     expect(await nextScheduledRun()).toBe('failed');
     await missed;
     expect(await nextScheduledRun()).toBe('failed');
-    quarry.freshness.check();
+    await quarry.freshness.check();
     const health = async () => (await quarry.request('GET', '/api/health/platform', { as: 'viewer' })).json as { warnings: string[]; critical_issues: string[] };
     expect((await health()).warnings).toContain('orders was last synced 2 hours ago (stale after 2 hours)');
     expect(await nextScheduledRun()).toBe('failed');

@@ -58,8 +58,8 @@ describe('quarry backup and quarry restore', () => {
     try {
       expect(await fingerprintWarehouse(restored)).toEqual(after);
       expect(after['raw_orders.orders']).not.toEqual(before['raw_orders.orders']);
-      expect(restored.ctx.store.users.list().map((user) => user.email)).toEqual(original.ctx.store.users.list().map((user) => user.email));
-      expect(restored.ctx.store.fileLedger.forSource('orders').size).toBe(original.ctx.store.fileLedger.forSource('orders').size);
+      expect((await restored.ctx.store.users.list()).map((user) => user.email)).toEqual((await original.ctx.store.users.list()).map((user) => user.email));
+      expect((await restored.ctx.store.fileLedger.forSource('orders')).size).toBe((await original.ctx.store.fileLedger.forSource('orders')).size);
       // In a new folder the ledger's paths are the old ones: a sync reads the files again, replacing their rows.
       const rowsBefore = await restored.query('SELECT count(*) AS n FROM raw_orders.orders');
       expect((await syncAndWait(restored, 'orders')).type).toBe('sync_completed');

@@ -143,7 +143,7 @@ describe('quarry backup and restore with a bucket', () => {
       }
       const folders = new Set((await keysUnder('backups', 'scheduled/')).map((key) => key.split('/')[1]));
       expect(folders.size).toBe(1);
-      const logged = project.ctx.store.logs.latest(50).map((entry) => entry.message).join('\n');
+      const logged = (await project.ctx.store.logs.latest(50)).map((entry) => entry.message).join('\n');
       expect(logged).toMatch(/Schedule offsite: backed up into s3:\/\/backups\/scheduled\/quarry-backup-\d{8}T\d{9}Z\/ \(\d+ files\); deleted 1 older backup/);
     } finally {
       await project.close();

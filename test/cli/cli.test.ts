@@ -128,12 +128,12 @@ describe('quarry auth and oauth commands', () => {
     quarry(['init', dir, '--admin-email', 'a@example.com', '--admin-password', 'a-good-password', '--non-interactive']);
     const { createContext, closeContext } = await import('../../src/context.ts');
     const { createLogger } = await import('../../src/logger.ts');
-    const ctx = createContext({ projectDir: dir, env: {}, log: createLogger({ level: 'silent' }) });
+    const ctx = await createContext({ projectDir: dir, env: {}, log: createLogger({ level: 'silent' }) });
     for (let attempt = 0; attempt < 5; attempt++) {
       await expect(ctx.auth.login('a@example.com', 'wrong-password', { ip: '10.0.0.9', userAgent: '' })).rejects.toThrow('Invalid email or password');
     }
     await closeContext(ctx);
-    const reopened = createContext({ projectDir: dir, env: {}, log: createLogger({ level: 'silent' }) });
+    const reopened = await createContext({ projectDir: dir, env: {}, log: createLogger({ level: 'silent' }) });
     await expect(reopened.auth.login('a@example.com', 'a-good-password', { ip: '10.0.0.9', userAgent: '' })).rejects.toThrow('Too many failed logins');
     expect(quarry(['auth', 'unlock', 'A@example.com', '--project', dir]).stdout).toBe('Unlocked A@example.com (1 client cleared)\n');
     await expect(reopened.auth.login('a@example.com', 'a-good-password', { ip: '10.0.0.9', userAgent: '' })).resolves.toBeDefined();

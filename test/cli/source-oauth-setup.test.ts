@@ -61,7 +61,7 @@ describe('quarry oauth setup google --for sources', () => {
 
     // A sync an hour later finds the token expired: it is refreshed with the refresh token, and the new one kept.
     let now = Date.now();
-    const ctx = createContext({ projectDir: dir, env: {}, log: createLogger({ level: 'silent' }), now: () => new Date(now) });
+    const ctx = await createContext({ projectDir: dir, env: {}, log: createLogger({ level: 'silent' }), now: () => new Date(now) });
     try {
       const signal = AbortSignal.timeout(10_000);
       expect(await ctx.sourceTokens.accessToken('google', ctx.env, signal)).toBe(firstToken);
@@ -95,7 +95,7 @@ describe('quarry oauth setup google --for sources', () => {
       expect(refused.status).toBe(400);
       expect(await exited).toBe(1);
       expect(stderr.trim()).toBe('quarry: google refused the authorization: access_denied');
-      const ctx = createContext({ projectDir: other, env: {}, log: createLogger({ level: 'silent' }) });
+      const ctx = await createContext({ projectDir: other, env: {}, log: createLogger({ level: 'silent' }) });
       try {
         await expect(ctx.sourceTokens.accessToken('google', ctx.env, AbortSignal.timeout(5000))).rejects.toThrow(
           'No google authorization yet: run `quarry oauth setup google --for sources` to grant access',

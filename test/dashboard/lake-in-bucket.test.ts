@@ -101,17 +101,17 @@ describe('the demo with its lake in a bucket', () => {
   it('restores a source to before a sync and keeps the lake readable after its maintenance', async () => {
     const ordersNow = async (): Promise<number> => Number((await quarry.query('SELECT count(*) AS n FROM raw_orders.orders'))[0]?.n);
     const before = await ordersNow();
-    const sync = quarry.ctx.jobs.startSync('orders', { fullRefresh: true, requestedBy: 'test' });
+    const sync = await quarry.ctx.jobs.startSync('orders', { fullRefresh: true, requestedBy: 'test' });
     expect((await sync.ended).status).toBe('success');
     await quarry.jobsIdle();
     const restore = await quarry.ctx.jobs.startRestore('orders', { beforeSync: sync.job.id, requestedBy: 'test' });
     await quarry.jobsIdle();
-    expect(quarry.ctx.store.jobs.get(restore.id)).toMatchObject({ status: 'success' });
+    expect(await quarry.ctx.store.jobs.get(restore.id)).toMatchObject({ status: 'success' });
     expect(await ordersNow()).toBe(before);
 
-    const maintenance = quarry.ctx.jobs.startMaintenance({ retentionDays: 0, requestedBy: 'test' });
+    const maintenance = await quarry.ctx.jobs.startMaintenance({ retentionDays: 0, requestedBy: 'test' });
     await quarry.jobsIdle();
-    expect(quarry.ctx.store.jobs.get(maintenance.id), JSON.stringify(quarry.ctx.store.jobs.get(maintenance.id))).toMatchObject({ status: 'success' });
+    expect(await quarry.ctx.store.jobs.get(maintenance.id), JSON.stringify(await quarry.ctx.store.jobs.get(maintenance.id))).toMatchObject({ status: 'success' });
     expect(await ordersNow()).toBe(before);
     const answer = await quarry.request('POST', '/api/query', { as: 'viewer', body: { sql: 'SELECT sum(orders)::BIGINT FROM marts.revenue_by_country' } });
     expect(answer.status, answer.text).toBe(200);

@@ -122,8 +122,8 @@ describe('the dashboard tool (Superset) under /dashboard/, on the demo project',
       expect(me.status).toBe(200);
       expect(me.json.result.username).toBe(EMAILS[role]);
       expect(Object.keys(me.json.result.roles).sort()).toEqual(expected[role]);
-      const user = quarry.ctx.store.users.findByEmail(EMAILS[role]);
-      const account = quarry.ctx.store.dashboardAccounts.get(user?.id ?? 0);
+      const user = await quarry.ctx.store.users.findByEmail(EMAILS[role]);
+      const account = await quarry.ctx.store.dashboardAccounts.get(user?.id ?? 0);
       expect(account).toMatchObject({ username: EMAILS[role], active: true, role });
       expect(account?.passwordEncrypted).toMatch(/^[A-Za-z0-9+/=]{40,}$/);
     }
@@ -156,7 +156,7 @@ describe('the dashboard tool (Superset) under /dashboard/, on the demo project',
     };
     const add = async (email: string) => {
       expect((await quarry.request('POST', '/api/users', { as: 'admin', body: { email, name: 'Someone', role: 'viewer', password: 'someone-password-1' } })).status).toBe(201);
-      return quarry.ctx.store.users.findByEmail(email)?.id;
+      return (await quarry.ctx.store.users.findByEmail(email))?.id;
     };
     const first = await add('first@example.com');
     expect((await quarry.request('DELETE', '/api/users/first@example.com', { as: 'admin' })).status).toBe(200);
@@ -251,13 +251,13 @@ describe('the dashboard tool (Superset) under /dashboard/, on the demo project',
     expect((await quarry.request('POST', '/api/sources/feed/sync', { as: 'admin' })).status).toBe(200);
     await held.reached;
     for (let query = 0; query < 3; query++) {
-      expect(quarry.ctx.store.jobs.latest('sync', 'feed')?.status).toBe('running');
+      expect((await quarry.ctx.store.jobs.latest('sync', 'feed'))?.status).toBe('running');
       const data = await revenueByCountry('viewer');
       expect(data.status).toBe(200);
       expect(data.json.result[0].data).toEqual([{ orders: 240 }]);
     }
     held.release();
-    await vi.waitFor(() => { expect(quarry.ctx.store.jobs.latest('sync', 'feed')?.status).toBe('success'); }, { timeout: 30_000 });
+    await vi.waitFor(async () => { expect((await quarry.ctx.store.jobs.latest('sync', 'feed'))?.status).toBe('success'); }, { timeout: 30_000 });
     // And after the sync committed its snapshot.
     expect((await revenueByCountry('viewer')).json.result[0].data).toEqual([{ orders: 240 }]);
   }, 60_000);

@@ -22,7 +22,7 @@ export interface ContractFake {
   readonly table: string;
   readonly key: string;
   /** Stores what the platform keeps for the source besides sources.yml and the environment (an OAuth grant), once it is up. */
-  attach?(quarry: TestQuarry): void;
+  attach?(quarry: TestQuarry): Promise<void>;
   /** Runs before each sync: for a queue, which delivers a message once, makes its messages deliverable again. */
   beforeSync?(): void;
   /** Stops servers besides `api` (an authorization server); `api` is closed by the test. */

@@ -63,8 +63,8 @@ export const googleSheetsContract: ContractVendor = {
     return {
       api, env: {}, pagedPath: '/v4/spreadsheets/', faultAtRequest: 1, table: 'orders', key: 'order_id',
       section: ['spreadsheets:', `  spreadsheet_url_or_id: ${sheetId}`, '  range_names: [Orders]', `  base_url: ${api.url}`],
-      attach(quarry) {
-        quarry.ctx.sourceTokens.save('google', {
+      async attach(quarry) {
+        await quarry.ctx.sourceTokens.save('google', {
           accessToken, expiresAt: Date.now() + 3_600_000, tokenUrl: `${api.url}/token`, clientId: 'sources-client', clientSecretEnv: 'QUARRY_GOOGLE_SOURCES_CLIENT_SECRET',
         });
       },

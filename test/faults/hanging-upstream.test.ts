@@ -43,7 +43,7 @@ describe('an upstream API that hangs past the timeout', () => {
   it('abandons the hung requests, retries, loads everything once and says so in the log', async () => {
     hangsLeft = 2;
     expect(await syncAndWait(quarry, 'items')).toMatchObject({ type: 'sync_completed', rows: 5 });
-    const warnings = logMessages(quarry, 'items', 'WARNING');
+    const warnings = await logMessages(quarry, 'items', 'WARNING');
     expect(warnings.filter((line) => line.startsWith(`No answer from ${new URL(api.url).host} within 1 s; retrying`))).toHaveLength(2);
     expect(await quarry.query('SELECT count(*) AS n FROM raw_items.items')).toEqual([{ n: 5 }]);
   });
@@ -54,7 +54,7 @@ describe('an upstream API that hangs past the timeout', () => {
     expect((await quarry.request('GET', '/api/sources', { as: 'viewer' })).status).toBe(200);
     const end = await pending;
     expect(end.type === 'sync_failed' ? end.error : '').toBe(`No answer from ${new URL(api.url).host} within 1 s`);
-    expect(logMessages(quarry, 'stuck', 'ERROR')).toEqual([`No answer from ${new URL(api.url).host} within 1 s`]);
+    expect(await logMessages(quarry, 'stuck', 'ERROR')).toEqual([`No answer from ${new URL(api.url).host} within 1 s`]);
     expect(await quarry.query('SELECT count(*) AS n FROM raw_items.items')).toEqual([{ n: 5 }]);
     hangsLeft = 0;
     expect(await syncAndWait(quarry, 'items')).toMatchObject({ type: 'sync_completed' });

@@ -92,7 +92,7 @@ describe.skipIf(process.getuid?.() !== 0)('the platform database turning read-on
     const held = quarry.ctx.writer.turn(() => { holds(undefined); return released; }, { signal: AbortSignal.timeout(60_000) });
     await holding;
     const failed = quarry.nextEvent('sync_failed');
-    const { job: queued } = quarry.ctx.jobs.startSync('orders', { fullRefresh: false, requestedBy: 'test' });
+    const { job: queued } = await quarry.ctx.jobs.startSync('orders', { fullRefresh: false, requestedBy: 'test' });
     setImmutable(quarry, true);
     release(undefined);
     await held;
@@ -100,7 +100,7 @@ describe.skipIf(process.getuid?.() !== 0)('the platform database turning read-on
       source: 'orders', error: 'The sync failed: the platform database is read-only, so the sync could not be recorded',
     });
     await quarry.jobsIdle();
-    expect(quarry.ctx.store.jobs.history('sync', 'orders', 1)[0]).toMatchObject({ id: queued.id, status: 'queued' });
+    expect((await quarry.ctx.store.jobs.history('sync', 'orders', 1))[0]).toMatchObject({ id: queued.id, status: 'queued' });
     expect(captured.records()).toContainEqual(expect.objectContaining({
       level: 50, job: queued.id, msg: 'the end of the sync could not be recorded in the platform database; it is recorded with the next sync',
     }));
@@ -109,11 +109,11 @@ describe.skipIf(process.getuid?.() !== 0)('the platform database turning read-on
     setImmutable(quarry, false);
     writeFileSync(path.join(dataDir, 'third.csv'), 'id,name\n4,d\n');
     expect(await syncAndWait(quarry, 'orders')).toMatchObject({ type: 'sync_completed', rows: 4 });
-    const [latest, earlier] = quarry.ctx.store.jobs.history('sync', 'orders', 2);
+    const [latest, earlier] = await quarry.ctx.store.jobs.history('sync', 'orders', 2);
     expect(latest).toMatchObject({ status: 'success', rows: 4 });
     expect(earlier).toMatchObject({
       id: queued.id, status: 'failed', error: 'The sync failed: the platform database is read-only, so the sync could not be recorded',
     });
-    expect(logMessages(quarry, 'orders', 'ERROR')).toContain('The sync failed: the platform database is read-only, so the sync could not be recorded');
+    expect(await logMessages(quarry, 'orders', 'ERROR')).toContain('The sync failed: the platform database is read-only, so the sync could not be recorded');
   }, 120_000);
 });

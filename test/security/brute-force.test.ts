@@ -35,7 +35,7 @@ describe('brute force on every secret a user types', () => {
     return String(candidate).padStart(6, '0');
   };
   const verify = (cookie: string, code: string) => quarry.request('POST', '/api/auth/2fa/verify', { cookie, headers: XHR, body: { code } });
-  const auditEvents = (email: string) => quarry.ctx.auth.auditLog(1000).filter((entry) => entry.actorEmail === email).map((entry) => entry.event).reverse();
+  const auditEvents = async (email: string) => (await quarry.ctx.auth.auditLog(1000)).filter((entry) => entry.actorEmail === email).map((entry) => entry.event).reverse();
 
   /** A user with two-factor on; returns the TOTP secret. */
   async function twoFactorUser(email: string, password: string): Promise<string> {
@@ -61,7 +61,7 @@ describe('brute force on every secret a user types', () => {
     expect(fifth.json).toEqual({ detail: '5 wrong two-factor codes: this login has ended; log in again with your password', code: 'two_factor_attempts_exhausted' });
     const right = await verify(partial, codeAt(secret));
     expect({ status: right.status, body: right.json }).toEqual({ status: 401, body: { detail: 'Authentication required', code: 'unauthenticated' } });
-    expect(auditEvents('guessed@test.local').slice(-6)).toEqual(['login_password_ok_2fa_pending', ...Array(5).fill('2fa_failed'), '2fa_login_ended'].slice(-6));
+    expect((await auditEvents('guessed@test.local')).slice(-6)).toEqual(['login_password_ok_2fa_pending', ...Array(5).fill('2fa_failed'), '2fa_login_ended'].slice(-6));
 
     // Logging in again gives a new login with its own attempts; the right code completes it.
     const again = sessionCookieOf((await login('guessed@test.local', 'guessed-password-1')).headers);
@@ -80,7 +80,7 @@ describe('brute force on every secret a user types', () => {
     expect(locked.status).toBe(429);
     expect(locked.json).toEqual({ detail: 'Too many failed logins: try again in 15 minutes', code: 'locked_out' });
     expect(locked.headers.get('retry-after')).toBe('900');
-    expect(auditEvents('sprayed@test.local')).toContain('2fa_locked_out');
+    expect(await auditEvents('sprayed@test.local')).toContain('2fa_locked_out');
 
     quarry.clock.advance(15 * 60_000 + 1000);
     const later = sessionCookieOf((await login('sprayed@test.local', 'sprayed-password-1')).headers);
@@ -95,7 +95,7 @@ describe('brute force on every secret a user types', () => {
     }
     const partial = sessionCookieOf((await login('unlocked@test.local', 'unlocked-password-1')).headers);
     expect((await verify(partial, codeAt(secret))).status).toBe(429);
-    expect(quarry.ctx.auth.unlock('unlocked@test.local')).toBe(1);
+    expect(await quarry.ctx.auth.unlock('unlocked@test.local')).toBe(1);
     const fresh = sessionCookieOf((await login('unlocked@test.local', 'unlocked-password-1')).headers);
     expect((await verify(fresh, codeAt(secret))).status).toBe(200);
   });
@@ -122,7 +122,7 @@ describe('brute force on every secret a user types', () => {
     const locked = await change('changer-password-1');
     expect(locked.status).toBe(429);
     expect(locked.json.code).toBe('locked_out');
-    expect(auditEvents('changer@test.local')).toContain('password_change_locked_out');
+    expect(await auditEvents('changer@test.local')).toContain('password_change_locked_out');
   });
 
   it('rate-limits every operation that takes a typed secret as a login, per client address', async () => {

@@ -90,7 +90,7 @@ describe('file sources and uploads stay inside the data roots', () => {
     const end = await syncAndWait(quarry, 'inside');
     expect(end).toMatchObject({ type: 'sync_completed', rows: 1 });
     // The linked folder's file is either not listed at all or skipped the same way: never read.
-    expect(logMessages(quarry, 'inside', 'WARNING')).toContain(
+    expect(await logMessages(quarry, 'inside', 'WARNING')).toContain(
       `Skipped ${path.join(quarry.dir, 'data', 'inside', 'linked.csv')}: it leads outside the data roots (data) through a symlink`,
     );
     const rows = await quarry.request('POST', '/api/query', { as: 'viewer', body: { sql: 'SELECT secret FROM raw_inside.inside' } });

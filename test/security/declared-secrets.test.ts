@@ -171,7 +171,7 @@ describe('a source reads and writes only the variables it declares', () => {
     await expect.poll(() => receiver.accepted.length, { timeout: 5_000 }).toBeGreaterThan(0);
     const shown = [
       JSON.stringify(end),
-      logMessages(quarry, 'echoed', 'ERROR').join('\n'),
+      (await logMessages(quarry, 'echoed', 'ERROR')).join('\n'),
       (await quarry.request('GET', '/api/logs', { as: 'viewer' })).text,
       (await quarry.request('GET', '/api/sources/echoed/history', { as: 'viewer' })).text,
       (await quarry.request('GET', '/api/health/platform', { as: 'viewer' })).text,
@@ -191,7 +191,7 @@ describe('a source reads and writes only the variables it declares', () => {
     expect(added.status).toBe(201);
     const end = await syncAndWait(quarry, 'echoing');
     expect(end).toMatchObject({ type: 'sync_failed', error: expect.stringContaining('refused ***') });
-    const shown = [JSON.stringify(end), logMessages(quarry, 'echoing', 'ERROR').join('\n'), (await quarry.request('GET', '/api/logs', { as: 'viewer' })).text];
+    const shown = [JSON.stringify(end), (await logMessages(quarry, 'echoing', 'ERROR')).join('\n'), (await quarry.request('GET', '/api/logs', { as: 'viewer' })).text];
     for (const text of shown) {
       for (const form of [token, encodeURIComponent(token), Buffer.from(token).toString('base64').replace(/=+$/, '')]) expect(text).not.toContain(form);
     }

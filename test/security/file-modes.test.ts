@@ -23,7 +23,7 @@ describe('the platform database is readable by its owner only', () => {
     const file = quarry.ctx.paths.platformDb;
     for (const companion of [file, `${file}-wal`, `${file}-shm`]) chmodSync(companion, 0o644);
     const again = openStore(file);
-    again.close();
+    await again.close();
     expect([modeOf(file), modeOf(`${file}-wal`), modeOf(`${file}-shm`)]).toEqual(['600', '600', '600']);
   });
 });

@@ -287,7 +287,7 @@ describe('a MongoDB server that names replica-set members on this machine', () =
     expect(await quarry.query('SELECT _id, total FROM raw_members.orders ORDER BY _id')).toEqual([{ _id: 'o-1', total: 5 }, { _id: 'o-2', total: 7 }]);
     expect(loopbackMember.connections).toBe(0);
     // Not for want of trying (the driver's monitor connects as soon as the primary names the member): the proxy refused it.
-    expect(logMessages(quarry, 'members', 'WARNING')).toEqual([`A server of localhost:${String(primary.port)} named a host Quarry did not connect to: ${refusal}`]);
+    expect(await logMessages(quarry, 'members', 'WARNING')).toEqual([`A server of localhost:${String(primary.port)} named a host Quarry did not connect to: ${refusal}`]);
   });
 
   it('fails with the refusal when the only primary a server names is on this machine', async () => {

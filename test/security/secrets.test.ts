@@ -119,7 +119,7 @@ describe('secrets stay secret', () => {
     });
     quarry = await startLoggedQuarry(api);
     // The OAuth tokens `quarry oauth setup google --for sources` would store.
-    quarry.ctx.sourceTokens.save('google', {
+    await quarry.ctx.sourceTokens.save('google', {
       accessToken: SECRETS.oauthAccessToken, refreshToken: SECRETS.oauthRefreshToken, expiresAt: Date.now() + 3_600_000,
       tokenUrl: `${api.url}/token`, clientId: 'client-id', clientSecretEnv: 'QUARRY_GOOGLE_SOURCES_CLIENT_SECRET',
     });
@@ -149,7 +149,7 @@ describe('secrets stay secret', () => {
           }
         });
       });
-      quarry.ctx.jobs.startSync(source, { fullRefresh: false, requestedBy: 'test' });
+      await quarry.ctx.jobs.startSync(source, { fullRefresh: false, requestedBy: 'test' });
       expect(await ended).toBe('sync_completed');
       await quarry.ctx.jobs.idle();
     }
@@ -179,17 +179,17 @@ describe('secrets stay secret', () => {
     expect({ where, found }).toEqual({ where, found: [] });
   }
 
-  it('seeded every kind of secret and used each one', () => {
+  it('seeded every kind of secret and used each one', async () => {
     expect(apiKeys[0]).toMatch(/^svc_ak_/);
     expect(totpSecret).toMatch(/^[A-Z2-7]{16,}$/);
     expect(api.requests.filter((request) => request.path === '/v1/items').length).toBeGreaterThan(0);
     expect(api.requests.filter((request) => request.path === '/v1/people').length).toBeGreaterThan(0);
-    expect(quarry.ctx.sourceTokens.find('google')?.accessToken).toBe(SECRETS.oauthAccessToken);
+    expect((await quarry.ctx.sourceTokens.find('google'))?.accessToken).toBe(SECRETS.oauthAccessToken);
     expect(readFileSync(quarry.ctx.paths.envFile, 'utf8')).toContain(SECRETS.envBearerToken); // where it belongs
   });
 
-  it('keeps them out of the log lines in the platform DB and out of the process log', () => {
-    const stored = quarry.ctx.store.logs.latest(100_000);
+  it('keeps them out of the log lines in the platform DB and out of the process log', async () => {
+    const stored = await quarry.ctx.store.logs.latest(100_000);
     expect(stored.length).toBeGreaterThan(0);
     expectNoSecretIn('platform logs', JSON.stringify(stored));
     const output = quarry.logOutput();

@@ -159,7 +159,7 @@ describe('API keys', () => {
       expect((await quarry.request('GET', '/api/status', { apiKey: key })).json).toEqual({ detail: 'Invalid, expired or revoked API key', code: 'unauthenticated' });
     }
     expect((await quarry.request('GET', '/api/auth/api-keys', { cookie: sessionCookieOf(revoke.headers) })).json).toEqual([]);
-    const audit = quarry.ctx.auth.auditLog(50).find((entry) => entry.event === 'password_changed' && entry.actorEmail === 'rotator@test.local');
+    const audit = (await quarry.ctx.auth.auditLog(50)).find((entry) => entry.event === 'password_changed' && entry.actorEmail === 'rotator@test.local');
     expect(audit?.detail).toBe('2 API keys revoked');
   });
 });

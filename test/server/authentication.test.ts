@@ -73,8 +73,8 @@ describe('authentication', () => {
   it('stores only a hash of the session token', async () => {
     const cookie = await quarry.login('viewer');
     const token = cookie.split('=')[1]!;
-    const rows = (quarry.ctx.store as unknown as { sessions: { findByTokenHash(hash: string): unknown } });
-    expect(rows.sessions.findByTokenHash(token)).toBeUndefined();
+    const rows = (quarry.ctx.store as unknown as { sessions: { findByTokenHash(hash: string): Promise<unknown> } });
+    expect(await rows.sessions.findByTokenHash(token)).toBeUndefined();
   });
 
   it('treats emails case-insensitively', async () => {
@@ -84,8 +84,8 @@ describe('authentication', () => {
 
   it('answers the same 401 for a wrong password, an unknown email and an inactive account', async () => {
     await quarry.ctx.auth.addUser({ email: 'gone@test.local', role: 'viewer', password: 'gone-password-1' });
-    const admin = (quarry.ctx.auth.actorFromSessionToken((await quarry.login('admin')).split('=')[1]!))!.actor;
-    quarry.ctx.auth.updateUser(admin, 'gone@test.local', { active: false });
+    const admin = (await quarry.ctx.auth.actorFromSessionToken((await quarry.login('admin')).split('=')[1]!))!.actor;
+    await quarry.ctx.auth.updateUser(admin, 'gone@test.local', { active: false });
     const attempts = [
       { email: EMAILS.viewer, password: 'wrong-password' },
       { email: 'nobody@test.local', password: 'whatever-password' },
@@ -155,7 +155,7 @@ describe('authentication', () => {
     expect(sameOrigin.status).toBe(201);
     const header = await quarry.request('POST', '/api/auth/api-keys', { cookie, body: { name: 'k2' }, headers: { 'x-requested-with': 'XMLHttpRequest' } });
     expect(header.status).toBe(201);
-    expect(quarry.ctx.store.apiKeys.listActiveForUser(quarry.ctx.store.users.findByEmail(EMAILS.viewer)!.id)).toHaveLength(2);
+    expect(await quarry.ctx.store.apiKeys.listActiveForUser((await quarry.ctx.store.users.findByEmail(EMAILS.viewer))!.id)).toHaveLength(2);
   });
 
   it('expires a session after the idle timeout and after the absolute lifetime', async () => {

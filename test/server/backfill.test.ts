@@ -91,7 +91,7 @@ async function backfill(source: string, body: Record<string, unknown>) {
 
 describe('backfill through POST /api/sources/{name}/sync', () => {
   it('payments: re-loads the window and merges it on id, leaving rows outside it and the cursor as they were', async () => {
-    const cursor = quarry.ctx.store.sourceState.forSource('stripe').get('customers');
+    const cursor = (await quarry.ctx.store.sourceState.forSource('stripe')).get('customers');
     expect(cursor).toBe(customer(40).created);
     // Upstream, a customer of 2025-01-02 and one of 2025-01-05 changed.
     stripe.customers = records(40, (n) => customer(n, n === 6 || n === 18 ? `changed${String(n)}@example.com` : undefined));
@@ -104,8 +104,8 @@ describe('backfill through POST /api/sources/{name}/sync', () => {
       .toEqual([[String(Date.UTC(2025, 0, 2) / 1000), String(Date.UTC(2025, 0, 2, 23, 59, 59) / 1000)]]);
     expect(await quarry.query("SELECT count(*) AS n, count(DISTINCT id) AS ids, string_agg(email, ',' ORDER BY id) FILTER (WHERE email LIKE 'changed%') AS changed FROM raw_stripe.customers"))
       .toEqual([{ n: 40, ids: 40, changed: 'changed6@example.com' }]);
-    expect(quarry.ctx.store.sourceState.forSource('stripe').get('customers')).toBe(cursor);
-    expect(logMessages(quarry, 'stripe', 'INFO')).toContain('Backfill of 2025-01-02 to 2025-01-02: rows of those days are re-loaded and merged, the rest stay as they are');
+    expect((await quarry.ctx.store.sourceState.forSource('stripe')).get('customers')).toBe(cursor);
+    expect(await logMessages(quarry, 'stripe', 'INFO')).toContain('Backfill of 2025-01-02 to 2025-01-02: rows of those days are re-loaded and merged, the rest stay as they are');
   });
 
   it('storefront: re-loads the orders created in the window and leaves the unfiltered locations alone', async () => {
@@ -122,11 +122,11 @@ describe('backfill through POST /api/sources/{name}/sync', () => {
       .toEqual([{ n: 20, ids: 20, changed: '5' }]);
     expect(await quarry.query('SELECT id, name FROM raw_shop.locations')).toEqual([{ id: 1, name: 'Warehouse' }]);
     // The source still lists both its tables.
-    expect(quarry.ctx.sourceReports.summary('shop').tables.map((table) => table.name).sort()).toEqual(['locations', 'orders']);
+    expect((await quarry.ctx.sourceReports.summary('shop')).tables.map((table) => table.name).sort()).toEqual(['locations', 'orders']);
   });
 
   it('rest_api: reads from the window start through the cursor parameter and keeps only records up to its end', async () => {
-    const cursor = quarry.ctx.store.sourceState.forSource('api').get('items');
+    const cursor = (await quarry.ctx.store.sourceState.forSource('api')).get('items');
     items = ITEMS.map((item) => (item.id === 30 || item.id === 80 ? { ...item, name: 'renamed' } : item));
     const before = restApi.requests.length;
     // 2026-01-02 00:00 to 2026-01-02 23:59:59.999: items 24 to 47.
@@ -135,7 +135,7 @@ describe('backfill through POST /api/sources/{name}/sync', () => {
     expect(restApi.requests.slice(before).map((request) => request.query.get('updated_since'))).toEqual(['2026-01-02T00:00:00.000Z']);
     expect(await quarry.query("SELECT count(*) AS n, count(DISTINCT id) AS ids, string_agg(id::VARCHAR, ',' ORDER BY id) FILTER (WHERE name = 'renamed') AS renamed FROM raw_api.items"))
       .toEqual([{ n: 100, ids: 100, renamed: '30' }]);
-    expect(quarry.ctx.store.sourceState.forSource('api').get('items')).toBe(cursor);
+    expect((await quarry.ctx.store.sourceState.forSource('api')).get('items')).toBe(cursor);
   });
 
   it('answers 400 backfill_not_supported naming the types that have date ranges', async () => {
@@ -181,7 +181,7 @@ describe('backfill through POST /api/sources/{name}/sync', () => {
 
 describe('POST /api/sync-all', () => {
   it('starts every enabled source, reports one already running, and skips the disabled one', async () => {
-    const { job: running } = quarry.ctx.jobs.startSync('stripe', { fullRefresh: false, requestedBy: 'test' });
+    const { job: running } = await quarry.ctx.jobs.startSync('stripe', { fullRefresh: false, requestedBy: 'test' });
     const response = await quarry.request('POST', '/api/sync-all', { as: 'editor' });
     expect(response.status).toBe(200);
     expect(response.json).toEqual({
@@ -194,7 +194,7 @@ describe('POST /api/sync-all', () => {
       ],
     });
     await quarry.jobsIdle();
-    const requested = quarry.ctx.sourceReports.history('shop', 1)[0];
+    const requested = (await quarry.ctx.sourceReports.history('shop', 1))[0];
     expect(requested?.status).toBe('success');
     expect(running.target).toBe('stripe');
   });
@@ -355,7 +355,7 @@ describe('backfill of the other date-range types', () => {
   });
 
   it('web_analytics: re-reads the window\'s days of a report and merges them on its dimensions, leaving the other days as they were', async () => {
-    const cursor = other.ctx.store.sourceState.forSource('site').get('traffic');
+    const cursor = (await other.ctx.store.sourceState.forSource('site')).get('traffic');
     // Upstream, every day's figures changed.
     properties.set(PROPERTY, traffic(7));
     const before = analyticsApi.requests.length;
@@ -365,7 +365,7 @@ describe('backfill of the other date-range types', () => {
     expect(asked.map((request) => (request.body as { dateRanges: unknown }).dateRanges)).toEqual([[{ startDate: isoDay(3), endDate: isoDay(3) }]]);
     expect(await other.query(`SELECT date::VARCHAR AS day, count(*) AS n, count(DISTINCT session_source) AS sources, sum(sessions) AS sessions
       FROM raw_site.traffic GROUP BY 1 ORDER BY 1`)).toEqual([5, 4, 3, 2, 1].map((daysAgo) => ({ day: isoDay(daysAgo), n: 3, sources: 3, sessions: daysAgo === 3 ? 21 : 3 })));
-    expect(other.ctx.store.sourceState.forSource('site').get('traffic')).toBe(cursor);
+    expect((await other.ctx.store.sourceState.forSource('site')).get('traffic')).toBe(cursor);
   });
 
   it('helpdesk_a: exports the tickets updated in the window and merges them on id, leaving the others as they were', async () => {
@@ -382,7 +382,7 @@ describe('backfill of the other date-range types', () => {
   });
 
   it('recruiting: reads the candidates created in the window and merges them on id, leaving the others as they were', async () => {
-    const cursor = other.ctx.store.sourceState.forSource('hiring').get('candidates');
+    const cursor = (await other.ctx.store.sourceState.forSource('hiring')).get('candidates');
     expect(await other.query('SELECT count(*) AS n FROM raw_hiring.candidates')).toEqual([{ n: 20 }]);
     greenhouse.data = { ...greenhouse.data, candidates: records(20, (n) => ({ ...greenhouseCandidate(n), title: n === 3 || n === 9 ? 'Changed' : 'Engineer' })) };
     const before = greenhouse.api.requests.length;
@@ -394,7 +394,7 @@ describe('backfill of the other date-range types', () => {
       .toEqual([['2024-01-02T00:00:00Z', '2024-01-02T23:59:59Z', null]]);
     expect(await other.query("SELECT count(*) AS n, count(DISTINCT id) AS ids, string_agg(id::VARCHAR, ',' ORDER BY id) FILTER (WHERE title = 'Changed') AS changed FROM raw_hiring.candidates"))
       .toEqual([{ n: 20, ids: 20, changed: '4003' }]);
-    expect(other.ctx.store.sourceState.forSource('hiring').get('candidates')).toBe(cursor);
+    expect((await other.ctx.store.sourceState.forSource('hiring')).get('candidates')).toBe(cursor);
   });
 
   it('team_chat: reads the window\'s messages of each channel and merges them on channel and ts, leaving the others as they were', async () => {

@@ -110,7 +110,7 @@ describe('the catalog', () => {
     const write = (sql: string): Promise<void> =>
       quarry.ctx.writer.write(({ transaction }) => transaction(async (connection) => { await connection.run(sql); }), { signal: AbortSignal.timeout(60_000) });
     await write('CREATE TABLE marts.retired_model AS SELECT 1 AS id');
-    quarry.ctx.store.warehouseTables.replaceModelTable({ schema: 'marts', name: 'retired_model', layer: 'marts', rowCount: 1 }, new Date().toISOString());
+    await quarry.ctx.store.warehouseTables.replaceModelTable({ schema: 'marts', name: 'retired_model', layer: 'marts', rowCount: 1 }, new Date().toISOString());
     expect((await get('/api/catalog/tables/marts/retired_model')).status).toBe(200);
     await write('DROP TABLE marts.retired_model');
 

@@ -180,9 +180,9 @@ describe('credential generation', () => {
   it('moves on a change to any column of users, sessions and API keys but their bookkeeping columns', async () => {
     const store = openStore(path.join(dir, 'platform.db'));
     try {
-      const user = store.users.insert({ email: 'columns@test.local', name: '', role: 'viewer', passwordHash: null }, new Date().toISOString());
-      store.sessions.insert({ id: 's1', tokenHash: 'h1', userId: user.id, stage: 'full', ip: '', userAgent: '' }, new Date().toISOString());
-      store.apiKeys.insert({ id: 'k1', userId: user.id, name: 'k', keyHash: 'kh1', prefix: 'svc_ak_', expiresAt: null }, new Date().toISOString());
+      const user = await store.users.insert({ email: 'columns@test.local', name: '', role: 'viewer', passwordHash: null }, new Date().toISOString());
+      await store.sessions.insert({ id: 's1', tokenHash: 'h1', userId: user.id, stage: 'full', ip: '', userAgent: '' }, new Date().toISOString());
+      await store.apiKeys.insert({ id: 'k1', userId: user.id, name: 'k', keyHash: 'kh1', prefix: 'svc_ak_', expiresAt: null }, new Date().toISOString());
       // A raw connection, as another process would have: this test needs UPDATE statements no repository has.
       const { DatabaseSync } = await import('node:sqlite');
       const database = new DatabaseSync(path.join(dir, 'platform.db'));
@@ -203,7 +203,7 @@ describe('credential generation', () => {
         database.close();
       }
     } finally {
-      store.close();
+      await store.close();
     }
   });
 });

@@ -43,7 +43,7 @@ describe('lockout and rate limits', () => {
     const ip = '127.0.0.14';
     for (let attempt = 1; attempt <= 5; attempt++) await login(ip, EMAILS.editor, 'wrong-password');
     expect((await login(ip, EMAILS.editor, PASSWORDS.editor)).status).toBe(429);
-    expect(quarry.ctx.auth.unlock('Editor@Test.local')).toBe(1);
+    expect(await quarry.ctx.auth.unlock('Editor@Test.local')).toBe(1);
     expect((await login(ip, EMAILS.editor, PASSWORDS.editor)).status).toBe(200);
   });
 

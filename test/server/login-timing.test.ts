@@ -16,8 +16,8 @@ describe('login failure timing', () => {
     // The real cost: at bcrypt's minimum, the request's own time would hide what the comparison costs.
     quarry = await startQuarry({ passwordCost: PASSWORD_COST });
     await quarry.ctx.auth.addUser({ email: 'inactive@test.local', role: 'viewer', password: 'inactive-password' });
-    const admin = quarry.ctx.auth.actorFromSessionToken((await quarry.login('admin')).split('=')[1]!)!.actor;
-    quarry.ctx.auth.updateUser(admin, 'inactive@test.local', { active: false });
+    const admin = (await quarry.ctx.auth.actorFromSessionToken((await quarry.login('admin')).split('=')[1]!))!.actor;
+    await quarry.ctx.auth.updateUser(admin, 'inactive@test.local', { active: false });
   });
   afterAll(async () => {
     await quarry.close();

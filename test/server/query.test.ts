@@ -47,7 +47,7 @@ describe('POST /api/query', () => {
       rows: [['1', '10', 'a, quoted'], ['2', '20', null], ['3', '30', 'x']],
       row_count: 3, truncated: false, elapsed_ms: expect.any(Number),
     });
-    const audited = quarry.ctx.store.audit.latest(1)[0];
+    const audited = (await quarry.ctx.store.audit.latest(1))[0];
     expect(audited).toEqual(expect.objectContaining({
       event: 'query', actorEmail: 'viewer@test.local', subject: 'SELECT id, amount, note FROM raw_orders.orders ORDER BY id', detail: expect.stringMatching(/^succeeded in \d+ ms$/),
     }));

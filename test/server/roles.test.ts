@@ -25,7 +25,7 @@ describe('roles', () => {
       expect(list.json.code).toBe('forbidden');
       const add = await quarry.request('POST', '/api/users', { as: role, body: { email: `x-${role}@test.local`, role: 'admin', password: 'long-enough-pw' } });
       expect(add.status).toBe(403);
-      expect(quarry.ctx.store.users.findByEmail(`x-${role}@test.local`)).toBeUndefined();
+      expect(await quarry.ctx.store.users.findByEmail(`x-${role}@test.local`)).toBeUndefined();
     }
   });
 
@@ -52,7 +52,7 @@ describe('roles', () => {
     const response = await quarry.request('PATCH', '/api/users/admin@test.local', { as: 'admin', body: { active: false } });
     expect(response.status).toBe(403);
     expect(response.json).toEqual({ detail: 'You cannot demote or deactivate yourself; ask another admin', code: 'forbidden' });
-    expect(quarry.ctx.store.users.findByEmail('admin@test.local')?.active).toBe(true);
+    expect((await quarry.ctx.store.users.findByEmail('admin@test.local'))?.active).toBe(true);
   });
 
   it('signs a user out everywhere when their role changes', async () => {

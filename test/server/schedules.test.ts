@@ -51,8 +51,8 @@ function scheduled(schedules: Record<string, unknown>[], extra: Partial<StartOpt
   });
 }
 
-function syncJobsOf(quarry: TestQuarry, source: string, schedule: string): JobRecord[] {
-  return quarry.ctx.store.jobs.history('sync', source, 50).filter((job) => job.requestedBy === `schedule:${schedule}`).reverse();
+async function syncJobsOf(quarry: TestQuarry, source: string, schedule: string): Promise<JobRecord[]> {
+  return (await quarry.ctx.store.jobs.history('sync', source, 50)).filter((job) => job.requestedBy === `schedule:${schedule}`).reverse();
 }
 
 function recordingIncidents(): { missed: (schedule: string, reason: string) => void; seen: { schedule: string; reason: string }[] } {
@@ -70,7 +70,7 @@ describe('schedules', () => {
 
   it('syncs at its cron slot with nobody acting, as an ordinary job requested by the schedule', async () => {
     quarry = await scheduled([{ name: 'minutely', cron: '* * * * *', sync: ['shop'] }]);
-    expect(quarry.ctx.store.jobs.latest('sync', 'shop')).toBeUndefined();
+    expect(await quarry.ctx.store.jobs.latest('sync', 'shop')).toBeUndefined();
     const started = quarry.nextEvent('schedule_started');
     const synced = quarry.nextEvent('sync_completed', (event) => event.source === 'shop');
     const completed = quarry.nextEvent('schedule_completed');
@@ -78,7 +78,7 @@ describe('schedules', () => {
     expect(await started).toEqual({ type: 'schedule_started', schedule: 'minutely', timestamp: '2026-06-01T10:01:00.000Z' });
     expect(await synced).toMatchObject({ source: 'shop', rows: 3 });
     expect(await completed).toEqual({ type: 'schedule_completed', schedule: 'minutely', outcome: 'success', timestamp: expect.any(String) });
-    expect(syncJobsOf(quarry, 'shop', 'minutely')).toMatchObject([{ status: 'success', rows: 3 }]);
+    expect(await syncJobsOf(quarry, 'shop', 'minutely')).toMatchObject([{ status: 'success', rows: 3 }]);
     expect((await quarry.query('SELECT count(*) AS n FROM raw_shop.items'))[0]).toEqual({ n: 3 });
 
     const response = await quarry.request('GET', '/api/schedules', { as: 'viewer' });
@@ -96,14 +96,14 @@ describe('schedules', () => {
     await first.stop();
     clock.advance(3 * 60 * MINUTE); // 180 minute slots and 3 hourly ones pass while the service is down
     quarry = await scheduled(schedules, { clock, projectDir: first.dir });
-    await vi.waitFor(() => {
-      expect(quarry?.ctx.store.schedules.latestRun('minutely')?.outcome).toBe('success');
-      expect(quarry?.ctx.store.schedules.latestRun('hourly')?.outcome).toBe('success');
+    await vi.waitFor(async () => {
+      expect((await quarry?.ctx.store.schedules.latestRun('minutely'))?.outcome).toBe('success');
+      expect((await quarry?.ctx.store.schedules.latestRun('hourly'))?.outcome).toBe('success');
     }, { timeout: 30_000 });
-    expect(quarry.ctx.store.schedules.runs('minutely', 10)).toMatchObject([{ trigger: 'catch_up', outcome: 'success' }]);
-    expect(quarry.ctx.store.schedules.runs('hourly', 10)).toMatchObject([{ trigger: 'catch_up', outcome: 'success' }]);
-    expect(syncJobsOf(quarry, 'shop', 'minutely')).toHaveLength(1);
-    expect(syncJobsOf(quarry, 'stock', 'hourly')).toHaveLength(1);
+    expect(await quarry.ctx.store.schedules.runs('minutely', 10)).toMatchObject([{ trigger: 'catch_up', outcome: 'success' }]);
+    expect(await quarry.ctx.store.schedules.runs('hourly', 10)).toMatchObject([{ trigger: 'catch_up', outcome: 'success' }]);
+    expect(await syncJobsOf(quarry, 'shop', 'minutely')).toHaveLength(1);
+    expect(await syncJobsOf(quarry, 'stock', 'hourly')).toHaveLength(1);
     // The second service runs in the first one's folder: it is stopped before the folder goes (a docs build may still write there).
     await quarry.close();
     quarry = undefined;
@@ -122,7 +122,7 @@ describe('schedules', () => {
     quarry.clock.advance(MINUTE);
     expect(await skipped).toMatchObject({ schedule: 'minutely', outcome: 'skipped' });
     expect(incidents.seen).toEqual([{ schedule: 'minutely', reason: 'skipped: its previous run is still going' }]);
-    expect(quarry.ctx.store.logs.latest(20).map((entry) => entry.message)).toContain('Schedule minutely skipped this slot: its previous run is still going');
+    expect((await quarry.ctx.store.logs.latest(20)).map((entry) => entry.message)).toContain('Schedule minutely skipped this slot: its previous run is still going');
 
     const runNow = await quarry.request('POST', '/api/schedules/minutely/run', { as: 'editor' });
     expect(runNow.status).toBe(409);
@@ -131,8 +131,8 @@ describe('schedules', () => {
     const finished = quarry.nextEvent('schedule_completed');
     release();
     expect(await finished).toMatchObject({ schedule: 'minutely', outcome: 'success' });
-    expect(syncJobsOf(quarry, 'slow', 'minutely')).toHaveLength(1);
-    expect(quarry.ctx.store.schedules.runs('minutely', 10).map((run) => run.outcome)).toEqual(['skipped', 'success']);
+    expect(await syncJobsOf(quarry, 'slow', 'minutely')).toHaveLength(1);
+    expect((await quarry.ctx.store.schedules.runs('minutely', 10)).map((run) => run.outcome)).toEqual(['skipped', 'success']);
   });
 
   it('retries a sync that fails on a transient error with backoff, each try in the history, then reports the failure', async () => {
@@ -144,17 +144,17 @@ describe('schedules', () => {
     expect(response.json).toEqual({ success: true, message: 'Schedule nightly started', schedule: 'nightly', started_at: '2026-06-01T10:00:30.000Z' });
     for (const [tries, backoff] of [[1, MINUTE], [2, 2 * MINUTE]] as const) {
       const current = quarry;
-      await vi.waitFor(() => {
-        expect(syncJobsOf(current, 'flaky', 'nightly').filter((job) => job.status === 'failed')).toHaveLength(tries);
+      await vi.waitFor(async () => {
+        expect((await syncJobsOf(current, 'flaky', 'nightly')).filter((job) => job.status === 'failed')).toHaveLength(tries);
         expect(current.clock.pendingTimers()[0]?.getTime()).toBe(current.clock.now().getTime() + backoff);
       });
       current.clock.advanceToNextTimer();
     }
     expect(await completed).toMatchObject({ schedule: 'nightly', outcome: 'failed' });
-    const jobs = syncJobsOf(quarry, 'flaky', 'nightly');
+    const jobs = await syncJobsOf(quarry, 'flaky', 'nightly');
     expect(jobs).toHaveLength(3);
     for (const job of jobs) expect(job).toMatchObject({ status: 'failed', transient: true, error: expect.stringContaining('answered 503') });
-    expect(quarry.ctx.store.schedules.latestRun('nightly')).toMatchObject({ trigger: 'manual', outcome: 'failed', detail: expect.stringContaining('(after 3 tries)') });
+    expect(await quarry.ctx.store.schedules.latestRun('nightly')).toMatchObject({ trigger: 'manual', outcome: 'failed', detail: expect.stringContaining('(after 3 tries)') });
     expect(incidents.seen).toEqual([{ schedule: 'nightly', reason: expect.stringMatching(/^flaky: .*answered 503.*\(after 3 tries\)$/) }]);
   });
 
@@ -163,7 +163,7 @@ describe('schedules', () => {
     const completed = quarry.nextEvent('schedule_completed');
     expect((await quarry.request('POST', '/api/schedules/nightly/run', { as: 'editor' })).status).toBe(200);
     expect(await completed).toMatchObject({ schedule: 'nightly', outcome: 'failed' });
-    expect(syncJobsOf(quarry, 'denied', 'nightly')).toMatchObject([{ status: 'failed', transient: false, error: expect.stringContaining('answered 401') }]);
+    expect(await syncJobsOf(quarry, 'denied', 'nightly')).toMatchObject([{ status: 'failed', transient: false, error: expect.stringContaining('answered 401') }]);
   });
 
   it('syncs the sources with the schedule\'s tags', async () => {
@@ -173,10 +173,10 @@ describe('schedules', () => {
     const completed = quarry.nextEvent('schedule_completed');
     expect((await quarry.request('POST', '/api/schedules/tagged/run', { as: 'admin' })).status).toBe(200);
     expect(await completed).toMatchObject({ outcome: 'failed' }); // denied is tagged too
-    expect(syncJobsOf(quarry, 'shop', 'tagged')).toMatchObject([{ status: 'success' }]);
-    expect(syncJobsOf(quarry, 'stock', 'tagged')).toMatchObject([{ status: 'success' }]);
-    expect(syncJobsOf(quarry, 'denied', 'tagged')).toMatchObject([{ status: 'failed' }]);
-    expect(syncJobsOf(quarry, 'slow', 'tagged')).toEqual([]);
+    expect(await syncJobsOf(quarry, 'shop', 'tagged')).toMatchObject([{ status: 'success' }]);
+    expect(await syncJobsOf(quarry, 'stock', 'tagged')).toMatchObject([{ status: 'success' }]);
+    expect(await syncJobsOf(quarry, 'denied', 'tagged')).toMatchObject([{ status: 'failed' }]);
+    expect(await syncJobsOf(quarry, 'slow', 'tagged')).toEqual([]);
   });
 
   it('lets every role read the schedules and editors and up run one, with the contract\'s errors', async () => {
@@ -192,7 +192,7 @@ describe('schedules', () => {
     const crossSite = await quarry.request('POST', '/api/schedules/nightly/run', { cookie });
     expect(crossSite.status).toBe(403);
     expect(crossSite.json).toMatchObject({ code: 'csrf_failed' });
-    expect(quarry.ctx.store.schedules.latestRun('nightly')).toBeUndefined();
+    expect(await quarry.ctx.store.schedules.latestRun('nightly')).toBeUndefined();
   });
 });
 
@@ -219,7 +219,7 @@ describe('a schedule with transform: true', () => {
     quarry.clock.advance(MINUTE);
     expect(await completed).toMatchObject({ schedule: 'nightly', outcome: 'success' });
     await modelRun;
-    expect(quarry.ctx.store.jobs.latest('run', 'downstream of shop')).toMatchObject({ status: 'success', requestedBy: 'schedule:nightly' });
+    expect(await quarry.ctx.store.jobs.latest('run', 'downstream of shop')).toMatchObject({ status: 'success', requestedBy: 'schedule:nightly' });
     await quarry.ctx.transform.idle();
     expect(await quarry.query('SELECT count(*) AS n FROM staging.stg_shop__shop')).toEqual([{ n: 2 }]);
   });

@@ -25,7 +25,7 @@ describe('stopping the service', () => {
     await writeRows(path.join(directory, 'a.csv'), 300_000);
     const started = quarry.nextEvent('sync_started');
     const completed = quarry.nextEvent('sync_completed');
-    quarry.ctx.jobs.startSync('orders', { fullRefresh: false, requestedBy: 'test' });
+    await quarry.ctx.jobs.startSync('orders', { fullRefresh: false, requestedBy: 'test' });
     await started;
     await quarry.app.close();
     await closeContext(quarry.ctx, 60_000);
@@ -38,12 +38,12 @@ describe('stopping the service', () => {
     mkdirSync(directory, { recursive: true });
     await writeRows(path.join(directory, 'a.csv'), 10);
     const first = quarry.nextEvent('sync_completed');
-    quarry.ctx.jobs.startSync('orders', { fullRefresh: false, requestedBy: 'test' });
+    await quarry.ctx.jobs.startSync('orders', { fullRefresh: false, requestedBy: 'test' });
     await first;
     await writeRows(path.join(directory, 'b.csv'), 3_000_000);
     const started = quarry.nextEvent('sync_started');
     const failed = quarry.nextEvent('sync_failed');
-    quarry.ctx.jobs.startSync('orders', { fullRefresh: false, requestedBy: 'test' });
+    await quarry.ctx.jobs.startSync('orders', { fullRefresh: false, requestedBy: 'test' });
     await started;
     await quarry.app.close();
     const closing = closeContext(quarry.ctx, 10);

@@ -61,7 +61,7 @@ describe('staging models with snake_case column names', () => {
     const model = (await quarry.ctx.transform.loadModels()).find((candidate) => candidate.name === 'stg_bills__bills');
     // Every column but comment (a null in the first row) is tested, the two of Quarry's own included.
     expect(model).toMatchObject({ status: 'success', tests: { passed: SNAKE_CASE.length - 1 + QUARRY_COLUMNS.length, failed: 0, warned: 0 } });
-    const tests = quarry.ctx.transform.listTests().filter((test) => test.model === 'stg_bills__bills');
+    const tests = (await quarry.ctx.transform.listTests()).filter((test) => test.model === 'stg_bills__bills');
     expect(tests.map((test) => [test.type, test.column])).toEqual(expect.arrayContaining(
       [...SNAKE_CASE.filter((name) => name !== 'comment'), ...QUARRY_COLUMNS].map((name) => ['not_null', name]),
     ));

@@ -27,8 +27,8 @@ describe('stopping the service during a model run', () => {
     await closeContext(quarry.ctx, 60_000);
     expect((await completed).model).toBe('quick');
     const store = reopenStore(quarry.dir);
-    expect(store.modelRuns.latestByModel().get('quick')?.status).toBe('success');
-    store.close();
+    expect((await store.modelRuns.latestByModel()).get('quick')?.status).toBe('success');
+    await store.close();
     rmSync(quarry.dir, { recursive: true, force: true });
   });
 
@@ -45,9 +45,9 @@ describe('stopping the service during a model run', () => {
     await closeContext(quarry.ctx, 10);
     expect(await failed).toMatchObject({ model: 'endless', error: 'The run was interrupted because the service is stopping' });
     const store = reopenStore(quarry.dir);
-    expect(store.jobs.latest('run', 'endless')).toMatchObject({ id: job.id, status: 'interrupted' });
-    expect(store.modelRuns.latestByModel().get('endless')).toMatchObject({ status: 'error', error: 'The run was interrupted because the service is stopping' });
-    store.close();
+    expect(await store.jobs.latest('run', 'endless')).toMatchObject({ id: job.id, status: 'interrupted' });
+    expect((await store.modelRuns.latestByModel()).get('endless')).toMatchObject({ status: 'error', error: 'The run was interrupted because the service is stopping' });
+    await store.close();
     rmSync(quarry.dir, { recursive: true, force: true });
   }, 60_000);
 });

@@ -90,7 +90,7 @@ describe('transformations: data tests run with every model run (dbt build)', () 
       type: 'transform_run_failed', model: 'customer_count', error: 'Skipped because the upstream test unique_customers_id of customers failed',
     }));
 
-    const job = quarry.ctx.store.jobs.latest('run', 'customers');
+    const job = await quarry.ctx.store.jobs.latest('run', 'customers');
     expect(job?.status).toBe('failed');
     expect(job?.error).toContain('the test unique_customers_id failed (1 failing rows)');
 
@@ -132,7 +132,7 @@ describe('transformations: data tests run with every model run (dbt build)', () 
     const tests = await testsByName(quarry);
     expect(tests.get('unique_customers_id')).toMatchObject({ status: 'pass', failures: 0, failing_rows: [] });
     expect(tests.get('not_null_customer_count_n')?.status).toBe('pass');
-    expect(quarry.ctx.store.jobs.latest('run', 'customers')?.status).toBe('success');
+    expect((await quarry.ctx.store.jobs.latest('run', 'customers'))?.status).toBe('success');
     // Failing rows are kept for failing tests only: the table of the test that passes now is gone (the warning's stays).
     expect(await queryLake(quarry.dir, "SELECT table_name FROM duckdb_tables() WHERE schema_name = 'test_failures' ORDER BY 1"))
       .toEqual([{ table_name: 'not_null_customers_name' }]);

@@ -117,15 +117,15 @@ describe('transformations: models API and runs', () => {
 
     const after = await statuses(quarry);
     expect(after).toMatchObject({ a_base: 'success', b_middle: 'success', c_top: 'success', d_side: 'success', e_root: 'not_run' });
-    const job = quarry.ctx.store.jobs.latest('run', 'a_base');
+    const job = await quarry.ctx.store.jobs.latest('run', 'a_base');
     expect(job).toMatchObject({ status: 'success', error: null });
-    const runs = quarry.ctx.store.modelRuns.forJob(job!.id);
+    const runs = await quarry.ctx.store.modelRuns.forJob(job!.id);
     const timing = Object.fromEntries(runs.map((model) => [model.model, model]));
     expect(timing.b_middle!.startedAt >= timing.a_base!.finishedAt!).toBe(true);
     expect(timing.c_top!.startedAt >= timing.b_middle!.finishedAt!).toBe(true);
     for (const model of runs) expect(model.durationSeconds).toBeGreaterThan(0);
     expect(await quarry.query('SELECT n FROM marts.c_top')).toEqual([{ n: 1 }]);
-    expect(quarry.ctx.store.warehouseTables.countByLayer().marts).toBeGreaterThanOrEqual(4);
+    expect((await quarry.ctx.store.warehouseTables.countByLayer()).marts).toBeGreaterThanOrEqual(4);
   });
 
   it('runs only the model itself with cascade=false', async () => {
@@ -152,7 +152,7 @@ describe('transformations: models API and runs', () => {
     await quarry.ctx.transform.idle();
 
     expect(await statuses(quarry)).toMatchObject({ e_root: 'success', broken: 'error', after_broken: 'skipped', after_after: 'skipped' });
-    const job = quarry.ctx.store.jobs.latest('run', 'e_root');
+    const job = await quarry.ctx.store.jobs.latest('run', 'e_root');
     expect(job?.status).toBe('failed');
     expect(job?.error).toContain('no_such_column');
     const health = await quarry.request('GET', '/api/health/platform', { as: 'viewer' });
@@ -265,6 +265,6 @@ describe('auto-transform after a sync', () => {
     expect(startedOrder(await second)).toEqual(['stg_shop__shop', 'shop_totals']);
     await quarry.ctx.transform.idle();
     expect(await quarry.query('SELECT orders, amount FROM marts.shop_totals')).toEqual([{ orders: 3, amount: 60 }]);
-    expect(quarry.ctx.store.jobs.latest('run', 'source:shop+')).toMatchObject({ status: 'success', requestedBy: 'auto_transform' });
+    expect(await quarry.ctx.store.jobs.latest('run', 'source:shop+')).toMatchObject({ status: 'success', requestedBy: 'auto_transform' });
   });
 });

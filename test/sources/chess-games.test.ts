@@ -73,7 +73,7 @@ describe('chess_games (Chess.com published data)', () => {
       const end = await syncAndWait(quarry, 'chess');
       const line = `GET ${chess.baseUrl}/player/hikaru answered 404 Not Found: User "hikaru" not found.`;
       expect(end).toMatchObject({ type: 'sync_failed', error: line });
-      expect(logMessages(quarry, 'chess', 'ERROR')).toEqual([line]);
+      expect(await logMessages(quarry, 'chess', 'ERROR')).toEqual([line]);
     } finally {
       chess.archives.set('hikaru', games);
     }

@@ -93,7 +93,7 @@ describe('code_host (GitHub) sources', () => {
     expect(asked.filter((request) => request.path === '/repos/acme/shop/commits').map((request) => request.query.get('since'))).toEqual([at(130)]);
     expect(await quarry.query("SELECT count(*) AS n, count(DISTINCT id) AS ids, count(*) FILTER (WHERE title = 'Issue 11 retitled') AS retitled FROM raw_repo.issues"))
       .toEqual([{ n: 153, ids: 153, retitled: 1 }]);
-    expect(quarry.ctx.store.sourceState.forSource('repo').get('issues')).toBe(at(402));
+    expect((await quarry.ctx.store.sourceState.forSource('repo')).get('issues')).toBe(at(402));
   });
 
 });

@@ -58,7 +58,7 @@ beforeAll(async () => {
     env: Object.assign({}, ...[...fakes.values()].map((fake) => fake.env)) as Record<string, string>,
     sourcesYaml: ['sources:', ...[...fakes].flatMap(([type, fake]) => sourceEntry(type, fake)), ''].join('\n'),
   });
-  for (const fake of fakes.values()) fake.attach?.(quarry);
+  for (const fake of fakes.values()) await fake.attach?.(quarry);
 });
 
 afterAll(async () => {
@@ -99,7 +99,7 @@ describe.each(VENDORS.map((vendor) => vendor.type))('the connector engine readin
     );
     expect(await sync(type, true)).toMatchObject({ type: 'sync_completed' });
     expect(await countRecords(type, fake())).toEqual(clean);
-    expect(logMessages(quarry, type, 'WARNING')).toEqual(expect.arrayContaining([
+    expect(await logMessages(quarry, type, 'WARNING')).toEqual(expect.arrayContaining([
       expect.stringMatching(/answered 429.*retrying in 1\.0 s/), expect.stringMatching(/answered 500/),
     ]));
     // The request the 429 answered is asked again no sooner than Retry-After allows.
@@ -131,7 +131,7 @@ describe.each(VENDORS.filter((vendor) => vendor.anonymous !== true).map((vendor)
       if (typeof refusal === 'string') expect(error).toBe(refusal);
       else expect(error).toMatch(refusal);
       for (const secret of Object.values(fake().env)) expect(error).not.toContain(secret);
-      expect(logMessages(quarry, type, 'ERROR')).toEqual([error]);
+      expect(await logMessages(quarry, type, 'ERROR')).toEqual([error]);
       expect(await countRecords(type, fake())).toEqual(before);
       const sources = await quarry.request('GET', '/api/sources', { as: 'viewer' });
       expect((sources.json as { name: string; status: string }[]).find((source) => source.name === type)).toMatchObject({ status: 'failed' });

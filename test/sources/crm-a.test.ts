@@ -130,7 +130,7 @@ describe('crm_a (HubSpot) sources', () => {
     expect(api.requests.slice(before).some((request) => request.path === '/crm/v3/objects/contacts')).toBe(false);
     expect(await quarry.query("SELECT count(*) AS n, count(*) FILTER (WHERE properties.firstname = 'Renamed') AS renamed, count(DISTINCT id) AS ids FROM raw_hubspot.contacts"))
       .toEqual([{ n: 251, renamed: 1, ids: 251 }]);
-    expect(quarry.ctx.store.sourceState.forSource('hubspot').get('contacts')).toBe(at(501));
+    expect((await quarry.ctx.store.sourceState.forSource('hubspot')).get('contacts')).toBe(at(501));
   });
 
 });

@@ -56,7 +56,7 @@ describe('crm_c (Pipedrive)', () => {
     expect(recentsFor('deal', before)[0]?.query.get('since_timestamp')).toBe(pipedriveTime(Date.UTC(2024, 0, 1) + 1200 * 3_600_000));
     const rows = await quarry.query("SELECT count(*) AS n, count(DISTINCT id) AS ids, any_value(value) FILTER (WHERE id = 100) AS value FROM raw_sales.deals");
     expect(rows).toEqual([{ n: 1201, ids: 1201, value: 99_999 }]);
-    expect(quarry.ctx.store.sourceState.forSource('sales').get('deals')).toBe(pipedriveTime(changedAt + 1000));
+    expect((await quarry.ctx.store.sourceState.forSource('sales')).get('deals')).toBe(pipedriveTime(changedAt + 1000));
   });
 
   it('refuses unknown resources and a bad company domain, naming the field', () => {

@@ -33,7 +33,7 @@ describe('csv_url sources', () => {
       { id: 3, customer: 'Linus', total: 30, ordered_on: '2026-01-04' },
     ]);
     expect(api.requests.at(-1)?.headers.authorization).toBe(`Bearer ${TOKEN}`);
-    expect(logMessages(quarry, 'orders', 'INFO')).toContain(`Downloaded ${api.url}/exports/orders.csv`);
+    expect(await logMessages(quarry, 'orders', 'INFO')).toContain(`Downloaded ${api.url}/exports/orders.csv`);
   });
 
   it('replaces the table with the file as it is now', async () => {

@@ -75,19 +75,19 @@ describe('document_db through the MongoDB driver, against a wire-protocol fake',
     mongo.collection(DATABASE, 'customers').push({ _id: 'c-3', name: 'Cy' });
 
     expect(await syncAndWait(quarry, 'shop')).toMatchObject({ type: 'sync_completed', rows: 5 });
-    expect(logMessages(quarry, 'shop', 'INFO')).toContain('Exported 2 documents of orders with updatedAt after 2026-01-02T10:00:00.000Z');
+    expect(await logMessages(quarry, 'shop', 'INFO')).toContain('Exported 2 documents of orders with updatedAt after 2026-01-02T10:00:00.000Z');
     expect(await quarry.query('SELECT number, customer.address.city AS city FROM raw_shop.orders ORDER BY number')).toEqual([
       { number: 1, city: 'London' }, { number: 2, city: 'Oslo' }, { number: 3, city: 'Rome' },
     ]);
     expect(await quarry.query('SELECT count(*) AS n FROM raw_shop.customers')).toEqual([{ n: 3 }]);
-    expect(quarry.ctx.store.sourceState.forSource('shop').get('orders')).toEqual({ type: 'date', value: '2026-02-02T00:00:00.000Z' });
+    expect((await quarry.ctx.store.sourceState.forSource('shop')).get('orders')).toEqual({ type: 'date', value: '2026-02-02T00:00:00.000Z' });
   });
 
   it('keeps the cursor where it was when the load fails, so the next sync loads the same documents', async () => {
     mongo.collection(DATABASE, 'orders').push({ _id: new ObjectId(), number: 4, updatedAt: new Date('2026-03-01T00:00:00Z'), customer: { name: 'Di', address: { city: 'Oslo' } }, lines: [] });
     const unblock = await blockLoadsInto(quarry, 'raw_shop', 'orders');
     expect(await syncAndWait(quarry, 'shop')).toMatchObject({ type: 'sync_failed' });
-    expect(quarry.ctx.store.sourceState.forSource('shop').get('orders')).toEqual({ type: 'date', value: '2026-02-02T00:00:00.000Z' });
+    expect((await quarry.ctx.store.sourceState.forSource('shop')).get('orders')).toEqual({ type: 'date', value: '2026-02-02T00:00:00.000Z' });
     await unblock();
 
     expect(await syncAndWait(quarry, 'shop')).toMatchObject({ type: 'sync_completed' });
@@ -100,7 +100,7 @@ describe('document_db through the MongoDB driver, against a wire-protocol fake',
     const denied = await syncAndWait(quarry, 'wrong_password');
     expect(denied.type === 'sync_failed' ? denied.error : '')
       .toBe(`Could not connect to MongoDB at 127.0.0.1:${String(mongo.port)}: the server refused the credentials (authentication failed)`);
-    const logs = JSON.stringify(quarry.ctx.store.logs.latest(100));
+    const logs = JSON.stringify(await quarry.ctx.store.logs.latest(100));
     expect(logs).not.toContain('refused-pw-3k');
     expect(logs).not.toContain('wrong-pw-5z');
   });

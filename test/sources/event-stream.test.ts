@@ -95,7 +95,7 @@ describe('event_stream from NATS JetStream', () => {
     expect(await syncAndWait(quarry, 'orders')).toMatchObject({ type: 'sync_completed', rows: 2 });
     expect(await quarry.query(`SELECT count(*) AS n, max(order_id) AS last FROM ${TABLE}`)).toEqual([{ n: 5, last: 4 }]);
     expect(await syncAndWait(quarry, 'orders')).toMatchObject({ type: 'sync_completed', rows: 0 });
-    expect(quarry.ctx.store.sourceState.forSource('orders')).toEqual(new Map([[STREAM, 5]]));
+    expect(await quarry.ctx.store.sourceState.forSource('orders')).toEqual(new Map([[STREAM, 5]]));
   });
 
   it('acknowledges nothing when the load fails, so the next sync loads the same messages once', async () => {
@@ -117,6 +117,6 @@ describe('event_stream from NATS JetStream', () => {
     expect(refused.type === 'sync_failed' ? refused.error : '').toBe('Could not connect to NATS at 127.0.0.1:1: connection refused');
     const denied = await syncAndWait(quarry, 'wrong_password');
     expect(denied.type === 'sync_failed' ? denied.error : '').toMatch(/^Could not connect to NATS at 127\.0\.0\.1:\d+: the server refused the credentials/);
-    expect(JSON.stringify(quarry.ctx.store.logs.latest(100))).not.toContain('wrong-pw-9x');
+    expect(JSON.stringify(await quarry.ctx.store.logs.latest(100))).not.toContain('wrong-pw-9x');
   });
 });

@@ -86,7 +86,7 @@ describe('a local_files source with files from the wild', () => {
     expect(await quarry.query('SELECT id, a FROM raw_shop.shop ORDER BY id')).toEqual([{ id: 1, a: 'x' }, { id: 2, a: 'y' }]);
     expect(await quarry.query("SELECT column_name FROM information_schema.columns WHERE table_name = 'shop' AND lower(column_name) = 'a'"))
       .toEqual([{ column_name: 'a' }]);
-    expect(logMessages(quarry, 'shop', 'INFO')).toContain(`Column A of ${path.join(folder, 'b.csv')} loaded into column a, spelt as in ${path.join(folder, 'a.csv')}`);
+    expect(await logMessages(quarry, 'shop', 'INFO')).toContain(`Column A of ${path.join(folder, 'b.csv')} loaded into column a, spelt as in ${path.join(folder, 'a.csv')}`);
     expect(await count()).toBe(2);
   });
 
@@ -104,15 +104,15 @@ describe('a local_files source with files from the wild', () => {
       .toEqual([{ day: '2024-03-31' }, { day: '2023-12-01' }]);
 
     await quarry.ctx.jobs.ledgerHasher.settled('shop');
-    const ledger = quarry.ctx.store.fileLedger.forSource('shop');
+    const ledger = await quarry.ctx.store.fileLedger.forSource('shop');
     const reading = (file: string): unknown => JSON.parse(ledger.get(path.join(folder, file))?.reading ?? 'null');
     expect(reading('us-dates.csv')).toEqual(expect.objectContaining({ options: expect.objectContaining({ delim: ',', header: true, dateformat: '%m-%d-%Y' }) }));
     expect(reading('comments.csv')).toEqual(expect.objectContaining({ options: expect.objectContaining({ delim: '|' }) }));
 
     const files = 2 + Object.keys(WILD_CSV).length;
     expect(await syncAndWait(quarry, 'shop')).toEqual(expect.objectContaining({ type: 'sync_completed', rows: total }));
-    expect(logMessages(quarry, 'shop', 'INFO').at(-1)).toBe(`Loaded 0 of ${String(files)} file(s); ${String(files)} unchanged`);
-    expect(quarry.ctx.store.fileLedger.forSource('shop')).toEqual(ledger);
+    expect((await logMessages(quarry, 'shop', 'INFO')).at(-1)).toBe(`Loaded 0 of ${String(files)} file(s); ${String(files)} unchanged`);
+    expect(await quarry.ctx.store.fileLedger.forSource('shop')).toEqual(ledger);
 
     for (const name of Object.keys(WILD_CSV)) rmSync(path.join(folder, name));
     expect(await syncAndWait(quarry, 'shop')).toMatchObject({ type: 'sync_completed', rows: 3 });
@@ -131,12 +131,12 @@ describe('a local_files source with files from the wild', () => {
     }
     writeFileSync(path.join(folder, 'broken.json'), '{"id": 9, "name": ');
     expect(await syncAndWait(quarry, 'shop')).toEqual(expect.objectContaining({ type: 'sync_completed', rows: 8 }));
-    expect(filesFailedOfLastSync(quarry, 'shop')).toBe(1);
+    expect(await filesFailedOfLastSync(quarry, 'shop')).toBe(1);
     expect(await quarry.query('SELECT id, name FROM raw_shop.shop ORDER BY id')).toEqual([
       { id: 1, name: 'pen' }, { id: 2, name: 'ink' }, { id: 3, name: 'pad' }, { id: 4, name: 'cup' },
       { id: 5, name: 'mug' }, { id: 6, name: 'jar' }, { id: 7, name: 'lid' }, { id: 8, name: 'tin' },
     ]);
-    expect(logMessages(quarry, 'shop', 'WARNING')).toContainEqual(expect.stringMatching(
+    expect(await logMessages(quarry, 'shop', 'WARNING')).toContainEqual(expect.stringMatching(
       new RegExp(`^Skipped ${path.join(folder, 'broken.json').replaceAll('/', '\\/')}: DuckDB cannot read it \\(.*JSON.*\\)`),
     ));
     const listing = (await quarry.request('GET', '/api/sources/shop/csv-files', { as: 'viewer' })).json.files as { filename: string; status: string }[];
@@ -160,9 +160,9 @@ describe('a local_files source with files from the wild', () => {
 
     writeFileSync(parquet, whole.subarray(0, Math.floor(whole.length / 2)));
     expect(await syncAndWait(quarry, 'shop')).toMatchObject({ type: 'sync_completed', rows: 9 });
-    expect(filesFailedOfLastSync(quarry, 'shop')).toBe(1);
+    expect(await filesFailedOfLastSync(quarry, 'shop')).toBe(1);
     expect(await quarry.query(`SELECT count(*)::INTEGER AS n FROM raw_shop.shop WHERE _quarry_file = ${quoteLiteral(parquet)}`)).toEqual([{ n: 6 }]);
-    expect(logMessages(quarry, 'shop', 'WARNING')).toContainEqual(expect.stringMatching(
+    expect(await logMessages(quarry, 'shop', 'WARNING')).toContainEqual(expect.stringMatching(
       /^Skipped .*e\.parquet: DuckDB cannot read it \(.*\); the 6 row\(s\) of its last read stay loaded; it is tried again when it changes$/,
     ));
     const listing = async (): Promise<unknown[]> => ((await quarry.request('GET', '/api/sources/shop/csv-files', { as: 'viewer' })).json.files as { filename: string; status: string; rows_loaded: number }[])
@@ -170,11 +170,11 @@ describe('a local_files source with files from the wild', () => {
     expect(await listing()).toEqual([['a.csv', 'success', 2], ['b.csv', 'success', 1], ['e.parquet', 'unreadable', 6]]);
     // Unchanged and still unreadable: the rows stay at the next sync too.
     expect(await syncAndWait(quarry, 'shop')).toMatchObject({ type: 'sync_completed', rows: 9 });
-    expect(filesFailedOfLastSync(quarry, 'shop')).toBe(1);
+    expect(await filesFailedOfLastSync(quarry, 'shop')).toBe(1);
 
     writeFileSync(parquet, whole);
     expect(await syncAndWait(quarry, 'shop')).toMatchObject({ type: 'sync_completed', rows: 9 });
-    expect(filesFailedOfLastSync(quarry, 'shop')).toBe(0);
+    expect(await filesFailedOfLastSync(quarry, 'shop')).toBe(0);
     expect(await listing()).toEqual([['a.csv', 'success', 2], ['b.csv', 'success', 1], ['e.parquet', 'success', 6]]);
   });
 
@@ -183,18 +183,18 @@ describe('a local_files source with files from the wild', () => {
     expect(await syncAndWait(quarry, 'shop')).toMatchObject({ type: 'sync_completed', rows: 3 });
     await quarry.ctx.jobs.ledgerHasher.settled('shop');
     const sha256 = createHash('sha256').update(readFileSync(file)).digest('hex');
-    expect(quarry.ctx.store.fileLedger.forSource('shop').get(file)?.sha256).toBe(sha256);
+    expect((await quarry.ctx.store.fileLedger.forSource('shop')).get(file)?.sha256).toBe(sha256);
 
     const later = new Date(Date.now() + 60_000);
     utimesSync(file, later, later);
     expect(await syncAndWait(quarry, 'shop')).toMatchObject({ type: 'sync_completed', rows: 3 });
-    expect(logMessages(quarry, 'shop', 'INFO').at(-1)).toBe('Loaded 0 of 2 file(s); 2 unchanged');
-    expect(quarry.ctx.store.fileLedger.forSource('shop').get(file)).toMatchObject({ sha256, mtimeMs: later.getTime() });
+    expect((await logMessages(quarry, 'shop', 'INFO')).at(-1)).toBe('Loaded 0 of 2 file(s); 2 unchanged');
+    expect((await quarry.ctx.store.fileLedger.forSource('shop')).get(file)).toMatchObject({ sha256, mtimeMs: later.getTime() });
 
     writeFileSync(file, 'id,name,amount\n1,pen,100\n2,ink,200\n');
     utimesSync(file, later, later);
     expect(await syncAndWait(quarry, 'shop')).toMatchObject({ type: 'sync_completed', rows: 3 });
-    expect(logMessages(quarry, 'shop', 'INFO').at(-1)).toBe('Loaded 1 of 2 file(s); 1 unchanged');
+    expect((await logMessages(quarry, 'shop', 'INFO')).at(-1)).toBe('Loaded 1 of 2 file(s); 1 unchanged');
     expect(await quarry.query('SELECT sum(amount)::INTEGER AS total FROM raw_shop.shop')).toEqual([{ total: 330 }]);
   });
 

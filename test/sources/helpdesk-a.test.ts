@@ -79,7 +79,7 @@ describe('helpdesk_a (Zendesk Support)', () => {
     const rows = await quarry.query(`SELECT count(*) AS n, count(DISTINCT id) AS ids,
       any_value(subject) FILTER (WHERE id = 10) AS subject FROM raw_support.tickets`);
     expect(rows).toEqual([{ n: 2301, ids: 2301, subject: 'Refund still missing' }]);
-    expect(quarry.ctx.store.sourceState.forSource('support').get('tickets')).toBe(zendeskTicket(2301, changedAt + 60_000).updated_at);
+    expect((await quarry.ctx.store.sourceState.forSource('support')).get('tickets')).toBe(zendeskTicket(2301, changedAt + 60_000).updated_at);
   });
 
   it('starts the export at start_date and leaves out what changed after end_date', async () => {

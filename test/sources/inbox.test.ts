@@ -69,7 +69,7 @@ describe('inbox (IMAP, against Dovecot)', () => {
   });
 
   it('fetches only messages with a UID above the cursor on the next sync', async () => {
-    const cursor = quarry.ctx.store.sourceState.forSource('mail').get('messages') as { uid_validity: string; last_uid: number };
+    const cursor = (await quarry.ctx.store.sourceState.forSource('mail')).get('messages') as { uid_validity: string; last_uid: number };
     expect(cursor.last_uid).toBe(7);
     await withMailbox(async (client) => {
       await client.append('INBOX', plain(8));
@@ -77,7 +77,7 @@ describe('inbox (IMAP, against Dovecot)', () => {
     });
     expect(await syncAndWait(quarry, 'mail')).toMatchObject({ type: 'sync_completed', rows: 2 });
     expect(await quarry.query('SELECT count(*) AS n, count(DISTINCT uid) AS uids, max(uid) AS top FROM raw_mail.messages')).toEqual([{ n: 9, uids: 9, top: 9 }]);
-    expect(quarry.ctx.store.sourceState.forSource('mail').get('messages')).toEqual({ uid_validity: cursor.uid_validity, last_uid: 9 });
+    expect((await quarry.ctx.store.sourceState.forSource('mail')).get('messages')).toEqual({ uid_validity: cursor.uid_validity, last_uid: 9 });
     expect(await syncAndWait(quarry, 'mail')).toMatchObject({ type: 'sync_completed', rows: 0 });
   });
 
@@ -96,7 +96,7 @@ describe('inbox (IMAP, against Dovecot)', () => {
     });
     expect(await syncAndWait(quarry, 'archive')).toMatchObject({ type: 'sync_completed', rows: 2 });
     expect(await quarry.query('SELECT subject FROM raw_archive.messages ORDER BY uid')).toEqual([{ subject: 'Order 200' }, { subject: 'Order 201' }]);
-    expect(logMessages(quarry, 'archive', 'WARNING')).toEqual(['The UIDVALIDITY of Archive changed; reloading the whole folder']);
+    expect(await logMessages(quarry, 'archive', 'WARNING')).toEqual(['The UIDVALIDITY of Archive changed; reloading the whole folder']);
   });
 
   it('fails with one line naming the server and the user when the password is wrong, keeping loaded data', async () => {
@@ -105,7 +105,7 @@ describe('inbox (IMAP, against Dovecot)', () => {
     const error = end.type === 'sync_failed' ? end.error : '';
     expect(error).toMatch(new RegExp(`^The IMAP server 127\\.0\\.0\\.1:${String(imap.port)} refused the login of ann: .*Authentication failed`));
     expect(error).not.toContain('guess');
-    expect(logMessages(quarry, 'mail_wrong', 'ERROR')).toEqual([error]);
+    expect(await logMessages(quarry, 'mail_wrong', 'ERROR')).toEqual([error]);
     expect(await quarry.query('SELECT count(*) AS n FROM raw_mail.messages')).toEqual([{ n: 9 }]);
   });
 });

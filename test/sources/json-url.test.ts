@@ -48,7 +48,7 @@ describe('json_url sources', () => {
       { id: 2, customer: 'Grace', total: 7.25, line_count: 0 },
     ]);
     expect(api.requests.at(-1)?.headers.authorization).toBe(`Bearer ${TOKEN}`);
-    expect(logMessages(quarry, 'orders', 'INFO')).toContain(`Downloaded ${api.url}/exports/orders.json`);
+    expect(await logMessages(quarry, 'orders', 'INFO')).toContain(`Downloaded ${api.url}/exports/orders.json`);
   });
 
   it('loads a JSON Lines file one record per line, and replaces the table with the file as it is now', async () => {

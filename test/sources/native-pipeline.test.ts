@@ -142,7 +142,7 @@ describe('native_pipeline sources', () => {
     const broken = await syncAndWait(quarry, 'broken');
     const error = broken.type === 'sync_failed' ? broken.error : '';
     expect(error).toMatch(/^The pipeline failed: .*upstream said no to \*\*\*/);
-    expect(JSON.stringify(quarry.ctx.store.logs.latest(200))).not.toContain('tok-very-secret');
+    expect(JSON.stringify(await quarry.ctx.store.logs.latest(200))).not.toContain('tok-very-secret');
   });
 
   it.each([

@@ -87,7 +87,7 @@ describe('filesystem sources reading S3-compatible object storage', () => {
     expect(await loaded()).toEqual([
       { id: 1, amount: 10, file: JANUARY }, { id: 2, amount: 20, file: JANUARY }, { id: 3, amount: 30, file: FEBRUARY }, { id: 4, amount: 40, file: LATEST },
     ]);
-    const ledger = quarry.ctx.store.fileLedger.forSource('orders');
+    const ledger = await quarry.ctx.store.fileLedger.forSource('orders');
     expect([...ledger.keys()].sort()).toEqual([JANUARY, FEBRUARY, LATEST].sort());
     // An object is never downloaded to be hashed: its ETag stands for the hash.
     expect(ledger.get(JANUARY)).toMatchObject({ rows: 2, sha256: expect.stringMatching(/^etag:[0-9a-f]+/), error: null });
@@ -111,10 +111,10 @@ describe('filesystem sources reading S3-compatible object storage', () => {
   });
 
   it('reads nothing again when no object changed', async () => {
-    const before = quarry.ctx.store.fileLedger.forSource('orders');
+    const before = await quarry.ctx.store.fileLedger.forSource('orders');
     expect(await syncAndWait(quarry, 'orders')).toMatchObject({ type: 'sync_completed', rows: 4 });
-    expect(logMessages(quarry, 'orders', 'INFO').at(-1)).toBe('Loaded 0 of 3 file(s); 3 unchanged');
-    expect(quarry.ctx.store.fileLedger.forSource('orders')).toEqual(before);
+    expect((await logMessages(quarry, 'orders', 'INFO')).at(-1)).toBe('Loaded 0 of 3 file(s); 3 unchanged');
+    expect(await quarry.ctx.store.fileLedger.forSource('orders')).toEqual(before);
   });
 
   it('replaces the rows of a changed object, and removes those of a deleted one', async () => {
@@ -125,7 +125,7 @@ describe('filesystem sources reading S3-compatible object storage', () => {
     expect(await loaded()).toEqual([
       { id: 1, amount: 11, file: JANUARY }, { id: 2, amount: 21, file: JANUARY }, { id: 3, amount: 30, file: FEBRUARY }, { id: 5, amount: 51, file: JANUARY },
     ]);
-    const infos = logMessages(quarry, 'orders', 'INFO');
+    const infos = await logMessages(quarry, 'orders', 'INFO');
     expect(infos).toContain('Removed the rows of 1 deleted file(s)');
     expect(infos.at(-1)).toBe('Loaded 1 of 2 file(s); 1 unchanged');
   });
@@ -133,11 +133,11 @@ describe('filesystem sources reading S3-compatible object storage', () => {
   it('knows an object by its ETag: a copy onto itself (a new time) is not read again, a rewrite of the same size is', async () => {
     await s3.send(new CopyObjectCommand({ Bucket: BUCKET, Key: keyOf(JANUARY), CopySource: `${BUCKET}/${keyOf(JANUARY)}`, MetadataDirective: 'REPLACE' }));
     expect(await syncAndWait(quarry, 'orders')).toMatchObject({ type: 'sync_completed', rows: 4 });
-    expect(logMessages(quarry, 'orders', 'INFO').at(-1)).toBe('Loaded 0 of 2 file(s); 2 unchanged');
+    expect((await logMessages(quarry, 'orders', 'INFO')).at(-1)).toBe('Loaded 0 of 2 file(s); 2 unchanged');
 
     await put(JANUARY, [[1, 12], [2, 22], [5, 52]]); // the same number of bytes as before
     expect(await syncAndWait(quarry, 'orders')).toMatchObject({ type: 'sync_completed', rows: 4 });
-    expect(logMessages(quarry, 'orders', 'INFO').at(-1)).toBe('Loaded 1 of 2 file(s); 1 unchanged');
+    expect((await logMessages(quarry, 'orders', 'INFO')).at(-1)).toBe('Loaded 1 of 2 file(s); 1 unchanged');
     expect((await loaded()).map((row) => row.amount)).toEqual([12, 22, 30, 52]);
   });
 
@@ -196,8 +196,8 @@ describe('filesystem sources reading S3-compatible object storage', () => {
     for (const month of ['03', '04', '05']) {
       await writer.connection.run(`COPY (SELECT range AS id, range % 97 AS amount FROM range(2000000)) TO ${quoteLiteral(`${PREFIX}/2026/${month}/orders.csv`)} (FORMAT csv, HEADER)`);
     }
-    const sync = quarry.ctx.jobs.startSync('orders', { fullRefresh: false, requestedBy: 'test' });
-    await expect.poll(() => quarry.ctx.store.jobs.get(sync.job.id)?.status, { timeout: 30_000, interval: 20 }).toBe('running');
+    const sync = await quarry.ctx.jobs.startSync('orders', { fullRefresh: false, requestedBy: 'test' });
+    await expect.poll(async () => (await quarry.ctx.store.jobs.get(sync.job.id))?.status, { timeout: 30_000, interval: 20 }).toBe('running');
     // Reading the three objects takes seconds; on a slow machine the stop may come while they are being listed.
     await new Promise((resolve) => setTimeout(resolve, 500));
     await store.stop();

@@ -113,7 +113,7 @@ describe('payments (Stripe) sources', () => {
     expect(asked.map((request) => request.query.get('created[gte]'))).toEqual([String(hoursIn(230))]);
     expect(await quarry.query("SELECT count(*) AS n, count(DISTINCT id) AS ids, count(*) FILTER (WHERE email = 'changed@example.com') AS changed FROM raw_stripe.customers"))
       .toEqual([{ n: 231, ids: 231, changed: 1 }]);
-    expect(quarry.ctx.store.sourceState.forSource('stripe').get('customers')).toBe(hoursIn(231));
+    expect((await quarry.ctx.store.sourceState.forSource('stripe')).get('customers')).toBe(hoursIn(231));
   });
 
 });

@@ -170,7 +170,7 @@ describe('real-world files synced through the API', () => {
     for (const file of files) cpSync(path.join(CORPUS, file), path.join(folder, file));
     const end = await syncAndWait(quarry, 'corpus');
     expect(end.type).toBe('sync_completed');
-    expect(filesFailedOfLastSync(quarry, 'corpus')).toBe(unreadable(files).length);
+    expect(await filesFailedOfLastSync(quarry, 'corpus')).toBe(unreadable(files).length);
 
     const rows = await quarry.query('SELECT _quarry_file AS file, count(*)::BIGINT AS n FROM raw_corpus.corpus GROUP BY 1');
     expect(Object.fromEntries(rows.map((row) => [path.relative(folder, String(row.file)), Number(row.n)]))).toEqual(withRows(files, ''));

@@ -86,15 +86,15 @@ describe('relational_db from PostgreSQL', () => {
     await admin.query(`INSERT INTO ${schema}.audit VALUES ('2026-02-01 10:00', 'three')`);
     const end = await syncAndWait(quarry, 'shop_db');
     expect(end).toMatchObject({ type: 'sync_completed' });
-    expect(logMessages(quarry, 'shop_db', 'INFO')).toContain('Exported the rows of orders with updated_at after 2026-01-01 01:39:00');
+    expect(await logMessages(quarry, 'shop_db', 'INFO')).toContain('Exported the rows of orders with updated_at after 2026-01-01 01:39:00');
     expect(await quarry.query("SELECT count(*) AS n, count(*) FILTER (WHERE customer = 'changed') AS changed, count(*) FILTER (WHERE customer = 'new') AS added FROM raw_shop_db.orders"))
       .toEqual([{ n: ROWS + 1, changed: 2, added: 1 }]);
     expect(await quarry.query('SELECT what FROM raw_shop_db.audit ORDER BY "at"')).toEqual([{ what: 'one' }, { what: 'two' }, { what: 'three' }]);
-    expect(quarry.ctx.store.sourceState.forSource('shop_db')).toEqual(new Map([['orders', '2026-06-02 00:00:00'], ['audit', '2026-02-01 10:00:00']]));
+    expect(await quarry.ctx.store.sourceState.forSource('shop_db')).toEqual(new Map([['orders', '2026-06-02 00:00:00'], ['audit', '2026-02-01 10:00:00']]));
 
     const again = await syncAndWait(quarry, 'shop_db');
     expect(again).toMatchObject({ type: 'sync_completed', rows: 0 });
-    expect(logMessages(quarry, 'shop_db', 'INFO')).toContain('No new rows in orders');
+    expect(await logMessages(quarry, 'shop_db', 'INFO')).toContain('No new rows in orders');
   });
 
   it('loads every column type with its declared DuckDB type', async () => {
@@ -127,8 +127,8 @@ describe('relational_db from PostgreSQL', () => {
       { id: 3, qty: '3', gone: 'g3', added: null },
       { id: 4, qty: 'four', gone: null, added: 'x' },
     ]);
-    expect(logMessages(quarry, 'evolving_db', 'WARNING')).toEqual(expect.arrayContaining([expect.stringMatching(/^Schema change in evolving: .*qty/), expect.stringMatching(/^Schema change in evolving: .*added/)]));
-    expect(quarry.ctx.store.sourceState.forSource('evolving_db').get('evolving')).toBe('2026-05-02 00:00:00');
+    expect(await logMessages(quarry, 'evolving_db', 'WARNING')).toEqual(expect.arrayContaining([expect.stringMatching(/^Schema change in evolving: .*qty/), expect.stringMatching(/^Schema change in evolving: .*added/)]));
+    expect((await quarry.ctx.store.sourceState.forSource('evolving_db')).get('evolving')).toBe('2026-05-02 00:00:00');
   });
 
   it('pushes the cursor filter into PostgreSQL: rows before the cursor are never read', async () => {
@@ -158,7 +158,7 @@ describe('relational_db from PostgreSQL', () => {
     expect(denied.type === 'sync_failed' ? denied.error : '').toMatch(/^Could not connect to the database at 127\.0\.0\.1:5432: connection to server .*role "nobody_here" does not exist$/);
     const tls = await syncAndWait(quarry, 'tls'); // the URL's options reach the connection: this server has no TLS
     expect(tls.type === 'sync_failed' ? tls.error : '').toMatch(/^Could not connect to the database at 127\.0\.0\.1:5432: .*server does not support SSL, but SSL was required/);
-    expect(JSON.stringify(quarry.ctx.store.logs.latest(100))).not.toContain('s3cret-pw');
+    expect(JSON.stringify(await quarry.ctx.store.logs.latest(100))).not.toContain('s3cret-pw');
   });
 });
 
@@ -173,13 +173,13 @@ describe('relational_db when the service stops mid-export', () => {
     const quarry = await startQuarry({ env: { PG_URL: url }, sourcesYaml: sourcesYaml('slow', 'PG_URL', `      table_names: [${view}]`) });
     try {
       const started = quarry.nextEvent('sync_started');
-      quarry.ctx.jobs.startSync('slow', { fullRefresh: false, requestedBy: 'test' });
+      await quarry.ctx.jobs.startSync('slow', { fullRefresh: false, requestedBy: 'test' });
       await started;
       await new Promise((resolve) => setTimeout(resolve, 1000));
       const stopping = Date.now();
       await quarry.ctx.jobs.close(0);
       expect(Date.now() - stopping).toBeLessThan(5000);
-      expect(quarry.ctx.store.jobs.latest('sync', 'slow')?.status).toBe('interrupted');
+      expect((await quarry.ctx.store.jobs.latest('sync', 'slow'))?.status).toBe('interrupted');
     } finally {
       await quarry.close();
       await admin.query(`DROP VIEW public.${view}`);
@@ -234,7 +234,7 @@ describe('relational_db from MariaDB', () => {
     expect(await syncAndWait(quarry, 'crm_db')).toMatchObject({ type: 'sync_completed' });
     expect(await quarry.query("SELECT count(*) AS n, count(*) FILTER (WHERE name = 'changed') AS changed, count(*) FILTER (WHERE name = 'new') AS added FROM raw_crm_db.customers"))
       .toEqual([{ n: ROWS + 1, changed: 1, added: 1 }]);
-    expect(quarry.ctx.store.sourceState.forSource('crm_db').get('customers')).toBe('2026-03-02 00:00:00');
+    expect((await quarry.ctx.store.sourceState.forSource('crm_db')).get('customers')).toBe('2026-03-02 00:00:00');
   });
 
   it('loads a table altered between syncs (a column added, one dropped, one retyped)', async () => {
@@ -250,6 +250,6 @@ describe('relational_db from MariaDB', () => {
   it('an unknown user fails with one line naming the host, never the password', async () => {
     const denied = await syncAndWait(quarry, 'crm_denied');
     expect(denied.type === 'sync_failed' ? denied.error : '').toMatch(/^Could not connect to the database at 127\.0\.0\.1:3306: Access denied for user 'nobody_here'/);
-    expect(JSON.stringify(quarry.ctx.store.logs.latest(100))).not.toContain('pw-s3cret-9');
+    expect(JSON.stringify(await quarry.ctx.store.logs.latest(100))).not.toContain('pw-s3cret-9');
   });
 });

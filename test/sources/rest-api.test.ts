@@ -116,7 +116,7 @@ describe('rest_api sources', () => {
     expect(api.requests[before]?.query.get('updated_since')).toBe(ITEMS[249]!.updated_at);
     const after = await quarry.query("SELECT count(*) AS n, count(*) FILTER (WHERE name = 'renamed') AS renamed FROM raw_shop.items");
     expect(after[0]).toEqual({ n: 251, renamed: 1 });
-    expect(quarry.ctx.store.sourceState.forSource('shop').get('items')).toBe('2027-01-02T00:00:00.000Z');
+    expect((await quarry.ctx.store.sourceState.forSource('shop')).get('items')).toBe('2027-01-02T00:00:00.000Z');
   });
 
   it('a missing credential names the variable and sends no request', async () => {
@@ -181,7 +181,7 @@ describe('rest_api sources', () => {
     for (let sync = 0; sync < 2; sync++) {
       expect(await syncAndWait(quarry, 'shop')).toMatchObject({ type: 'sync_completed' });
       expect(api.requests.at(-1)?.query.get('since')).toBe('2026-01-07T00:00:00.000Z');
-      expect(quarry.ctx.store.sourceState.forSource('shop').get('quiet')).toBe('2026-01-10T00:00:00.000Z');
+      expect((await quarry.ctx.store.sourceState.forSource('shop')).get('quiet')).toBe('2026-01-10T00:00:00.000Z');
     }
   });
 

@@ -94,7 +94,7 @@ describe('search_ads (Google Ads API)', () => {
     const refused = await syncAndWait(quarry, 'ads');
     const expected = `POST ${api.url}/v21/customers/${CUSTOMER}/googleAds:search answered 401 Unauthorized: Request is missing required authentication credential.`;
     expect(refused).toEqual(expect.objectContaining({ type: 'sync_failed', error: expected }));
-    expect(logMessages(quarry, 'ads', 'ERROR')).toEqual([expected]);
+    expect(await logMessages(quarry, 'ads', 'ERROR')).toEqual([expected]);
     expect(await quarry.query('SELECT count(*) AS n FROM raw_ads.search_term_stats')).toEqual([{ n: 18 }]);
   });
 });

@@ -38,7 +38,7 @@ beforeAll(async () => {
     sourcesYaml: ['sources:', source('sheet', 'latest_only'), source('sheet_history', 'scd_type2', '[Orders]'), source('sheet_log', 'append_only', '[Orders]'), ''].join('\n'),
   });
   // What `quarry oauth setup google --for sources` leaves: an access token that has expired, and a refresh token.
-  quarry.ctx.sourceTokens.save('google', {
+  await quarry.ctx.sourceTokens.save('google', {
     accessToken: 'ya29.expired', refreshToken: 'refresh-1', expiresAt: Date.now() - 1000,
     tokenUrl: `${api.url}/token`, clientId: 'sources-client', clientSecretEnv: 'QUARRY_GOOGLE_SOURCES_CLIENT_SECRET',
   });

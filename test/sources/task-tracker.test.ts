@@ -93,7 +93,7 @@ describe('task_tracker (Asana) sources', () => {
     expect(Object.fromEntries(asked)).toEqual({ 2001: at(150), 2002: at(17), 2003: at(5) });
     expect(await quarry.query("SELECT count(*) AS n, count(DISTINCT gid) AS gids, count(*) FILTER (WHERE name = 'Renamed') AS renamed FROM raw_asana.tasks"))
       .toEqual([{ n: 173, gids: 173, renamed: 1 }]);
-    expect(quarry.ctx.store.sourceState.forSource('asana').get('tasks/2001')).toBe(at(500));
+    expect((await quarry.ctx.store.sourceState.forSource('asana')).get('tasks/2001')).toBe(at(500));
   });
 
   it('refuses workspace gids that are not numbers and resources it cannot load, naming each place', () => {

@@ -105,6 +105,6 @@ describe('team_chat (Slack) sources', () => {
     expect(await quarry.query("SELECT count(*) AS n, count(DISTINCT ts) AS stamps FROM raw_slack.messages WHERE channel = 'C002'")).toEqual([{ n: 32, stamps: 32 }]);
     expect(await quarry.query(`SELECT text, edited.ts AS edited FROM raw_slack.messages WHERE channel = 'C001' AND ts = '${ts(450)}'`))
       .toEqual([{ text: 'message 450 (edited)', edited: ts(451) }]);
-    expect(quarry.ctx.store.sourceState.forSource('slack').get('messages/C002')).toBe(ts(32));
+    expect((await quarry.ctx.store.sourceState.forSource('slack')).get('messages/C002')).toBe(ts(32));
   });
 });

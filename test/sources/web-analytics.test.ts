@@ -83,6 +83,6 @@ describe('web_analytics (Google Analytics 4 Data API)', () => {
     expect(await quarry.query(`SELECT count(*) AS n, count(DISTINCT (date, session_source, session_medium)) AS keys FROM raw_site.traffic`))
       .toEqual([{ n: 31, keys: 31 }]);
     expect(await quarry.query(`SELECT sum(sessions) AS sessions FROM raw_site.traffic WHERE date = '${isoDay(1)}'`)).toEqual([{ sessions: 12 }]);
-    expect(quarry.ctx.store.sourceState.forSource('site').get('traffic')).toBe(isoDay(0));
+    expect((await quarry.ctx.store.sourceState.forSource('site')).get('traffic')).toBe(isoDay(0));
   });
 });

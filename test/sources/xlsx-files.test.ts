@@ -57,7 +57,7 @@ describe('a local_files source of spreadsheets', () => {
   it('sets a broken spreadsheet aside with DuckDB\'s reason and loads the others', async () => {
     writeFileSync(path.join(folder, 'broken.xlsx'), readFileSync(TYPES).subarray(0, 2000));
     expect(await syncAndWait(quarry, 'sheets')).toMatchObject({ type: 'sync_completed', rows: 150 });
-    const warning = logMessages(quarry, 'sheets', 'WARNING').find((message) => message.includes('broken.xlsx'));
+    const warning = (await logMessages(quarry, 'sheets', 'WARNING')).find((message) => message.includes('broken.xlsx'));
     expect(warning).toMatch(/^Skipped .*broken\.xlsx: DuckDB cannot read it \(.+\); it is tried again when it changes$/);
 
     copyFileSync(TYPES, path.join(folder, 'broken.xlsx'));

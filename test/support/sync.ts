@@ -5,7 +5,7 @@ export type SyncEnd = Extract<QuarryEvent, { type: 'sync_completed' | 'sync_fail
 
 /** Starts a sync through the job runner and resolves with how it ended, as the event announcing it says. */
 export async function syncAndWait(quarry: TestQuarry, source: string, fullRefresh = false): Promise<SyncEnd> {
-  const ending = await quarry.ctx.jobs.startSync(source, { fullRefresh, requestedBy: 'test' }).ended;
+  const ending = await (await quarry.ctx.jobs.startSync(source, { fullRefresh, requestedBy: 'test' })).ended;
   await quarry.jobsIdle();
   const timestamp = quarry.ctx.now().toISOString();
   return ending.status === 'success'
@@ -14,11 +14,11 @@ export async function syncAndWait(quarry: TestQuarry, source: string, fullRefres
 }
 
 /** How many files the source's latest sync skipped because DuckDB cannot read them, from its history. */
-export function filesFailedOfLastSync(quarry: TestQuarry, source: string): number | undefined {
-  return quarry.ctx.sourceReports.history(source, 1)[0]?.filesFailed;
+export async function filesFailedOfLastSync(quarry: TestQuarry, source: string): Promise<number | undefined> {
+  return (await quarry.ctx.sourceReports.history(source, 1))[0]?.filesFailed;
 }
 
 /** The messages of a source's log lines at one level, oldest first. */
-export function logMessages(quarry: TestQuarry, source: string, level: 'INFO' | 'WARNING' | 'ERROR' | 'SUCCESS'): string[] {
-  return quarry.ctx.store.logs.latest(1000, source).filter((entry) => entry.level === level).map((entry) => entry.message).reverse();
+export async function logMessages(quarry: TestQuarry, source: string, level: 'INFO' | 'WARNING' | 'ERROR' | 'SUCCESS'): Promise<string[]> {
+  return (await quarry.ctx.store.logs.latest(1000, source)).filter((entry) => entry.level === level).map((entry) => entry.message).reverse();
 }

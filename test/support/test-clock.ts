@@ -16,12 +16,24 @@ export class TestClock {
   advance(milliseconds: number): void {
     const target = this.#now + milliseconds;
     for (;;) {
-      const due = [...this.#timers.entries()].filter(([, timer]) => timer.dueAt <= target).sort(([, a], [, b]) => a.dueAt - b.dueAt)[0];
+      const due = this.#due(target);
       if (due === undefined) break;
-      const [handle, timer] = due;
-      this.#timers.delete(handle);
-      this.#now = Math.max(this.#now, timer.dueAt);
-      timer.callback();
+      this.#fire(due);
+    }
+    this.#now = target;
+  }
+
+  /**
+   * Moves the clock as `advance` does, but lets each fired timer's promises settle (its store reads and writes, say)
+   * before looking for the next due timer, so that a timer armed after an await still fires within the same move.
+   */
+  async advanceSettled(milliseconds: number): Promise<void> {
+    const target = this.#now + milliseconds;
+    for (;;) {
+      await new Promise((resolve) => { setImmediate(resolve); });
+      const due = this.#due(target);
+      if (due === undefined) break;
+      this.#fire(due);
     }
     this.#now = target;
   }
@@ -38,6 +50,17 @@ export class TestClock {
   /** When each pending timer is due, earliest first. */
   pendingTimers(): Date[] {
     return [...this.#timers.values()].map((timer) => timer.dueAt).sort((a, b) => a - b).map((dueAt) => new Date(dueAt));
+  }
+
+  /** The earliest timer due at or before `target`. */
+  #due(target: number): [number, { dueAt: number; callback: () => void }] | undefined {
+    return [...this.#timers.entries()].filter(([, timer]) => timer.dueAt <= target).sort(([, a], [, b]) => a.dueAt - b.dueAt)[0];
+  }
+
+  #fire([handle, timer]: [number, { dueAt: number; callback: () => void }]): void {
+    this.#timers.delete(handle);
+    this.#now = Math.max(this.#now, timer.dueAt);
+    timer.callback();
   }
 
   readonly setTimeout = (callback: () => void, delayMs: number): unknown => {

@@ -180,7 +180,7 @@ describe('the warehouse as a lake', () => {
   }, 120_000);
 
   it('records the snapshots a model run spans (dbt commits its own) and lists them as the run\'s', async () => {
-    const run = quarry.ctx.store.jobs.history('run', 'totals_by_region', 1)[0];
+    const run = (await quarry.ctx.store.jobs.history('run', 'totals_by_region', 1))[0];
     expect(run?.snapshotBefore).toEqual(expect.any(Number));
     expect(run?.snapshotAfter).toBeGreaterThan(run?.snapshotBefore ?? Infinity);
     const snapshots = (await quarry.request('GET', '/api/warehouse/snapshots?limit=100', { as: 'viewer' })).json as { id: number; job: unknown; tables_changed: string[] }[];

@@ -21,8 +21,8 @@ describe('the lake\'s snapshots: listing, restore and maintenance', () => {
   const ordersDir = (): string => path.join(quarry.dir, 'data', 'orders');
   const count = async (sql = 'SELECT count(*) AS n FROM raw_orders.orders'): Promise<number> => Number((await quarry.query(sql))[0]?.n);
   const liveFiles = async (): Promise<number> => count('SELECT count(*) AS n FROM __ducklake_metadata_warehouse.ducklake_data_file WHERE end_snapshot IS NULL');
-  const lastSync = (source = 'orders'): JobRecord => {
-    const job = quarry.ctx.store.jobs.latest('sync', source);
+  const lastSync = async (source = 'orders'): Promise<JobRecord> => {
+    const job = await quarry.ctx.store.jobs.latest('sync', source);
     if (job === undefined) throw new Error(`no sync of ${source}`);
     return job;
   };
@@ -57,12 +57,12 @@ describe('the lake\'s snapshots: listing, restore and maintenance', () => {
   it('lists each sync\'s snapshot with its job and the tables it changed, to every role', async () => {
     const response = await quarry.request('GET', '/api/warehouse/snapshots?limit=10', { as: 'viewer' });
     expect(response.status).toBe(200);
-    const sync = lastSync();
+    const sync = await lastSync();
     expect(response.json[0]).toEqual({
       id: expect.any(Number), time: expect.stringMatching(/^\d{4}-\d\d-\d\dT/), author: 'quarry', message: `sync orders (job ${String(sync.id)})`,
       job: { id: sync.id, kind: 'sync', target: 'orders' }, tables_changed: ['raw_orders.orders'],
     });
-    expect(response.json).toContainEqual(expect.objectContaining({ job: { id: lastSync('other').id, kind: 'sync', target: 'other' }, tables_changed: ['raw_other.other'] }));
+    expect(response.json).toContainEqual(expect.objectContaining({ job: { id: (await lastSync('other')).id, kind: 'sync', target: 'other' }, tables_changed: ['raw_other.other'] }));
     expect((await quarry.request('GET', '/api/warehouse/snapshots?limit=1', { as: 'viewer' })).json).toHaveLength(1);
     expect((await quarry.request('GET', '/api/warehouse/snapshots?limit=0', { as: 'viewer' })).status).toBe(400);
     expect((await quarry.request('GET', '/api/warehouse/snapshots')).status).toBe(401);
@@ -72,7 +72,7 @@ describe('the lake\'s snapshots: listing, restore and maintenance', () => {
     const good = await count();
     writeFileSync(path.join(ordersDir(), 'bad.csv'), ordersCsv(9001, 3000));
     await syncAndWait(quarry, 'orders');
-    const bad = lastSync();
+    const bad = await lastSync();
     expect(await count()).toBe(good + 3000);
 
     await restored('orders', bad.id);
@@ -81,20 +81,20 @@ describe('the lake\'s snapshots: listing, restore and maintenance', () => {
     expect(snapshots[0]?.job).toMatchObject({ kind: 'restore', target: 'orders' });
     expect(snapshots.some((snapshot) => snapshot.job?.id === bad.id)).toBe(true); // the bad sync's snapshot is still history
     // The ledger described the bad file as loaded: it is cleared, and the next sync is a full refresh.
-    expect(quarry.ctx.store.fileLedger.forSource('orders').size).toBe(0);
+    expect((await quarry.ctx.store.fileLedger.forSource('orders')).size).toBe(0);
     rmSync(path.join(ordersDir(), 'bad.csv'));
     await syncAndWait(quarry, 'orders');
-    expect(lastSync()).toMatchObject({ status: 'success', fullRefresh: true });
+    expect(await lastSync()).toMatchObject({ status: 'success', fullRefresh: true });
     expect(await count()).toBe(good);
-    expect(quarry.ctx.store.refreshMarks.isMarked('orders')).toBe(false);
+    expect(await quarry.ctx.store.refreshMarks.isMarked('orders')).toBe(false);
   });
 
   it('refuses a restore it cannot do, with the contract\'s errors, and lets only editors and admins restore', async () => {
-    const sync = lastSync();
+    const sync = await lastSync();
     const restore = (body: unknown, source = 'orders', as: 'viewer' | 'editor' = 'editor') => quarry.request('POST', `/api/sources/${source}/restore`, { as, body });
     expect((await restore({ before_sync: 999_999 })).json).toEqual({ detail: 'No sync job 999999', code: 'sync_not_found' });
     expect((await restore({ before_sync: 999_999 })).status).toBe(404);
-    const otherSource = await restore({ before_sync: lastSync('other').id });
+    const otherSource = await restore({ before_sync: (await lastSync('other')).id });
     expect(otherSource.status).toBe(400);
     expect(otherSource.json).toMatchObject({ code: 'sync_of_another_source' });
     expect((await restore({ before_sync: sync.id }, 'nowhere')).status).toBe(404);
@@ -108,7 +108,7 @@ describe('the lake\'s snapshots: listing, restore and maintenance', () => {
     // While a sync of the source waits for the warehouse, a restore of it is refused.
     const { promise: gate, resolve: open } = Promise.withResolvers<undefined>();
     const held = quarry.ctx.writer.turn(() => gate, { signal: AbortSignal.timeout(60_000) });
-    quarry.ctx.jobs.startSync('orders', { fullRefresh: false, requestedBy: 'test' });
+    await quarry.ctx.jobs.startSync('orders', { fullRefresh: false, requestedBy: 'test' });
     const busy = await restore({ before_sync: sync.id });
     open(undefined);
     await held;
@@ -127,14 +127,14 @@ describe('the lake\'s snapshots: listing, restore and maintenance', () => {
     const filesBefore = await liveFiles();
     expect(filesBefore).toBeGreaterThan(1);
 
-    quarry.ctx.jobs.startMaintenance({ retentionDays: 7, requestedBy: 'test' });
+    await quarry.ctx.jobs.startMaintenance({ retentionDays: 7, requestedBy: 'test' });
     await quarry.jobsIdle();
-    expect(quarry.ctx.store.jobs.latest('maintain', 'warehouse')).toMatchObject({ status: 'success' });
+    expect(await quarry.ctx.store.jobs.latest('maintain', 'warehouse')).toMatchObject({ status: 'success' });
     expect(await liveFiles()).toBeLessThan(filesBefore);
     expect(await count(`SELECT count(*) AS n FROM raw_orders.orders AT (VERSION => ${String(beforeD)})`)).toBe(rowsBeforeD);
 
-    const old = lastSync();
-    quarry.ctx.jobs.startMaintenance({ retentionDays: 0, requestedBy: 'test' });
+    const old = await lastSync();
+    await quarry.ctx.jobs.startMaintenance({ retentionDays: 0, requestedBy: 'test' });
     await quarry.jobsIdle();
     const expired = await quarry.request('POST', '/api/sources/orders/restore', { as: 'editor', body: { before_sync: old.id } });
     expect(expired.status).toBe(409);

@@ -151,7 +151,7 @@ describe('authentication pages in Chromium', () => {
     await page.getByRole('button', { name: 'Add user' }).click();
     await expect.poll(() => page.locator('#users-message').textContent()).toBe('hire@test.local added.');
     await page.getByLabel('Role of hire@test.local').selectOption('editor');
-    await expect.poll(() => quarry.ctx.store.users.findByEmail('hire@test.local')?.role).toBe('editor');
+    await expect.poll(async () => (await quarry.ctx.store.users.findByEmail('hire@test.local'))?.role).toBe('editor');
 
     const viewer = await newPage();
     await signIn(viewer, quarry.url, EMAILS.viewer, PASSWORDS.viewer);
@@ -197,15 +197,15 @@ describe('authentication pages in Chromium', () => {
     await page.getByRole('button', { name: 'Delete leaver@test.local' }).click();
     await expect.poll(() => page.locator('#users-message').textContent()).toBe('leaver@test.local deleted.');
     expect(deletes).toEqual(['DELETE /api/users/leaver%40test.local']);
-    expect(quarry.ctx.store.users.findByEmail('leaver@test.local')).toBeUndefined();
+    expect(await quarry.ctx.store.users.findByEmail('leaver@test.local')).toBeUndefined();
     await expect.poll(() => page.locator('tr[data-user="leaver@test.local"]').count()).toBe(0);
 
     await page.getByRole('button', { name: 'Deactivate pause@test.local' }).click();
     await expect.poll(() => page.locator('tr[data-user="pause@test.local"] td').nth(3).textContent()).toBe('inactive');
     expect(asked[2]).toBe('Deactivate pause@test.local? They are signed out at once.');
-    expect(quarry.ctx.store.users.findByEmail('pause@test.local')?.active).toBe(false);
+    expect((await quarry.ctx.store.users.findByEmail('pause@test.local'))?.active).toBe(false);
     await page.getByRole('button', { name: 'Activate pause@test.local' }).click();
-    await expect.poll(() => quarry.ctx.store.users.findByEmail('pause@test.local')?.active).toBe(true);
+    await expect.poll(async () => (await quarry.ctx.store.users.findByEmail('pause@test.local'))?.active).toBe(true);
     expect(asked).toHaveLength(3);
     await screenshot(page, 'admin-users');
 

@@ -61,7 +61,7 @@ describe('OAuth login against a real local identity provider', () => {
     expect(session?.httpOnly).toBe(true);
     const me = await quarry.request('GET', '/api/auth/me', { cookie: `svc_session=${session!.value}` });
     expect(me.json.email).toBe(EMAILS.editor);
-    expect(quarry.ctx.store.users.findByEmail(EMAILS.editor)?.oauthProvider).toBe('google');
+    expect((await quarry.ctx.store.users.findByEmail(EMAILS.editor))?.oauthProvider).toBe('google');
   });
 
   it('signs in through the code-host provider using a verified address from its emails API', async () => {
@@ -74,7 +74,7 @@ describe('OAuth login against a real local identity provider', () => {
     const page = await loginVia('Google', 'stranger');
     expect(page.url()).toBe(`${quarry.url}/login?error=oauth_no_account`);
     expect(await page.getByRole('alert').textContent()).toContain('No Quarry account uses that email');
-    expect(quarry.ctx.store.users.findByEmail('stranger@elsewhere.example')).toBeUndefined();
+    expect(await quarry.ctx.store.users.findByEmail('stranger@elsewhere.example')).toBeUndefined();
     expect((await page.context().cookies()).some((cookie) => cookie.name === 'svc_session')).toBe(false);
   });
 

@@ -25,44 +25,38 @@ export function installAuthentication(app: FastifyInstance, ctx: AppContext): vo
   app.decorateRequest('actor', null);
   app.decorateRequest('sessionStage', null);
 
-  // Synchronous (no promise per request); a hook that answers with a redirect does not call `done`.
-  app.addHook('onRequest', (request, reply, done) => {
+  // A credential resolved since the last credential change is answered from memory, without reading the store;
+  // a hook that answers with a redirect returns the reply, so that the request goes no further.
+  app.addHook('onRequest', async (request, reply) => {
     const config = request.routeOptions.config;
     const bearer = bearerToken(request);
     if (bearer !== undefined) {
-      const actor = ctx.auth.actorFromApiKey(bearer);
+      const actor = await ctx.auth.actorFromApiKey(bearer);
       if (!actor) throw new UnauthenticatedError('Invalid, expired or revoked API key');
       request.actor = actor;
       request.sessionStage = 'full';
-      done();
       return;
     }
     const token = request.cookies[SESSION_COOKIE];
-    const resolved = token === undefined ? undefined : ctx.auth.actorFromSessionToken(token);
+    const resolved = token === undefined ? undefined : await ctx.auth.actorFromSessionToken(token);
     if (resolved) {
       request.actor = resolved.actor;
       request.sessionStage = resolved.session.stage;
     }
-    if (config.public === true) {
-      done();
-      return;
-    }
+    if (config.public === true) return;
     if (!resolved) {
       if (isApiRequest(request)) throw new UnauthenticatedError();
-      void reply.redirect(`/login?next=${encodeURIComponent(request.url)}`, 303);
-      return;
+      return reply.redirect(`/login?next=${encodeURIComponent(request.url)}`, 303);
     }
     const stage = resolved.session.stage;
     if (stage !== 'full' && config.incompleteStages?.includes(stage) !== true) {
       if (!isApiRequest(request)) {
-        void reply.redirect(stage === 'password_change' ? '/settings/change-password' : '/login?step=2fa', 303);
-        return;
+        return reply.redirect(stage === 'password_change' ? '/settings/change-password' : '/login?step=2fa', 303);
       }
       // A two-factor-pending session is not a login: to the API it is no credential at all.
       if (stage === 'partial') throw new UnauthenticatedError('Finish logging in with your two-factor code first');
       throw new ForbiddenError('Change your password before doing anything else');
     }
-    done();
   });
 }
 

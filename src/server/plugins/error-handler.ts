@@ -1,7 +1,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import { QuarryError } from '../../errors.ts';
-import { sqliteFailure } from '../../store/index.ts';
+import { storeFailure } from '../../store/index.ts';
 import { renderErrorPage, renderNotFoundPage } from '../../web/index.ts';
 import { sendError } from './error-reply.ts';
 import { isApiRequest } from './request-kind.ts';
@@ -36,11 +36,16 @@ export function installErrorHandler(app: FastifyInstance, redact: (text: string)
     if (status === 413) return sendError(reply, 'upload_too_large', MULTIPART_LIMITS[error.code] ?? 'The request body is too large');
     if (status === 415) return sendError(reply, 'unsupported_media_type', 'Unsupported content type');
     if (status >= 400 && status < 500) return sendError(reply, 'invalid_request', redact(clientMessage(error)));
-    const failure = sqliteFailure(error);
+    const failure = storeFailure(error);
     if (failure === 'busy') {
       request.log.warn({ err: error }, 'the platform database is locked by another process');
       void reply.header('retry-after', String(BUSY_RETRY_SECONDS));
       return sendError(reply, 'platform_db_busy', 'The platform database is locked by another process; try again in a moment');
+    }
+    if (failure === 'unavailable') {
+      request.log.error({ err: error }, 'the platform store (PostgreSQL) is not answering');
+      void reply.header('retry-after', String(BUSY_RETRY_SECONDS));
+      return sendError(reply, 'platform_db_unavailable', 'The platform store is not answering; try again in a moment');
     }
     if (failure === 'read_only') {
       request.log.error({ err: error, method: request.method, url: request.url }, 'the platform database cannot be written (read-only file or file system); changes are refused until it is writable');

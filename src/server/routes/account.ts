@@ -35,7 +35,7 @@ export const accountRoutes: FastifyPluginCallbackZod<{ ctx: AppContext }> = (app
     schema: { tags: ['account'], summary: "The caller's signed-in sessions", response: { 200: z.array(SessionEntry) } },
   }, async (request) => {
     const actor = requireActor(request);
-    return ctx.auth.listSessions(actor).map((session) => ({
+    return (await ctx.auth.listSessions(actor)).map((session) => ({
       id: session.id,
       created_at: session.createdAt,
       last_seen_at: session.lastSeenAt,
@@ -49,14 +49,14 @@ export const accountRoutes: FastifyPluginCallbackZod<{ ctx: AppContext }> = (app
     preHandler: ownAccount,
     schema: { tags: ['account'], summary: 'Sign out one session', security: SESSION_ONLY, params: SessionParams, response: { 200: Success } },
   }, async (request) => {
-    ctx.auth.endSession(requireActor(request), request.params.id);
+    await ctx.auth.endSession(requireActor(request), request.params.id);
     return { success: true };
   });
 
   app.delete('/api/auth/sessions', {
     preHandler: ownAccount,
     schema: { tags: ['account'], summary: 'Sign out every other session', security: SESSION_ONLY, response: { 200: z.object({ success: z.boolean(), ended: z.number().int() }) } },
-  }, async (request) => ({ success: true, ended: ctx.auth.endOtherSessions(requireActor(request)) }));
+  }, async (request) => ({ success: true, ended: await ctx.auth.endOtherSessions(requireActor(request)) }));
 
   app.post('/api/auth/password', {
     config: { incompleteStages: ['password_change'], loginRateLimit: true },
@@ -82,7 +82,7 @@ export const accountRoutes: FastifyPluginCallbackZod<{ ctx: AppContext }> = (app
     preHandler: ownAccount,
     schema: { tags: ['account'], summary: 'Turn two-factor on by confirming a code', security: SESSION_ONLY, body: Code, response: { 200: Success } },
   }, async (request) => {
-    ctx.auth.enableTwoFactor(requireActor(request), request.body.code);
+    await ctx.auth.enableTwoFactor(requireActor(request), request.body.code);
     return { success: true };
   });
 
@@ -91,7 +91,7 @@ export const accountRoutes: FastifyPluginCallbackZod<{ ctx: AppContext }> = (app
     preHandler: ownAccount,
     schema: { tags: ['account'], summary: 'Turn two-factor off with a current code', security: SESSION_ONLY, body: Code, response: { 200: Success } },
   }, async (request) => {
-    ctx.auth.disableTwoFactor(requireActor(request), request.body.code);
+    await ctx.auth.disableTwoFactor(requireActor(request), request.body.code);
     return { success: true };
   });
 

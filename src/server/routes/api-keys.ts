@@ -48,7 +48,7 @@ export const apiKeyRoutes: FastifyPluginCallbackZod<{ ctx: AppContext }> = (app,
     preHandler: ownAccount,
     schema: { tags: ['auth'], summary: 'Create an API key (the key is shown once)', security: SESSION_ONLY, body: CreateBody, response: { 201: CreatedKey } },
   }, async (request, reply) => {
-    const { record, key } = ctx.auth.createApiKey(requireActor(request), {
+    const { record, key } = await ctx.auth.createApiKey(requireActor(request), {
       name: request.body.name,
       expiresAt: request.body.expires_at ?? null,
     });
@@ -61,13 +61,13 @@ export const apiKeyRoutes: FastifyPluginCallbackZod<{ ctx: AppContext }> = (app,
   app.get('/api/auth/api-keys', {
     preHandler: ownAccount,
     schema: { tags: ['auth'], summary: "The caller's API keys, without the keys themselves", response: { 200: z.array(KeySummary) } },
-  }, async (request) => ctx.auth.listApiKeys(requireActor(request)).map(summarize));
+  }, async (request) => (await ctx.auth.listApiKeys(requireActor(request))).map(summarize));
 
   app.delete('/api/auth/api-keys/:id', {
     preHandler: ownAccount,
     schema: { tags: ['auth'], summary: 'Revoke an API key', params: Params, response: { 200: z.object({ success: z.boolean(), id: z.string() }) } },
   }, async (request) => {
-    ctx.auth.revokeApiKey(requireActor(request), request.params.id);
+    await ctx.auth.revokeApiKey(requireActor(request), request.params.id);
     request.log.info({ apiKeyId: request.params.id }, 'api key revoked');
     return { success: true, id: request.params.id };
   });

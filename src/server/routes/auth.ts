@@ -71,7 +71,7 @@ export const authRoutes: FastifyPluginCallbackZod<{ ctx: AppContext; dashboard?:
       throw error;
     }
     // A session the browser already held is replaced, never reused (no fixation).
-    if (request.actor?.sessionId != null) ctx.auth.logout(request.actor, clientOf(request));
+    if (request.actor?.sessionId != null) await ctx.auth.logout(request.actor, clientOf(request));
     setSessionCookie(ctx, request, reply, created.token);
     if (created.session.stage === 'full') await openDashboardSession(ctx, dashboard, request, reply, created.session.userId);
     const body = loginReply(created, next);
@@ -84,7 +84,7 @@ export const authRoutes: FastifyPluginCallbackZod<{ ctx: AppContext; dashboard?:
     schema: { tags: ['auth'], summary: 'Finish a two-factor login with a TOTP code (the 5th wrong code ends the login)', body: Code, response: { 200: LoginReply } },
   }, async (request, reply) => {
     const actor = requireActor(request);
-    const created = ctx.auth.verifyTwoFactor(actor, request.body.code, clientOf(request));
+    const created = await ctx.auth.verifyTwoFactor(actor, request.body.code, clientOf(request));
     setSessionCookie(ctx, request, reply, created.token);
     if (created.session.stage === 'full') await openDashboardSession(ctx, dashboard, request, reply, actor.userId);
     return loginReply(created, safeNextPath(request.body.next));
@@ -107,7 +107,7 @@ export const authRoutes: FastifyPluginCallbackZod<{ ctx: AppContext; dashboard?:
     schema: { tags: ['auth'], summary: 'Who is calling', response: { 200: Me } },
   }, async (request) => {
     const actor = requireActor(request);
-    const user = ctx.auth.user(actor);
+    const user = await ctx.auth.user(actor);
     return {
       email: user.email,
       name: user.name,

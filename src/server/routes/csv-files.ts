@@ -49,9 +49,9 @@ export const csvFileRoutes: FastifyPluginCallbackZod<{ ctx: AppContext }> = (app
   };
 
   /** Starts a sync unless one is already queued or running (that one will see the change too). */
-  const syncSoon = (name: string, requestedBy: string): boolean => {
+  const syncSoon = async (name: string, requestedBy: string): Promise<boolean> => {
     try {
-      ctx.jobs.startSync(name, { fullRefresh: false, requestedBy });
+      await ctx.jobs.startSync(name, { fullRefresh: false, requestedBy });
       return true;
     } catch (error) {
       if (error instanceof SyncInProgressError) return false;
@@ -98,7 +98,7 @@ export const csvFileRoutes: FastifyPluginCallbackZod<{ ctx: AppContext }> = (app
     const fileName = path.basename(saved);
     ctx.events.publish({ type: 'csv_uploaded', source: source.name, file: fileName });
     request.log.info({ source: source.name, file: fileName }, 'csv uploaded');
-    const autoSync = request.query.trigger_sync && source.enabled && syncSoon(source.name, requireActor(request).email);
+    const autoSync = request.query.trigger_sync && source.enabled && await syncSoon(source.name, requireActor(request).email);
     return {
       success: true, message: `Uploaded ${fileName}${autoSync ? '; sync started' : ''}`, source_name: source.name,
       file_path: saved, file_name: fileName, auto_sync: autoSync,
@@ -137,7 +137,7 @@ export const csvFileRoutes: FastifyPluginCallbackZod<{ ctx: AppContext }> = (app
     const fileName = path.basename(deleted);
     ctx.events.publish({ type: 'csv_deleted', source: source.name, file: fileName });
     request.log.info({ source: source.name, file: fileName }, 'csv deleted');
-    const backgroundSync = source.enabled && syncSoon(source.name, requireActor(request).email);
+    const backgroundSync = source.enabled && await syncSoon(source.name, requireActor(request).email);
     return {
       success: true, message: `Deleted ${fileName}${backgroundSync ? '; its rows are being removed' : ''}`,
       file_path: deleted, source_name: source.name, background_sync: backgroundSync,

@@ -30,7 +30,7 @@ export const dashboardConfigRoutes: FastifyPluginCallbackZod<{
     preHandler: requireAction('data.read'),
     schema: { tags: ['platform'], summary: 'The dashboard tool: where it is, whether it runs, your account there', response: { 200: DashboardConfig } },
   }, async (request) => {
-    const account = dashboard?.bridge.account(requireActor(request).userId);
+    const account = await dashboard?.bridge.account(requireActor(request).userId);
     const warehouse = dashboard?.warehouse();
     const state = !enabled ? 'disabled' as const : superset?.status().state ?? 'not_running' as const;
     return {

@@ -32,7 +32,7 @@ export async function installDashboardProxy(
   }
   const identify = async (request: FastifyRequest): Promise<Record<string, string>> => {
     if (request.actor === null || bridge === undefined) throw new UnauthenticatedError();
-    const user = ctx.auth.findUser(request.actor.userId);
+    const user = await ctx.auth.findUser(request.actor.userId);
     if (user === undefined) throw new UnauthenticatedError();
     // Opens the account lazily when Superset was down at the user's login (or the user is new).
     await bridge.ensureAccount(user);
@@ -52,7 +52,7 @@ export async function installDashboardProxy(
 
 /** Ends the platform session and the Superset session behind the request's cookies. */
 export async function endSessions(ctx: AppContext, bridge: DashboardBridge | undefined, request: FastifyRequest): Promise<void> {
-  if (request.actor !== null) ctx.auth.logout(request.actor, clientOf(request));
+  if (request.actor !== null) await ctx.auth.logout(request.actor, clientOf(request));
   const dashboardSession = request.cookies[DASHBOARD_SESSION_COOKIE];
   if (bridge === undefined || dashboardSession === undefined) return;
   try {
@@ -64,7 +64,7 @@ export async function endSessions(ctx: AppContext, bridge: DashboardBridge | und
 
 /** Opens the user's Superset session at login and sets its cookie; a dashboard tool that is down is opened lazily later. */
 export async function openDashboardSession(ctx: AppContext, bridge: DashboardBridge | undefined, request: FastifyRequest, reply: FastifyReply, userId: number): Promise<void> {
-  const user = ctx.auth.findUser(userId);
+  const user = await ctx.auth.findUser(userId);
   if (bridge === undefined || user === undefined) return;
   try {
     // A slow dashboard tool never holds up the login: the session then opens at the first /dashboard/ request.

@@ -50,7 +50,7 @@ export const oauthRoutes: FastifyPluginCallbackZod<{ ctx: AppContext }> = (app, 
       return reply.redirect('/login?error=oauth_failed', 303);
     }
     for (const email of identity.emails) {
-      const created = ctx.auth.loginWithOAuth({ email, subject: identity.subject, provider: identity.provider }, clientOf(request));
+      const created = await ctx.auth.loginWithOAuth({ email, subject: identity.subject, provider: identity.provider }, clientOf(request));
       if (created) {
         setSessionCookie(ctx, request, reply, created.token);
         return reply.redirect(safeNextPath(next), 303);

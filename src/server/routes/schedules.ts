@@ -28,7 +28,7 @@ export const scheduleRoutes: FastifyPluginCallbackZod<{ ctx: AppContext }> = (ap
   app.get('/api/schedules', {
     preHandler: requireAction('data.read'),
     schema: { tags: ['schedules'], summary: 'The project\'s schedules with their next and last runs', response: { 200: z.array(Schedule) } },
-  }, async () => ctx.schedules.list().map((schedule) => ({
+  }, async () => (await ctx.schedules.list()).map((schedule) => ({
     name: schedule.name,
     kind: schedule.kind,
     cron: schedule.cron,
@@ -46,7 +46,7 @@ export const scheduleRoutes: FastifyPluginCallbackZod<{ ctx: AppContext }> = (ap
     schema: { tags: ['schedules'], summary: 'Run a schedule now (409 schedule_in_progress while it runs)', params: NameParams, response: { 200: RunReply } },
   }, async (request) => {
     const { name } = request.params;
-    const run = ctx.schedules.runNow(name, requireActor(request).email);
+    const run = await ctx.schedules.runNow(name, requireActor(request).email);
     return { success: true, message: `Schedule ${name} started`, schedule: name, started_at: run.startedAt };
   });
 

@@ -86,7 +86,7 @@ export const sourceRoutes: FastifyPluginCallbackZod<{ ctx: AppContext }> = (app,
   app.get('/api/sources', {
     preHandler: read,
     schema: { tags: ['sources'], summary: 'All sources with status, freshness and tables', response: { 200: z.array(Source) } },
-  }, async () => ctx.sourceReports.summaries().map((summary) => ({
+  }, async () => (await ctx.sourceReports.summaries()).map((summary) => ({
     name: summary.name,
     type: summary.type,
     enabled: summary.enabled,
@@ -102,12 +102,12 @@ export const sourceRoutes: FastifyPluginCallbackZod<{ ctx: AppContext }> = (app,
     schema: { tags: ['sources'], summary: 'A source\'s configuration, sync history and tables', params: NameParams, response: { 200: Details } },
   }, async (request) => {
     const source = ctx.sourceReports.source(request.params.source_name);
-    const summary = ctx.sourceReports.summary(source.name);
+    const summary = await ctx.sourceReports.summary(source.name);
     return {
       name: source.name,
       // Sections name environment variables, never their values (a literal that looks secret is refused at load).
       config: { ...shownSourceConfig(source) },
-      history: ctx.sourceReports.history(source.name, 100).map((entry) => ({
+      history: (await ctx.sourceReports.history(source.name, 100)).map((entry) => ({
         timestamp: entry.timestamp,
         status: entry.status,
         duration_seconds: entry.durationSeconds,
@@ -127,7 +127,7 @@ export const sourceRoutes: FastifyPluginCallbackZod<{ ctx: AppContext }> = (app,
     const source = ctx.sourceReports.source(request.params.source_name);
     const prefix = sourceObjectsPrefix(source, ctx.paths.root);
     if (prefix === undefined) throw new NotAnObjectSourceError(source.name);
-    const ledger = [...ctx.store.fileLedger.forSource(source.name).values()].sort((a, b) => a.path.localeCompare(b.path));
+    const ledger = [...(await ctx.store.fileLedger.forSource(source.name)).values()].sort((a, b) => a.path.localeCompare(b.path));
     return {
       source_name: source.name,
       prefix,
@@ -146,7 +146,7 @@ export const sourceRoutes: FastifyPluginCallbackZod<{ ctx: AppContext }> = (app,
     const fullRefresh = request.body?.full_refresh ?? false;
     const since = request.body?.since;
     const backfill = since === undefined ? undefined : { since, until: request.body?.until };
-    const { job } = ctx.jobs.startSync(name, { fullRefresh, requestedBy: requireActor(request).email, backfill });
+    const { job } = await ctx.jobs.startSync(name, { fullRefresh, requestedBy: requireActor(request).email, backfill });
     const what = backfill !== undefined ? `Backfill from ${since ?? ''}` : fullRefresh ? 'Full refresh' : 'Sync';
     return { success: true, message: `${what} of ${name} started`, source_name: name, started_at: job.createdAt };
   });
@@ -158,7 +158,7 @@ export const sourceRoutes: FastifyPluginCallbackZod<{ ctx: AppContext }> = (app,
       response: { 200: SyncAllReply },
     },
   }, async (request) => {
-    const entries = startAllSyncs(ctx.jobs, ctx.sources, requireActor(request).email);
+    const entries = await startAllSyncs(ctx.jobs, ctx.sources, requireActor(request).email);
     return {
       success: entries.every((entry) => entry.status !== 'failed'),
       started: entries.filter((entry) => entry.status === 'started').length,
@@ -174,7 +174,7 @@ export const sourceRoutes: FastifyPluginCallbackZod<{ ctx: AppContext }> = (app,
       response: { 200: z.array(LogEntry) },
     },
   }, async (request) => {
-    return ctx.sourceReports.logs(request.params.source_name, request.query.limit).map((entry) => ({ timestamp: entry.timestamp, level: entry.level, message: entry.message }));
+    return (await ctx.sourceReports.logs(request.params.source_name, request.query.limit)).map((entry) => ({ timestamp: entry.timestamp, level: entry.level, message: entry.message }));
   });
 
   app.get('/api/logs', {
@@ -184,7 +184,7 @@ export const sourceRoutes: FastifyPluginCallbackZod<{ ctx: AppContext }> = (app,
       querystring: z.object({ limit: z.coerce.number().int().min(1).max(100_000).default(1000) }),
       response: { 200: z.array(LogEntry) },
     },
-  }, async (request) => ctx.sourceReports.activity(request.query.limit).map((entry) => ({
+  }, async (request) => (await ctx.sourceReports.activity(request.query.limit)).map((entry) => ({
     timestamp: entry.timestamp, level: entry.level, message: entry.source === null ? entry.message : `[${entry.source}] ${entry.message}`,
   })));
 

@@ -44,7 +44,7 @@ export const transformRoutes: FastifyPluginCallbackZod<{ ctx: AppContext }> = (a
     preHandler: requireAction('data.read'),
     schema: { tags: ['transform'], summary: 'dbt models from the last parsed manifest, with their latest status', response: { 200: z.object({ models: z.array(Model) }) } },
   }, async () => ({
-    models: ctx.transform.listModels().map((model) => ({
+    models: (await ctx.transform.listModels()).map((model) => ({
       name: model.name,
       description: model.description,
       database: model.database,
@@ -63,7 +63,7 @@ export const transformRoutes: FastifyPluginCallbackZod<{ ctx: AppContext }> = (a
       response: { 200: z.object({ tests: z.array(DataTest) }) },
     },
   }, async () => ({
-    tests: ctx.transform.listTests().map((test) => ({
+    tests: (await ctx.transform.listTests()).map((test) => ({
       name: test.name, model: test.model, column: test.column, type: test.type, status: test.status, severity: test.severity,
       failures: test.failures, message: test.message, compiled_sql: test.compiledSql, failing_rows: [...test.failingRows], last_run_at: test.lastRunAt,
     })),

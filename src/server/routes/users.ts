@@ -53,7 +53,7 @@ export const userRoutes: FastifyPluginCallbackZod<{ ctx: AppContext; dashboard: 
   app.get('/api/users', {
     preHandler: manageUsers,
     schema: { tags: ['users'], summary: 'All users', response: { 200: z.array(User) } },
-  }, async () => ctx.auth.listUsers().map(present));
+  }, async () => (await ctx.auth.listUsers()).map(present));
 
   app.post('/api/users', {
     preHandler: manageUsers,
@@ -69,7 +69,7 @@ export const userRoutes: FastifyPluginCallbackZod<{ ctx: AppContext; dashboard: 
     preHandler: manageUsers,
     schema: { tags: ['users'], summary: 'Change a user\'s role, name or active flag', params: Params, body: Changes, response: { 200: User } },
   }, async (request) => {
-    const user = ctx.auth.updateUser(requireActor(request), request.params.email, request.body);
+    const user = await ctx.auth.updateUser(requireActor(request), request.params.email, request.body);
     request.log.info({ user: user.email, role: user.role, active: user.active }, 'user changed');
     await dashboard?.userChanged(user);
     return present(user);
@@ -79,7 +79,7 @@ export const userRoutes: FastifyPluginCallbackZod<{ ctx: AppContext; dashboard: 
     preHandler: manageUsers,
     schema: { tags: ['users'], summary: 'Delete a user', params: Params, response: { 200: z.object({ success: z.boolean() }) } },
   }, async (request) => {
-    const deleted = ctx.auth.deleteUser(requireActor(request), request.params.email);
+    const deleted = await ctx.auth.deleteUser(requireActor(request), request.params.email);
     request.log.info({ user: deleted.email }, 'user deleted');
     await dashboard?.userRemoved(deleted.id);
     return { success: true };
@@ -93,7 +93,7 @@ export const userRoutes: FastifyPluginCallbackZod<{ ctx: AppContext; dashboard: 
       querystring: z.object({ limit: z.coerce.number().int().min(1).max(10_000).default(200) }),
       response: { 200: z.array(AuditEntry) },
     },
-  }, async (request) => ctx.auth.auditLog(request.query.limit).map((event) => ({
+  }, async (request) => (await ctx.auth.auditLog(request.query.limit)).map((event) => ({
     timestamp: event.at, event: event.event, actor: event.actorEmail, subject: event.subject, ip: event.ip, detail: event.detail,
   })));
 
