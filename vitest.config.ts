@@ -13,6 +13,16 @@ const HEAVY = [
   'test/api/fuzz.test.ts',
 ];
 
+/**
+ * Files run a second time with the platform store in PostgreSQL (a schema of their own in the local server):
+ * sign-in, keys, roles, the WebSocket, sources and their jobs, schedules, as a deployment's processes share them.
+ */
+const ON_SHARED_STORE = [
+  'test/server/account.test.ts', 'test/server/authentication.test.ts', 'test/server/api-keys.test.ts', 'test/server/roles.test.ts',
+  'test/server/login-protection.test.ts', 'test/server/credential-cache.test.ts', 'test/server/websocket.test.ts',
+  'test/server/backfill.test.ts', 'test/server/sources.test.ts', 'test/server/platform.test.ts', 'test/server/schedules.test.ts',
+];
+
 /** A timing comparison that another file's load would skew. */
 const ALONE = ['test/server/login-timing.test.ts'];
 
@@ -47,6 +57,13 @@ export default defineConfig({
         // much of its time for Superset or a browser, which their work fills; run after them, three at a time, they
         // left the cores a quarter idle.
         test: { name: 'heavy', include: HEAVY, pool: 'forks', maxWorkers: 2, sequence: { groupOrder: 1 } },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'shared-store', include: ON_SHARED_STORE, pool: 'forks', maxWorkers: 2, sequence: { groupOrder: 1 },
+          env: { QUARRY_TEST_PLATFORM_STORE: 'postgres' },
+        },
       },
       {
         extends: true,

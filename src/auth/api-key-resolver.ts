@@ -27,8 +27,7 @@ export class ApiKeyResolver {
   async resolve(key: string): Promise<ActiveApiKey | undefined> {
     if (!key.startsWith(API_KEY_PREFIX)) return undefined;
     const keyHash = sha256Hex(key);
-    const cached = this.#resolved.get(keyHash);
-    const generation = this.#resolved.generation;
+    const { value: cached, generation } = await this.#resolved.get(keyHash);
     const active = cached ?? await this.#read(keyHash, generation);
     if (!active) return undefined;
     const at = this.#now();
@@ -38,7 +37,7 @@ export class ApiKeyResolver {
     const lastUsedAt = at.toISOString();
     if (!await bookkeepingWrite(() => this.#store.apiKeys.markUsed(record.id, lastUsedAt))) return active;
     const marked = { record: Object.freeze({ ...record, lastUsedAt }), user: active.user };
-    this.#resolved.set(keyHash, marked, generation);
+    await this.#resolved.set(keyHash, marked, generation);
     return marked;
   }
 
@@ -49,7 +48,7 @@ export class ApiKeyResolver {
     const user = await this.#store.users.findById(record.userId);
     if (!user?.active) return undefined;
     const active = { record, user };
-    this.#resolved.set(keyHash, active, generation);
+    await this.#resolved.set(keyHash, active, generation);
     return active;
   }
 }

@@ -8,34 +8,31 @@ const MAX_ENTRIES = 10_000;
  * password change counts from the very next request. Expiry is time, not a change: callers check it on each hit.
  */
 export class CredentialCache<T> {
-  readonly #currentGeneration: () => number;
+  readonly #currentGeneration: () => Promise<number>;
   readonly #entries = new Map<string, T>();
   #generation = Number.NaN;
 
-  constructor(currentGeneration: () => number) {
+  constructor(currentGeneration: () => Promise<number>) {
     this.#currentGeneration = currentGeneration;
   }
 
-  /** The generation the latest `get` found: what the store holds from then on belongs to it, until it moves. */
-  get generation(): number {
-    return this.#generation;
-  }
-
-  get(tokenHash: string): T | undefined {
-    const generation = this.#currentGeneration();
+  /** The entry kept for `tokenHash`, if any, and the generation found: what the store holds from then on belongs to it, until it moves. */
+  async get(tokenHash: string): Promise<{ readonly value: T | undefined; readonly generation: number }> {
+    const generation = await this.#currentGeneration();
     if (generation !== this.#generation) {
       this.#entries.clear();
       this.#generation = generation;
     }
-    return this.#entries.get(tokenHash);
+    return { value: this.#entries.get(tokenHash), generation };
   }
 
   /**
    * Keeps `value`, read from the store (or derived from what was) after a `get` that found `generation`. Reading
    * awaits, so the generation may have moved meanwhile: then the value may already be stale and is not kept.
    */
-  set(tokenHash: string, value: T, generation: number): void {
-    if (generation !== this.#generation || this.#currentGeneration() !== generation) return;
+  async set(tokenHash: string, value: T, generation: number): Promise<void> {
+    const current = await this.#currentGeneration();
+    if (generation !== this.#generation || current !== generation) return;
     if (this.#entries.size >= MAX_ENTRIES && !this.#entries.has(tokenHash)) this.#entries.clear();
     this.#entries.set(tokenHash, value);
   }

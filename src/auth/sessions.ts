@@ -52,8 +52,7 @@ export class Sessions {
    */
   async resolve(token: string): Promise<ActiveSession | undefined> {
     const tokenHash = sha256Hex(token);
-    const cached = this.#resolved.get(tokenHash);
-    const generation = this.#resolved.generation;
+    const { value: cached, generation } = await this.#resolved.get(tokenHash);
     const active = cached ?? await this.#read(tokenHash, generation);
     if (!active) return undefined;
     const now = this.#now();
@@ -67,7 +66,7 @@ export class Sessions {
     const lastSeenAt = now.toISOString();
     if (!await bookkeepingWrite(() => this.#store.sessions.touch(session.id, lastSeenAt))) return active;
     const touched = { session: Object.freeze({ ...session, lastSeenAt }), user: active.user };
-    this.#resolved.set(tokenHash, touched, generation);
+    await this.#resolved.set(tokenHash, touched, generation);
     return touched;
   }
 
@@ -78,7 +77,7 @@ export class Sessions {
     const user = await this.#store.users.findById(session.userId);
     if (!user?.active) return undefined;
     const active = { session, user };
-    this.#resolved.set(tokenHash, active, generation);
+    await this.#resolved.set(tokenHash, active, generation);
     return active;
   }
 

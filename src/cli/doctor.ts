@@ -2,9 +2,11 @@ import { styleText } from 'node:util';
 import { loadEnvironment, loadProjectConfig, projectPaths } from '../config/index.ts';
 import { describeError } from '../errors.ts';
 import {
-  checkDashboardTool, checkDisk, checkDuckDbExtensions, checkLeftoverJobs, checkNode, checkPlatformDatabase, checkPort, checkPythonEnvironment, checkWarehouse, ok, problem,
+  checkDashboardTool, checkDisk, checkDuckDbExtensions, checkLeftoverJobs, checkNode, checkPlatformDatabase, checkPort, checkPythonEnvironment, checkSharedPlatformStore,
+  checkWarehouse, ok, problem,
   PYTHON_ENVIRONMENTS, type Finding,
 } from '../doctor/index.ts';
+import { openConfiguredStore } from '../store/index.ts';
 import { lakeLocation } from '../warehouse/index.ts';
 import { CliError } from './cli-error.ts';
 import { runningServer } from '../server/index.ts';
@@ -21,7 +23,12 @@ async function examine(project: string, env: NodeJS.ProcessEnv): Promise<Finding
     return [...findings, problem('Project', describeError(error), `fix ${paths.projectFile}, or run \`quarry init\` to create a project in ${paths.root}`)];
   }
   const server = runningServer(paths);
-  const platformDatabase = checkPlatformDatabase(paths.platformDb);
+  const projectEnv = loadEnvironment(paths, process.env);
+  const openPlatformStore = () => openConfiguredStore(paths.platformDb, config.platform, projectEnv);
+  const store = config.platform.store;
+  const platformDatabase = store.kind === 'sqlite'
+    ? checkPlatformDatabase(paths.platformDb)
+    : await checkSharedPlatformStore(openPlatformStore, `postgres://${store.user}@${store.host}:${String(store.port)}/${store.database} (schema ${config.platform.schema})`);
   findings.push(
     await checkDisk(paths.root),
     server === undefined
@@ -29,8 +36,8 @@ async function examine(project: string, env: NodeJS.ProcessEnv): Promise<Finding
       : ok(`Port ${String(server.port ?? config.web.port)} (web)`, `in use by this project's running Quarry (pid ${String(server.pid)})${server.localUrl === '' ? '' : ` at ${server.localUrl}`}`),
     platformDatabase,
     // Its jobs are read once it is known to open.
-    ...platformDatabase.level === 'ok' ? [await checkLeftoverJobs(paths.platformDb, new Date())] : [],
-    await checkWarehouse(lakeLocation(paths, config, loadEnvironment(paths, process.env))),
+    ...platformDatabase.level === 'ok' ? [await checkLeftoverJobs(openPlatformStore, new Date())] : [],
+    await checkWarehouse(lakeLocation(paths, config, projectEnv)),
     checkDashboardTool(config.dashboard.enabled, environmentsDir),
   );
   return findings;

@@ -36,7 +36,7 @@ describe('jobs left running by a process that stopped', () => {
     await store.modelRuns.markRunning(gone, 'orders_enriched', now);
     const live = await runningJob('sync', 'orders', thisProcess());
 
-    const finding = await checkLeftoverJobs(file, new Date(now));
+    const finding = await checkLeftoverJobs(async () => openStore(file), new Date(now));
     expect(finding).toEqual({
       check: 'Jobs', level: 'warning',
       detail: `marked interrupted, since the process running each had stopped: run of orders_enriched+ (job ${String(gone)}, pid ${String(stopped.pid)})`,
@@ -46,12 +46,12 @@ describe('jobs left running by a process that stopped', () => {
     expect(await store.modelRuns.forJob(gone)).toEqual([expect.objectContaining({ model: 'orders_enriched', status: 'error' })]);
     expect(await store.jobs.get(live)).toMatchObject({ status: 'running' });
 
-    expect(await checkLeftoverJobs(file, new Date(now))).toEqual({ check: 'Jobs', level: 'ok', detail: 'none is left running by a process that stopped' });
+    expect(await checkLeftoverJobs(async () => openStore(file), new Date(now))).toEqual({ check: 'Jobs', level: 'ok', detail: 'none is left running by a process that stopped' });
   });
 
   it('tells a process whose id was given to another since from the one recorded', async () => {
     const reused = await runningJob('sync', 'orders', { pid: process.pid, started: 'another start time' });
-    expect((await checkLeftoverJobs(file, new Date(now))).level).toBe('warning');
+    expect((await checkLeftoverJobs(async () => openStore(file), new Date(now))).level).toBe('warning');
     expect(await store.jobs.get(reused)).toMatchObject({ status: 'interrupted' });
   });
 });

@@ -5,7 +5,7 @@ import { DatabaseSync } from 'node:sqlite';
 import { describeError } from '../errors.ts';
 import { pythonExecutable } from '../python/index.ts';
 import { describeJob, interruptOrphanedJobs } from '../jobs/index.ts';
-import { openStore, type Store } from '../store/index.ts';
+import { SCHEMA_VERSION, type Store } from '../store/index.ts';
 import { ok, problem, warning, type Finding } from './finding.ts';
 
 const SETUP = path.join(path.resolve(import.meta.dirname, '..', '..'), 'bin', 'setup');
@@ -29,6 +29,21 @@ export function checkPlatformDatabase(file: string): Finding {
   }
 }
 
+/** A platform store in PostgreSQL answers, at this Quarry's schema version (it migrates it, as a start would). */
+export async function checkSharedPlatformStore(openPlatformStore: () => Promise<Store>, address: string): Promise<Finding> {
+  const check = 'Platform store';
+  try {
+    const store = await openPlatformStore();
+    try {
+      return ok(check, `${address} answers: ${String(await store.users.count())} user(s), schema version ${String(SCHEMA_VERSION)}`);
+    } finally {
+      await store.close();
+    }
+  } catch (error) {
+    return problem(check, describeError(error), 'check that PostgreSQL is up, that platform.store and platform.schema in project.yml name it, and the password in .env (platform.password_env)');
+  }
+}
+
 /** The dashboard tool: off in project.yml, or its environment can start Superset. */
 export function checkDashboardTool(enabled: boolean, environmentsDir?: string): Finding {
   const check = 'Dashboard tool';
@@ -48,11 +63,11 @@ export function checkDashboardTool(enabled: boolean, environmentsDir?: string): 
  * Jobs recorded queued or running whose process has stopped (Ctrl-C, a closed terminal, kill -9): each is marked
  * interrupted now, as the next command that starts a job would, and named, so nothing seems to run that does not.
  */
-export async function checkLeftoverJobs(file: string, now: Date): Promise<Finding> {
+export async function checkLeftoverJobs(openPlatformStore: () => Promise<Store>, now: Date): Promise<Finding> {
   const check = 'Jobs';
   let store: Store;
   try {
-    store = openStore(file);
+    store = await openPlatformStore();
   } catch (error) {
     return problem(check, `the jobs cannot be read: ${describeError(error)}`, 'see the platform database check above');
   }

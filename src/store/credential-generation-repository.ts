@@ -1,5 +1,6 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import type { CommitSignal } from './commit-signal.ts';
+import type { PlatformDatabase } from './platform-database.ts';
 
 /**
  * The counter that triggers bump whenever a user, a session or an API key changes in a way that matters to
@@ -7,7 +8,7 @@ import type { CommitSignal } from './commit-signal.ts';
  * database only when the commit signal says something was committed since (two file locks per read otherwise),
  * and its statement is prepared once and answers a row as an array (no object to build per request).
  */
-export class CredentialGenerationRepository {
+export class CommitSignalledCredentialGeneration {
   readonly #read: StatementSync;
   readonly #commits: CommitSignal;
   #generation = 0;
@@ -18,8 +19,25 @@ export class CredentialGenerationRepository {
     this.#commits = commits;
   }
 
-  current(): number {
+  async current(): Promise<number> {
     if (this.#commits.mayHaveChanged()) this.#generation = (this.#read.get() as unknown as [number])[0];
     return this.#generation;
+  }
+}
+
+/**
+ * The counter in a PostgreSQL store, which processes on other hosts move: read on each ask, one indexed row on a
+ * pooled connection, so a change committed anywhere counts from the very next request.
+ */
+export class ReadCredentialGeneration {
+  readonly #database: PlatformDatabase;
+
+  constructor(database: PlatformDatabase) {
+    this.#database = database;
+  }
+
+  async current(): Promise<number> {
+    const row = await this.#database.get<{ generation: number }>('SELECT generation FROM credential_generation WHERE id = 1');
+    return row?.generation ?? 0;
   }
 }

@@ -312,7 +312,6 @@ const MIGRATIONS: readonly Migration[] = [
   CREATE TRIGGER api_keys_deleted_credentials AFTER DELETE ON api_keys
     BEGIN UPDATE credential_generation SET generation = generation + 1; END;
   `,
-    // Every other process of the deployment hears of a change at once: the notice carries the schema of the store.
     postgres: `
   CREATE TABLE credential_generation (
     id INTEGER PRIMARY KEY CHECK (id = 1),
@@ -322,7 +321,6 @@ const MIGRATIONS: readonly Migration[] = [
   CREATE FUNCTION count_credential_change() RETURNS trigger LANGUAGE plpgsql AS $$
   BEGIN
     UPDATE credential_generation SET generation = generation + 1;
-    PERFORM pg_notify('quarry_credentials', current_schema());
     RETURN NULL;
   END $$;
   CREATE TRIGGER users_changed_credentials AFTER UPDATE OR DELETE ON users

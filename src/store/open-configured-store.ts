@@ -1,5 +1,16 @@
 import type { ProjectConfig } from '../config/index.ts';
+import { QuarryError, describeError } from '../errors.ts';
 import { openPostgresStore, openStore, type Store, type StoreOptions } from './store.ts';
+
+type PostgresStore = Extract<ProjectConfig['platform']['store'], { kind: 'postgres' }>;
+
+/** The shared platform store cannot be reached, refused the login or could not be migrated: a start-up error that says which. */
+export class PlatformStoreUnreachableError extends QuarryError {
+  readonly code = 'platform_db_unavailable';
+  constructor(store: PostgresStore, schema: string, cause: unknown) {
+    super(`The platform store postgres://${store.user}@${store.host}:${String(store.port)}/${store.database} (schema ${schema}) cannot be used: ${describeError(cause)}`);
+  }
+}
 
 /** The platform store project.yml's `platform` names: the embedded file at `platformDb`, or a shared PostgreSQL database. */
 export async function openConfiguredStore(
@@ -8,5 +19,9 @@ export async function openConfiguredStore(
   const store = platform.store;
   if (store.kind === 'sqlite') return openStore(platformDb, options);
   const connection = { host: store.host, port: store.port, user: store.user, database: store.database, password: env[platform.password_env] };
-  return openPostgresStore({ connection, schema: platform.schema }, options);
+  try {
+    return await openPostgresStore({ connection, schema: platform.schema }, options);
+  } catch (error) {
+    throw new PlatformStoreUnreachableError(store, platform.schema, error);
+  }
 }

@@ -6,12 +6,11 @@ import { AlertsRepository } from './alerts-repository.ts';
 import { ApiKeysRepository } from './api-keys-repository.ts';
 import { AuditRepository } from './audit-repository.ts';
 import { CommitSignal } from './commit-signal.ts';
-import { CredentialGenerationRepository } from './credential-generation-repository.ts';
+import { CommitSignalledCredentialGeneration, ReadCredentialGeneration } from './credential-generation-repository.ts';
 import { FileLedgerRepository } from './file-ledger-repository.ts';
 import { JobsRepository } from './jobs-repository.ts';
 import { LogsRepository } from './logs-repository.ts';
 import { LoginFailuresRepository } from './login-failures-repository.ts';
-import { ListenedCredentialGeneration } from './listened-credential-generation.ts';
 import { migratePostgres, migrateSqlite } from './migrations.ts';
 import type { PlatformDatabase } from './platform-database.ts';
 import { PostgresDatabase } from './postgres-database.ts';
@@ -36,9 +35,9 @@ export interface Store {
   readonly apiKeys: ApiKeysRepository;
   /**
    * Changes whenever a user, session or API key changes in a way that matters to authentication, in any process.
-   * Answered without waiting, since every authenticated request asks it.
+   * Every authenticated request asks it, so it is cheap: a few bytes of a file, or one row.
    */
-  readonly credentialGeneration: { current(): number };
+  readonly credentialGeneration: { current(): Promise<number> };
   readonly loginFailures: LoginFailuresRepository;
   readonly totpFailures: TotpFailuresRepository;
   readonly audit: AuditRepository;
@@ -78,7 +77,7 @@ export function openStore(file: string, options: StoreOptions = {}): Store {
   migrateSqlite(connection);
   const commits = new CommitSignal(file);
   const database = new SqliteDatabase(connection);
-  return storeOn(database, new CredentialGenerationRepository(connection, commits), options, async () => {
+  return storeOn(database, new CommitSignalledCredentialGeneration(connection, commits), options, async () => {
     await database.close();
     commits.close();
   });
@@ -92,7 +91,7 @@ export interface PostgresStoreAddress {
 
 /**
  * Opens the platform store that the processes of a deployment share in PostgreSQL, creating its schema and
- * migrating it as needed (one process at a time), and listens for credential changes from the others.
+ * migrating it as needed (one process at a time).
  */
 export async function openPostgresStore(address: PostgresStoreAddress, options: StoreOptions = {}): Promise<Store> {
   const connection = { ...address.connection, options: `-c search_path=${address.schema}` };
@@ -105,12 +104,7 @@ export async function openPostgresStore(address: PostgresStoreAddress, options: 
     await setup.end();
   }
   const database = new PostgresDatabase(connection);
-  const generation = new ListenedCredentialGeneration(connection, address.schema);
-  await generation.start();
-  return storeOn(database, generation, options, async () => {
-    await generation.close();
-    await database.close();
-  });
+  return storeOn(database, new ReadCredentialGeneration(database), options, () => database.close());
 }
 
 function storeOn(

@@ -1,6 +1,6 @@
 import * as OTPAuth from 'otpauth';
-import { DatabaseSync } from 'node:sqlite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { onPlatformStore } from '../support/platform-sql.ts';
 import { EMAILS, PASSWORDS, sessionCookieOf, startQuarry, type TestQuarry } from '../support/quarry.ts';
 
 const XHR = { 'x-requested-with': 'XMLHttpRequest' };
@@ -82,9 +82,8 @@ describe('account: sessions, password, two-factor, audit', () => {
     expect((await quarry.request('POST', '/api/auth/2fa/enable', { cookie, headers: XHR, body: { code: codeAt(secret) } })).status).toBe(200);
     expect((await quarry.request('GET', '/api/auth/me', { cookie })).json.two_factor_enabled).toBe(true);
 
-    const database = new DatabaseSync(quarry.ctx.paths.platformDb, { readOnly: true });
-    const stored = JSON.stringify(database.prepare("SELECT * FROM users WHERE email = 'totp@test.local'").get());
-    database.close();
+    const stored = JSON.stringify(await onPlatformStore(quarry.ctx, "SELECT * FROM users WHERE email = 'totp@test.local'"));
+    expect(stored).toContain('totp@test.local');
     expect(stored).not.toContain(secret);
 
     quarry.clock.advance(30_000);

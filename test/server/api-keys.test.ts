@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import { DatabaseSync } from 'node:sqlite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { onPlatformStore } from '../support/platform-sql.ts';
 import { EMAILS, sessionCookieOf, startQuarry, type TestQuarry } from '../support/quarry.ts';
 
 describe('API keys', () => {
@@ -20,11 +20,9 @@ describe('API keys', () => {
     expect(created.json.key.startsWith(created.json.prefix)).toBe(true);
     expect(created.json.expires_at).toBeNull();
 
-    const database = new DatabaseSync(quarry.ctx.paths.platformDb, { readOnly: true });
-    const row = database.prepare('SELECT key_hash FROM api_keys WHERE id = ?').get(created.json.id) as { key_hash: string };
-    const dump = JSON.stringify(database.prepare('SELECT * FROM api_keys').all());
-    database.close();
-    expect(row.key_hash).toBe(createHash('sha256').update(created.json.key).digest('hex'));
+    const [row] = await onPlatformStore(quarry.ctx, 'SELECT key_hash FROM api_keys WHERE id = ?', created.json.id);
+    const dump = JSON.stringify(await onPlatformStore(quarry.ctx, 'SELECT * FROM api_keys'));
+    expect(row!.key_hash).toBe(createHash('sha256').update(created.json.key).digest('hex'));
     expect(dump).not.toContain(created.json.key);
 
     const listed = await quarry.request('GET', '/api/auth/api-keys', { as: 'editor' });

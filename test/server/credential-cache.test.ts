@@ -1,16 +1,14 @@
 // Sessions and API keys are resolved from a cache between changes: every change that takes access away must count
 // from the very next request, also while requests keep arriving, and also when another process made it.
-import { execFile } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStore, type Role } from '../../src/store/index.ts';
+import { onPlatformStore } from '../support/platform-sql.ts';
 import { sessionCookieOf, startQuarry, type TestQuarry } from '../support/quarry.ts';
 
 const XHR = { 'x-requested-with': 'XMLHttpRequest' };
-const NODE_BIN = path.resolve(import.meta.dirname, '..', '..', 'bin', 'node');
 
 describe('credential cache', () => {
   let quarry: TestQuarry;
@@ -61,14 +59,9 @@ describe('credential cache', () => {
     };
   };
 
-  /** Runs `statement` on the platform database from a separate process, as the CLI would while the server runs. */
+  /** Runs `statement` on the platform store from a separate process, as the CLI or another process of a deployment would while the server runs. */
   const fromAnotherProcess = async (statement: string, ...parameters: (string | number)[]): Promise<void> => {
-    const script = `
-      import { DatabaseSync } from 'node:sqlite';
-      const database = new DatabaseSync(process.argv[1], { timeout: 5000 });
-      database.prepare(process.argv[2]).run(...JSON.parse(process.argv[3]));
-      database.close();`;
-    await promisify(execFile)(NODE_BIN, ['--input-type=module', '-e', script, quarry.ctx.paths.platformDb, statement, JSON.stringify(parameters)]);
+    await onPlatformStore(quarry.ctx, statement, ...parameters);
   };
 
   it('refuses a revoked API key on the next request while the key is under load', async () => {
@@ -190,15 +183,15 @@ describe('credential generation', () => {
         for (const [table, bookkeeping] of Object.entries(BOOKKEEPING)) {
           const columns = (database.prepare(`PRAGMA table_info(${table})`).all() as { name: string }[]).map((column) => column.name);
           for (const column of columns) {
-            const before = store.credentialGeneration.current();
+            const before = await store.credentialGeneration.current();
             database.exec(`UPDATE ${table} SET ${column} = ${column}`);
-            const moved = store.credentialGeneration.current() !== before;
+            const moved = (await store.credentialGeneration.current()) !== before;
             expect({ table, column, moved }).toEqual({ table, column, moved: !bookkeeping.includes(column) });
           }
         }
-        const beforeDelete = store.credentialGeneration.current();
+        const beforeDelete = await store.credentialGeneration.current();
         database.exec('DELETE FROM api_keys');
-        expect(store.credentialGeneration.current()).toBe(beforeDelete + 1);
+        expect(await store.credentialGeneration.current()).toBe(beforeDelete + 1);
       } finally {
         database.close();
       }

@@ -8,7 +8,8 @@ import { initProject } from '../../src/cli/init.ts';
 import type { AppContext } from '../../src/context.ts';
 import { createLogger, type Logger } from '../../src/logger.ts';
 import { startPlatform } from '../../src/server/index.ts';
-import type { Role } from '../../src/store/index.ts';
+import { copyToPostgres, type Role } from '../../src/store/index.ts';
+import { freshPostgresStore } from './postgres-store.ts';
 import { TestClock } from './test-clock.ts';
 import { copyInitialisedSupersetHome } from './superset-home.ts';
 import { projectPaths } from '../../src/config/index.ts';
@@ -111,6 +112,16 @@ export interface StartOptions {
   passwordCost?: number;
 }
 
+/**
+ * The project's platform store moved into a schema of its own in the local PostgreSQL, as `quarry store migrate`
+ * does: for the files that run on the shared store (QUARRY_TEST_PLATFORM_STORE=postgres, vitest.config.ts).
+ */
+async function storeMovedToPostgres(dir: string): Promise<ReturnType<typeof freshPostgresStore>> {
+  const place = freshPostgresStore();
+  await copyToPostgres(projectPaths(dir).platformDb, place, () => undefined);
+  return place;
+}
+
 /** bcrypt's minimum: a test that is not about passwords need not pay a quarter of a second a user and a login. */
 export const TEST_PASSWORD_COST = 4;
 
@@ -126,9 +137,12 @@ export async function startQuarry(options: StartOptions = {}): Promise<TestQuarr
     }, env);
   }
   const projectFile = path.join(dir, '.quarry', 'project.yml');
+  let sharedStore: ReturnType<typeof freshPostgresStore> | undefined;
   if (!restart) {
     const current = parse(readFileSync(projectFile, 'utf8')) as Record<string, unknown>;
-    await writeFile(projectFile, stringify(mergeDeep({ ...current, network: LOOPBACK_NETWORK }, options.projectConfig ?? {})));
+    sharedStore = process.env.QUARRY_TEST_PLATFORM_STORE === 'postgres' ? await storeMovedToPostgres(dir) : undefined;
+    const platform = sharedStore === undefined ? {} : { platform: { store: sharedStore.url, schema: sharedStore.schema } };
+    await writeFile(projectFile, stringify(mergeDeep({ ...current, network: LOOPBACK_NETWORK, ...platform }, options.projectConfig ?? {})));
   }
   if (options.sourcesYaml !== undefined) await writeFile(path.join(dir, '.quarry', 'sources.yml'), options.sourcesYaml);
   if (!restart && options.dashboard === true && options.freshDashboardHome !== true) await copyInitialisedSupersetHome(projectPaths(dir).dashboardHome);
@@ -237,6 +251,7 @@ export async function startQuarry(options: StartOptions = {}): Promise<TestQuarr
     async close() {
       await stopPlatform();
       if (!restart) await rm(dir, { recursive: true, force: true });
+      await sharedStore?.drop();
     },
     stop: stopPlatform,
     async restart() {
