@@ -9,6 +9,7 @@ export { SourceReports, summarizeSource, SOURCE_STATUSES, type SourceStatus, typ
 export { testConnection, type ConnectionTestOptions } from './test-connection.ts';
 export { finishWithin } from './finish-within.ts';
 export { JobLifecycle, type JobKind, type JobTools, type JobSuccess, type ActiveJob, type JobEnding, type JobLifecycleOptions } from './job-lifecycle.ts';
+export { JobQueue, type QueuedJob, type JobQueueOptions } from './job-queue.ts';
 export { startAllSyncs, type SyncAllEntry } from './sync-all.ts';
 export { MaintenanceJob, MAINTENANCE_TARGET } from './maintenance-job.ts';
 export { snapshotReport } from './snapshot-report.ts';
