@@ -1,3 +1,4 @@
+import { hostname } from 'node:os';
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -23,10 +24,11 @@ describe('jobs left running by a process that stopped', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  const runningJob = async (kind: 'sync' | 'run', target: string, owner: { pid: number; started: string }): Promise<number> => {
+  const runningJob = async (kind: 'sync' | 'run', target: string, process: { pid: number; started: string; host?: string }): Promise<number> => {
+    const owner = { host: hostname(), worker: 'cli', ...process };
     const job = await store.jobs.enqueueUnlessActive({ kind, target, fullRefresh: false, requestedBy: 'cli' }, now, owner);
     if (job === undefined) throw new Error('not queued');
-    await store.jobs.markRunning(job.id, now);
+    await store.jobs.markRunning(job.id, now, owner);
     return job.id;
   };
 
@@ -53,5 +55,12 @@ describe('jobs left running by a process that stopped', () => {
     const reused = await runningJob('sync', 'orders', { pid: process.pid, started: 'another start time' });
     expect((await checkLeftoverJobs(async () => openStore(file), new Date(now))).level).toBe('warning');
     expect(await store.jobs.get(reused)).toMatchObject({ status: 'interrupted' });
+  });
+
+  it('leaves a job owned on another host to its queue, whatever runs under its pid here', async () => {
+    const stopped = spawnSync('true');
+    const elsewhere = await runningJob('sync', 'orders', { pid: stopped.pid, started: '1', host: 'another-host.internal' });
+    expect((await checkLeftoverJobs(async () => openStore(file), new Date(now))).level).toBe('ok');
+    expect(await store.jobs.get(elsewhere)).toMatchObject({ status: 'running', worker: 'cli' });
   });
 });

@@ -9,6 +9,7 @@ import { EventBus, type QuarryEvent } from '../events/index.ts';
 import { createLogger } from '../logger.ts';
 import { lakeLocation, LakeWriter } from '../warehouse/index.ts';
 import { openStore, type JobRecord, type Store } from '../store/index.ts';
+import { thisJobOwner } from './job-owner.ts';
 import { JobLifecycle, type JobKind, type JobSuccess, type JobTools } from './job-lifecycle.ts';
 
 class BusyError extends Error {}
@@ -90,7 +91,7 @@ describe('JobLifecycle', () => {
     const log = createLogger({ level: 'debug', destination });
     const now = (): Date => new Date();
     events = new EventBus(log, now, new SecretRedactor());
-    lifecycle = new JobLifecycle({ store, events, log, now, writer: new LakeWriter(lakeLocation(paths), paths.writerLockFile), redact: (text) => text });
+    lifecycle = new JobLifecycle({ store, owner: thisJobOwner(), events, log, now, writer: new LakeWriter(lakeLocation(paths), paths.writerLockFile), redact: (text) => text });
   });
 
   afterEach(async () => {

@@ -1,7 +1,6 @@
 import type { EventBus } from '../events/index.ts';
 import type { Logger } from '../logger.ts';
-import { thisProcess } from '../os/index.ts';
-import type { JobKind as JobKindName, JobRecord, LogLevel, Store } from '../store/index.ts';
+import type { JobKind as JobKindName, JobOwner, JobRecord, LogLevel, Store } from '../store/index.ts';
 import type { LakeWrite, LakeWriter } from '../warehouse/index.ts';
 import { countRows } from './count-rows.ts';
 import { finishWithin } from './finish-within.ts';
@@ -10,7 +9,6 @@ import { interruptOrphanedJobs } from './orphaned-jobs.ts';
 type JobEvent = Parameters<EventBus['publish']>[0];
 
 /** Recorded with each job this process runs, so another process can tell when this one has stopped. */
-const THIS_PROCESS = thisProcess();
 
 /** What a job kind's work may use: its signal, its log and the lake's writer, labelled with the job. */
 export interface JobTools {
@@ -100,6 +98,8 @@ export interface JobKind<Outcome> {
 
 export interface JobLifecycleOptions {
   store: Store;
+  /** This process as the jobs it runs name it: a worker's --name, or host:pid. */
+  owner: JobOwner;
   events: EventBus;
   log: Logger;
   now: () => Date;
@@ -252,7 +252,7 @@ export class JobLifecycle {
       return await store.transaction(async () => {
         for (const record of unrecorded) await record();
         return store.jobs.enqueueUnlessActive(
-          { kind: kind.kind, target: kind.target, fullRefresh: kind.fullRefresh, requestedBy: kind.requestedBy }, now().toISOString(), THIS_PROCESS,
+          { kind: kind.kind, target: kind.target, fullRefresh: kind.fullRefresh, requestedBy: kind.requestedBy }, now().toISOString(), this.#options.owner,
         );
       });
     } catch (error) {
@@ -267,7 +267,7 @@ export class JobLifecycle {
     const { store, events, now, log } = this.#options;
     signal.throwIfAborted();
     const started = now();
-    await store.jobs.markRunning(job.id, started.toISOString());
+    await store.jobs.markRunning(job.id, started.toISOString(), this.#options.owner);
     const tools: JobTools = {
       job, signal, write,
       log: (level, message) => { lines.tell(level, message); },

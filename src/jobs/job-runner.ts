@@ -7,6 +7,7 @@ import type { JobRecord, Store } from '../store/index.ts';
 import { dropSourceTables } from './drop-source-tables.ts';
 import { SourceDisabledError, SourceNotFoundError, SourceTypeNotSupportedError, SyncInProgressError, SyncNotFoundError, SyncOfAnotherSourceError, RestoreInProgressError } from './errors.ts';
 import { JobLifecycle, type ActiveJob } from './job-lifecycle.ts';
+import { thisJobOwner } from './job-owner.ts';
 import { MaintenanceJob } from './maintenance-job.ts';
 import { interruptOrphanedJobs } from './orphaned-jobs.ts';
 import { RestoreJob, snapshotBeforeSync } from './restore-job.ts';
@@ -15,6 +16,8 @@ import type { LakeWriter, WarehouseReaders } from '../warehouse/index.ts';
 
 export interface JobRunnerOptions {
   store: Store;
+  /** The name the jobs this process runs are recorded with (a worker's --name); host:pid when left out. */
+  workerName?: string | undefined;
   paths: ProjectPaths;
   /** Pooled readers of the same lake, for what a job's start reads of it (a restore's snapshot). */
   readers: WarehouseReaders;
@@ -53,7 +56,9 @@ export class JobRunner {
   constructor(options: JobRunnerOptions) {
     this.#options = options;
     const { store, events, log, now, writer, afterCommit } = options;
-    this.lifecycle = new JobLifecycle({ store, events, log, now, writer, afterCommit, redact: (text) => options.redactor.redact(text) });
+    this.lifecycle = new JobLifecycle({
+      store, owner: thisJobOwner(options.workerName), events, log, now, writer, afterCommit, redact: (text) => options.redactor.redact(text),
+    });
     this.ledgerHasher = new LedgerHasher(store.fileLedger);
   }
 

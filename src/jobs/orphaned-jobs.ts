@@ -1,12 +1,15 @@
+import { hostname } from 'node:os';
 import { isRunning } from '../os/index.ts';
 import type { JobRecord, Store } from '../store/index.ts';
 
 /**
  * Jobs recorded queued or running whose process has ended without finishing them: Ctrl-C or a closed terminal
- * during `quarry build`, kill -9, a crash. Any process may meet them (another command, a service starting, doctor).
+ * during `quarry build`, kill -9, a crash. Any process of the same host may meet them (another command, a service
+ * starting, doctor); a job owned on another host is left to its queue's lease, since its pid means nothing here.
  */
 export async function orphanedJobs(store: Store): Promise<JobRecord[]> {
-  return (await store.jobs.active()).filter((job) => job.owner === null || !isRunning(job.owner));
+  const host = hostname();
+  return (await store.jobs.active()).filter((job) => job.owner === null || ((job.owner.host ?? host) === host && !isRunning(job.owner)));
 }
 
 /** Marks each orphaned job interrupted, with its models' runs, and says so in its log; returns them. */

@@ -4,7 +4,7 @@ export { SESSION_STAGES, type SessionStage, type SessionRecord } from './session
 export type { ApiKeyRecord } from './api-keys-repository.ts';
 export type { OutboxStatus, OutboxEntry } from './alerts-repository.ts';
 export type { AuditEvent } from './audit-repository.ts';
-export { JOB_STATUSES, type JobStatus, type JobKind, type JobRecord } from './jobs-repository.ts';
+export { JOB_STATUSES, type JobStatus, type JobKind, type JobRecord, type JobOwner } from './jobs-repository.ts';
 export { LOG_LEVELS, type LogLevel, type LogEntry } from './logs-repository.ts';
 export type { FileLedgerRepository, LedgerEntry } from './file-ledger-repository.ts';
 export { LAYERS, type Layer } from './warehouse-tables-repository.ts';

@@ -24,13 +24,27 @@ export interface JobRecord {
   readonly snapshotBefore: number | null;
   readonly snapshotAfter: number | null;
   /** The process that runs it; null for a job recorded before processes were. */
-  readonly owner: { readonly pid: number; readonly started: string } | null;
+  readonly owner: JobOwner | null;
+  /** The name of the process that ran it (a worker's --name, or host:pid); null before it ran. */
+  readonly worker: string | null;
+  /** What it was asked to do, as its kind reads it back to run it in any process; null for a job of before. */
+  readonly parameters: Readonly<Record<string, unknown>> | null;
+}
+
+/** A process that owns a job: its id and start time on its host (see ProcessIdentity), and its name. */
+export interface JobOwner {
+  readonly pid: number;
+  readonly started: string;
+  /** null for a job recorded before hosts were. */
+  readonly host: string | null;
+  readonly worker: string;
 }
 
 interface JobRow {
   id: number; kind: JobKind; target: string; status: JobStatus; full_refresh: number; requested_by: string | null;
   created_at: string; started_at: string | null; finished_at: string | null; rows: number | null; error: string | null; files_failed: number;
   transient: number; snapshot_before: number | null; snapshot_after: number | null; owner_pid: number | null; owner_started: string | null;
+  owner_host: string | null; worker: string | null; parameters: string | null;
 }
 
 function toRecord(row: JobRow): JobRecord {
@@ -39,7 +53,9 @@ function toRecord(row: JobRow): JobRecord {
     requestedBy: row.requested_by, createdAt: row.created_at, startedAt: row.started_at, finishedAt: row.finished_at,
     rows: row.rows, error: row.error, filesFailed: row.files_failed, transient: row.transient === 1,
     snapshotBefore: row.snapshot_before, snapshotAfter: row.snapshot_after,
-    owner: row.owner_pid === null ? null : { pid: row.owner_pid, started: row.owner_started ?? '' },
+    owner: row.owner_pid === null ? null : { pid: row.owner_pid, started: row.owner_started ?? '', host: row.owner_host, worker: row.worker ?? '' },
+    worker: row.status === 'queued' ? null : row.worker,
+    parameters: row.parameters === null ? null : JSON.parse(row.parameters) as Record<string, unknown>,
   });
 }
 
@@ -58,12 +74,15 @@ export class JobsRepository {
    * asking at once cannot both queue one.
    */
   async enqueueUnlessActive(
-    job: { kind: JobKind; target: string; fullRefresh: boolean; requestedBy: string | null }, now: string, owner: { pid: number; started: string },
+    job: { kind: JobKind; target: string; fullRefresh: boolean; requestedBy: string | null; parameters?: Readonly<Record<string, unknown>> },
+    now: string, owner: JobOwner,
   ): Promise<JobRecord | undefined> {
     const row = await this.#database.get<JobRow>(`
-      INSERT INTO jobs (kind, target, status, full_refresh, requested_by, created_at, owner_pid, owner_started) VALUES (?, ?, 'queued', ?, ?, ?, ?, ?)
+      INSERT INTO jobs (kind, target, status, full_refresh, requested_by, created_at, owner_pid, owner_started, owner_host, worker, parameters)
+      VALUES (?, ?, 'queued', ?, ?, ?, ?, ?, ?, ?, ?)
       ON CONFLICT (kind, target) WHERE status IN ('queued', 'running') DO NOTHING RETURNING *`,
-      job.kind, job.target, job.fullRefresh ? 1 : 0, job.requestedBy, now, owner.pid, owner.started);
+      job.kind, job.target, job.fullRefresh ? 1 : 0, job.requestedBy, now, owner.pid, owner.started, owner.host, owner.worker,
+      job.parameters === undefined ? null : JSON.stringify(job.parameters));
     return row === undefined ? undefined : toRecord(row);
   }
 
@@ -72,8 +91,15 @@ export class JobsRepository {
     return (await this.#database.all<JobRow>("SELECT * FROM jobs WHERE status IN ('queued', 'running') ORDER BY id")).map(toRecord);
   }
 
-  async markRunning(id: number, now: string): Promise<void> {
-    await this.#database.run("UPDATE jobs SET status = 'running', started_at = ? WHERE id = ?", now, id);
+  /**
+   * Marks the job running in `owner`, which takes it over from the process that queued it (or from a worker whose
+   * lease on it lapsed); answers false when it has ended meanwhile.
+   */
+  async markRunning(id: number, now: string, owner: JobOwner): Promise<boolean> {
+    return await this.#database.run(`
+      UPDATE jobs SET status = 'running', started_at = ?, owner_pid = ?, owner_started = ?, owner_host = ?, worker = ?
+      WHERE id = ? AND status IN ('queued', 'running')`,
+    now, owner.pid, owner.started, owner.host, owner.worker, id) === 1;
   }
 
   async finish(

@@ -423,6 +423,13 @@ const MIGRATIONS: readonly Migration[] = [
       AND id NOT IN (SELECT MAX(id) FROM jobs WHERE status IN ('queued', 'running') GROUP BY kind, target);
   CREATE UNIQUE INDEX jobs_one_active ON jobs (kind, target) WHERE status IN ('queued', 'running');
   `,
+  `
+  -- What a job was asked to do (JSON), so that any process of a deployment can run it from its record; the host of
+  -- the process that owns it (its pid means nothing on another host); the name of the process that ran it.
+  ALTER TABLE jobs ADD COLUMN parameters TEXT;
+  ALTER TABLE jobs ADD COLUMN owner_host TEXT;
+  ALTER TABLE jobs ADD COLUMN worker TEXT;
+  `,
 ];
 
 /** The schema version this code writes: a database at a newer one is refused. */

@@ -6,7 +6,7 @@ import { openPostgresStore, openStore, type Store } from '../../src/store/index.
 import { onPostgres } from '../support/local-postgres.ts';
 import { freshPostgresStore } from '../support/postgres-store.ts';
 
-const OWNER = { pid: 4242, started: '2026-11-29T08:00:00.000Z' };
+const OWNER = { pid: 4242, started: '2026-11-29T08:00:00.000Z', host: 'web-1', worker: 'web-1:4242' };
 const NOW = '2026-11-29T09:00:00.000Z';
 const LATER = '2026-11-29T10:00:00.000Z';
 
@@ -103,21 +103,26 @@ describe.each([['sqlite', embedded], ['postgres', shared]] as const)('the platfo
     const job = { kind: 'sync' as const, target: 'orders', fullRefresh: false, requestedBy: 'ada@example.com' };
     const [first, second] = await Promise.all([
       store.jobs.enqueueUnlessActive(job, NOW, OWNER),
-      other.jobs.enqueueUnlessActive(job, NOW, { pid: 7, started: NOW }),
+      other.jobs.enqueueUnlessActive(job, NOW, { pid: 7, started: NOW, host: 'worker-2', worker: 'second' }),
     ]);
     expect([first, second].filter((queued) => queued !== undefined)).toHaveLength(1);
     const queued = (first ?? second)!;
     expect(await store.jobs.enqueueUnlessActive({ ...job, kind: 'run' }, NOW, OWNER)).toMatchObject({ kind: 'run', status: 'queued' });
-    await store.jobs.markRunning(queued.id, NOW);
+    expect(queued.worker).toBeNull();
+    expect(await store.jobs.markRunning(queued.id, NOW, { pid: 9, started: NOW, host: 'worker-3', worker: 'third' })).toBe(true);
     await store.jobs.finish(queued.id, { status: 'success', rows: 3_000_000_000, error: null, filesFailed: 1 }, LATER);
-    expect(await store.jobs.get(queued.id)).toMatchObject({ status: 'success', rows: 3_000_000_000, filesFailed: 1, transient: false, finishedAt: LATER });
+    expect(await store.jobs.get(queued.id)).toMatchObject({
+      status: 'success', rows: 3_000_000_000, filesFailed: 1, transient: false, finishedAt: LATER, worker: 'third', owner: { pid: 9, host: 'worker-3' },
+    });
+    expect(await store.jobs.markRunning(queued.id, LATER, OWNER)).toBe(false);
     expect(await store.jobs.enqueueUnlessActive(job, LATER, OWNER)).toMatchObject({ status: 'queued', fullRefresh: false });
     expect((await store.jobs.active()).map((active) => active.kind)).toEqual(['run', 'sync']);
   });
 
   it('interrupts a job once, and fails the model runs it left running', async () => {
-    const job = (await store.jobs.enqueueUnlessActive({ kind: 'run', target: 'all', fullRefresh: false, requestedBy: null }, NOW, OWNER))!;
-    await store.jobs.markRunning(job.id, NOW);
+    const job = (await store.jobs.enqueueUnlessActive({ kind: 'run', target: 'all', fullRefresh: false, requestedBy: null, parameters: { models: ['a+'] } }, NOW, OWNER))!;
+    expect(job.parameters).toEqual({ models: ['a+'] });
+    await store.jobs.markRunning(job.id, NOW, OWNER);
     await store.modelRuns.markRunning(job.id, 'stg_orders', NOW);
     await store.modelRuns.finish(job.id, 'stg_customers', { status: 'success', durationSeconds: 1.25, error: null }, NOW);
     expect(await store.jobs.interrupt(job.id, 'stopped', LATER)).toMatchObject({ status: 'interrupted', error: 'stopped' });
