@@ -7,8 +7,8 @@ import {
   type ProjectConfig, type ProjectPaths,
 } from './config/index.ts';
 import { assertSourceVariablesOwned, loadSources, SecretRedactor, type SourceConfig } from './sources/config/index.ts';
-import { EventBus } from './events/index.ts';
-import { JobRunner, SourceReports } from './jobs/index.ts';
+import { EventBus, PostgresEventRelay } from './events/index.ts';
+import { JobQueue, JobRunner, SourceReports } from './jobs/index.ts';
 import { createLogger, type LogFormat, type Logger } from './logger.ts';
 import { assertSourcesWithinProject, OutboundPolicy, SourceTokens } from './sources/index.ts';
 import { Scheduler, type Timer } from './schedules/index.ts';
@@ -43,6 +43,8 @@ export interface AppContext {
   readonly childEnv: Readonly<Record<string, string>>;
   readonly secretKey: Buffer;
   readonly store: Store;
+  /** With a shared platform store: carries events between this process and the others of the deployment. */
+  readonly relay: PostgresEventRelay | undefined;
   readonly auth: Auth;
   readonly oauth: OAuthLogin;
   readonly log: Logger;
@@ -85,6 +87,8 @@ export interface ContextOptions {
   timer?: Timer;
   /** bcrypt's work factor for passwords set from now on (PASSWORD_COST unless told). */
   passwordCost?: number;
+  /** The name this process's jobs are recorded with (`quarry worker --name`); host:pid when left out. */
+  workerName?: string;
 }
 
 export const SERVICE_VERSION: string = packageJson.version;
@@ -119,6 +123,7 @@ export async function createContext(options: ContextOptions): Promise<AppContext
   const store = await openConfiguredStore(paths.platformDb, config.platform, env, { redact: (text) => redactor.redact(text) });
   const log = options.log ?? createLogger({ level: env.QUARRY_LOG_LEVEL ?? 'info', format: options.logFormat, redactor });
   const events = new EventBus(log.child({ module: 'events' }), now, redactor);
+  const { queue, relay } = await deploymentParts(store, events, config, log);
   const lake = lakeLocation(paths, config, env);
   const writer = new LakeWriter(lake, paths.writerLockFile);
   const outbound = new OutboundPolicy(config.network.allow_private);
@@ -128,7 +133,7 @@ export async function createContext(options: ContextOptions): Promise<AppContext
   const profiler = new TableProfiler({ readers, store, log: log.child({ module: 'catalog' }), now });
   const jobs = new JobRunner({
     store, paths, sources, events, log: log.child({ module: 'jobs' }), now, env, readers, writer, sourceTokens, outbound, dataRoots, redactor, afterCommit: () => profiler.refresh(),
-    spreadsheetSeconds: config.limits.spreadsheet_seconds,
+    spreadsheetSeconds: config.limits.spreadsheet_seconds, queue, workerName: options.workerName,
   });
   const transform = new TransformRunner({
     store, paths, lake, readers, config, sources, events, log: log.child({ module: 'transform' }), now, writer,
@@ -151,6 +156,7 @@ export async function createContext(options: ContextOptions): Promise<AppContext
     childEnv,
     secretKey,
     store,
+    relay,
     auth: createAuth({ store, config, secretKey, now, passwordCost: options.passwordCost }),
     oauth: new OAuthLogin({ config: config.oauth, env, secretKey, now }),
     log,
@@ -179,6 +185,23 @@ export async function createContext(options: ContextOptions): Promise<AppContext
   });
 }
 
+/**
+ * What a process of a deployment shares with the others beside the store, when the store is shared: the job queue
+ * (pg-boss's tables in a schema of their own beside the store's) and the relay of events.
+ */
+async function deploymentParts(
+  store: Store, events: EventBus, config: ProjectConfig, log: Logger,
+): Promise<{ queue: JobQueue | undefined; relay: PostgresEventRelay | undefined }> {
+  const shared = store.shared;
+  if (shared === undefined) return { queue: undefined, relay: undefined };
+  const queue = await JobQueue.open({
+    connection: shared.connection, schema: `${shared.schema}_queue`, log: log.child({ module: 'queue' }), leaseSeconds: config.platform.job_lease_seconds,
+  });
+  const relay = new PostgresEventRelay({ bus: events, connection: shared.connection, schema: shared.schema, log: log.child({ module: 'events' }) });
+  await relay.start();
+  return { queue, relay };
+}
+
 /** How long a running job may take to finish when the service stops before it is interrupted. */
 const SHUTDOWN_GRACE_MS = 20_000;
 
@@ -193,6 +216,7 @@ export async function closeContext(context: AppContext, graceMs = SHUTDOWN_GRACE
   await context.profiler.idle();
   context.readers.close();
   context.queries.close();
+  await context.relay?.close();
   await context.store.close();
   await context.outbound.close();
 }

@@ -11,6 +11,7 @@ import { runDoctor } from './doctor.ts';
 import { initProject } from './init.ts';
 import { setupOAuthProvider, type OAuthSetupOptions } from './oauth-setup.ts';
 import { servePlatform } from './start.ts';
+import { runWorker } from './worker.ts';
 import { addUser, describeAuthStatus, enableAuth, recoverAdmin, unlockUser } from './users.ts';
 import { describeProjectStatus } from './status.ts';
 import { QUERY_FORMATS, runQuery, type QueryFormat } from './query.ts';
@@ -75,10 +76,23 @@ export async function runCli(argv: readonly string[], env: NodeJS.ProcessEnv): P
     .option('--port <port>', 'port to listen on', parsePort)
     .option('--no-dashboard', 'do not start the dashboard tool')
     .option('--no-watcher', 'do not start the file watcher')
+    .option('--no-jobs', 'with a shared platform store: leave the jobs to the workers (quarry worker)')
     .addOption(logFormatOption())
-    .action(async (options: { project: string; host?: string; port?: number; dashboard: boolean; watcher: boolean; logFormat?: LogFormat }) => {
+    .action(async (options: { project: string; host?: string; port?: number; dashboard: boolean; watcher: boolean; jobs: boolean; logFormat?: LogFormat }) => {
       await servePlatform(options, env, (url) => {
         console.log(`Quarry is running at ${url}  (Ctrl-C to stop)`);
+      });
+    });
+
+  program.command('worker')
+    .description('Run jobs (syncs) from the deployment\'s queue until interrupted, beside a quarry start sharing the platform store (platform.store: postgres://...)')
+    .option('--project <dir>', 'project folder', '.')
+    .option('--name <name>', 'the name the jobs it runs are recorded with (default: host:pid)')
+    .option('--concurrency <n>', 'jobs at once (default: platform.job_concurrency)', parsePositiveInteger)
+    .addOption(logFormatOption())
+    .action(async (options: { project: string; name?: string; concurrency?: number; logFormat?: LogFormat }) => {
+      await runWorker(options, env, (name) => {
+        console.log(`Quarry worker ${name} is taking jobs  (Ctrl-C to stop)`);
       });
     });
 

@@ -9,6 +9,8 @@ export interface StartOptions {
   port?: number;
   dashboard?: boolean;
   watcher?: boolean;
+  /** With a shared platform store: run jobs from the deployment's queue here too (default true). */
+  jobs?: boolean;
   /** How the service logs; left out, pretty on a terminal and JSON elsewhere. */
   logFormat?: LogFormat;
 }
@@ -17,6 +19,7 @@ export interface StartOptions {
 export async function servePlatform(options: StartOptions, env: NodeJS.ProcessEnv, onListening: (url: string) => void): Promise<void> {
   const platform = await startPlatform({
     projectDir: options.project, env, host: options.host, ports: { web: options.port }, watcher: options.watcher, dashboard: options.dashboard === false ? 'disabled' : 'run',
+    takeJobs: options.jobs,
     logFormat: options.logFormat ?? defaultLogFormat(process.stdout),
   });
   try {

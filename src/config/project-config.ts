@@ -164,6 +164,13 @@ const Platform = z.strictObject({
   schema: SqlName.default('quarry_platform'),
   /** The environment variable (in .env) holding the store user's password; none for trust or .pgpass. */
   password_env: EnvName.default('QUARRY_PLATFORM_PASSWORD'),
+  /**
+   * Seconds a worker may go without a sign of life before its job is given to another (a killed process, a lost
+   * host); the same in every process of a deployment.
+   */
+  job_lease_seconds: z.number().int().min(10).max(3600).default(30),
+  /** Jobs each process runs at once from the deployment's queue (syncs wait mostly on their sources), beside one model run. */
+  job_concurrency: z.number().int().min(1).max(64).default(4),
 });
 
 /**

@@ -8,6 +8,9 @@ import { interruptOrphanedJobs } from './orphaned-jobs.ts';
 
 type JobEvent = Parameters<EventBus['publish']>[0];
 
+/** How often a process that sent a job to the queue reads its record for an ending. */
+const ENDING_POLL_MS = 250;
+
 /** Recorded with each job this process runs, so another process can tell when this one has stopped. */
 
 /** What a job kind's work may use: its signal, its log and the lake's writer, labelled with the job. */
@@ -56,6 +59,11 @@ export interface JobKind<Outcome> {
   /** The `source` of its log lines (null for lines that belong to no source). */
   readonly logSource: string | null;
   /**
+   * What it takes to make this job again from its record in another process (`JobLifecycleOptions.kindOf`): a kind
+   * with parameters is sent to the deployment's queue, when there is one; one without runs in this process.
+   */
+  readonly parameters?: Readonly<Record<string, unknown>>;
+  /**
    * What holds the writer's turn: the whole job (`job`: dbt writing in its own process, DuckDB reading a folder),
    * or each `tools.write` alone (`write`: a connector extracts beside other jobs and waits for the writer only to load).
    */
@@ -100,6 +108,11 @@ export interface JobLifecycleOptions {
   store: Store;
   /** This process as the jobs it runs name it: a worker's --name, or host:pid. */
   owner: JobOwner;
+  /**
+   * The deployment's queue, with a shared platform store: jobs whose kind has parameters are sent there, for
+   * whichever process takes them (takeQueued), and `kindOf` makes each one again from its record.
+   */
+  queue?: { readonly send: (job: JobRecord) => Promise<void>; readonly kindOf: (job: JobRecord) => Promise<JobKind<unknown>> } | undefined;
   events: EventBus;
   log: Logger;
   now: () => Date;
@@ -143,6 +156,8 @@ export interface ActiveJob {
 export class JobLifecycle {
   readonly #options: JobLifecycleOptions;
   readonly #active = new Map<number, ActiveJob & { controller: AbortController }>();
+  /** Jobs this process sent to the queue, until their record shows how they ended, wherever they ran. */
+  readonly #sent = new Map<number, ActiveJob & { resolve: (ending: JobEnding) => void }>();
   /** Endings the platform database refused to record (read-only or locked); written with the next job. */
   readonly #unrecorded: (() => Promise<void>)[] = [];
   /** The enqueues asked for so far, which run one after another; it never rejects. */
@@ -157,9 +172,14 @@ export class JobLifecycle {
     this.#options = options;
   }
 
-  /** Queued and running jobs. */
+  /** This process as the jobs it runs are recorded. */
+  get owner(): JobOwner {
+    return this.#options.owner;
+  }
+
+  /** Queued and running jobs: those this process runs, and those it sent to the queue. */
   active(): ActiveJob[] {
-    return [...this.#active.values()];
+    return [...this.#active.values(), ...[...this.#sent.values()].filter((sent) => !this.#active.has(sent.job.id))];
   }
 
   /** Whether close() has begun: no job is accepted any more. */
@@ -183,13 +203,59 @@ export class JobLifecycle {
   }
 
   async #enqueue<Outcome>(kind: JobKind<Outcome>, check: (() => void) | undefined): Promise<ActiveJob> {
-    const { store, now, writer } = this.#options;
+    const { store, now, queue } = this.#options;
     check?.();
     if (this.#closing) throw kind.busy();
     // A job of the same target that a stopped process left running must not refuse this one.
     await interruptOrphanedJobs(store, now().toISOString());
-    const job = await this.#recordQueued(kind);
+    const sendToQueue = queue !== undefined && kind.parameters !== undefined ? queue.send : undefined;
+    const job = await this.#recordQueued(kind, sendToQueue);
     if (!job) throw kind.busy();
+    if (sendToQueue === undefined) return this.#start(job, kind);
+    const { promise: ended, resolve } = Promise.withResolvers<JobEnding>();
+    const sent = { job, kind: kind as JobKind<unknown>, ended, resolve };
+    this.#sent.set(job.id, sent);
+    void this.#watchEnding(job.id).then((ending) => {
+      if (ending === undefined || this.#sent.get(job.id) !== sent) return;
+      this.#sent.delete(job.id);
+      resolve(ending);
+    });
+    return sent;
+  }
+
+  /**
+   * Runs a job another process (or this one) sent to the deployment's queue, made again from its record; resolves
+   * once it has ended. `signal` aborts it (the worker stopping). A job that ended meanwhile is left alone.
+   */
+  async takeQueued(jobId: number, signal: AbortSignal): Promise<void> {
+    const { store, queue } = this.#options;
+    if (queue === undefined) throw new Error('this process has no job queue');
+    const job = await store.jobs.get(jobId);
+    if (job === undefined || (job.status !== 'queued' && job.status !== 'running')) return;
+    let kind: JobKind<unknown>;
+    try {
+      kind = await queue.kindOf(job);
+    } catch (error) {
+      await this.#recordUnrunnable(job, error);
+      return;
+    }
+    const active = this.#start(job, kind);
+    const abort = (): void => { this.#active.get(job.id)?.controller.abort(); };
+    signal.addEventListener('abort', abort, { once: true });
+    try {
+      const ending = await active.ended;
+      // Sent by this process too: its sender learns the ending now, not at its next read of the record.
+      const sent = this.#sent.get(job.id);
+      this.#sent.delete(job.id);
+      sent?.resolve(ending);
+    } finally {
+      signal.removeEventListener('abort', abort);
+    }
+  }
+
+  /** Runs a recorded job here, in the writer's turn as its kind's `lockScope` says. */
+  #start<Outcome>(job: JobRecord, kind: JobKind<Outcome>): ActiveJob {
+    const { writer } = this.#options;
     const controller = new AbortController();
     const { promise: ended, resolve } = Promise.withResolvers<JobEnding>();
     const active = { job, kind: kind as JobKind<unknown>, ended, controller };
@@ -218,6 +284,32 @@ export class JobLifecycle {
   }
 
   /**
+   * Reads a sent job's record until it shows an ending, wherever the job ran; undefined once it is no longer
+   * watched (it ran here, or this process closed).
+   */
+  async #watchEnding(jobId: number): Promise<JobEnding | undefined> {
+    for (;;) {
+      const job = await this.#options.store.jobs.get(jobId).catch(() => undefined);
+      if (job !== undefined && job.status !== 'queued' && job.status !== 'running') {
+        return { status: job.status, rows: job.rows, error: job.error, transient: job.transient };
+      }
+      await new Promise((resolve) => setTimeout(resolve, ENDING_POLL_MS));
+      if (!this.#sent.has(jobId)) return undefined;
+    }
+  }
+
+  /** A queued job this process cannot make again (its source is gone from this process's configuration): it fails, said why. */
+  async #recordUnrunnable(job: JobRecord, error: unknown): Promise<void> {
+    const { store, now } = this.#options;
+    const message = `The ${job.kind} job ${String(job.id)} could not be run by ${this.#options.owner.worker}: ${error instanceof Error ? error.message : String(error)}`;
+    const finishedAt = now().toISOString();
+    await store.transaction(async () => {
+      await store.jobs.finish(job.id, { status: 'failed', rows: null, error: message }, finishedAt);
+      await store.logs.append({ timestamp: finishedAt, level: 'ERROR', source: job.kind === 'sync' || job.kind === 'restore' ? job.target : null, message, jobId: job.id });
+    });
+  }
+
+  /**
    * Resolves when no job (of `kind`, when given) is queued or running, no enqueue is under way and every turn of
    * the lake's writer asked for so far has ended.
    */
@@ -230,13 +322,26 @@ export class JobLifecycle {
     await this.#options.writer.idle();
   }
 
-  /** Stops accepting jobs; lets `finished` (running jobs, by default) end within `graceMs`, then interrupts every job. */
-  async close(graceMs: number, finished: Promise<void> = this.idle()): Promise<void> {
+  /** Resolves when no job runs in this process (those it sent to the queue may still run elsewhere) and the writer is idle. */
+  async idleHere(): Promise<void> {
+    const waitedFor = (): Promise<unknown>[] => [...this.#enqueuing, ...[...this.#active.values()].map((active) => active.ended)];
+    for (let pending = waitedFor(); pending.length > 0; pending = waitedFor()) await Promise.all(pending);
+    await this.#options.writer.idle();
+  }
+
+  /**
+   * Stops accepting jobs; lets `finished` (the jobs running here, by default) end within `graceMs`, then interrupts
+   * every job running here. Jobs sent to the queue go on elsewhere, no longer watched.
+   */
+  async close(graceMs: number, finished: Promise<void> = this.idleHere()): Promise<void> {
     this.#closing = true;
     await finishWithin(finished, graceMs, () => {
       this.#graceOver = true;
       this.interrupt();
     });
+    const stoppedWatching = 'This process stopped before the job ended; it goes on in the deployment (see its history)';
+    for (const sent of this.#sent.values()) sent.resolve({ status: 'interrupted', rows: null, error: stoppedWatching, transient: false });
+    this.#sent.clear();
   }
 
   /** Aborts every queued and running job; each records itself interrupted. */
@@ -244,16 +349,22 @@ export class JobLifecycle {
     for (const active of this.#active.values()) active.controller.abort();
   }
 
-  /** Records the job queued unless one of its kind and target is active, with the endings left unrecorded so far. */
-  async #recordQueued(kind: JobKind<unknown>): Promise<JobRecord | undefined> {
+  /**
+   * Records the job queued unless one of its kind and target is active, with the endings left unrecorded so far,
+   * and sends it to the queue in the same transaction when `send` is given: it is queued there exactly when it is recorded.
+   */
+  async #recordQueued(kind: JobKind<unknown>, send: ((job: JobRecord) => Promise<void>) | undefined): Promise<JobRecord | undefined> {
     const { store, now } = this.#options;
     const unrecorded = this.#unrecorded.splice(0);
     try {
       return await store.transaction(async () => {
         for (const record of unrecorded) await record();
-        return store.jobs.enqueueUnlessActive(
-          { kind: kind.kind, target: kind.target, fullRefresh: kind.fullRefresh, requestedBy: kind.requestedBy }, now().toISOString(), this.#options.owner,
+        const job = await store.jobs.enqueueUnlessActive(
+          { kind: kind.kind, target: kind.target, fullRefresh: kind.fullRefresh, requestedBy: kind.requestedBy, parameters: kind.parameters },
+          now().toISOString(), this.#options.owner,
         );
+        if (job !== undefined) await send?.(job);
+        return job;
       });
     } catch (error) {
       this.#unrecorded.unshift(...unrecorded);

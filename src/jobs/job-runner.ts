@@ -7,6 +7,7 @@ import type { JobRecord, Store } from '../store/index.ts';
 import { dropSourceTables } from './drop-source-tables.ts';
 import { SourceDisabledError, SourceNotFoundError, SourceTypeNotSupportedError, SyncInProgressError, SyncNotFoundError, SyncOfAnotherSourceError, RestoreInProgressError } from './errors.ts';
 import { JobLifecycle, type ActiveJob } from './job-lifecycle.ts';
+import type { JobQueue } from './job-queue.ts';
 import { thisJobOwner } from './job-owner.ts';
 import { MaintenanceJob } from './maintenance-job.ts';
 import { interruptOrphanedJobs } from './orphaned-jobs.ts';
@@ -40,6 +41,11 @@ export interface JobRunnerOptions {
   redactor: SecretRedactor;
   /** Runs after each job that ended well, outside the writer's turn (the catalog's profiles). */
   afterCommit?: (() => Promise<void>) | undefined;
+  /**
+   * The deployment's job queue, with a shared platform store: syncs are sent there and run by whichever process
+   * takes them (takeQueuedJobs); without it every job runs in the process that queued it.
+   */
+  queue?: JobQueue | undefined;
 }
 
 /**
@@ -55,9 +61,15 @@ export class JobRunner {
 
   constructor(options: JobRunnerOptions) {
     this.#options = options;
-    const { store, events, log, now, writer, afterCommit } = options;
+    const { store, events, log, now, writer, afterCommit, queue } = options;
+    const shared = store.shared;
+    const executeSql = shared === undefined ? undefined : (text: string, values: unknown[]) => shared.executeSql(text, values);
     this.lifecycle = new JobLifecycle({
       store, owner: thisJobOwner(options.workerName), events, log, now, writer, afterCommit, redact: (text) => options.redactor.redact(text),
+      queue: queue === undefined ? undefined : {
+        send: (job) => queue.send({ jobId: job.id, kind: job.kind, target: job.target }, executeSql),
+        kindOf: (job) => this.kindOf(job),
+      },
     });
     this.ledgerHasher = new LedgerHasher(store.fileLedger);
   }
@@ -79,28 +91,46 @@ export class JobRunner {
    * for a type without date ranges).
    */
   async startSync(name: string, options: { fullRefresh: boolean; requestedBy: string | null; backfill?: BackfillRequest | undefined }): Promise<StartedJob> {
-    const { store, sources, paths, events, now, env, sourceTokens, outbound, dataRoots, spreadsheetSeconds } = this.#options;
-    const source = sources.find((candidate) => candidate.name === name);
-    if (!source) throw new SourceNotFoundError(name, sources.map((candidate) => candidate.name));
-    if (!source.enabled) throw new SourceDisabledError(name);
-    const loader = loaderFor(source);
-    const unsupported = loader.unsupportedReason(source, paths.root);
-    if (unsupported !== undefined) throw new SourceTypeNotSupportedError(name, source.type, unsupported);
+    const { store } = this.#options;
     const assertNoRestore = (): void => {
       if (this.lifecycle.active().some((active) => active.kind.kind === 'restore' && active.kind.target === name)) throw new RestoreInProgressError(name);
     };
+    const source = this.#syncableSource(name);
     assertNoRestore();
-    const { requestedBy, backfill } = options;
     // A restore cleared the source's ledger and cursors: only a rebuild makes its tables whole again.
     const fullRefresh = options.fullRefresh || await store.refreshMarks.isMarked(name);
-    const window = backfill === undefined ? undefined : backfillWindow(source, backfill, { now: now(), fullRefresh });
-    const sync = new SyncJob({
-      source, loader, fullRefresh, requestedBy, window, store, ledgerHasher: this.ledgerHasher, paths, events, now, env, sourceTokens, outbound, dataRoots, spreadsheetSeconds,
-      afterLoad: this.#afterLoad,
-    });
+    const sync = this.#syncOf(source, { ...options, fullRefresh });
     // Asked again as it is queued: a restore may have been queued meanwhile.
     const { job, ended } = await this.lifecycle.enqueue(sync, assertNoRestore);
     return { job, ended };
+  }
+
+  /** The job kind of a job sent to the deployment's queue, made again from its record in the process that takes it. */
+  async kindOf(job: JobRecord): Promise<SyncJob> {
+    if (job.kind !== 'sync') throw new Error(`a ${job.kind} job is not run from the queue`);
+    const backfill = job.parameters?.backfill as BackfillRequest | undefined;
+    return this.#syncOf(this.#syncableSource(job.target), { fullRefresh: job.fullRefresh, requestedBy: job.requestedBy, backfill });
+  }
+
+  /** The source by that name, if this process's configuration has it enabled and its loader can sync it here. */
+  #syncableSource(name: string): SourceConfig {
+    const { sources, paths } = this.#options;
+    const source = sources.find((candidate) => candidate.name === name);
+    if (!source) throw new SourceNotFoundError(name, sources.map((candidate) => candidate.name));
+    if (!source.enabled) throw new SourceDisabledError(name);
+    const unsupported = loaderFor(source).unsupportedReason(source, paths.root);
+    if (unsupported !== undefined) throw new SourceTypeNotSupportedError(name, source.type, unsupported);
+    return source;
+  }
+
+  #syncOf(source: SourceConfig, options: { fullRefresh: boolean; requestedBy: string | null; backfill?: BackfillRequest | undefined }): SyncJob {
+    const { store, paths, events, now, env, sourceTokens, outbound, dataRoots, spreadsheetSeconds } = this.#options;
+    const { fullRefresh, requestedBy, backfill } = options;
+    const window = backfill === undefined ? undefined : backfillWindow(source, backfill, { now: now(), fullRefresh });
+    return new SyncJob({
+      source, loader: loaderFor(source), fullRefresh, requestedBy, window, store, ledgerHasher: this.ledgerHasher, paths, events, now, env, sourceTokens, outbound,
+      dataRoots, spreadsheetSeconds, afterLoad: this.#afterLoad, parameters: backfill === undefined ? {} : { backfill },
+    });
   }
 
   /** The sync of `name` queued or running now, if any. */
@@ -150,6 +180,16 @@ export class JobRunner {
     return (await this.lifecycle.enqueue(new MaintenanceJob(options))).job;
   }
 
+  /**
+   * Takes jobs from the deployment's queue, `concurrency` at a time beside the deployment's one model run, until
+   * close(): each runs here as if queued here, and is recorded as run by this process.
+   */
+  async takeQueuedJobs(concurrency: number): Promise<void> {
+    const { queue } = this.#options;
+    if (queue === undefined) throw new Error('this project has no job queue: its platform store is not shared');
+    await queue.work((queued, signal) => this.lifecycle.takeQueued(queued.jobId, signal), { concurrency });
+  }
+
   /** Resolves when no sync is queued or running and every turn of the lake's writer asked for so far has ended. */
   idle(): Promise<void> {
     return this.lifecycle.idle('sync');
@@ -161,7 +201,9 @@ export class JobRunner {
    * of what the syncs loaded are recorded before it resolves.
    */
   async close(graceMs: number, alsoFinishing: Promise<void> = Promise.resolve()): Promise<void> {
-    await this.lifecycle.close(graceMs, Promise.all([this.lifecycle.idle(), alsoFinishing]).then(() => undefined));
+    // The queue first: no job is taken any more, and those taken end (or are interrupted) within the grace.
+    await this.#options.queue?.stop(graceMs);
+    await this.lifecycle.close(graceMs, Promise.all([this.lifecycle.idleHere(), alsoFinishing]).then(() => undefined));
     await this.ledgerHasher.close();
   }
 }

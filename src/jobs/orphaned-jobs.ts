@@ -5,11 +5,13 @@ import type { JobRecord, Store } from '../store/index.ts';
 /**
  * Jobs recorded queued or running whose process has ended without finishing them: Ctrl-C or a closed terminal
  * during `quarry build`, kill -9, a crash. Any process of the same host may meet them (another command, a service
- * starting, doctor); a job owned on another host is left to its queue's lease, since its pid means nothing here.
+ * starting, doctor). A job sent to a deployment's queue is the queue's to give to another worker once its lease
+ * lapses, and a job owned on another host is not judged here, since its pid means nothing on this one.
  */
 export async function orphanedJobs(store: Store): Promise<JobRecord[]> {
   const host = hostname();
-  return (await store.jobs.active()).filter((job) => job.owner === null || ((job.owner.host ?? host) === host && !isRunning(job.owner)));
+  const queued = (job: JobRecord): boolean => store.shared !== undefined && job.parameters !== null;
+  return (await store.jobs.active()).filter((job) => !queued(job) && (job.owner === null || ((job.owner.host ?? host) === host && !isRunning(job.owner))));
 }
 
 /** Marks each orphaned job interrupted, with its models' runs, and says so in its log; returns them. */

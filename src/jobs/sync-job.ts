@@ -16,6 +16,8 @@ export interface SyncJobOptions extends Omit<ReadContextOptions, 'signal'> {
   readonly requestedBy: string | null;
   /** A backfill's days, or undefined for a sync from the saved cursors. */
   readonly window: DateWindow | undefined;
+  /** What another process needs to make this sync again from its record: the backfill asked for, if any. */
+  readonly parameters: Readonly<Record<string, unknown>>;
   readonly store: Store;
   readonly ledgerHasher: LedgerHasher;
   readonly events: EventBus;
@@ -34,6 +36,7 @@ export class SyncJob implements JobKind<LoadOutcome> {
   readonly fullRefresh: boolean;
   readonly requestedBy: string | null;
   readonly logSource: string;
+  readonly parameters: Readonly<Record<string, unknown>>;
   readonly lockScope: 'job' | 'write';
   readonly serviceLog: JobKind<LoadOutcome>['serviceLog'];
   readonly #options: SyncJobOptions;
@@ -44,6 +47,7 @@ export class SyncJob implements JobKind<LoadOutcome> {
     this.fullRefresh = options.fullRefresh;
     this.requestedBy = options.requestedBy;
     this.logSource = options.source.name;
+    this.parameters = options.parameters;
     this.lockScope = options.loader.lockScope === 'sync' ? 'job' : 'write';
     this.serviceLog = { noun: 'sync', finished: 'sync completed', fields: { source: options.source.name } };
   }

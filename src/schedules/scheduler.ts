@@ -109,12 +109,11 @@ export class Scheduler {
         const lastSlot = await store.schedules.lastSlot(name);
         if (lastSlot === undefined) {
           // First seen now: nothing was missed before it existed.
-          await store.schedules.saveLastSlot(name, (latest ?? at).toISOString());
+          await store.schedules.claimSlot(name, (latest ?? at).toISOString());
           return false;
         }
         if (latest === undefined || latest.getTime() <= Date.parse(lastSlot)) return false;
-        await store.schedules.saveLastSlot(name, latest.toISOString());
-        return true;
+        return store.schedules.claimSlot(name, latest.toISOString());
       });
       // Closed meanwhile: no run may start any more.
       if (this.#closed) return;
@@ -205,8 +204,9 @@ export class Scheduler {
         // After a long pause (a suspended host) several slots may have passed: one run covers them all.
         const slot = entry.slots.latest(now) ?? entry.nextAt;
         entry.nextAt = undefined;
-        await this.#options.store.schedules.saveLastSlot(entry.schedule.name, slot.toISOString());
-        if (!this.#closed) await this.#fire(entry, 'cron', undefined, now);
+        // Another process of the deployment may have woken for the same slot: only the one that claims it runs it.
+        const claimed = await this.#options.store.schedules.claimSlot(entry.schedule.name, slot.toISOString());
+        if (claimed && !this.#closed) await this.#fire(entry, 'cron', undefined, now);
       }
     } finally {
       this.#arm(entry);

@@ -38,6 +38,8 @@ export interface PlatformOptions extends ContextOptions {
   scheduleIncidents?: ScheduleIncidents;
   /** Runs after the context opens and before anything starts (tests add users here). */
   beforeStart?: (ctx: AppContext) => void | Promise<void>;
+  /** With a shared platform store: takes jobs from the deployment's queue, as a worker does (default true; `--no-jobs`). */
+  takeJobs?: boolean;
 }
 
 /** The running platform: what startPlatform started, and the one way to stop it. */
@@ -103,6 +105,7 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
     if (superset) stops.push('the dashboard tool', () => superset.stop());
     await ctx.schedules.start(options.scheduleIncidents ?? alerts);
     stops.push('the schedules', () => ctx.schedules.close());
+    if (ctx.store.shared !== undefined && options.takeJobs !== false) await ctx.jobs.takeQueuedJobs(ctx.config.platform.job_concurrency);
     const maintenance = new DailyMaintenance({
       start: async () => { await ctx.jobs.startMaintenance({ retentionDays: ctx.config.warehouse.snapshot_retention_days, requestedBy: 'schedule:maintenance' }); },
       lastStartedAt: async () => {

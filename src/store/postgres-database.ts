@@ -63,9 +63,14 @@ export class PostgresDatabase implements PlatformDatabase {
     await this.#pool.end();
   }
 
-  /** A connection for one statement outside any transaction, for callers that need one to themselves (LISTEN). */
-  async connect(): Promise<pg.PoolClient> {
-    return this.#pool.connect();
+  /**
+   * Runs SQL as written (with `$1` parameters) in the current transaction, if any: for a library whose writes must
+   * join the store's (the job queue's send).
+   */
+  async executeSql(text: string, values: unknown[]): Promise<{ rows: unknown[] }> {
+    const transaction = this.#transaction.getStore();
+    const client = transaction?.open === true ? transaction.client : undefined;
+    return client === undefined ? this.#pool.query(text, values) : client.query(text, values);
   }
 
   async #query<Row>(sql: string, params: SqlValue[]): Promise<pg.QueryResult<Row & pg.QueryResultRow>> {

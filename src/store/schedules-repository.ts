@@ -38,10 +38,15 @@ export class SchedulesRepository {
     return row?.last_slot_at;
   }
 
-  async saveLastSlot(schedule: string, slotAt: string): Promise<void> {
-    await this.#database.run(`
+  /**
+   * Records `slotAt` as the schedule's latest slot dealt with, unless that slot (or a later one) is already: answers
+   * whether this caller claimed it. Every process of a deployment that wakes for a slot asks, and only one is told yes.
+   */
+  async claimSlot(schedule: string, slotAt: string): Promise<boolean> {
+    return await this.#database.run(`
       INSERT INTO schedule_slots (schedule, last_slot_at) VALUES (?, ?)
-      ON CONFLICT (schedule) DO UPDATE SET last_slot_at = excluded.last_slot_at`, schedule, slotAt);
+      ON CONFLICT (schedule) DO UPDATE SET last_slot_at = excluded.last_slot_at WHERE schedule_slots.last_slot_at < excluded.last_slot_at`,
+    schedule, slotAt) === 1;
   }
 
   /** Records a run as it starts (`running`), or a skipped one already finished. */

@@ -58,6 +58,8 @@ export interface Store {
   readonly alerts: AlertsRepository;
   /** Which engine holds the platform's state: the embedded file, or a PostgreSQL database a deployment shares. */
   readonly engine: PlatformDatabase['engine'];
+  /** A PostgreSQL store's place, which the job queue and the event relay of the deployment share; undefined when embedded. */
+  readonly shared: SharedStore | undefined;
   /** Runs `work` in one transaction: the repositories' statements within it, however deep, join it. */
   transaction<T>(work: () => Promise<T>): Promise<T>;
   close(): Promise<void>;
@@ -83,6 +85,12 @@ export function openStore(file: string, options: StoreOptions = {}): Store {
   });
 }
 
+/** A PostgreSQL store as the parts of a deployment that share its database reach it. */
+export interface SharedStore extends PostgresStoreAddress {
+  /** Runs SQL as written (`$1` parameters) in the store's current transaction, if any. */
+  executeSql(text: string, values: unknown[]): Promise<{ rows: unknown[] }>;
+}
+
 /** Where a shared platform store is: a PostgreSQL database and the schema of its tables. */
 export interface PostgresStoreAddress {
   readonly connection: pg.ClientConfig;
@@ -104,11 +112,13 @@ export async function openPostgresStore(address: PostgresStoreAddress, options: 
     await setup.end();
   }
   const database = new PostgresDatabase(connection);
-  return storeOn(database, new ReadCredentialGeneration(database), options, () => database.close());
+  const shared = { connection: address.connection, schema: address.schema, executeSql: (text: string, values: unknown[]) => database.executeSql(text, values) };
+  return storeOn(database, new ReadCredentialGeneration(database), options, () => database.close(), shared);
 }
 
 function storeOn(
   database: PlatformDatabase, credentialGeneration: Store['credentialGeneration'], options: StoreOptions, close: () => Promise<void>,
+  shared?: SharedStore,
 ): Store {
   const redact = options.redact ?? ((text: string) => text);
   let closed: Promise<void> | undefined;
@@ -134,6 +144,7 @@ function storeOn(
     schedules: new SchedulesRepository(database),
     alerts: new AlertsRepository(database),
     engine: database.engine,
+    shared,
     transaction: (work) => database.transaction(work),
     close: () => (closed ??= close()),
   };

@@ -184,8 +184,11 @@ describe.each([['sqlite', embedded], ['postgres', shared]] as const)('the platfo
   });
 
   it('records schedule slots and runs, and test results with their failing rows', async () => {
-    await store.schedules.saveLastSlot('nightly', NOW);
-    await store.schedules.saveLastSlot('nightly', LATER);
+    expect(await store.schedules.claimSlot('nightly', NOW)).toBe(true);
+    const other = await secondProcess();
+    const claims = await Promise.all([store.schedules.claimSlot('nightly', LATER), other.schedules.claimSlot('nightly', LATER)]);
+    expect(claims.filter(Boolean)).toHaveLength(1);
+    expect(await store.schedules.claimSlot('nightly', NOW)).toBe(false);
     expect(await store.schedules.lastSlot('nightly')).toBe(LATER);
     const run = await store.schedules.startRun('nightly', 'cron', NOW);
     expect(await store.schedules.interruptRunning(LATER)).toBe(1);
