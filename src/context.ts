@@ -123,7 +123,10 @@ export async function createContext(options: ContextOptions): Promise<AppContext
   const store = await openConfiguredStore(paths.platformDb, config.platform, env, { redact: (text) => redactor.redact(text) });
   const log = options.log ?? createLogger({ level: env.QUARRY_LOG_LEVEL ?? 'info', format: options.logFormat, redactor });
   const events = new EventBus(log.child({ module: 'events' }), now, redactor);
-  const { queue, relay } = await deploymentParts(store, events, config, log);
+  const { queue, relay } = await deploymentParts(store, events, config, log).catch(async (error: unknown) => {
+    await store.close();
+    throw error;
+  });
   const lake = lakeLocation(paths, config, env);
   const writer = new LakeWriter(lake, paths.writerLockFile);
   const outbound = new OutboundPolicy(config.network.allow_private);

@@ -11,10 +11,13 @@ export interface QuarryProcess {
   readonly output: () => string;
 }
 
-/** Runs `bin/quarry start` on `port` (a free one by default), without Superset unless asked, and resolves once it prints its URL. */
-export async function spawnQuarry(projectDir: string, options: { port?: number; dashboard?: boolean } = {}): Promise<QuarryProcess> {
+/**
+ * Runs `bin/quarry start` on `port` (a free one by default), without Superset unless asked, with `args` besides,
+ * and resolves once it prints its URL.
+ */
+export async function spawnQuarry(projectDir: string, options: { port?: number; dashboard?: boolean; args?: readonly string[] } = {}): Promise<QuarryProcess> {
   const port = String(options.port ?? 0);
-  const args = ['start', '--project', projectDir, '--port', port, ...options.dashboard === true ? [] : ['--no-dashboard']];
+  const args = ['start', '--project', projectDir, '--port', port, ...options.dashboard === true ? [] : ['--no-dashboard'], ...options.args ?? []];
   const child = spawn(QUARRY_BIN, args, { stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   const url = await new Promise<string>((resolve, reject) => {

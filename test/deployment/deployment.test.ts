@@ -1,0 +1,190 @@
+// A deployment on one machine, as on several: one web process and two workers, each its own process with its own
+// copy of the project folder, sharing the platform store and the lake's catalog in the local PostgreSQL and the
+// lake's data in a bucket.
+import { spawn, type ChildProcessByStdio } from 'node:child_process';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import type { Readable } from 'node:stream';
+import WebSocket from 'ws';
+import { parse, stringify } from 'yaml';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { initProject } from '../../src/cli/init.ts';
+import { projectPaths } from '../../src/config/index.ts';
+import { copyToPostgres } from '../../src/store/index.ts';
+import { startFakeApi, type FakeApi } from '../support/fake-api.ts';
+import { onPostgres } from '../support/local-postgres.ts';
+import { LOOPBACK_NETWORK } from '../support/loopback-network.ts';
+import { startObjectStore, type ObjectStore } from '../support/object-store.ts';
+import { freshPostgresStore } from '../support/postgres-store.ts';
+import { QUARRY_BIN, spawnQuarry, type QuarryProcess } from '../support/quarry-process.ts';
+
+const SOURCES = Array.from({ length: 20 }, (_, index) => `s${String(index + 1).padStart(2, '0')}`);
+/** The source whose first sync is left hanging, so that its worker can be killed in the middle of it. */
+const HANGING = 's07';
+const ROWS_PER_SOURCE = 40;
+const ADMIN = { email: 'admin@deployment.test', password: 'deployment-admin-password' };
+const LEASE_SECONDS = 10;
+
+type Child = ChildProcessByStdio<null, Readable, Readable>;
+
+/** `quarry worker` over `dir`, resolved once it takes jobs. */
+async function startWorker(dir: string, name: string): Promise<Child> {
+  const child = spawn(QUARRY_BIN, ['worker', '--project', dir, '--name', name, '--concurrency', '4'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  await new Promise<void>((resolve, reject) => {
+    child.stdout.setEncoding('utf8');
+    child.stdout.on('data', (chunk: string) => {
+      output += chunk;
+      if (output.includes(`Quarry worker ${name} is taking jobs`)) resolve();
+    });
+    child.on('exit', (code) => { reject(new Error(`worker ${name} exited ${String(code)}: ${output}`)); });
+  });
+  return child;
+}
+
+async function stopProcess(child: Child | undefined): Promise<void> {
+  if (child === undefined || child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGTERM');
+  await exited;
+}
+
+interface SyncRecord { id: number; target: string; status: string; rows: number | null; worker: string | null }
+
+describe('a deployment: one web process and two workers', () => {
+  const base = mkdtempSync(path.join(tmpdir(), 'quarry-deployment-'));
+  const dirs = { web: path.join(base, 'web'), first: path.join(base, 'worker-1'), second: path.join(base, 'worker-2') };
+  const platform = freshPostgresStore();
+  const lakeSchema = `quarry_lake_${platform.schema.slice(-12)}`;
+  let api: FakeApi;
+  let bucket: ObjectStore;
+  let web: QuarryProcess | undefined;
+  const workers = new Map<string, Child>();
+  let releaseHanging = (): void => undefined;
+  const hangingRequests: number[] = [];
+  let cookie = '';
+  const seen: { type: string; source?: string }[] = [];
+  let socket: WebSocket | undefined;
+
+  const syncs = (): Promise<SyncRecord[]> => onPostgres(async (client) =>
+    (await client.query<SyncRecord>(`SELECT id::int AS id, target, status, rows::int AS rows, worker FROM ${platform.schema}.jobs WHERE kind = 'sync' ORDER BY id`)).rows);
+
+  const request = async (method: string, url: string, body?: unknown): Promise<Response> => fetch(`${web!.url}${url}`, {
+    method, headers: { cookie, 'x-requested-with': 'XMLHttpRequest', ...body === undefined ? {} : { 'content-type': 'application/json' } },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+
+  beforeAll(async () => {
+    bucket = await startObjectStore();
+    await bucket.createBucket('lake');
+    const hanging = new Promise<void>((resolve) => { releaseHanging = resolve; });
+    api = await startFakeApi((app) => {
+      app.get('/:source/items', async (incoming) => {
+        const { source } = incoming.params as { source: string };
+        // An API answering in 50 ms; the hanging source's first request never answers while its worker lives.
+        if (source === HANGING && hangingRequests.push(Date.now()) === 1) await hanging;
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        return { data: Array.from({ length: ROWS_PER_SOURCE }, (_, index) => ({ id: index + 1, source, value: index * 2 })) };
+      });
+    });
+
+    await initProject(dirs.web, { name: 'Deployment', organization: 'Test', adminEmail: ADMIN.email, nonInteractive: true, passwordCost: 4 }, { QUARRY_ADMIN_PASSWORD: ADMIN.password });
+    await copyToPostgres(projectPaths(dirs.web).platformDb, platform, () => undefined);
+    const projectFile = projectPaths(dirs.web).projectFile;
+    const config = parse(readFileSync(projectFile, 'utf8')) as Record<string, unknown>;
+    writeFileSync(projectFile, stringify({
+      ...config,
+      network: LOOPBACK_NETWORK,
+      watcher: { enabled: false },
+      dashboard: { enabled: false },
+      platform: { store: platform.url, schema: platform.schema, job_lease_seconds: LEASE_SECONDS },
+      warehouse: { catalog: platform.url, metadata_schema: lakeSchema, data_path: 's3://lake/deployment' },
+      object_store: { endpoint: bucket.endpoint, region: bucket.region, url_style: 'path', use_ssl: false, access_key_id_env: 'S3_KEY_ID', secret_access_key_env: 'S3_SECRET' },
+      schedules: [{ name: 'minutely', cron: '* * * * *', sync: ['scheduled'] }],
+    }));
+    const source = (name: string): string[] => [
+      `  - name: ${name}`, '    type: rest_api', '    rest_api:', `      base_url: ${api.url}/${name}`, '      auth_type: none',
+      '      endpoints:', '        - {path: /items, data_selector: data, primary_key: id}',
+    ];
+    writeFileSync(projectPaths(dirs.web).sourcesFile, ['sources:', ...[...SOURCES, 'scheduled'].flatMap(source), ''].join('\n'));
+    writeFileSync(path.join(dirs.web, '.env'), `S3_KEY_ID=${bucket.accessKeyId}\nS3_SECRET=${bucket.secretAccessKey}\n`, { mode: 0o600 });
+    rmSync(projectPaths(dirs.web).platformDb, { force: true });
+    // Each process its own copy, as on its own host.
+    cpSync(dirs.web, dirs.first, { recursive: true });
+    cpSync(dirs.web, dirs.second, { recursive: true });
+
+    web = await spawnQuarry(dirs.web, { args: ['--no-jobs'] });
+    const [first, second] = await Promise.all([startWorker(dirs.first, 'worker-1'), startWorker(dirs.second, 'worker-2')]);
+    workers.set('worker-1', first);
+    workers.set('worker-2', second);
+    const login = await fetch(`${web.url}/api/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(ADMIN) });
+    expect(login.status).toBe(200);
+    cookie = login.headers.getSetCookie()[0]!.split(';')[0]!;
+    const key = ((await (await request('POST', '/api/auth/api-keys', { name: 'feed' })).json()) as { key: string }).key;
+    socket = new WebSocket(`${web.url.replace('http', 'ws')}/ws`, { headers: { authorization: `Bearer ${key}` } });
+    socket.on('message', (data: Buffer) => { seen.push(JSON.parse(data.toString()) as { type: string; source?: string }); });
+    await new Promise((resolve, reject) => { socket!.once('open', resolve); socket!.once('error', reject); });
+  }, 240_000);
+
+  afterAll(async () => {
+    socket?.close();
+    releaseHanging();
+    await Promise.all([...workers.values()].map(stopProcess));
+    if (web !== undefined) await stopProcess(web.child);
+    await api.close();
+    await bucket.stop();
+    await platform.drop();
+    await onPostgres(async (client) => {
+      await client.query(`DROP SCHEMA IF EXISTS ${platform.schema}_queue CASCADE`);
+      await client.query(`DROP SCHEMA IF EXISTS ${lakeSchema} CASCADE`);
+    });
+    rmSync(base, { recursive: true, force: true });
+  });
+
+  it('syncs 20 sources each exactly once on the workers, and finishes a killed worker\'s sync on the other', async () => {
+    for (const name of SOURCES) expect((await request('POST', `/api/sources/${name}/sync`, {})).status).toBe(200);
+    // A second sync of a source already queued is refused deployment-wide.
+    expect((await request('POST', `/api/sources/${SOURCES[0]!}/sync`, {})).status).toBe(409);
+
+    // The hanging source's sync runs on one worker: that worker dies with it.
+    await expect.poll(async () => (await syncs()).find((job) => job.target === HANGING)?.status, { timeout: 60_000 }).toBe('running');
+    await expect.poll(() => hangingRequests.length, { timeout: 30_000 }).toBe(1);
+    const hanging = (await syncs()).find((job) => job.target === HANGING)!;
+    const killed = hanging.worker!;
+    expect(workers.has(killed)).toBe(true);
+    workers.get(killed)!.kill('SIGKILL');
+    const survivor = killed === 'worker-1' ? 'worker-2' : 'worker-1';
+
+    await expect.poll(async () => (await syncs()).filter((job) => job.status === 'success').length, { timeout: 90_000, interval: 500 }).toBe(SOURCES.length);
+    const records = await syncs();
+    expect(records.map((job) => job.target).sort()).toEqual([...SOURCES].sort());
+    expect(records.filter((job) => job.status !== 'success' || job.rows !== ROWS_PER_SOURCE)).toEqual([]);
+    expect(records.find((job) => job.target === HANGING)).toMatchObject({ id: hanging.id, worker: survivor });
+    expect(hangingRequests.length).toBe(2);
+    expect(records.every((job) => job.worker === 'worker-1' || job.worker === 'worker-2')).toBe(true);
+
+    // Nothing the killed worker had half done was committed: every table holds its rows once.
+    const counted = await request('POST', '/api/query', {
+      sql: SOURCES.map((name) => `SELECT '${name}' AS source, count(*) AS n, count(DISTINCT id) AS ids FROM raw_${name}.items`).join(' UNION ALL '),
+    });
+    expect(counted.status).toBe(200);
+    const rows = ((await counted.json()) as { rows: unknown[][] }).rows;
+    expect(rows).toHaveLength(SOURCES.length);
+    for (const [, n, ids] of rows) expect([Number(n), Number(ids)]).toEqual([ROWS_PER_SOURCE, ROWS_PER_SOURCE]);
+
+    // What the workers ran reached the web process's WebSocket clients.
+    await expect.poll(() => new Set(seen.filter((event) => event.type === 'sync_completed').map((event) => event.source)).size).toBe(SOURCES.length);
+  }, 240_000);
+
+  it('fires a schedule once for the whole deployment, its sync run by a worker', async () => {
+    await expect.poll(async () => onPostgres(async (client) =>
+      (await client.query(`SELECT count(*)::int AS n FROM ${platform.schema}.jobs WHERE kind = 'sync' AND target = 'scheduled' AND status = 'success'`)).rows[0].n),
+    { timeout: 90_000, interval: 1000 }).toBeGreaterThanOrEqual(1);
+    const runs = await onPostgres(async (client) => (await client.query(`SELECT started_at FROM ${platform.schema}.schedule_runs WHERE schedule = 'minutely'`)).rows);
+    const slots = runs.map((run: { started_at: string }) => run.started_at.slice(0, 16));
+    expect(new Set(slots).size).toBe(slots.length);
+    const scheduled = await onPostgres(async (client) => (await client.query(`SELECT worker FROM ${platform.schema}.jobs WHERE target = 'scheduled'`)).rows);
+    expect(scheduled.every((job: { worker: string }) => job.worker.startsWith('worker-'))).toBe(true);
+  }, 120_000);
+});
