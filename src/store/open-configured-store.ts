@@ -8,7 +8,7 @@ type PostgresStore = Extract<ProjectConfig['platform']['store'], { kind: 'postgr
 export class PlatformStoreUnreachableError extends QuarryError {
   readonly code = 'platform_db_unavailable';
   constructor(store: PostgresStore, schema: string, cause: unknown) {
-    super(`The platform store postgres://${store.user}@${store.host}:${String(store.port)}/${store.database} (schema ${schema}) cannot be used: ${describeError(cause)}`);
+    super(`The platform store postgres://${store.user}@${store.host}:${String(store.port)}/${store.database} (schema ${schema}) cannot be used: ${describeError(cause)}`, { cause });
   }
 }
 
