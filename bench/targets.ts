@@ -32,4 +32,6 @@ export const TARGETS: Readonly<Record<string, Target>> = {
   'transform.build': atMost(0.3, 'cold dbt build'),
   'objects.filesystem': atMost(1.2, "DuckDB's read_csv from the same bucket"),
   'objects.incremental': { goal: '< 0.05x the full sync', met: (row) => row.ratio < 0.05 },
+  // Time over time: two workers at 1/1.7 of one worker's time is 1.7x its throughput.
+  'deployment.two_workers': atMost(1 / 1.7, "one worker's time (>= 1.7x the throughput)"),
 };

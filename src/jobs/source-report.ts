@@ -28,6 +28,8 @@ export interface SyncHistoryEntry {
   readonly fullRefresh: boolean;
   /** Files the sync skipped because DuckDB cannot read them; a sync with some is a success with a warning. */
   readonly filesFailed: number;
+  /** The process that ran it (a worker's name, or host:pid); null for a sync of before. */
+  readonly worker: string | null;
 }
 
 function statusOf(latest: JobRecord | undefined): SourceStatus {
@@ -77,6 +79,7 @@ export async function syncHistory(store: Store, source: string, limit: number): 
       rowsProcessed: job.rows ?? 0,
       fullRefresh: job.fullRefresh,
       filesFailed: job.filesFailed,
+      worker: job.worker,
     }));
 }
 

@@ -94,7 +94,7 @@ export function renderSourcePage(options: SourcePageOptions): string {
     <section class="card" aria-labelledby="history-title">
       <h2 id="history-title">Sync history</h2>
       <div class="scroll"><table id="history"><caption class="visually-hidden">Past syncs, newest first</caption>
-        <thead><tr><th scope="col">Finished</th><th scope="col">Result</th><th scope="col" class="number">Duration</th><th scope="col" class="number">Rows</th><th scope="col" class="phone-hide">Kind</th></tr></thead><tbody></tbody></table></div>
+        <thead><tr><th scope="col">Finished</th><th scope="col">Result</th><th scope="col" class="number">Duration</th><th scope="col" class="number">Rows</th><th scope="col" class="phone-hide">Kind</th><th scope="col" class="phone-hide">Ran on</th></tr></thead><tbody></tbody></table></div>
     </section>
     <section class="card" aria-labelledby="logs-title">
       <h2 id="logs-title">Logs</h2>

@@ -1,54 +1,23 @@
 // A deployment on one machine, as on several: one web process and two workers, each its own process with its own
 // copy of the project folder, sharing the platform store and the lake's catalog in the local PostgreSQL and the
 // lake's data in a bucket.
-import { spawn, type ChildProcessByStdio } from 'node:child_process';
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import type { Readable } from 'node:stream';
 import WebSocket from 'ws';
-import { parse, stringify } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { initProject } from '../../src/cli/init.ts';
-import { projectPaths } from '../../src/config/index.ts';
-import { copyToPostgres } from '../../src/store/index.ts';
+import { dropDeployment, prepareDeployment, restSourcesYaml, signInAdmin, startWorker, stopProcess, type Child } from '../support/deployment.ts';
 import { startFakeApi, type FakeApi } from '../support/fake-api.ts';
 import { onPostgres } from '../support/local-postgres.ts';
-import { LOOPBACK_NETWORK } from '../support/loopback-network.ts';
 import { startObjectStore, type ObjectStore } from '../support/object-store.ts';
 import { freshPostgresStore } from '../support/postgres-store.ts';
-import { QUARRY_BIN, spawnQuarry, type QuarryProcess } from '../support/quarry-process.ts';
+import { spawnQuarry, type QuarryProcess } from '../support/quarry-process.ts';
 
 const SOURCES = Array.from({ length: 20 }, (_, index) => `s${String(index + 1).padStart(2, '0')}`);
 /** The source whose first sync is left hanging, so that its worker can be killed in the middle of it. */
 const HANGING = 's07';
 const ROWS_PER_SOURCE = 40;
-const ADMIN = { email: 'admin@deployment.test', password: 'deployment-admin-password' };
 const LEASE_SECONDS = 10;
-
-type Child = ChildProcessByStdio<null, Readable, Readable>;
-
-/** `quarry worker` over `dir`, resolved once it takes jobs. */
-async function startWorker(dir: string, name: string): Promise<Child> {
-  const child = spawn(QUARRY_BIN, ['worker', '--project', dir, '--name', name, '--concurrency', '4'], { stdio: ['ignore', 'pipe', 'pipe'] });
-  let output = '';
-  await new Promise<void>((resolve, reject) => {
-    child.stdout.setEncoding('utf8');
-    child.stdout.on('data', (chunk: string) => {
-      output += chunk;
-      if (output.includes(`Quarry worker ${name} is taking jobs`)) resolve();
-    });
-    child.on('exit', (code) => { reject(new Error(`worker ${name} exited ${String(code)}: ${output}`)); });
-  });
-  return child;
-}
-
-async function stopProcess(child: Child | undefined): Promise<void> {
-  if (child === undefined || child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  child.kill('SIGTERM');
-  await exited;
-}
 
 interface SyncRecord { id: number; target: string; status: string; rows: number | null; worker: string | null }
 
@@ -89,38 +58,18 @@ describe('a deployment: one web process and two workers', () => {
       });
     });
 
-    await initProject(dirs.web, { name: 'Deployment', organization: 'Test', adminEmail: ADMIN.email, nonInteractive: true, passwordCost: 4 }, { QUARRY_ADMIN_PASSWORD: ADMIN.password });
-    await copyToPostgres(projectPaths(dirs.web).platformDb, platform, () => undefined);
-    const projectFile = projectPaths(dirs.web).projectFile;
-    const config = parse(readFileSync(projectFile, 'utf8')) as Record<string, unknown>;
-    writeFileSync(projectFile, stringify({
-      ...config,
-      network: LOOPBACK_NETWORK,
-      watcher: { enabled: false },
-      dashboard: { enabled: false },
-      platform: { store: platform.url, schema: platform.schema, job_lease_seconds: LEASE_SECONDS },
-      warehouse: { catalog: platform.url, metadata_schema: lakeSchema, data_path: 's3://lake/deployment' },
-      object_store: { endpoint: bucket.endpoint, region: bucket.region, url_style: 'path', use_ssl: false, access_key_id_env: 'S3_KEY_ID', secret_access_key_env: 'S3_SECRET' },
-      schedules: [{ name: 'minutely', cron: '* * * * *', sync: ['scheduled'] }],
-    }));
-    const source = (name: string): string[] => [
-      `  - name: ${name}`, '    type: rest_api', '    rest_api:', `      base_url: ${api.url}/${name}`, '      auth_type: none',
-      '      endpoints:', '        - {path: /items, data_selector: data, primary_key: id}',
-    ];
-    writeFileSync(projectPaths(dirs.web).sourcesFile, ['sources:', ...[...SOURCES, 'scheduled'].flatMap(source), ''].join('\n'));
-    writeFileSync(path.join(dirs.web, '.env'), `S3_KEY_ID=${bucket.accessKeyId}\nS3_SECRET=${bucket.secretAccessKey}\n`, { mode: 0o600 });
-    rmSync(projectPaths(dirs.web).platformDb, { force: true });
-    // Each process its own copy, as on its own host.
-    cpSync(dirs.web, dirs.first, { recursive: true });
-    cpSync(dirs.web, dirs.second, { recursive: true });
-
+    await prepareDeployment({
+      dirs: [dirs.web, dirs.first, dirs.second], platform, lakeSchema, bucket, sourcesYaml: restSourcesYaml(api.url, [...SOURCES, 'scheduled']),
+      projectConfig: {
+        platform: { store: platform.url, schema: platform.schema, job_lease_seconds: LEASE_SECONDS },
+        schedules: [{ name: 'minutely', cron: '* * * * *', sync: ['scheduled'] }],
+      },
+    });
     web = await spawnQuarry(dirs.web, { args: ['--no-jobs'] });
-    const [first, second] = await Promise.all([startWorker(dirs.first, 'worker-1'), startWorker(dirs.second, 'worker-2')]);
+    const [first, second] = await Promise.all([startWorker(dirs.first, 'worker-1', 4), startWorker(dirs.second, 'worker-2', 4)]);
     workers.set('worker-1', first);
     workers.set('worker-2', second);
-    const login = await fetch(`${web.url}/api/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(ADMIN) });
-    expect(login.status).toBe(200);
-    cookie = login.headers.getSetCookie()[0]!.split(';')[0]!;
+    cookie = await signInAdmin(web.url);
     const key = ((await (await request('POST', '/api/auth/api-keys', { name: 'feed' })).json()) as { key: string }).key;
     socket = new WebSocket(`${web.url.replace('http', 'ws')}/ws`, { headers: { authorization: `Bearer ${key}` } });
     socket.on('message', (data: Buffer) => { seen.push(JSON.parse(data.toString()) as { type: string; source?: string }); });
@@ -134,11 +83,7 @@ describe('a deployment: one web process and two workers', () => {
     if (web !== undefined) await stopProcess(web.child);
     await api.close();
     await bucket.stop();
-    await platform.drop();
-    await onPostgres(async (client) => {
-      await client.query(`DROP SCHEMA IF EXISTS ${platform.schema}_queue CASCADE`);
-      await client.query(`DROP SCHEMA IF EXISTS ${lakeSchema} CASCADE`);
-    });
+    await dropDeployment(platform, lakeSchema);
     rmSync(base, { recursive: true, force: true });
   });
 
@@ -163,6 +108,10 @@ describe('a deployment: one web process and two workers', () => {
     expect(records.find((job) => job.target === HANGING)).toMatchObject({ id: hanging.id, worker: survivor });
     expect(hangingRequests.length).toBe(2);
     expect(records.every((job) => job.worker === 'worker-1' || job.worker === 'worker-2')).toBe(true);
+
+    // The source's page shows which worker ran its sync.
+    const details = await request('GET', `/api/sources/${HANGING}/details`);
+    expect(((await details.json()) as { history: { worker: string }[] }).history[0]?.worker).toBe(survivor);
 
     // Nothing the killed worker had half done was committed: every table holds its rows once.
     const counted = await request('POST', '/api/query', {

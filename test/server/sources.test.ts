@@ -79,7 +79,7 @@ describe('sources, sync and logs', () => {
     const details = await quarry.request('GET', '/api/sources/orders/details', { as: 'viewer' });
     expect(details.json.name).toBe('orders');
     expect(details.json.config).toEqual(expect.objectContaining({ name: 'orders', type: 'local_files', enabled: true, local_files: expect.objectContaining({ directory: 'data/orders', file_pattern: '*.csv' }) }));
-    expect(details.json.history).toEqual([{ timestamp: expect.stringMatching(ISO_UTC), status: 'success', duration_seconds: expect.any(Number), rows_processed: 3, full_refresh: false, files_failed: 0 }]);
+    expect(details.json.history).toEqual([{ timestamp: expect.stringMatching(ISO_UTC), status: 'success', duration_seconds: expect.any(Number), rows_processed: 3, full_refresh: false, files_failed: 0, worker: expect.stringMatching(/^.+:\d+$/) }]);
     expect(details.json.row_count).toBe(3);
 
     const logs = await quarry.request('GET', '/api/sources/orders/logs', { as: 'viewer' });

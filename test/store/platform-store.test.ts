@@ -3,7 +3,6 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openConfiguredStore, openPostgresStore, openStore, storeFailure, type Store } from '../../src/store/index.ts';
-import { freePort } from '../support/free-port.ts';
 import { onPostgres } from '../support/local-postgres.ts';
 import { freshPostgresStore } from '../support/postgres-store.ts';
 
@@ -262,7 +261,8 @@ describe.each([['sqlite', embedded], ['postgres', shared]] as const)('the platfo
 
 describe('a shared store that cannot be reached', () => {
   it('stops a start with the store named and PostgreSQL\'s reason, and its failures read as unavailable', async () => {
-    const closedPort = await freePort();
+    // Port 1 (tcpmux) is served by nothing here, and no test server can take it, unlike a free port picked now.
+    const closedPort = 1;
     const platform = { store: { kind: 'postgres' as const, host: '127.0.0.1', port: closedPort, user: 'quarry', database: 'analytics' }, schema: 'quarry_platform', password_env: 'QUARRY_PLATFORM_PASSWORD', job_lease_seconds: 30, job_concurrency: 4 };
     const opening = openConfiguredStore('/nonexistent/platform.db', platform, { QUARRY_PLATFORM_PASSWORD: 'not-in-the-message' });
     await expect(opening).rejects.toThrow(`The platform store postgres://quarry@127.0.0.1:${String(closedPort)}/analytics (schema quarry_platform) cannot be used: `);

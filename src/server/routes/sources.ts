@@ -30,6 +30,7 @@ const HistoryEntry = z.object({
   rows_processed: z.number().int(),
   full_refresh: z.boolean(),
   files_failed: z.number().int().describe('files DuckDB could not read, skipped by a sync that otherwise succeeded (see the log)'),
+  worker: z.string().nullable().describe('the process that ran it: a worker\'s name, or host:pid'),
 });
 
 const Details = z.object({
@@ -114,6 +115,7 @@ export const sourceRoutes: FastifyPluginCallbackZod<{ ctx: AppContext }> = (app,
         rows_processed: entry.rowsProcessed,
         full_refresh: entry.fullRefresh,
         files_failed: entry.filesFailed,
+        worker: entry.worker,
       })),
       row_count: summary.rowCount,
       tables: presentTables(summary),

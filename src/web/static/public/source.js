@@ -38,13 +38,14 @@ async function loadDetails() {
     : details.tables.map((table) => el('tr', {}, el('td', {}, el('code', {}, `${table.schema}.${table.name}`)), el('td', { className: 'number' }, formatNumber(table.row_count))))));
   document.getElementById('config').replaceChildren(...flatten(details.config).flatMap(([key, value]) => [el('dt', {}, key), el('dd', {}, value)]));
   document.getElementById('history').querySelector('tbody').replaceChildren(...(details.history.length === 0
-    ? [emptyRow(5, 'Never synced.')]
+    ? [emptyRow(6, 'Never synced.')]
     : details.history.map((entry) => el('tr', {},
       el('td', {}, formatTime(entry.timestamp)),
       el('td', {}, badge(entry.status), ...(entry.files_failed > 0 ? [' ', el('span', { className: 'status status-warning' }, `${entry.files_failed} file(s) unreadable`)] : [])),
       el('td', { className: 'number' }, formatDuration(entry.duration_seconds)),
       el('td', { className: 'number' }, formatNumber(entry.rows_processed)),
-      el('td', { className: 'phone-hide' }, entry.full_refresh ? 'full refresh' : 'incremental')))));
+      el('td', { className: 'phone-hide' }, entry.full_refresh ? 'full refresh' : 'incremental'),
+      el('td', { className: 'phone-hide' }, entry.worker ?? '')))));
 }
 
 async function loadLogs() {
