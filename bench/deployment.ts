@@ -14,7 +14,7 @@ import type { LoadBenchResult } from './load.ts';
 import { timed } from './measure.ts';
 
 const SOURCES = Array.from({ length: 20 }, (_, index) => `d${String(index + 1).padStart(2, '0')}`);
-const PAGES = 10;
+const PAGES = 40;
 const PAGE_ROWS = 100;
 const PAGE_LATENCY_MS = 50;
 const ROUNDS = Number(process.env.QUARRY_BENCH_DEPLOYMENT_ROUNDS ?? 3);

@@ -37,6 +37,8 @@ export class SyncJob implements JobKind<LoadOutcome> {
   readonly requestedBy: string | null;
   readonly logSource: string;
   readonly parameters: Readonly<Record<string, unknown>>;
+  /** A sync writes its source's raw tables only. */
+  readonly writesAlongside = true;
   readonly lockScope: 'job' | 'write';
   readonly serviceLog: JobKind<LoadOutcome>['serviceLog'];
   readonly #options: SyncJobOptions;

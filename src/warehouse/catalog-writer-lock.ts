@@ -18,10 +18,11 @@ export interface HeldLock {
 /**
  * The writers' turn across hosts: a session-level `pg_advisory_lock` on a connection of its own, keyed on
  * the catalog's database and schema, so every Quarry writing that lake waits in line (DuckLake would
- * otherwise fail or, with CREATE OR REPLACE, silently drop one writer's commit). When the holder dies
+ * otherwise fail or, with CREATE OR REPLACE, silently drop one writer's commit); `shared` holders, each writing only
+ * tables of its own, hold it together, and exclusive ones wait for them all. When the holder dies
  * its session ends and PostgreSQL releases the lock. Aborting while waiting gives up the place in line.
  */
-export async function takeCatalogWriterLock(catalog: PostgresCatalog, signal: AbortSignal): Promise<HeldLock> {
+export async function takeCatalogWriterLock(catalog: PostgresCatalog, signal: AbortSignal, mode: 'exclusive' | 'shared' = 'exclusive'): Promise<HeldLock> {
   signal.throwIfAborted();
   const client = catalogClient(catalog);
   const giveUp = (): void => { void client.end(); };
@@ -32,7 +33,7 @@ export async function takeCatalogWriterLock(catalog: PostgresCatalog, signal: Ab
     } catch (error) {
       throw new CatalogUnreachableError(catalog, error);
     }
-    await client.query('SELECT pg_advisory_lock(hashtext($1))', [writerLockKey(catalog)]);
+    await client.query(`SELECT ${mode === 'shared' ? 'pg_advisory_lock_shared' : 'pg_advisory_lock'}(hashtext($1))`, [writerLockKey(catalog)]);
   } catch (error) {
     signal.removeEventListener('abort', giveUp);
     await client.end().catch(() => undefined);

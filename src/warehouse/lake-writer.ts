@@ -26,6 +26,12 @@ export interface WriteOptions {
   readonly signal: AbortSignal;
   /** The job every transaction of the write commits for; none only for writes no job makes (start-up, tests). */
   readonly label?: CommitLabel | undefined;
+  /**
+   * A write that changes only tables no other writer changes at once (a sync's own raw tables). With a PostgreSQL
+   * catalog, such writes of other processes commit beside it, since DuckLake merges commits to different tables;
+   * every other write waits for them, and they for it. In one process, turns stay one at a time.
+   */
+  readonly alongside?: boolean | undefined;
 }
 
 /** The writer's turn as its holder uses it: the lake opened for writing, as often as it needs, within the turn. */
@@ -38,7 +44,7 @@ export interface WriterTurn {
  * The lake's one writer. Turns run one at a time, in the order they were asked for, a failed one not blocking the
  * next; each holds the lock between processes for its whole length: the embedded lake's `writer.lock` file, which
  * another process's writer finds taken (WarehouseBusyError), or a PostgreSQL catalog's advisory lock, for which the
- * writers of every host sharing the lake wait in line. Readers are told the lake is being written meanwhile
+ * writers of every host sharing the lake wait in line (shared between writes `alongside`, which commit together). Readers are told the lake is being written meanwhile
  * (whileWriting), since a turn may let another process write (a model run's dbt commits on its own connection).
  */
 export class LakeWriter {
@@ -70,7 +76,7 @@ export class LakeWriter {
     const previous = this.#queue;
     const turn = inLine(previous, signal).then(async () => {
       signal.throwIfAborted();
-      const acrossProcesses = await this.#takeAcrossProcesses(signal);
+      const acrossProcesses = await this.#takeAcrossProcesses(signal, options.alongside === true);
       let held = true;
       try {
         return await whileWriting(this.#lake, () => work({
@@ -95,9 +101,9 @@ export class LakeWriter {
     await this.#queue;
   }
 
-  #takeAcrossProcesses(signal: AbortSignal): Promise<HeldLock> {
+  #takeAcrossProcesses(signal: AbortSignal, alongside: boolean): Promise<HeldLock> {
     const { catalog } = this.#lake;
-    return catalog.kind === 'postgres' ? takeCatalogWriterLock(catalog, signal) : takeWriterLockFile(this.#writerLockFile);
+    return catalog.kind === 'postgres' ? takeCatalogWriterLock(catalog, signal, alongside ? 'shared' : 'exclusive') : takeWriterLockFile(this.#writerLockFile);
   }
 }
 
