@@ -15,12 +15,13 @@ const HEAVY = [
 
 /**
  * Files run a second time with the platform store in PostgreSQL (a schema of their own in the local server):
- * sign-in, keys, roles, the WebSocket, sources and their jobs, schedules, as a deployment's processes share them.
+ * sign-in, keys, roles, the WebSocket, syncs through the queue (backfills among them), schedules, as a deployment's
+ * processes share them.
  */
 const ON_SHARED_STORE = [
   'test/server/account.test.ts', 'test/server/authentication.test.ts', 'test/server/api-keys.test.ts', 'test/server/roles.test.ts',
   'test/server/login-protection.test.ts', 'test/server/credential-cache.test.ts', 'test/server/websocket.test.ts',
-  'test/server/backfill.test.ts', 'test/server/sources.test.ts', 'test/server/platform.test.ts', 'test/server/schedules.test.ts',
+  'test/server/backfill.test.ts', 'test/server/schedules.test.ts',
 ];
 
 /** A timing comparison that another file's load would skew. */
