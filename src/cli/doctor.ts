@@ -6,7 +6,7 @@ import {
   checkWarehouse, ok, problem,
   PYTHON_ENVIRONMENTS, type Finding,
 } from '../doctor/index.ts';
-import { openConfiguredStore } from '../store/index.ts';
+import { describePostgresStore, openConfiguredStore } from '../store/index.ts';
 import { lakeLocation } from '../warehouse/index.ts';
 import { CliError } from './cli-error.ts';
 import { runningServer } from '../server/index.ts';
@@ -28,7 +28,7 @@ async function examine(project: string, env: NodeJS.ProcessEnv): Promise<Finding
   const store = config.platform.store;
   const platformDatabase = store.kind === 'sqlite'
     ? checkPlatformDatabase(paths.platformDb)
-    : await checkSharedPlatformStore(openPlatformStore, `postgres://${store.user}@${store.host}:${String(store.port)}/${store.database} (schema ${config.platform.schema})`);
+    : await checkSharedPlatformStore(openPlatformStore, describePostgresStore(store, config.platform.schema));
   findings.push(
     await checkDisk(paths.root),
     server === undefined

@@ -1,7 +1,8 @@
 import { existsSync } from 'node:fs';
 import { configWithSetting, loadEnvironment, loadProjectConfig, projectPaths, setProjectSetting } from '../config/index.ts';
 import { runningServer } from '../server/index.ts';
-import { copyToPostgres, StoreCopyError } from '../store/index.ts';
+import { copyToPostgres, describePostgresStore, postgresStoreAddress, StoreCopyError } from '../store/index.ts';
+import { describeError } from '../errors.ts';
 import { CliError } from './cli-error.ts';
 
 /**
@@ -20,14 +21,13 @@ export async function migratePlatformStore(project: string, to: string, schema: 
   if (running !== undefined) throw new CliError(`Quarry is running for this project (process ${String(running.pid)}); stop it first: the platform database must not change while it is copied`);
   if (config.platform.store.kind === 'postgres') throw new CliError('project.yml\'s platform.store names a PostgreSQL store already: there is no embedded platform database to copy');
   if (!existsSync(paths.platformDb)) throw new CliError(`There is no platform database at ${paths.platformDb} to copy: start Quarry once, or set platform.store in project.yml by hand`);
-  const password = loadEnvironment(paths, env)[config.platform.password_env];
-  const connection = { host: store.host, port: store.port, user: store.user, database: store.database };
+  const address = postgresStoreAddress(store, schemaName, loadEnvironment(paths, env)[config.platform.password_env]);
   let copied;
   try {
-    copied = await copyToPostgres(paths.platformDb, { connection: { ...connection, password }, schema: schemaName }, (line) => { console.error(line); });
+    copied = await copyToPostgres(paths.platformDb, address, (line) => { console.error(line); });
   } catch (error) {
     if (error instanceof StoreCopyError) throw new CliError(error.message);
-    throw new CliError(`Could not copy into ${to} (schema ${schemaName}): ${error instanceof Error ? error.message : String(error)}`);
+    throw new CliError(`Could not copy into ${describePostgresStore(store, schemaName)}: ${describeError(error)}`);
   }
   setProjectSetting(paths, ['platform', 'store'], to);
   if (schema !== undefined) setProjectSetting(paths, ['platform', 'schema'], schema);

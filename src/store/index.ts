@@ -16,5 +16,5 @@ export { SCHEMA_VERSION } from './migrations.ts';
 export type { PlatformDatabase, SqlValue } from './platform-database.ts';
 export { SCHEDULE_OUTCOMES, SCHEDULE_TRIGGERS, type ScheduleOutcome, type ScheduleTrigger, type ScheduleRunRecord } from './schedules-repository.ts';
 export { openStore, openPostgresStore, type Store, type StoreOptions, type PostgresStoreAddress, type SharedStore } from './store.ts';
-export { openConfiguredStore, PlatformStoreUnreachableError } from './open-configured-store.ts';
+export { describePostgresStore, openConfiguredStore, PlatformStoreUnreachableError, postgresStoreAddress } from './open-configured-store.ts';
 export { copyToPostgres, StoreCopyError, type StoreCopyOutcome } from './copy-to-postgres.ts';

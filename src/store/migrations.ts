@@ -8,6 +8,26 @@ import type pg from 'pg';
  */
 type Migration = string | { readonly sqlite: string; readonly postgres: string };
 
+/** The tables of the catalog's profiles, made alike on both engines (their triggers differ). */
+const TABLE_PROFILES = `
+  CREATE TABLE table_profiles (
+    schema_name TEXT NOT NULL,
+    table_name TEXT NOT NULL,
+    kind TEXT NOT NULL CHECK (kind IN ('table', 'view')),
+    columns TEXT NOT NULL,
+    profiled_generation INTEGER NOT NULL,
+    profiled_at TEXT NOT NULL,
+    PRIMARY KEY (schema_name, table_name)
+  );`;
+const TABLE_CHANGES = `
+  CREATE TABLE table_changes (
+    schema_name TEXT NOT NULL,
+    table_name TEXT NOT NULL,
+    generation INTEGER NOT NULL,
+    PRIMARY KEY (schema_name, table_name)
+  );
+  INSERT INTO table_changes SELECT schema_name, table_name, 1 FROM warehouse_tables;`;
+
 /** Append-only: a released migration is never edited, a change is a new entry. */
 const MIGRATIONS: readonly Migration[] = [
   `
@@ -230,25 +250,11 @@ const MIGRATIONS: readonly Migration[] = [
     sqlite: `
   -- What the catalog shows of each warehouse table beyond its row count: its kind and its columns with their
   -- profiles (nulls, distinct values, min, max, top values), computed after the job that changed the table.
-  CREATE TABLE table_profiles (
-    schema_name TEXT NOT NULL,
-    table_name TEXT NOT NULL,
-    kind TEXT NOT NULL CHECK (kind IN ('table', 'view')),
-    columns TEXT NOT NULL,
-    profiled_generation INTEGER NOT NULL,
-    profiled_at TEXT NOT NULL,
-    PRIMARY KEY (schema_name, table_name)
-  );
+${TABLE_PROFILES}
   -- Counts every change the jobs record of a table, so a profile knows it is stale even when two changes share a
   -- timestamp or one lands while the profile is being computed. The triggers are what no writer can forget (not
   -- INSERT OR IGNORE: an upsert on warehouse_tables would impose its own conflict handling on it).
-  CREATE TABLE table_changes (
-    schema_name TEXT NOT NULL,
-    table_name TEXT NOT NULL,
-    generation INTEGER NOT NULL,
-    PRIMARY KEY (schema_name, table_name)
-  );
-  INSERT INTO table_changes SELECT schema_name, table_name, 1 FROM warehouse_tables;
+${TABLE_CHANGES}
   CREATE TRIGGER warehouse_table_inserted AFTER INSERT ON warehouse_tables BEGIN
     INSERT INTO table_changes SELECT NEW.schema_name, NEW.table_name, 0
       WHERE NOT EXISTS (SELECT 1 FROM table_changes WHERE schema_name = NEW.schema_name AND table_name = NEW.table_name);
@@ -261,22 +267,8 @@ const MIGRATIONS: readonly Migration[] = [
   END;
   `,
     postgres: `
-  CREATE TABLE table_profiles (
-    schema_name TEXT NOT NULL,
-    table_name TEXT NOT NULL,
-    kind TEXT NOT NULL CHECK (kind IN ('table', 'view')),
-    columns TEXT NOT NULL,
-    profiled_generation INTEGER NOT NULL,
-    profiled_at TEXT NOT NULL,
-    PRIMARY KEY (schema_name, table_name)
-  );
-  CREATE TABLE table_changes (
-    schema_name TEXT NOT NULL,
-    table_name TEXT NOT NULL,
-    generation INTEGER NOT NULL,
-    PRIMARY KEY (schema_name, table_name)
-  );
-  INSERT INTO table_changes SELECT schema_name, table_name, 1 FROM warehouse_tables;
+${TABLE_PROFILES}
+${TABLE_CHANGES}
   CREATE FUNCTION count_table_change() RETURNS trigger LANGUAGE plpgsql AS $$
   BEGIN
     INSERT INTO table_changes VALUES (NEW.schema_name, NEW.table_name, 1)

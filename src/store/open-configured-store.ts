@@ -1,14 +1,24 @@
 import type { ProjectConfig } from '../config/index.ts';
 import { QuarryError, describeError } from '../errors.ts';
-import { openPostgresStore, openStore, type Store, type StoreOptions } from './store.ts';
+import { openPostgresStore, openStore, type PostgresStoreAddress, type Store, type StoreOptions } from './store.ts';
 
 type PostgresStore = Extract<ProjectConfig['platform']['store'], { kind: 'postgres' }>;
+
+/** A PostgreSQL store as people read it: its address (never a password) and schema. */
+export function describePostgresStore(store: PostgresStore, schema: string): string {
+  return `postgres://${store.user}@${store.host}:${String(store.port)}/${store.database} (schema ${schema})`;
+}
+
+/** Where the configured PostgreSQL store is, with the password its `password_env` names. */
+export function postgresStoreAddress(store: PostgresStore, schema: string, password: string | undefined): PostgresStoreAddress {
+  return { connection: { host: store.host, port: store.port, user: store.user, database: store.database, password }, schema };
+}
 
 /** The shared platform store cannot be reached, refused the login or could not be migrated: a start-up error that says which. */
 export class PlatformStoreUnreachableError extends QuarryError {
   readonly code = 'platform_db_unavailable';
   constructor(store: PostgresStore, schema: string, cause: unknown) {
-    super(`The platform store postgres://${store.user}@${store.host}:${String(store.port)}/${store.database} (schema ${schema}) cannot be used: ${describeError(cause)}`, { cause });
+    super(`The platform store ${describePostgresStore(store, schema)} cannot be used: ${describeError(cause)}`, { cause });
   }
 }
 
@@ -18,9 +28,8 @@ export async function openConfiguredStore(
 ): Promise<Store> {
   const store = platform.store;
   if (store.kind === 'sqlite') return openStore(platformDb, options);
-  const connection = { host: store.host, port: store.port, user: store.user, database: store.database, password: env[platform.password_env] };
   try {
-    return await openPostgresStore({ connection, schema: platform.schema }, options);
+    return await openPostgresStore(postgresStoreAddress(store, platform.schema, env[platform.password_env]), options);
   } catch (error) {
     throw new PlatformStoreUnreachableError(store, platform.schema, error);
   }
