@@ -69,7 +69,7 @@ describe('quarry store migrate --to', () => {
     moved = undefined;
   });
 
-  it('refuses a project whose store is in PostgreSQL already, and an occupied schema, changing nothing', async () => {
+  it('refuses a project whose store is in PostgreSQL already, and an occupied schema, changing nothing; a worker needs a shared store', async () => {
     const again = await runQuarry(['store', 'migrate', '--to', place.url, '--schema', place.schema, '--project', lived.dir]);
     expect(again.status).not.toBe(0);
     expect(again.stderr).toContain('names a PostgreSQL store already');
@@ -82,6 +82,11 @@ describe('quarry store migrate --to', () => {
       expect(occupied.status).not.toBe(0);
       expect(occupied.stderr).toMatch(/already holds data \(\d+ row\(s\) in \w+\)/);
       expect(readFileSync(path.join(other.dir, '.quarry', 'project.yml'), 'utf8')).toBe(before);
+
+      // A worker has nothing to share its jobs through on the embedded store.
+      const worker = await runQuarry(['worker', '--project', other.dir]);
+      expect(worker.status).not.toBe(0);
+      expect(worker.stderr).toContain('A worker shares its jobs through a PostgreSQL platform store');
     } finally {
       rmSync(other.dir, { recursive: true, force: true });
     }
