@@ -145,6 +145,7 @@ export async function createContext(options: ContextOptions): Promise<AppContext
     baseEnv: childEnv,
   });
   jobs.followSyncsWith((source) => transform.afterSync(source));
+  jobs.makeModelRunsWith((job) => transform.modelRunOf(job));
   return Object.freeze({
     version: SERVICE_VERSION,
     paths,

@@ -51,21 +51,25 @@ export async function failedRun(ctx: AppContext, job: JobRecord, what: string, r
 
 /**
  * `quarry build [SELECTOR]` and `quarry test [SELECTOR]`: dbt build (models, tests, seeds, snapshots) or dbt test
- * of a dbt selector in this process, a line per node as it finishes, then the details of those that failed, warned
+ * of a dbt selector (in this process, or a deployment's worker), a line per node as it finishes, then the details of those that failed, warned
  * or were skipped, and a summary; fails (exit code 1) when a model or a test with severity error fails.
  */
 export async function buildModels(
   project: string, selector: string | undefined, command: DbtCommand, env: NodeJS.ProcessEnv,
 ): Promise<string> {
   return withAlertingProject(project, env, async (ctx) => {
+    // A deployment's worker runs the build, not this process: then no line is printed as it goes, and the report has every node.
+    let linesPrinted = false;
     const job = await ctx.transform.buildAndWait(selector, {
       command, requestedBy: 'cli',
       onNode: (progress) => {
         const line = progressLine(progress);
-        if (line !== undefined) console.log(line);
+        if (line === undefined) return;
+        console.log(line);
+        linesPrinted = true;
       },
     });
-    if (job.status !== 'success') throw await failedRun(ctx, job, `The ${command}`, { onlyProblems: true });
-    return buildReport(ctx, job, { onlyProblems: true });
+    if (job.status !== 'success') throw await failedRun(ctx, job, `The ${command}`, { onlyProblems: linesPrinted });
+    return buildReport(ctx, job, { onlyProblems: linesPrinted });
   });
 }

@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import type { DataRoots, ProjectPaths } from '../config/index.ts';
 import type { SecretRedactor, SourceConfig } from '../sources/config/index.ts';
 import type { EventBus } from '../events/index.ts';
@@ -6,7 +7,7 @@ import { backfillWindow, LedgerHasher, loaderFor, type OutboundPolicy, type Sour
 import type { JobRecord, Store } from '../store/index.ts';
 import { dropSourceTables } from './drop-source-tables.ts';
 import { SourceDisabledError, SourceNotFoundError, SourceTypeNotSupportedError, SyncInProgressError, SyncNotFoundError, SyncOfAnotherSourceError, RestoreInProgressError } from './errors.ts';
-import { JobLifecycle, type ActiveJob } from './job-lifecycle.ts';
+import { JobLifecycle, type ActiveJob, type JobKind } from './job-lifecycle.ts';
 import type { JobQueue } from './job-queue.ts';
 import { thisJobOwner } from './job-owner.ts';
 import { MaintenanceJob } from './maintenance-job.ts';
@@ -14,6 +15,13 @@ import { interruptOrphanedJobs } from './orphaned-jobs.ts';
 import { RestoreJob, snapshotBeforeSync } from './restore-job.ts';
 import { SyncJob } from './sync-job.ts';
 import type { LakeWriter, WarehouseReaders } from '../warehouse/index.ts';
+
+/** What a queued job's record carries beyond its kind and target, by kind. */
+const SyncParameters = z.object({
+  backfill: z.object({ since: z.string(), until: z.string().optional() }).optional(),
+});
+const RestoreParameters = z.object({ beforeSync: z.number().int().positive() });
+const MaintenanceParameters = z.object({ retentionDays: z.number().int().nonnegative() });
 
 export interface JobRunnerOptions {
   store: Store;
@@ -55,6 +63,7 @@ export interface JobRunnerOptions {
 export class JobRunner {
   readonly #options: JobRunnerOptions;
   #afterLoad: ((source: string) => Promise<void>) | undefined;
+  #modelRunOf: ((job: JobRecord) => Promise<JobKind<unknown>>) | undefined;
   readonly lifecycle: JobLifecycle;
   /** Records the hashes of the files syncs loaded, after they commit. */
   readonly ledgerHasher: LedgerHasher;
@@ -105,11 +114,34 @@ export class JobRunner {
     return { job, ended };
   }
 
-  /** The job kind of a job sent to the deployment's queue, made again from its record in the process that takes it. */
-  async kindOf(job: JobRecord): Promise<SyncJob> {
-    if (job.kind !== 'sync') throw new Error(`a ${job.kind} job is not run from the queue`);
-    const backfill = job.parameters?.backfill as BackfillRequest | undefined;
-    return this.#syncOf(this.#syncableSource(job.target), { fullRefresh: job.fullRefresh, requestedBy: job.requestedBy, backfill });
+  /**
+   * The job kind of a job sent to the deployment's queue, made again from its record in the process that takes it.
+   * Its parameters were written by this code in another process, or by an older version of it: a record that does
+   * not say what its kind needs is refused, never guessed at.
+   */
+  async kindOf(job: JobRecord): Promise<JobKind<unknown>> {
+    const { store, events } = this.#options;
+    const requestedBy = job.requestedBy;
+    switch (job.kind) {
+      case 'sync': {
+        const { backfill } = SyncParameters.parse(job.parameters ?? {});
+        return this.#syncOf(this.#syncableSource(job.target), { fullRefresh: job.fullRefresh, requestedBy, backfill });
+      }
+      case 'restore': {
+        const { beforeSync } = RestoreParameters.parse(job.parameters);
+        return new RestoreJob({ source: job.target, beforeSync, requestedBy, store, events });
+      }
+      case 'maintain':
+        return new MaintenanceJob({ retentionDays: MaintenanceParameters.parse(job.parameters).retentionDays, requestedBy });
+      case 'run':
+        if (this.#modelRunOf === undefined) throw new Error('this process runs no models');
+        return this.#modelRunOf(job);
+    }
+  }
+
+  /** Makes model runs taken from the deployment's queue with `make` (the transform runner's). */
+  makeModelRunsWith(make: (job: JobRecord) => Promise<JobKind<unknown>>): void {
+    this.#modelRunOf = make;
   }
 
   /** The source by that name, if this process's configuration has it enabled and its loader can sync it here. */

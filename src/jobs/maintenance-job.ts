@@ -19,11 +19,13 @@ export class MaintenanceJob implements JobKind<MaintenanceOutcome> {
   readonly logSource = null;
   readonly lockScope = 'job';
   readonly serviceLog = { noun: 'warehouse maintenance', finished: 'warehouse maintenance finished', fields: { target: MAINTENANCE_TARGET } };
+  readonly parameters: { readonly retentionDays: number };
   readonly #retentionDays: number;
 
   constructor(options: { retentionDays: number; requestedBy: string | null }) {
     this.#retentionDays = options.retentionDays;
     this.requestedBy = options.requestedBy;
+    this.parameters = { retentionDays: options.retentionDays };
   }
 
   busy(): Error {

@@ -34,6 +34,7 @@ export class RestoreJob implements JobKind<RestoreOutcome> {
   readonly logSource: string;
   readonly lockScope = 'job';
   readonly serviceLog: JobKind<RestoreOutcome>['serviceLog'];
+  readonly parameters: { readonly beforeSync: number };
   readonly #options: RestoreJobOptions;
 
   constructor(options: RestoreJobOptions) {
@@ -41,6 +42,7 @@ export class RestoreJob implements JobKind<RestoreOutcome> {
     this.target = options.source;
     this.requestedBy = options.requestedBy;
     this.logSource = options.source;
+    this.parameters = { beforeSync: options.beforeSync };
     this.serviceLog = { noun: 'restore', finished: 'restore finished', fields: { source: options.source, beforeSync: options.beforeSync } };
   }
 
@@ -54,11 +56,11 @@ export class RestoreJob implements JobKind<RestoreOutcome> {
 
   work(tools: JobTools): Promise<RestoreOutcome> {
     const { source, beforeSync } = this.#options;
-    return tools.write(async ({ connection, transaction }) => {
+    return tools.write(async ({ connection, transaction, metadata }) => {
       // Checked again in the writer's turn: a maintenance job may have expired the snapshot since the request.
       const snapshot = await snapshotBeforeSync(connection, beforeSync);
       return transaction(async () => {
-        await restoreSchemaAt(connection, rawSchemaOf(source), snapshot);
+        await restoreSchemaAt({ connection, metadata }, rawSchemaOf(source), snapshot);
         return { snapshot, tables: await rawTablesOf(connection, source) };
       });
     });

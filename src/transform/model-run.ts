@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import type { EventBus, QuarryEvent } from '../events/index.ts';
 import { firstLineOf } from '../errors.ts';
 import type { JobKind, JobSuccess, JobTools } from '../jobs/index.ts';
@@ -11,7 +12,17 @@ import { dbtErrorLine } from './dbt-error-line.ts';
 
 const LAYERS = new Set(['staging', 'marts']);
 
-export type DbtCommand = 'build' | 'test' | 'seed';
+export const DBT_COMMANDS = ['build', 'test', 'seed'] as const;
+export type DbtCommand = typeof DBT_COMMANDS[number];
+
+/** What another process needs to make a run again from its job's record (TransformRunner.modelRunOf). */
+export const ModelRunParameters = z.object({
+  selector: z.array(z.string()),
+  models: z.array(z.string()),
+  command: z.enum(DBT_COMMANDS),
+  exactModels: z.boolean(),
+});
+export type ModelRunParameters = z.infer<typeof ModelRunParameters>;
 
 /** How many lines of a test's compiled SQL are kept. */
 const COMPILED_LINES_KEPT = 15;
@@ -61,6 +72,7 @@ export class ModelRun implements JobKind<RunOutcome> {
   readonly serviceLog: JobKind<RunOutcome>['serviceLog'];
   readonly requestedBy: string | null;
   readonly models: ReadonlySet<string>;
+  readonly parameters: ModelRunParameters;
   readonly #options: ModelRunOptions;
 
   constructor(options: ModelRunOptions) {
@@ -68,6 +80,9 @@ export class ModelRun implements JobKind<RunOutcome> {
     this.target = options.target;
     this.requestedBy = options.requestedBy;
     this.models = options.models;
+    this.parameters = {
+      selector: [...options.selector], models: [...options.models], command: options.command ?? 'build', exactModels: options.exactModels ?? true,
+    };
     this.serviceLog = { noun: 'model run', finished: 'model run finished', fields: { target: options.target } };
   }
 

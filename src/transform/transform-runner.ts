@@ -13,7 +13,7 @@ import { DocsGenerationError, ModelNotFoundError, RunInProgressError } from './e
 import { ModelGraph, readModelGraph, type ModelNode, type TestNode } from './manifest.ts';
 import type { LakeLocation, LakeWriter, WarehouseReaders } from '../warehouse/index.ts';
 import { readColumns } from './raw-columns.ts';
-import { ModelRun, type DbtCommand } from './model-run.ts';
+import { ModelRun, ModelRunParameters, type DbtCommand } from './model-run.ts';
 import { generatedNotNullColumns, stagingColumnNames, stagingModelName, writeStagingModels } from './staging-models.ts';
 
 export interface TransformRunnerOptions {
@@ -77,6 +77,7 @@ export class TransformRunner {
   #started = false;
   #projectEnsured = false;
   #closing = false;
+  #unfollowDeployment: (() => void) | undefined;
 
   constructor(options: TransformRunnerOptions) {
     this.#options = options;
@@ -92,6 +93,7 @@ export class TransformRunner {
     pythonExecutableOrLog('dbt', this.#options.pythonEnvironmentsDir, this.#options.log, 'transformations are unavailable');
     await store.modelRuns.failRunning(null, 'The service stopped before the model finished', now().toISOString());
     this.#ensureProjectOnce();
+    if (store.shared !== undefined) this.#followDeployment();
     void this.#inBackground('initial parse and docs', async () => {
       // The manifest the last run left serves the models list at once; the parse then refreshes it.
       await this.#reloadGraph();
@@ -248,6 +250,7 @@ export class TransformRunner {
    */
   async close(): Promise<void> {
     this.#closing = true;
+    this.#unfollowDeployment?.();
     // The next start generates the docs site anyway; waiting out the pause only to generate it now would slow every stop.
     clearTimeout(this.#docsSoon);
     await this.idle();
@@ -259,19 +262,10 @@ export class TransformRunner {
     target: string, selector: readonly string[], models: ReadonlySet<string>, requestedBy: string | null,
     options: { command?: DbtCommand; onNode?: (progress: NodeProgress) => void; exactModels?: boolean } = {},
   ): Promise<ActiveJob> {
-    const { store, events, now, jobs } = this.#options;
     this.#ensureProjectOnce();
-    const run = new ModelRun({
-      target, selector, models, requestedBy, store, events, now, command: options.command, onNode: options.onNode, exactModels: options.exactModels,
-      graph: () => this.#graph ?? ModelGraph.empty,
-      reloadGraph: async () => {
-        await this.#reloadGraph();
-        return this.#graph ?? ModelGraph.empty;
-      },
-      invoke: (args, signal, onProgress) => this.#invoke(args, signal, onProgress),
-    });
+    const run = this.#modelRun(target, selector, models, requestedBy, options);
     // Checked in the lifecycle's turn to enqueue, so that no overlapping run is queued between the check and this one.
-    const enqueued = jobs.enqueue(run, () => {
+    const enqueued = this.#options.jobs.enqueue(run, () => {
       if (this.#overlapping(models).length > 0) throw run.busy();
     });
     void this.#inBackground('model run', async () => {
@@ -283,6 +277,38 @@ export class TransformRunner {
       this.#queueDocsAfterPause();
     });
     return enqueued;
+  }
+
+  #modelRun(
+    target: string, selector: readonly string[], models: ReadonlySet<string>, requestedBy: string | null,
+    options: { command?: DbtCommand; onNode?: (progress: NodeProgress) => void; exactModels?: boolean },
+  ): ModelRun {
+    const { store, events, now } = this.#options;
+    return new ModelRun({
+      target, selector, models, requestedBy, store, events, now, command: options.command, onNode: options.onNode, exactModels: options.exactModels,
+      graph: () => this.#graph ?? ModelGraph.empty,
+      reloadGraph: async () => {
+        await this.#reloadGraph();
+        return this.#graph ?? ModelGraph.empty;
+      },
+      invoke: (args, signal, onProgress) => this.#invoke(args, signal, onProgress),
+    });
+  }
+
+  /**
+   * A run another process sent to the deployment's queue, made again from its job's record to run here. This
+   * process's copy of the project may not have the staging models another wrote after its syncs: they are written
+   * here first, from the raw tables as the lake has them, and parsed.
+   */
+  async modelRunOf(job: JobRecord): Promise<ModelRun> {
+    const { command, selector, models, exactModels } = ModelRunParameters.parse(job.parameters);
+    pythonExecutable('dbt', this.#options.pythonEnvironmentsDir);
+    this.#ensureProjectOnce();
+    let changed = false;
+    for (const source of this.#options.sources) changed = await this.refreshStaging(source.name) || changed;
+    if (changed) await this.#parse();
+    else await this.#loadedGraph();
+    return this.#modelRun(job.target, selector, new Set(models), job.requestedBy, { command, exactModels });
   }
 
   /** The queued and running model runs covering any of `models`. */
@@ -315,6 +341,27 @@ export class TransformRunner {
     });
     this.#stagingRefreshes.set(source, refresh);
     void refresh.finally(() => { if (this.#stagingRefreshes.get(source) === refresh) this.#stagingRefreshes.delete(source); });
+  }
+
+  /**
+   * With a shared platform store, other processes of the deployment sync and run models, each in its own copy of
+   * the project: this one writes the staging models of what they loaded, so its models list and docs site have
+   * them, and generates the docs site again after their runs. A sync of its own has done the same before its
+   * event, so the event finds nothing to write.
+   */
+  #followDeployment(): void {
+    this.#unfollowDeployment = this.#options.events.subscribe((event) => {
+      if (this.#closing) return;
+      if (event.type === 'sync_completed') {
+        void this.#inBackground('staging after a sync', async () => {
+          if (!await this.refreshStaging(event.source)) return;
+          await this.#parse();
+          this.#queueDocsAfterPause();
+        });
+      } else if (event.type === 'transform_run_completed' || event.type === 'transform_run_failed') {
+        this.#queueDocsAfterPause();
+      }
+    });
   }
 
   /** With auto_transform: every model downstream of the source's raw tables. */

@@ -25,5 +25,5 @@ export { QUARRY_AUTHOR, type CommitLabel } from './commit-label.ts';
 export { listLakeTables, type LakeTable } from './lake-tables.ts';
 export { listSnapshots, latestSnapshotId, type LakeSnapshot, type SnapshotJob } from './snapshots.ts';
 export { snapshotsOfJob, snapshotExists, restoreSchemaAt } from './restore-schema.ts';
-export { maintainLake, liveFileCount, type MaintenanceOutcome } from './maintain-lake.ts';
+export { maintainLake, type MaintenanceOutcome } from './maintain-lake.ts';
 export { objectStorageSecretStatement } from './bucket-secret.ts';

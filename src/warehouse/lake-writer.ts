@@ -2,7 +2,7 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import { takeCatalogWriterLock, type HeldLock } from './catalog-writer-lock.ts';
 import type { CommitLabel } from './commit-label.ts';
 import { openLakeForWriting } from './lake-connection.ts';
-import type { LakeLocation } from './lake-location.ts';
+import { lakeMetadataSchema, type LakeLocation } from './lake-location.ts';
 import { whileWriting } from './lake-writes.ts';
 import { inTransaction } from './transaction.ts';
 import { takeWriterLockFile } from './writer-lock-file.ts';
@@ -19,6 +19,8 @@ export interface LakeWrite {
    * rolled back when it throws, and AbortedTransactionError when a statement failed inside it and `work` went on.
    */
   readonly transaction: <T>(work: (connection: DuckDBConnection) => Promise<T>) => Promise<T>;
+  /** Where the connection finds the lake's own catalog tables (lakeMetadataSchema), in whichever database holds them. */
+  readonly metadata: string;
 }
 
 export interface WriteOptions {
@@ -128,7 +130,9 @@ async function writeInTurn<T>(lake: LakeLocation, work: (write: LakeWrite) => Pr
   const interrupt = (): void => { connection.interrupt(); };
   signal.addEventListener('abort', interrupt, { once: true });
   try {
-    return await work({ connection, transaction: (transactionWork) => inTransaction(connection, label, () => transactionWork(connection)) });
+    return await work({
+      connection, metadata: lakeMetadataSchema(lake), transaction: (transactionWork) => inTransaction(connection, label, () => transactionWork(connection)),
+    });
   } finally {
     signal.removeEventListener('abort', interrupt);
     await writer.close();

@@ -40,13 +40,6 @@ export async function maintainLake(write: LakeWrite, retentionDays: number): Pro
   };
 }
 
-/** How many data files the latest snapshot reads. */
-export async function liveFileCount(connection: DuckDBConnection): Promise<number> {
-  const reader = await connection.runAndReadAll(`
-    SELECT count(*)::BIGINT AS n FROM __ducklake_metadata_${LAKE_ALIAS}.ducklake_data_file WHERE end_snapshot IS NULL`);
-  return Number(reader.getRowObjects()[0]?.n ?? 0);
-}
-
 async function rows(connection: DuckDBConnection, sql: string): Promise<Record<string, unknown>[]> {
   return (await connection.runAndReadAll(sql)).getRowObjects();
 }

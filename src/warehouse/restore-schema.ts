@@ -1,8 +1,7 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { LAKE_ALIAS } from './lake-location.ts';
+import type { LakeWrite } from './lake-writer.ts';
 import { quoteIdentifier, quoteLiteral } from './sql.ts';
-
-const METADATA = `__ducklake_metadata_${LAKE_ALIAS}`;
 
 /** The snapshots labelled with a job's id (see commit-label.ts), oldest first; empty once expired or never committed. */
 export async function snapshotsOfJob(connection: DuckDBConnection, jobId: number): Promise<number[]> {
@@ -26,9 +25,10 @@ export async function snapshotExists(connection: DuckDBConnection, snapshot: num
  * would insert none.
  * Returns the tables it put back.
  */
-export async function restoreSchemaAt(connection: DuckDBConnection, schema: string, snapshot: number): Promise<string[]> {
-  const then = await tablesAt(connection, schema, snapshot);
-  const now = await tablesAt(connection, schema, null);
+export async function restoreSchemaAt(write: Pick<LakeWrite, 'connection' | 'metadata'>, schema: string, snapshot: number): Promise<string[]> {
+  const { connection } = write;
+  const then = await tablesAt(write, schema, snapshot);
+  const now = await tablesAt(write, schema, null);
   const qualified = (table: string): string => `${quoteIdentifier(schema)}.${quoteIdentifier(table)}`;
   const asOf = `AT (VERSION => ${String(snapshot)})`;
   for (const table of now) {
@@ -42,11 +42,11 @@ export async function restoreSchemaAt(connection: DuckDBConnection, schema: stri
 }
 
 /** The names of `schema`'s tables at `snapshot` (null: now), from the lake's own catalog. */
-async function tablesAt(connection: DuckDBConnection, schema: string, snapshot: number | null): Promise<Set<string>> {
-  const at = snapshot === null ? `(SELECT max(snapshot_id) FROM ${METADATA}.ducklake_snapshot)` : String(snapshot);
+async function tablesAt({ connection, metadata }: Pick<LakeWrite, 'connection' | 'metadata'>, schema: string, snapshot: number | null): Promise<Set<string>> {
+  const at = snapshot === null ? `(SELECT max(snapshot_id) FROM ${metadata}.ducklake_snapshot)` : String(snapshot);
   const reader = await connection.runAndReadAll(`
     SELECT t.table_name AS name
-    FROM ${METADATA}.ducklake_table t JOIN ${METADATA}.ducklake_schema s USING (schema_id)
+    FROM ${metadata}.ducklake_table t JOIN ${metadata}.ducklake_schema s USING (schema_id)
     WHERE s.schema_name = ${quoteLiteral(schema)}
       AND t.begin_snapshot <= ${at} AND (t.end_snapshot IS NULL OR t.end_snapshot > ${at})
       AND s.begin_snapshot <= ${at} AND (s.end_snapshot IS NULL OR s.end_snapshot > ${at})`);

@@ -4,14 +4,15 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import WebSocket from 'ws';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { dropDeployment, prepareDeployment, restSourcesYaml, signInAdmin, startWorker, stopProcess, type Child } from '../support/deployment.ts';
+import { launchBrowser, signIn } from '../support/browser.ts';
+import { DEPLOYMENT_ADMIN, dropDeployment, prepareDeployment, restSourcesYaml, signInAdmin, startWorker, stopProcess, type Child } from '../support/deployment.ts';
 import { startFakeApi, type FakeApi } from '../support/fake-api.ts';
 import { onPostgres } from '../support/local-postgres.ts';
 import { startObjectStore, type ObjectStore } from '../support/object-store.ts';
 import { freshPostgresStore } from '../support/postgres-store.ts';
-import { spawnQuarry, type QuarryProcess } from '../support/quarry-process.ts';
+import { runQuarry, spawnQuarry, type QuarryProcess } from '../support/quarry-process.ts';
 
 const SOURCES = Array.from({ length: 20 }, (_, index) => `s${String(index + 1).padStart(2, '0')}`);
 /** The source whose first sync is left hanging, so that its worker can be killed in the middle of it. */
@@ -19,7 +20,7 @@ const HANGING = 's07';
 const ROWS_PER_SOURCE = 40;
 const LEASE_SECONDS = 10;
 
-interface SyncRecord { id: number; target: string; status: string; rows: number | null; worker: string | null }
+interface SyncRecord { id: number; target: string; status: string; rows: number | null; worker: string | null; error: string | null }
 
 describe('a deployment: one web process and two workers', () => {
   const base = mkdtempSync(path.join(tmpdir(), 'quarry-deployment-'));
@@ -33,11 +34,22 @@ describe('a deployment: one web process and two workers', () => {
   let releaseHanging = (): void => undefined;
   const hangingRequests: number[] = [];
   let cookie = '';
-  const seen: { type: string; source?: string }[] = [];
-  let socket: WebSocket | undefined;
+  let browser: Browser | undefined;
+  /** A page of the web process whose WebSocket, Chromium's own with the session's cookie, keeps every event it hears. */
+  let page: Page | undefined;
+  interface SeenEvent { type: string; source?: string; model?: string }
+  const seen = async (): Promise<SeenEvent[]> => page!.evaluate<SeenEvent[]>('window.seen');
 
-  const syncs = (): Promise<SyncRecord[]> => onPostgres(async (client) =>
-    (await client.query<SyncRecord>(`SELECT id::int AS id, target, status, rows::int AS rows, worker FROM ${platform.schema}.jobs WHERE kind = 'sync' ORDER BY id`)).rows);
+  const jobs = (kind: string): Promise<SyncRecord[]> => onPostgres(async (client) =>
+    (await client.query<SyncRecord>(`SELECT id::int AS id, target, status, rows::int AS rows, worker, error FROM ${platform.schema}.jobs WHERE kind = $1 ORDER BY id`, [kind])).rows);
+
+  /** The twenty sources' syncs (the schedule's own source syncs whenever its minute comes). */
+  const syncs = async (): Promise<SyncRecord[]> => (await jobs('sync')).filter((job) => SOURCES.includes(job.target));
+  /** The latest job of the kind, once it has ended. */
+  const ended = async (kind: string): Promise<SyncRecord | undefined> => {
+    await expect.poll(async () => (await jobs(kind)).at(-1)?.status, { timeout: 120_000, interval: 500 }).toMatch(/^(success|failed|interrupted)$/);
+    return (await jobs(kind)).at(-1);
+  };
 
   const request = async (method: string, url: string, body?: unknown): Promise<Response> => fetch(`${web!.url}${url}`, {
     method, headers: { cookie, 'x-requested-with': 'XMLHttpRequest', ...body === undefined ? {} : { 'content-type': 'application/json' } },
@@ -70,14 +82,21 @@ describe('a deployment: one web process and two workers', () => {
     workers.set('worker-1', first);
     workers.set('worker-2', second);
     cookie = await signInAdmin(web.url);
-    const key = ((await (await request('POST', '/api/auth/api-keys', { name: 'feed' })).json()) as { key: string }).key;
-    socket = new WebSocket(`${web.url.replace('http', 'ws')}/ws`, { headers: { authorization: `Bearer ${key}` } });
-    socket.on('message', (data: Buffer) => { seen.push(JSON.parse(data.toString()) as { type: string; source?: string }); });
-    await new Promise((resolve, reject) => { socket!.once('open', resolve); socket!.once('error', reject); });
+    browser = await launchBrowser();
+    page = await browser.newPage();
+    await signIn(page, web.url, DEPLOYMENT_ADMIN.email, DEPLOYMENT_ADMIN.password);
+    await page.waitForURL((url) => !url.pathname.startsWith('/login'));
+    await page.evaluate(`new Promise((resolve, reject) => {
+      window.seen = [];
+      const socket = new WebSocket('ws://' + window.location.host + '/ws');
+      socket.addEventListener('message', (message) => { window.seen.push(JSON.parse(message.data)); });
+      socket.addEventListener('open', resolve);
+      socket.addEventListener('error', reject);
+    })`);
   }, 240_000);
 
   afterAll(async () => {
-    socket?.close();
+    await browser?.close();
     releaseHanging();
     await Promise.all([...workers.values()].map(stopProcess));
     if (web !== undefined) await stopProcess(web.child);
@@ -89,8 +108,8 @@ describe('a deployment: one web process and two workers', () => {
 
   it('syncs 20 sources each exactly once on the workers, and finishes a killed worker\'s sync on the other', async () => {
     for (const name of SOURCES) expect((await request('POST', `/api/sources/${name}/sync`, {})).status).toBe(200);
-    // A second sync of a source already queued is refused deployment-wide.
-    expect((await request('POST', `/api/sources/${SOURCES[0]!}/sync`, {})).status).toBe(409);
+    // A second sync of a source already queued or running is refused deployment-wide.
+    expect((await request('POST', `/api/sources/${HANGING}/sync`, {})).status).toBe(409);
 
     // The hanging source's sync runs on one worker: that worker dies with it.
     await expect.poll(async () => (await syncs()).find((job) => job.target === HANGING)?.status, { timeout: 60_000 }).toBe('running');
@@ -122,10 +141,42 @@ describe('a deployment: one web process and two workers', () => {
     expect(rows).toHaveLength(SOURCES.length);
     for (const [, n, ids] of rows) expect([Number(n), Number(ids)]).toEqual([ROWS_PER_SOURCE, ROWS_PER_SOURCE]);
 
-    // What the workers ran reached the web process's WebSocket clients.
-    // (The schedule's own source may complete meanwhile: only the twenty are counted.)
-    const completed = (): Set<string | undefined> => new Set(seen.filter((event) => event.type === 'sync_completed' && SOURCES.includes(event.source ?? '')).map((event) => event.source));
-    await expect.poll(() => completed().size).toBe(SOURCES.length);
+    // What the worker left ran reached the web process's WebSocket clients. (The schedule's own source may complete
+    // meanwhile: only the twenty are counted. A worker killed between recording a job's ending and announcing it
+    // takes the announcement with it: the killed worker's jobs are not counted.)
+    const announced = records.filter((job) => job.worker === survivor).map((job) => job.target).sort();
+    const completed = async (): Promise<string[]> =>
+      [...new Set((await seen()).filter((event) => event.type === 'sync_completed' && announced.includes(event.source ?? '')).map((event) => event.source!))].sort();
+    await expect.poll(completed).toEqual(announced);
+  }, 240_000);
+
+  it('runs models, restores and maintains the lake from the queue, on the worker left', async () => {
+    const alive = [...workers.entries()].filter(([, child]) => child.exitCode === null && child.signalCode === null).map(([name]) => name);
+    expect(alive).toHaveLength(1);
+    // The web process wrote the staging models of what the workers loaded, in its own copy of the project.
+    const model = 'stg_s01__items';
+    await expect.poll(async () => {
+      const listed = (await (await request('GET', '/api/transform/models')).json()) as { models: { name: string }[] };
+      return listed.models.map((entry) => entry.name);
+    }, { timeout: 60_000, interval: 1000 }).toContain(model);
+
+    // The worker's copy has no staging model of s01: it writes one from the lake before it runs.
+    expect((await request('POST', `/api/transform/models/${model}/run`)).status).toBe(200);
+    expect(await ended('run')).toMatchObject({ status: 'success', worker: alive[0] });
+    const staged = await request('POST', '/api/query', { sql: `SELECT count(*) AS n FROM staging.${model}` });
+    expect(((await staged.json()) as { rows: unknown[][] }).rows).toEqual([[String(ROWS_PER_SOURCE)]]);
+    await expect.poll(async () => (await seen()).some((event) => event.type === 'transform_run_completed' && event.model === model)).toBe(true);
+
+    const restored = (await syncs()).find((job) => job.target === 's02')!;
+    const restore = await request('POST', '/api/sources/s02/restore', { before_sync: restored.id });
+    expect(restore.status).toBe(200);
+    expect(await ended('restore')).toMatchObject({ status: 'success', worker: alive[0], error: null });
+
+    // The command line beside the web process queues the maintenance, and waits for the worker that runs it.
+    const maintained = await runQuarry(['warehouse', 'maintain', '--project', dirs.web]);
+    expect(maintained.stderr).toBe('');
+    expect(maintained.status).toBe(0);
+    expect(await ended('maintain')).toMatchObject({ status: 'success', worker: alive[0], error: null });
   }, 240_000);
 
   it('fires a schedule once for the whole deployment, its sync run by a worker', async () => {
