@@ -50,8 +50,8 @@ export interface JobRunnerOptions {
   /** Runs after each job that ended well, outside the writer's turn (the catalog's profiles). */
   afterCommit?: (() => Promise<void>) | undefined;
   /**
-   * The deployment's job queue, with a shared platform store: syncs are sent there and run by whichever process
-   * takes them (takeQueuedJobs); without it every job runs in the process that queued it.
+   * The deployment's job queue, with a shared platform store: every job is sent there and run by whichever process
+   * takes it (takeQueuedJobs); without it every job runs in the process that queued it.
    */
   queue?: JobQueue | undefined;
 }

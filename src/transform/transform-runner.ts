@@ -78,6 +78,9 @@ export class TransformRunner {
   #projectEnsured = false;
   #closing = false;
   #unfollowDeployment: (() => void) | undefined;
+  /** The latest parse #parseAgain started or queued, and the one queued after it, if any. */
+  #parsing: Promise<void> = Promise.resolve();
+  #nextParse: Promise<void> | undefined;
 
   constructor(options: TransformRunnerOptions) {
     this.#options = options;
@@ -355,7 +358,7 @@ export class TransformRunner {
       if (event.type === 'sync_completed') {
         void this.#inBackground('staging after a sync', async () => {
           if (!await this.refreshStaging(event.source)) return;
-          await this.#parse();
+          await this.#parseAgain();
           this.#queueDocsAfterPause();
         });
       } else if (event.type === 'transform_run_completed' || event.type === 'transform_run_failed') {
@@ -418,14 +421,31 @@ export class TransformRunner {
     });
   }
 
-  /** dbt docs generate in a turn of the lake's writer (`onTurn` runs once it is held); the site is published when it succeeds. */
+  /**
+   * dbt docs generate in a turn of the lake's writer (`onTurn` runs once it is held); the site is published when it
+   * succeeds. It only reads the lake: with a PostgreSQL catalog it goes alongside the syncs of other processes rather
+   * than holding every one of them up while dbt compiles the project.
+   */
   async #generateDocsSite(signal: AbortSignal, onTurn: () => void = () => undefined): Promise<DbtOutcome> {
     const outcome = await this.#options.writer.turn(() => {
       onTurn();
       return this.#invoke(['docs', 'generate'], signal);
-    }, { signal });
+    }, { signal, alongside: true });
     if (outcome.success) await publishDocsSite(this.#options.paths);
     return outcome;
+  }
+
+  /**
+   * A parse that follows every change made so far: syncs end in bursts, and each parse is a dbt invocation of
+   * a second or more, so the changes made while one runs share the next.
+   */
+  #parseAgain(): Promise<void> {
+    this.#nextParse ??= this.#parsing.then(async () => {
+      this.#nextParse = undefined;
+      await this.#parse();
+    });
+    this.#parsing = this.#nextParse.catch(() => undefined);
+    return this.#nextParse;
   }
 
   async #parse(): Promise<void> {
