@@ -1,7 +1,7 @@
 import type { EventBus } from '../events/index.ts';
 import type { Logger } from '../logger.ts';
 import type { JobKind as JobKindName, JobOwner, JobRecord, LogLevel, Store } from '../store/index.ts';
-import type { LakeWrite, LakeWriter } from '../warehouse/index.ts';
+import { CommitConflictError, type LakeWrite, type LakeWriter } from '../warehouse/index.ts';
 import { countRows } from './count-rows.ts';
 import { finishWithin } from './finish-within.ts';
 import { interruptOrphanedJobs } from './orphaned-jobs.ts';
@@ -10,8 +10,23 @@ type JobEvent = Parameters<EventBus['publish']>[0];
 
 /** How often a process that sent a job to the queue reads its record for an ending. */
 const ENDING_POLL_MS = 250;
+/** How many times in a row a job that lost to another writer's conflicting commit is queued again. */
+const CONFLICT_RETRIES = 3;
+/** Where a queued job's record counts them. */
+const CONFLICT_RETRIES_PARAMETER = 'conflictRetries';
 
-/** Recorded with each job this process runs, so another process can tell when this one has stopped. */
+/** What a job's record is made of when it is queued. */
+type QueuedJobFields = Pick<JobKind<unknown>, 'kind' | 'target' | 'fullRefresh' | 'requestedBy' | 'parameters'>;
+
+/** Whether `error`, or an error it was caused by, is an instance of `type`. */
+function causedBy(error: unknown, type: new (...args: never[]) => Error): boolean {
+  let current: unknown = error;
+  while (current instanceof Error) {
+    if (current instanceof type) return true;
+    current = (current as Error).cause;
+  }
+  return false;
+}
 
 /** What a job kind's work may use: its signal, its log and the lake's writer, labelled with the job. */
 export interface JobTools {
@@ -356,7 +371,7 @@ export class JobLifecycle {
    * Records the job queued unless one of its kind and target is active, with the endings left unrecorded so far,
    * and sends it to the queue in the same transaction when `send` is given: it is queued there exactly when it is recorded.
    */
-  async #recordQueued(kind: JobKind<unknown>, send: ((job: JobRecord) => Promise<void>) | undefined): Promise<JobRecord | undefined> {
+  async #recordQueued(kind: QueuedJobFields, send: ((job: JobRecord) => Promise<void>) | undefined): Promise<JobRecord | undefined> {
     const { store, now } = this.#options;
     const unrecorded = this.#unrecorded.splice(0);
     try {
@@ -411,7 +426,8 @@ export class JobLifecycle {
   async #fail<Outcome>(job: JobRecord, kind: JobKind<Outcome>, error: unknown, signal: AbortSignal, lines: JobLog): Promise<JobEnding> {
     const { store, events, now, log } = this.#options;
     const interrupted = signal.aborted;
-    const message = kind.failureMessage(error, interrupted);
+    const again = interrupted ? undefined : this.#againAfterConflict(job, kind, error);
+    const message = `${kind.failureMessage(error, interrupted)}${again === undefined ? '' : '; the job is queued again'}`;
     const finishedAt = now().toISOString();
     const ending: JobEnding = {
       status: interrupted ? 'interrupted' : 'failed', rows: null, error: message, transient: !interrupted && kind.isTransient?.(error) === true,
@@ -435,7 +451,24 @@ export class JobLifecycle {
     if (level === 'warn') log.warn({ err: error, ...kind.serviceLog.fields }, `${kind.serviceLog.noun} failed`);
     if (level === 'error') log.error({ err: error, ...kind.serviceLog.fields }, `${kind.serviceLog.noun} failed unexpectedly`);
     for (const event of kind.failedEvents(job, message)) events.publish(event);
+    if (again !== undefined) {
+      await this.#recordQueued(again, this.#options.queue?.send).catch((queueError: unknown) => {
+        log.error({ err: queueError, ...kind.serviceLog.fields, job: job.id }, `the ${kind.serviceLog.noun} could not be queued again after a conflicting commit`);
+      });
+    }
     return ending;
+  }
+
+  /**
+   * The job once more, when another writer's conflicting commit failed it and the deployment's queue can take it:
+   * at most CONFLICT_RETRIES times in a row, counted in the record's parameters.
+   */
+  #againAfterConflict(job: JobRecord, kind: JobKind<unknown>, error: unknown): QueuedJobFields | undefined {
+    if (this.#options.queue === undefined || kind.parameters === undefined || !causedBy(error, CommitConflictError)) return undefined;
+    const retries = Number(job.parameters?.[CONFLICT_RETRIES_PARAMETER] ?? 0);
+    if (!Number.isInteger(retries) || retries >= CONFLICT_RETRIES) return undefined;
+    const { target, fullRefresh, requestedBy } = kind;
+    return { kind: kind.kind, target, fullRefresh, requestedBy, parameters: { ...kind.parameters, [CONFLICT_RETRIES_PARAMETER]: retries + 1 } };
   }
 
   #lines(jobId: number, source: string | null): JobLog {

@@ -2,7 +2,7 @@ import { firstLineOf, TransientError } from '../errors.ts';
 import type { EventBus } from '../events/index.ts';
 import { SyncFailedError, type DateWindow, type LedgerHasher, type LoadContext, type LoadOutcome, type SourceLoader, type SyncProgress } from '../sources/index.ts';
 import { storeFailure, type JobRecord, type Store } from '../store/index.ts';
-import { WarehouseBusyError } from '../warehouse/index.ts';
+import { CommitConflictError, WarehouseBusyError } from '../warehouse/index.ts';
 import { SyncInProgressError } from './errors.ts';
 import type { JobKind, JobSuccess, JobTools } from './job-lifecycle.ts';
 import { readContextOf, type ReadContextOptions } from './read-context.ts';
@@ -112,7 +112,8 @@ export class SyncJob implements JobKind<LoadOutcome> {
   }
 
   isTransient(error: unknown): boolean {
-    return error instanceof TransientError || (error instanceof SyncFailedError && error.transient) || error instanceof WarehouseBusyError;
+    return error instanceof TransientError || (error instanceof SyncFailedError && error.transient) || error instanceof WarehouseBusyError
+      || error instanceof CommitConflictError;
   }
 
   failureLogLevel(error: unknown): 'error' | undefined {

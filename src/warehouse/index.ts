@@ -4,7 +4,7 @@ export { WarehouseBusyError } from './writer-lock-file.ts';
 export { quoteIdentifier, quoteLiteral } from './sql.ts';
 export { openScratchConnection, type ScratchConnection } from './scratch-connection.ts';
 export type { DuckDBConnection } from '@duckdb/node-api';
-export { AbortedTransactionError } from './transaction.ts';
+export { AbortedTransactionError, CommitConflictError } from './transaction.ts';
 export { withSandboxedReader, openSandboxedReader, READER_SANDBOX_PYTHON_PATH, type ReaderLimits, type SandboxedReader } from './sandboxed-reader.ts';
 export { assertReadsOnly, QueryNotAllowedError } from './reader-sql.ts';
 export {

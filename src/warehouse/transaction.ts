@@ -1,6 +1,7 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { inCatalogTurn, openCatalogInTurn } from './catalog-opening.ts';
 import { applyCommitLabel, type CommitLabel } from './commit-label.ts';
+import { describeError, firstLineOf } from '../errors.ts';
 
 /** A statement failed inside the transaction and `work` went on: committing would silently commit nothing. */
 export class AbortedTransactionError extends Error {
@@ -8,6 +9,21 @@ export class AbortedTransactionError extends Error {
     super('A statement of the transaction failed, so nothing of it was committed', { cause });
   }
 }
+
+/**
+ * Another writer of the lake committed first a change this transaction's conflicts with (the same table created,
+ * altered or deleted from): DuckLake retried the commit and gave up, and nothing of it was committed. Trying the
+ * whole work again, from a snapshot that has the other change, may succeed.
+ */
+export class CommitConflictError extends Error {
+  constructor(cause: unknown) {
+    const conflict = /Transaction conflict[^\n]*/.exec(describeError(cause))?.[0] ?? firstLineOf(cause);
+    super(`Another writer changed the same part of the lake first, so nothing was committed (${conflict})`, { cause });
+  }
+}
+
+/** How DuckLake says a commit lost to a conflicting one, after its own retries. */
+const DUCKLAKE_CONFLICT = /Failed to commit DuckLake transaction[\s\S]*Transaction conflict/;
 
 /**
  * Runs `work` in one transaction (one snapshot of the lake), labelled `label` when given: committed when it
@@ -27,7 +43,9 @@ export async function inTransaction<T>(connection: DuckDBConnection, label: Comm
       throw new AbortedTransactionError(error);
     }
     if (label !== undefined) await applyCommitLabel(connection, label);
-    await inCatalogTurn(() => connection.run('COMMIT'));
+    await inCatalogTurn(() => connection.run('COMMIT')).catch((error: unknown) => {
+      throw DUCKLAKE_CONFLICT.test(describeError(error)) ? new CommitConflictError(error) : error;
+    });
     return result;
   } catch (error) {
     await inCatalogTurn(() => connection.run('ROLLBACK')).catch(() => undefined);
