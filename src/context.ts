@@ -87,6 +87,11 @@ export interface ContextOptions {
   timer?: Timer;
   /** bcrypt's work factor for passwords set from now on (PASSWORD_COST unless told). */
   passwordCost?: number;
+  /**
+   * Whether the catalog profiles the tables a job changed as soon as it ends (true unless told). A command line
+   * leaves them to the service: profiling a large table takes seconds its user is not waiting for.
+   */
+  profileAfterJobs?: boolean;
   /** The name this process's jobs are recorded with (`quarry worker --name`); host:pid when left out. */
   workerName?: string;
 }
@@ -135,7 +140,8 @@ export async function createContext(options: ContextOptions): Promise<AppContext
   const readers = new WarehouseReaders(lake);
   const profiler = new TableProfiler({ readers, store, log: log.child({ module: 'catalog' }), now });
   const jobs = new JobRunner({
-    store, paths, sources, events, log: log.child({ module: 'jobs' }), now, env, readers, writer, sourceTokens, outbound, dataRoots, redactor, afterCommit: () => profiler.refresh(),
+    store, paths, sources, events, log: log.child({ module: 'jobs' }), now, env, readers, writer, sourceTokens, outbound, dataRoots, redactor,
+    afterCommit: options.profileAfterJobs === false ? undefined : () => profiler.refresh(),
     spreadsheetSeconds: config.limits.spreadsheet_seconds, queue, workerName: options.workerName,
   });
   const transform = new TransformRunner({

@@ -2,6 +2,7 @@ import type { AppContext } from '../context.ts';
 import type { JobRecord } from '../store/index.ts';
 import type { DbtCommand, NodeProgress } from '../transform/index.ts';
 import { CliError } from './cli-error.ts';
+import { profilesLeftLine } from './profiles-left.ts';
 import { textTable } from './text-table.ts';
 import { withAlertingProject } from './with-project.ts';
 
@@ -70,6 +71,7 @@ export async function buildModels(
       },
     });
     if (job.status !== 'success') throw await failedRun(ctx, job, `The ${command}`, { onlyProblems: linesPrinted });
-    return buildReport(ctx, job, { onlyProblems: linesPrinted });
+    const profiles = await profilesLeftLine(ctx);
+    return `${await buildReport(ctx, job, { onlyProblems: linesPrinted })}${profiles === undefined ? '' : `\n${profiles}`}`;
   });
 }

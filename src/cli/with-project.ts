@@ -21,7 +21,7 @@ export async function withProject<T>(
   const redactor = new SecretRedactor();
   const format = options.logFormat ?? defaultLogFormat(process.stderr);
   const log = createLogger({ level: 'warn', destination: process.stderr, format, redactor });
-  const ctx = await createContext({ projectDir: project, env, log, redactor, passwordCost: options.passwordCost });
+  const ctx = await createContext({ projectDir: project, env, log, redactor, passwordCost: options.passwordCost, profileAfterJobs: false });
   try {
     return await work(ctx);
   } finally {

@@ -15,6 +15,9 @@ import { recordRunningServer } from './running-server.ts';
 import { startWatcher } from './start-watcher.ts';
 import { WebSocketHub } from './websocket-hub.ts';
 
+/** How often the service profiles the tables changed since their profile, by a command line beside it among others. */
+const PROFILE_SWEEP_MS = 60_000;
+
 export interface PlatformOptions extends ContextOptions {
   /** Overrides web.host. */
   host?: string;
@@ -116,6 +119,10 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
     });
     await maintenance.start();
     stops.push('the daily maintenance', () => { maintenance.close(); });
+    // Tables a command line changed beside the service are left for it to profile (see ContextOptions.profileAfterJobs).
+    const profileSweep = setInterval(() => { void ctx.profiler.refresh(); }, PROFILE_SWEEP_MS);
+    profileSweep.unref();
+    stops.push('the profile sweep', () => { clearInterval(profileSweep); });
     if (options.awaitUpstreams === true) await Promise.all([docsServer?.whenReady(), superset?.whenReady()]);
     const dashboard = superset === undefined ? undefined : startDashboardService(ctx, superset);
     if (dashboard) stops.push('the dashboard service', () => dashboard.close());
