@@ -11,7 +11,7 @@ import { startObjectStore } from '../test/support/object-store.ts';
 import { freshPostgresStore } from '../test/support/postgres-store.ts';
 import { spawnQuarry } from '../test/support/quarry-process.ts';
 import type { LoadBenchResult } from './load.ts';
-import { timed } from './measure.ts';
+import { median, spread, timed } from './measure.ts';
 
 const SOURCES = Array.from({ length: 20 }, (_, index) => `d${String(index + 1).padStart(2, '0')}`);
 const PAGES = 40;
@@ -21,12 +21,7 @@ const ROUNDS = Number(process.env.QUARRY_BENCH_DEPLOYMENT_ROUNDS ?? 3);
 /** Jobs each worker runs at once: enough that one worker is not bound by its own slots alone. */
 const CONCURRENCY = 4;
 
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
-}
 
-const spread = (values: number[]): string => `${Math.min(...values).toFixed(2)}-${Math.max(...values).toFixed(2)} s`;
 
 export async function runDeploymentBenchmark(): Promise<LoadBenchResult> {
   const base = await mkdtemp(path.join(tmpdir(), 'quarry-bench-deployment-'));

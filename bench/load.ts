@@ -10,7 +10,7 @@ import { initProject } from '../src/cli/init.ts';
 import { closeContext, createContext } from '../src/context.ts';
 import { createLogger } from '../src/logger.ts';
 import { openLakeForWriting } from '../src/warehouse/lake-connection.ts';
-import { folderBytes, lakeIn, runDuckDb, settled, syncAndWait, timed, writeWideCsv, type ReportedBenchResult } from './measure.ts';
+import { folderBytes, lakeIn, median, type ReportedBenchResult, runDuckDb, settled, spread, syncAndWait, timed, writeWideCsv } from './measure.ts';
 
 export interface TimedCase {
   /** Stable across runs, for a row with a target (bench/targets.ts). */
@@ -32,12 +32,7 @@ const LOAD_ROUNDS = Number(process.env.QUARRY_BENCH_LOAD_ROUNDS ?? 3);
 /** Re-syncs after one changed file, per project; their median is the figure. */
 const RESYNCS = Number(process.env.QUARRY_BENCH_RESYNCS ?? 5);
 
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
-}
 
-const spread = (values: number[]): string => `${Math.min(...values).toFixed(2)}-${Math.max(...values).toFixed(2)} s`;
 
 const megabytes = (bytes: number): string => `${(bytes / 1e6).toFixed(1)} MB`;
 

@@ -1,10 +1,19 @@
 // What the benchmarks share: a stopwatch, a one-statement DuckDB session, a lake of a baseline's own, a sync awaited
-// to its end, the shared CSV, folder sizes, percentiles and the shape of a row a benchmark words itself.
+// to its end, the shared CSV, folder sizes, medians, percentiles and the shape of a row a benchmark words itself.
 import { readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import type { AppContext } from '../src/context.ts';
 import type { LakeLocation } from '../src/warehouse/index.ts';
+
+/** The middle value (the upper one of an even count): a round disturbed by the machine moves it least. */
+export function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
+}
+
+/** The range of a figure's rounds, as its row prints it. */
+export const spread = (values: readonly number[]): string => `${Math.min(...values).toFixed(2)}-${Math.max(...values).toFixed(2)} s`;
 
 export async function timed(work: () => Promise<unknown>): Promise<number> {
   const started = process.hrtime.bigint();

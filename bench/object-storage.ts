@@ -13,7 +13,7 @@ import { openLakeForWriting } from '../src/warehouse/lake-connection.ts';
 import { extensionFile, objectStorageSecretStatement, quoteLiteral } from '../src/warehouse/index.ts';
 import { startObjectStore, type ObjectStore } from '../test/support/object-store.ts';
 import type { LoadBenchResult } from './load.ts';
-import { lakeIn, runDuckDb, settled, syncAndWait, timed, writeWideCsv } from './measure.ts';
+import { lakeIn, median, runDuckDb, settled, spread, syncAndWait, timed, writeWideCsv } from './measure.ts';
 
 const ROWS = Number(process.env.QUARRY_BENCH_LOAD_ROWS ?? 5_000_000);
 const ROUNDS = Number(process.env.QUARRY_BENCH_LOAD_ROUNDS ?? 3);
@@ -21,12 +21,7 @@ const SMALL_OBJECTS = 1000;
 const RESYNCS = Number(process.env.QUARRY_BENCH_RESYNCS ?? 5);
 const BUCKET = 'bench';
 
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
-}
 
-const spread = (values: number[]): string => `${Math.min(...values).toFixed(2)}-${Math.max(...values).toFixed(2)} s`;
 
 /** What DuckDB needs to reach the bench's bucket: the access as Quarry builds it from a source's section. */
 function accessOf(store: ObjectStore): { endpoint: string; region: string; urlStyle: 'path'; useSsl: false; keyId: string; secret: string } {

@@ -7,7 +7,7 @@ import path from 'node:path';
 import autocannon from 'autocannon';
 import { lakeLocation, openSandboxedReader } from '../src/warehouse/index.ts';
 import { startBenchServer } from './bench-server.ts';
-import { percentile, runDuckDb, settled, syncAndWait, writeWideCsv, type ReportedBenchResult } from './measure.ts';
+import { median, percentile, type ReportedBenchResult, runDuckDb, settled, syncAndWait, writeWideCsv } from './measure.ts';
 
 const ROWS = 1_000_000;
 const RUNS = Number(process.env.QUARRY_BENCH_QUERY_RUNS ?? 30);
@@ -18,10 +18,6 @@ const SYNC_ROWS = Number(process.env.QUARRY_BENCH_LOAD_ROWS ?? 5_000_000);
 const IDLE_QUERIES = 200;
 const SQL = 'SELECT category, count(*) AS n, sum(amount) AS total, avg(amount) AS mean FROM raw_events.events GROUP BY category ORDER BY category';
 
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
-}
 
 async function timed(run: () => Promise<unknown>): Promise<number> {
   const started = performance.now();

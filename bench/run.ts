@@ -1,6 +1,6 @@
 // `npm run bench`: every benchmark, each figure beside its baseline from the same run.
 // `npm run bench -- load mixed-dialects`: only the benchmarks named (api, load, mixed-dialects, connectors (= rest and postgres),
-// objects, deployment, transform, websocket, sustained, query); their results go to results/latest-<names>.json, not latest.json.
+// objects, deployment, transform, models, websocket, sustained, query); their results go to results/latest-<names>.json, not latest.json.
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -8,6 +8,7 @@ import { runApiBenchmark, type Figure as ApiFigure } from './api.ts';
 import { runPostgresBenchmark, runRestBenchmark } from './connectors.ts';
 import { runLoadBenchmark } from './load.ts';
 import { runMixedDialectBenchmark } from './mixed-dialects.ts';
+import { runModelsBenchmark } from './models.ts';
 import { runObjectStorageBenchmark } from './object-storage.ts';
 import { runDeploymentBenchmark } from './deployment.ts';
 import { runQueryBenchmark } from './query.ts';
@@ -54,7 +55,7 @@ function row(fields: { id?: string | undefined; benchmark: string; name: string;
   };
 }
 
-const BENCHMARKS = ['api', 'load', 'mixed-dialects', 'connectors', 'rest', 'postgres', 'objects', 'deployment', 'transform', 'websocket', 'sustained', 'query'] as const;
+const BENCHMARKS = ['api', 'load', 'mixed-dialects', 'connectors', 'rest', 'postgres', 'objects', 'deployment', 'transform', 'models', 'websocket', 'sustained', 'query'] as const;
 const only = process.argv.slice(2);
 const unknown = only.filter((name) => !(BENCHMARKS as readonly string[]).includes(name));
 if (unknown.length > 0) throw new Error(`Unknown benchmark ${unknown.join(', ')}; choose among ${BENCHMARKS.join(', ')}`);
@@ -70,6 +71,7 @@ const loads = [
   ...wanted('objects') ? await runObjectStorageBenchmark() : [],
   ...wanted('deployment') ? [await runDeploymentBenchmark()] : [],
   ...wanted('transform') ? await runTransformBenchmark() : [],
+  ...wanted('models') ? [await runModelsBenchmark()] : [],
 ];
 const latencies = [
   ...wanted('websocket') ? [await runWebSocketBenchmark()] : [],

@@ -13,7 +13,7 @@ import { createLogger } from '../src/logger.ts';
 import { pythonExecutable } from '../src/python/index.ts';
 import { DUCKDB_EXTENSIONS_DIR, lakeChildEnv, lakeLocation, READER_SANDBOX_PYTHON_PATH, type LakeWriter } from '../src/warehouse/index.ts';
 import type { LoadBenchResult } from './load.ts';
-import { timed } from './measure.ts';
+import { median, timed } from './measure.ts';
 
 const ROUNDS = Number(process.env.QUARRY_BENCH_TRANSFORM_ROUNDS ?? 5);
 const RAW_ROWS = 200_000;
@@ -85,10 +85,6 @@ async function warmRun(ctx: AppContext, expected: number): Promise<number> {
   return seconds;
 }
 
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
-}
 
 export async function runTransformBenchmark(): Promise<LoadBenchResult[]> {
   const dir = await mkdtemp(path.join(tmpdir(), 'quarry-bench-transform-'));
