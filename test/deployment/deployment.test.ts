@@ -153,14 +153,16 @@ describe('a deployment: one web process and two workers', () => {
   it('runs models, restores and maintains the lake from the queue, on the worker left', async () => {
     const alive = [...workers.entries()].filter(([, child]) => child.exitCode === null && child.signalCode === null).map(([name]) => name);
     expect(alive).toHaveLength(1);
-    // The web process wrote the staging models of what the workers loaded, in its own copy of the project.
-    const model = 'stg_s01__items';
+    // The web process wrote the staging models of what the workers loaded, in its own copy of the project, as it heard
+    // of each sync (not of those the killed worker did not live to announce).
+    const announced = (await syncs()).find((job) => job.worker === alive[0])!.target;
+    const model = `stg_${announced}__items`;
     await expect.poll(async () => {
       const listed = (await (await request('GET', '/api/transform/models')).json()) as { models: { name: string }[] };
       return listed.models.map((entry) => entry.name);
     }, { timeout: 60_000, interval: 1000 }).toContain(model);
 
-    // The worker's copy has no staging model of s01: it writes one from the lake before it runs.
+    // The worker's copy has no staging model of the source: it writes one from the lake before it runs.
     expect((await request('POST', `/api/transform/models/${model}/run`)).status).toBe(200);
     expect(await ended('run')).toMatchObject({ status: 'success', worker: alive[0] });
     const staged = await request('POST', '/api/query', { sql: `SELECT count(*) AS n FROM staging.${model}` });

@@ -1,4 +1,4 @@
-import { Readable } from 'node:stream';
+import { pipeline, Readable } from 'node:stream';
 import { finished } from 'node:stream/promises';
 import { stringify } from 'csv-stringify';
 import type { FastifyPluginCallbackZod } from 'fastify-type-provider-zod';
@@ -71,7 +71,9 @@ export const queryRoutes: FastifyPluginCallbackZod<{ ctx: AppContext }> = (app, 
         if (first.done !== true) yield* first.value.map(safe);
         for await (const batch of batches) yield* batch.map(safe);
       };
-      const body = Readable.from(rows()).pipe(csv);
+      // pipeline, not pipe: a query that fails after the first rows (its time up) must end this response with the
+      // error, where pipe would leave it unhandled and end the process.
+      const body = pipeline(Readable.from(rows()), csv, () => undefined);
       void reply.header('content-type', 'text/csv; charset=utf-8').header('content-disposition', 'attachment; filename="query.csv"').send(body as unknown as string); // a stream: Fastify pipes it, unserialized
       // The reader stays lent until the last row is written, and no longer than the query's time: a client that
       // stops reading would otherwise hold it, and with the others every query, catalog page and health check.
