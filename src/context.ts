@@ -7,7 +7,7 @@ import {
   type ProjectConfig, type ProjectPaths,
 } from './config/index.ts';
 import { assertSourceVariablesOwned, loadSources, SecretRedactor, type SourceConfig } from './sources/config/index.ts';
-import { EventBus, PostgresEventRelay } from './events/index.ts';
+import { EventBus, PostgresEventRelay, type QuarryEvent } from './events/index.ts';
 import { JobQueue, JobRunner, SourceReports } from './jobs/index.ts';
 import { createLogger, type LogFormat, type Logger } from './logger.ts';
 import { assertSourcesWithinProject, OutboundPolicy, SourceTokens } from './sources/index.ts';
@@ -143,6 +143,7 @@ export async function createContext(options: ContextOptions): Promise<AppContext
     store, paths, sources, events, log: log.child({ module: 'jobs' }), now, env, readers, writer, sourceTokens, outbound, dataRoots, redactor,
     afterCommit: options.profileAfterJobs === false ? undefined : () => profiler.refresh(),
     spreadsheetSeconds: config.limits.spreadsheet_seconds, queue, workerName: options.workerName,
+    announce: relay === undefined || store.shared === undefined ? undefined : announceWith(relay, store.shared),
   });
   const transform = new TransformRunner({
     store, paths, lake, readers, config, sources, events, log: log.child({ module: 'transform' }), now, writer,
@@ -193,6 +194,11 @@ export async function createContext(options: ContextOptions): Promise<AppContext
     now,
     startedAt: now(),
   });
+}
+
+/** Sends events to the deployment's other processes within the platform store's current transaction. */
+function announceWith(relay: PostgresEventRelay, shared: NonNullable<Store['shared']>): (events: readonly QuarryEvent[]) => Promise<void> {
+  return (events) => relay.sendWithin(events, (text, values) => shared.executeSql(text, values));
 }
 
 /**

@@ -23,10 +23,15 @@ export class EventBus {
 
   /** Sends `event` to every listener, stamped with when it happened: `at` when that was before now (it was recorded first). */
   publish(event: WithoutTimestamp<QuarryEvent>, at: Date = this.#now()): void {
-    this.#deliver({ ...this.#redactor.redactStrings(event), timestamp: at.toISOString() });
+    this.#deliver(this.stamp(event, at));
   }
 
-  /** Sends to every listener, as it is, an event another process already stamped and redacted. */
+  /** The event as listeners get it, its text redacted and stamped with when it happened, for `receive` to send later. */
+  stamp(event: WithoutTimestamp<QuarryEvent>, at: Date = this.#now()): QuarryEvent {
+    return { ...this.#redactor.redactStrings(event), timestamp: at.toISOString() };
+  }
+
+  /** Sends to every listener, as it is, an event already stamped and redacted (by another process, or by `stamp`). */
   receive(event: QuarryEvent): void {
     this.#deliver(event);
   }

@@ -38,8 +38,9 @@ export class PostgresEventRelay {
   readonly #schema: string;
   readonly #log: Logger;
   readonly #sender: pg.Pool;
-  // Received events reach this relay's own bus listener too, and must not go out again.
+  // Received events reach this relay's own bus listener too, and must not go out again; nor must those sent within a transaction.
   readonly #received = new WeakSet<QuarryEvent>();
+  readonly #sentWithin = new WeakSet<QuarryEvent>();
   #sending: Promise<void> = Promise.resolve();
   #isSendFailing = false;
   #unsubscribe: (() => void) | undefined;
@@ -61,7 +62,7 @@ export class PostgresEventRelay {
   /** Resolves once listening, or after the first attempt failed (it goes on trying in the background). */
   async start(): Promise<void> {
     this.#unsubscribe ??= this.#bus.subscribe((event) => {
-      if (!this.#received.has(event)) this.#send(event);
+      if (!this.#received.has(event) && !this.#sentWithin.has(event)) this.#send(event);
     });
     await this.#listen();
   }
@@ -75,6 +76,20 @@ export class PostgresEventRelay {
     await this.#sending;
     await this.#sender.end().catch((error: unknown) => { this.#log.warn({ err: error }, 'could not close the event sending connection'); });
     await this.#listener?.end().catch(() => undefined);
+  }
+
+  /**
+   * Sends stamped events (EventBus.stamp) to the other processes within the caller's PostgreSQL transaction, which
+   * `executeSql` runs in: they arrive exactly when it commits (a job's ending with its record: a process killed right
+   * after the commit cannot take them with it), and never if it rolls back. What was published before goes out first;
+   * the same objects delivered on this process's bus afterwards (EventBus.receive) are not sent again.
+   */
+  async sendWithin(events: readonly QuarryEvent[], executeSql: (text: string, values: unknown[]) => Promise<unknown>): Promise<void> {
+    await this.#sending;
+    for (const event of events) {
+      await executeSql('SELECT pg_notify($1, $2)', [CHANNEL, noticeText({ schema: this.#schema, origin: this.origin, event })]);
+      this.#sentWithin.add(event);
+    }
   }
 
   #send(event: QuarryEvent): void {

@@ -1,4 +1,4 @@
-import type { EventBus } from '../events/index.ts';
+import type { EventBus, QuarryEvent } from '../events/index.ts';
 import type { Logger } from '../logger.ts';
 import type { JobKind as JobKindName, JobOwner, JobRecord, LogLevel, Store } from '../store/index.ts';
 import { CommitConflictError, type LakeWrite, type LakeWriter } from '../warehouse/index.ts';
@@ -135,6 +135,11 @@ export interface JobLifecycleOptions {
   now: () => Date;
   /** The lake's one writer, which jobs share with every other write of the lake. */
   writer: LakeWriter;
+  /**
+   * Sends a job's ending's events to the deployment's other processes inside the transaction that records the ending
+   * (PostgresEventRelay.sendWithin), with a shared store; this process's listeners get them once it has committed.
+   */
+  announce?: ((events: readonly QuarryEvent[]) => Promise<void>) | undefined;
   /** Takes known secrets out of an ending's error, as the history and the events have it. */
   redact: (text: string) => string;
   /**
@@ -407,11 +412,14 @@ export class JobLifecycle {
     const outcome = await kind.work(tools);
     await lines.written();
     const finishedAt = now();
+    let announced: QuarryEvent[] = [];
     const ending = await store.transaction(async () => {
       const success = await kind.finished(job, outcome, finishedAt.toISOString(), started);
       await store.jobs.finish(job.id, {
         status: success.status, rows: success.rows, error: success.error, filesFailed: success.filesFailed ?? 0,
       }, finishedAt.toISOString());
+      announced = success.events.map((event) => events.stamp(event));
+      await this.#options.announce?.(announced);
       return success;
     });
     for (const line of ending.lines) tools.log(line.level, line.message);
@@ -419,7 +427,7 @@ export class JobLifecycle {
     await kind.followUp?.(tools);
     await lines.written();
     log.info({ ...kind.serviceLog.fields, ...ending.logFields, durationMs: finishedAt.getTime() - started.getTime() }, kind.serviceLog.finished);
-    for (const event of ending.events) events.publish(event);
+    for (const event of announced) events.receive(event);
     return { status: ending.status, rows: ending.rows, error: ending.error, transient: false };
   }
 
@@ -432,10 +440,12 @@ export class JobLifecycle {
     const ending: JobEnding = {
       status: interrupted ? 'interrupted' : 'failed', rows: null, error: message, transient: !interrupted && kind.isTransient?.(error) === true,
     };
+    const announced = kind.failedEvents(job, message).map((event) => events.stamp(event));
     const record = async (): Promise<void> => {
       await store.jobs.finish(job.id, ending, finishedAt);
       await kind.recordFailure?.(job, message, finishedAt);
       await store.logs.append({ timestamp: finishedAt, level: interrupted ? 'WARNING' : 'ERROR', source: kind.logSource, message, jobId: job.id });
+      await this.#options.announce?.(announced);
     };
     // The lines the job told before it failed come before its ending.
     await lines.settled();
@@ -450,7 +460,7 @@ export class JobLifecycle {
     const level = interrupted ? undefined : kind.failureLogLevel(error);
     if (level === 'warn') log.warn({ err: error, ...kind.serviceLog.fields }, `${kind.serviceLog.noun} failed`);
     if (level === 'error') log.error({ err: error, ...kind.serviceLog.fields }, `${kind.serviceLog.noun} failed unexpectedly`);
-    for (const event of kind.failedEvents(job, message)) events.publish(event);
+    for (const event of announced) events.receive(event);
     if (again !== undefined) {
       await this.#recordQueued(again, this.#options.queue?.send).catch((queueError: unknown) => {
         log.error({ err: queueError, ...kind.serviceLog.fields, job: job.id }, `the ${kind.serviceLog.noun} could not be queued again after a conflicting commit`);

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { DataRoots, ProjectPaths } from '../config/index.ts';
 import type { SecretRedactor, SourceConfig } from '../sources/config/index.ts';
-import type { EventBus } from '../events/index.ts';
+import type { EventBus, QuarryEvent } from '../events/index.ts';
 import type { Logger } from '../logger.ts';
 import { backfillWindow, LedgerHasher, loaderFor, type OutboundPolicy, type SourceTokens } from '../sources/index.ts';
 import type { JobRecord, Store } from '../store/index.ts';
@@ -54,6 +54,8 @@ export interface JobRunnerOptions {
    * takes it (takeQueuedJobs); without it every job runs in the process that queued it.
    */
   queue?: JobQueue | undefined;
+  /** Sends a job's ending's events to the deployment's other processes with its record (JobLifecycleOptions.announce). */
+  announce?: ((events: readonly QuarryEvent[]) => Promise<void>) | undefined;
 }
 
 /**
@@ -70,11 +72,11 @@ export class JobRunner {
 
   constructor(options: JobRunnerOptions) {
     this.#options = options;
-    const { store, events, log, now, writer, afterCommit, queue } = options;
+    const { store, events, log, now, writer, afterCommit, queue, announce } = options;
     const shared = store.shared;
     const executeSql = shared === undefined ? undefined : (text: string, values: unknown[]) => shared.executeSql(text, values);
     this.lifecycle = new JobLifecycle({
-      store, owner: thisJobOwner(options.workerName), events, log, now, writer, afterCommit, redact: (text) => options.redactor.redact(text),
+      store, owner: thisJobOwner(options.workerName), events, log, now, writer, afterCommit, announce, redact: (text) => options.redactor.redact(text),
       queue: queue === undefined ? undefined : {
         send: (job) => queue.send({ jobId: job.id, kind: job.kind, target: job.target }, executeSql),
         kindOf: (job) => this.kindOf(job),

@@ -60,6 +60,25 @@ describe('PostgresEventRelay', () => {
     expect(sourcesHeard(otherD)).toEqual(['other-deployment']);
   });
 
+  it('sends events within a transaction: heard when it commits, after what was published before, never when it rolls back, and once', async () => {
+    const withinTransaction = async (events: QuarryEvent[], outcome: 'COMMIT' | 'ROLLBACK'): Promise<void> => onPostgres(async (client) => {
+      await client.query('BEGIN');
+      await a.relay.sendWithin(events, (text, values) => client.query(text, values));
+      await client.query(outcome);
+    });
+    a.bus.publish({ type: 'sync_progress', source: 'before', rows: 1, pages: 1 });
+    const rolledBack = a.bus.stamp({ type: 'sync_completed', source: 'rolled-back', rows: 1 });
+    await withinTransaction([rolledBack], 'ROLLBACK');
+    const committed = a.bus.stamp({ type: 'sync_completed', source: 'committed', rows: 2 });
+    await withinTransaction([committed], 'COMMIT');
+    // This process's own listeners get it once committed; its relay does not send it a second time.
+    a.bus.receive(committed);
+    a.bus.publish({ type: 'sync_started', source: 'after' });
+    await expect.poll(() => sourcesHeard(b)).toEqual(['before', 'committed', 'after']);
+    expect(b.heard[1]).toEqual(committed);
+    expect(sourcesHeard(a)).toEqual(['before', 'committed', 'after']);
+  });
+
   it('keeps the order in which events were published', async () => {
     for (let page = 0; page < 50; page++) a.bus.publish({ type: 'sync_progress', source: 'orders', rows: page * 100, pages: page });
     await expect.poll(() => b.heard.length).toBe(50);
