@@ -207,6 +207,9 @@ describe('JobQueue', () => {
     await onPostgres((client) => client.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1', [applicationName]));
 
     await expect.poll(() => troubleLogged().map((record) => record.msg)).toContain('job queue error');
+    // Every connection was cut at once, but each client hears of it on its own: a send before the last has would take
+    // a pooled connection already cut.
+    await delay(1000);
     await queue.send({ jobId: 601, kind: 'maintain', target: 'warehouse' });
     await expect.poll(() => handler.count(601)).toBe(1);
     expect(JSON.stringify(captured.records())).not.toContain(password);
