@@ -28,6 +28,7 @@ const HOST = '127.0.0.1';
 const READY_TIMEOUT_MS = 60_000;
 const OUTPUT_LINES_KEPT = 20;
 const VOLUME_SLOTS = 200;
+const START_ATTEMPTS = 3;
 
 /**
  * Every port `weed server` listens on. A gRPC port left unset is derived as its HTTP port + 10000, which can be a
@@ -43,6 +44,19 @@ const GRPC_SOCKET_SERVICES = ['s3', 'master', 'volume', 'filer'] as const;
 
 /** Starts SeaweedFS's server with its S3 gateway and one identity of random credentials; resolves once S3 answers. */
 export async function startObjectStore(): Promise<ObjectStore> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startOnce();
+    } catch (error) {
+      // A port probed free can be taken by another test's process before weed binds it: pick them all again.
+      if (!(error instanceof PortTakenError) || attempt === START_ATTEMPTS) throw error;
+    }
+  }
+}
+
+class PortTakenError extends Error {}
+
+async function startOnce(): Promise<ObjectStore> {
   const weed = path.join(path.dirname(pythonExecutable('test-tools')), 'weed');
   const dir = await mkdtemp(path.join(tmpdir(), 'quarry-object-store-'));
   const dataDir = path.join(dir, 'data');
@@ -131,7 +145,11 @@ async function waitUntilWritable(endpoint: string, master: string, ended: () => 
   const deadline = Date.now() + READY_TIMEOUT_MS;
   for (;;) {
     const end = ended();
-    if (end !== undefined) throw new Error(`weed server ended before S3 answered (${end}); its last output:\n${output()}`);
+    if (end !== undefined) {
+      const lastOutput = output();
+      const message = `weed server ended before S3 answered (${end}); its last output:\n${lastOutput}`;
+      throw lastOutput.includes('address already in use') ? new PortTakenError(message) : new Error(message);
+    }
     if (await answersForbidden(endpoint) && await hasFreeVolumeSlots(master)) return;
     if (Date.now() > deadline) {
       throw new Error(`weed server's S3 gateway was not ready on ${endpoint} within ${String(READY_TIMEOUT_MS)} ms; its last output:\n${output()}`);
