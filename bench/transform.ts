@@ -108,7 +108,7 @@ export async function runTransformBenchmark(): Promise<LoadBenchResult[]> {
       });
       const coldRun = (): Promise<unknown> => dbtCli(['build', '--select', `${ROOT}+`]);
       const coldBuild = (): Promise<unknown> => dbtCli(['build']);
-      const warmBuild = (): Promise<unknown> => ctx.transform.buildAndWait(undefined, { command: 'build', requestedBy: 'bench', onNode: () => undefined });
+      const warmBuild = (): Promise<unknown> => ctx.transform.buildAndWait('', { command: 'build', requestedBy: 'bench', onNode: () => undefined });
       await dbtCli(['build']); // every model once, so the selected ones find their other inputs
       await warmRun(ctx, selected); // starts the worker
       const warm: number[] = [];

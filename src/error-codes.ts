@@ -69,6 +69,7 @@ export const ERROR_CODES = {
 
   // Models, schedules, alerts, backups and the Python environments.
   model_not_found: { status: 404, meaning: 'The dbt project has no model with this name' },
+  run_not_found: { status: 404, meaning: 'No model run job has this id' },
   run_in_progress: { status: 409, meaning: 'A dbt run touching this model is already queued or running; wait for it to end' },
   docs_generation_failed: { status: 500, meaning: 'dbt could not generate the transform docs; detail has dbt\'s error' },
   schedule_not_found: { status: 404, meaning: 'No schedule in project.yml has this name' },

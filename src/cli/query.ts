@@ -2,8 +2,7 @@ import { userInfo } from 'node:os';
 import { stringify } from 'csv-stringify/sync';
 import { spreadsheetSafeRows, spreadsheetSafeText } from '../catalog/index.ts';
 import type { QueryColumn } from '../warehouse/index.ts';
-import { CliError } from './cli-error.ts';
-import { runningServer } from '../server/index.ts';
+import { callService, quarryServiceFor } from './quarry-service.ts';
 import { textTable } from './text-table.ts';
 import { withProject } from './with-project.ts';
 
@@ -27,24 +26,11 @@ interface QueryResult {
  * project and QUARRY_API_KEY holds a key, else on the warehouse directly, read-only, sandboxed and audited the same way.
  */
 export async function runQuery(sql: string, options: QueryOptions, env: NodeJS.ProcessEnv): Promise<string> {
-  const result = await withProject(options.project, env, async (ctx) => {
-    const apiKey = env.QUARRY_API_KEY;
-    const server = runningServer(ctx.paths);
-    if (server !== undefined && server.localUrl !== '' && apiKey !== undefined && apiKey !== '') return queryServer(server.localUrl, apiKey, sql, options.limit);
-    return ctx.queries.run({ sql, limit: options.limit, caller: { email: `cli:${userInfo().username}`, ip: null } });
-  });
+  const service = quarryServiceFor(options.project, env);
+  const result = service !== undefined
+    ? await callService<QueryResult>(service, 'POST', '/api/query', { sql, ...(options.limit === undefined ? {} : { limit: options.limit }) })
+    : await withProject(options.project, env, (ctx) => ctx.queries.run({ sql, limit: options.limit, caller: { email: `cli:${userInfo().username}`, ip: null } }));
   return format(result, options.format);
-}
-
-async function queryServer(baseUrl: string, apiKey: string, sql: string, limit: number | undefined): Promise<QueryResult> {
-  const response = await fetch(`${baseUrl}/api/query`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json', accept: 'application/json' },
-    body: JSON.stringify({ sql, ...(limit === undefined ? {} : { limit }) }),
-  });
-  const body = await response.json() as { detail?: string; columns: QueryColumn[]; rows: unknown[][]; truncated: boolean };
-  if (!response.ok) throw new CliError(body.detail ?? `the running Quarry answered ${String(response.status)}`);
-  return body;
 }
 
 function format(result: QueryResult, as: QueryFormat): string {

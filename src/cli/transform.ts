@@ -1,16 +1,25 @@
 import path from 'node:path';
 import { withAlertingProject, withProject } from './with-project.ts';
 import type { LogFormat } from '../logger.ts';
-import { buildReport, failedRun } from './build.ts';
 import { ProgressLine } from './progress-line.ts';
+import { quarryServiceFor } from './quarry-service.ts';
+import { runInService } from './run-in-service.ts';
+import { failedRun, outcomesOf, runReport } from './run-report.ts';
 
 /**
- * `quarry run <model>`: runs it (and with cascade its downstream models) in this process and reports each
- * model; on a terminal a line redrawn in place says which model dbt builds now.
+ * `quarry run <model>`: runs it (and with cascade its downstream models) and reports each model; on a terminal a
+ * line redrawn in place says which model dbt builds now. The running Quarry runs it when QUARRY_API_KEY lets this
+ * command reach it, else this process does.
  */
 export async function runModel(
   project: string, model: string, options: { cascade: boolean; logFormat?: LogFormat | undefined }, env: NodeJS.ProcessEnv,
 ): Promise<string> {
+  const service = quarryServiceFor(project, env);
+  if (service !== undefined) {
+    const run = await runInService(service, { model, cascade: options.cascade }, `Running ${model}`);
+    if (run.status !== 'success') throw failedRun(run, `The run of ${model}`);
+    return runReport(run);
+  }
   return withAlertingProject(project, env, async (ctx) => {
     const progress = new ProgressLine();
     progress.set(`Running ${model}`);
@@ -22,8 +31,9 @@ export async function runModel(
     });
     const job = await ctx.transform.runAndWait(model, { cascade: options.cascade, requestedBy: 'cli' })
       .finally(() => { stopProgress(); progress.stop(); });
-    if (job.status !== 'success') throw await failedRun(ctx, job, `The run of ${model}`);
-    return buildReport(ctx, job);
+    const run = outcomesOf(await ctx.transform.runReport(job.id));
+    if (run.status !== 'success') throw failedRun(run, `The run of ${model}`);
+    return runReport(run);
   }, options.logFormat);
 }
 

@@ -7,6 +7,13 @@ export class ModelNotFoundError extends NotFoundError {
   }
 }
 
+export class RunNotFoundError extends NotFoundError {
+  override readonly code = 'run_not_found';
+  constructor(id: number) {
+    super(`No model run has the job id ${String(id)}`);
+  }
+}
+
 export class RunInProgressError extends ConflictError {
   override readonly code = 'run_in_progress';
   constructor(name: string) {

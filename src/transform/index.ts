@@ -1,8 +1,8 @@
-export { TransformRunner, type TransformRunnerOptions, type ModelSummary, type TestSummary } from './transform-runner.ts';
-export { ModelNotFoundError, RunInProgressError, DocsGenerationError } from './errors.ts';
+export { TransformRunner, type TransformRunnerOptions, type ModelSummary, type TestSummary, type RunReport } from './transform-runner.ts';
+export { ModelNotFoundError, RunInProgressError, RunNotFoundError, DocsGenerationError } from './errors.ts';
 export { ensureDbtProject, DBT_PROJECT_NAME } from './dbt-project.ts';
 export { writeStagingModels, stagingModelName, type RawTable } from './staging-models.ts';
 export { DocsServer, startDocsServer, type DocsServerStatus } from './docs-server.ts';
 export { docsSiteDir, docsSiteScriptHashes } from './docs-site.ts';
 export type { NodeProgress } from './dbt-worker.ts';
-export type { DbtCommand } from './model-run.ts';
+export { DBT_COMMANDS, type DbtCommand } from './model-run.ts';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { EventBus, QuarryEvent } from '../events/index.ts';
-import { firstLineOf } from '../errors.ts';
+import { firstLineOf, InvalidRequestError } from '../errors.ts';
 import type { JobKind, JobSuccess, JobTools } from '../jobs/index.ts';
 import { TEST_STATUSES, type JobRecord, type Store } from '../store/index.ts';
 import { latestSnapshotId, WarehouseBusyError } from '../warehouse/index.ts';
@@ -15,9 +15,28 @@ const LAYERS = new Set(['staging', 'marts']);
 export const DBT_COMMANDS = ['build', 'test', 'seed'] as const;
 export type DbtCommand = typeof DBT_COMMANDS[number];
 
+/**
+ * One word of a dbt selector: a node name or a method's value (`tag:nightly`, `path:models/marts`), with graph
+ * operators (`+orders`, `2+orders`, `@orders`) and intersections (`tag:a,tag:b`). Never a flag: each word is passed
+ * to dbt after --select, where `--vars` or `--profiles-dir` would be read as options.
+ */
+const SELECTOR_WORD = /^(?!-)[\p{L}\p{N}_.:/*+@,-]{1,200}$/u;
+const SELECTOR_WORDS_MAX = 100;
+
+/** A dbt selector as typed (words separated by spaces), as --select arguments; every node when empty. */
+export function dbtSelector(text: string): string[] {
+  const words = text.split(/\s+/).filter(Boolean);
+  if (words.length > SELECTOR_WORDS_MAX) throw new InvalidRequestError(`A selector has at most ${String(SELECTOR_WORDS_MAX)} words`);
+  const wrong = words.find((word) => !SELECTOR_WORD.test(word));
+  if (wrong !== undefined) {
+    throw new InvalidRequestError(`"${wrong.slice(0, 60)}" is not a dbt selector word: expected node names, method:value and the operators + @ * , (and no leading -)`);
+  }
+  return words;
+}
+
 /** What another process needs to make a run again from its job's record (TransformRunner.modelRunOf). */
 export const ModelRunParameters = z.object({
-  selector: z.array(z.string()),
+  selector: z.array(z.string().regex(SELECTOR_WORD)),
   models: z.array(z.string()),
   command: z.enum(DBT_COMMANDS),
   exactModels: z.boolean(),

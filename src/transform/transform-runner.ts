@@ -4,16 +4,16 @@ import type { ActiveJob, JobLifecycle } from '../jobs/index.ts';
 import type { Logger } from '../logger.ts';
 import { pythonExecutable, pythonExecutableOrLog } from '../python/index.ts';
 import { stagingColumnNamesOf, type SourceConfig } from '../sources/config/index.ts';
-import type { JobRecord, ModelRunStatus, Store, TestStatus } from '../store/index.ts';
+import type { JobRecord, ModelRunRecord, ModelRunStatus, Store, TestResultRecord, TestStatus } from '../store/index.ts';
 import { DBT_PROJECT_NAME, dbtTargetDir, ensureDbtProject } from './dbt-project.ts';
 import { publishDocsSite } from './docs-site.ts';
 import { dbtErrorLine } from './dbt-error-line.ts';
 import { DbtWorker, type DbtOutcome, type NodeProgress } from './dbt-worker.ts';
-import { DocsGenerationError, ModelNotFoundError, RunInProgressError } from './errors.ts';
+import { DocsGenerationError, ModelNotFoundError, RunInProgressError, RunNotFoundError } from './errors.ts';
 import { ModelGraph, readModelGraph, type ModelNode, type TestNode } from './manifest.ts';
 import type { LakeLocation, LakeWriter, WarehouseReaders } from '../warehouse/index.ts';
 import { readColumns } from './raw-columns.ts';
-import { ModelRun, ModelRunParameters, type DbtCommand } from './model-run.ts';
+import { dbtSelector, ModelRun, ModelRunParameters, type DbtCommand } from './model-run.ts';
 import { generatedNotNullColumns, stagingColumnNames, stagingModelName, writeStagingModels } from './staging-models.ts';
 
 export interface TransformRunnerOptions {
@@ -36,6 +36,13 @@ export interface TransformRunnerOptions {
   pythonEnvironmentsDir?: string;
   /** PATH and HOME for the python worker. */
   baseEnv: Readonly<Record<string, string>>;
+}
+
+/** A model run's job and the outcomes it recorded. */
+export interface RunReport {
+  readonly job: JobRecord;
+  readonly models: readonly ModelRunRecord[];
+  readonly tests: readonly TestResultRecord[];
 }
 
 /** A model as the models API reports it. */
@@ -185,18 +192,30 @@ export class TransformRunner {
   }
 
   /**
-   * `dbt build` (or `dbt test`, `dbt seed`) of a dbt selector (every node without one), resolving with the job once it has
-   * finished; `onNode` hears each node start and finish (for the CLI's progress lines).
+   * Queues `dbt build` (or `dbt test`, `dbt seed`) of a dbt selector as typed (every node when empty); `onNode` hears
+   * each node start and finish when this process runs it (the CLI's progress lines).
    */
-  async buildAndWait(selector: string | undefined, options: { command: DbtCommand; requestedBy: string | null; onNode: (progress: NodeProgress) => void }): Promise<JobRecord> {
+  async startBuild(selector: string, options: { command: DbtCommand; requestedBy: string | null; onNode?: (progress: NodeProgress) => void }): Promise<ActiveJob> {
+    const words = dbtSelector(selector);
     pythonExecutable('dbt', this.#options.pythonEnvironmentsDir);
     // Which models a selector covers is dbt's to say (its build parses the project anew); the run is taken to
     // cover every model known, so no other run overlaps it.
     const models = new Set((this.#graph ?? await this.#loadedGraph()).models.keys());
-    const target = `${options.command} ${selector ?? 'all'}`;
-    const active = await this.#enqueue(target, selector === undefined ? [] : selector.split(/\s+/).filter(Boolean), models, options.requestedBy, {
-      ...options, exactModels: selector === undefined,
-    });
+    const target = `${options.command} ${words.length === 0 ? 'all' : words.join(' ')}`;
+    return this.#enqueue(target, words, models, options.requestedBy, { ...options, exactModels: words.length === 0 });
+  }
+
+  /** A model run's job with the outcome of each model and test it has recorded so far. */
+  async runReport(jobId: number): Promise<RunReport> {
+    const { store } = this.#options;
+    const job = await store.jobs.get(jobId);
+    if (job?.kind !== 'run') throw new RunNotFoundError(jobId);
+    return { job, models: await store.modelRuns.forJob(job.id), tests: await store.testResults.forJob(job.id) };
+  }
+
+  /** startBuild, resolving with the job once it has finished. */
+  async buildAndWait(selector: string, options: { command: DbtCommand; requestedBy: string | null; onNode: (progress: NodeProgress) => void }): Promise<JobRecord> {
+    const active = await this.startBuild(selector, options);
     // The docs regeneration that follows is not waited for (close() waits for it).
     await active.ended;
     return await this.#options.store.jobs.get(active.job.id) ?? active.job;

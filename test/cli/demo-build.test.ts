@@ -5,16 +5,17 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/alert-receivers.ts';
 import { allowLoopback } from '../support/loopback-network.ts';
-import { QUARRY_BIN } from '../support/quarry-process.ts';
+import { createApiKey, QUARRY_BIN, spawnQuarry } from '../support/quarry-process.ts';
+import { DatabaseSync } from 'node:sqlite';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'quarry-demo-build-'));
 const OCTOBER = path.join(dir, 'data', 'orders', 'orders_2026-10.csv');
 let receiver: WebhookReceiver;
 
 // Not spawnSync: the webhook receiver in this process must answer the command's alerts while it runs.
-async function quarry(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+async function quarry(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile(QUARRY_BIN, [...args, '--project', dir], { encoding: 'utf8' }, (error, stdout, stderr) => {
+    execFile(QUARRY_BIN, [...args, '--project', dir], { encoding: 'utf8', env: { ...process.env, ...env } }, (error, stdout, stderr) => {
       resolve({ code: error === null ? 0 : typeof error.code === 'number' ? error.code : null, stdout, stderr });
     });
   });
@@ -87,5 +88,48 @@ describe('the demo project, built with its data tests from the command line', ()
     expect(fixed.code).toBe(0);
     expect(fixed.stdout).toMatch(/^4 of 4 models, seeds and snapshots built; tests: 8 passed, 0 failed, 0 warned, 0 skipped$/m);
     expect(alertsSent()).toEqual([['transform_test_failed', 'orders_enriched'], ['transform_test_failed_resolved', 'orders_enriched']]);
+  });
+
+  it('goes through the running Quarry when QUARRY_API_KEY lets the command reach it: its warm dbt builds, runs and tests', { timeout: 120_000 }, async () => {
+    const server = await spawnQuarry(dir);
+    try {
+      const key = await createApiKey(server.url, { email: 'admin@example.com', password: 'demo-password-123' });
+      const built = await quarry(['build', 'orders_enriched+'], { QUARRY_API_KEY: key });
+      expect(built.stderr).toBe('');
+      expect(built.code).toBe(0);
+      // No line per node as it goes (the service's dbt hears them): every node is in the table at the end.
+      expect(built.stdout).toMatch(/^revenue_by_month +model +success +\d+\.\d\d s$/m);
+      expect(built.stdout).toMatch(/^unique_orders_enriched_order_id +test +pass/m);
+      expect(built.stdout).toMatch(/^4 of 4 models, seeds and snapshots built; tests: 8 passed, 0 failed, 0 warned, 0 skipped$/m);
+
+      const one = await quarry(['run', 'revenue_by_month', '--no-cascade'], { QUARRY_API_KEY: key });
+      expect({ code: one.code, stderr: one.stderr }).toEqual({ code: 0, stderr: '' });
+      expect(one.stdout).toMatch(/^1 of 1 models, seeds and snapshots built; tests: \d+ passed, 0 failed/m);
+      const tested = await quarry(['test', 'orders_enriched'], { QUARRY_API_KEY: key });
+      expect({ code: tested.code, stderr: tested.stderr }).toEqual({ code: 0, stderr: '' });
+      expect(tested.stdout).toMatch(/^0 of 0 models, seeds and snapshots built; tests: [1-9]\d* passed, 0 failed/m);
+
+      // The service ran them, for the key's owner; this process opened nothing.
+      const database = new DatabaseSync(path.join(dir, '.quarry', 'platform.db'), { readOnly: true });
+      try {
+        const runs = database.prepare("SELECT target, requested_by FROM jobs WHERE kind = 'run' ORDER BY id DESC LIMIT 3").all();
+        expect(runs).toEqual([
+          { target: 'test orders_enriched', requested_by: 'admin@example.com' },
+          { target: 'revenue_by_month', requested_by: 'admin@example.com' },
+          { target: 'build orders_enriched+', requested_by: 'admin@example.com' },
+        ]);
+      } finally {
+        database.close();
+      }
+
+      const refused = await quarry(['build', 'orders;rm'], { QUARRY_API_KEY: key });
+      expect(refused).toEqual({ code: 1, stdout: '', stderr: expect.stringMatching(/^quarry: "orders;rm" is not a dbt selector word/) });
+      const wrongKey = await quarry(['build'], { QUARRY_API_KEY: 'qk_not-a-key' });
+      expect(wrongKey.code).toBe(1);
+      expect(wrongKey.stderr).toMatch(/^quarry: The running Quarry refused its event feed \(HTTP 401\)/);
+    } finally {
+      server.child.kill('SIGTERM');
+      await new Promise((resolve) => server.child.once('exit', resolve));
+    }
   });
 });

@@ -6,7 +6,7 @@ import { DatabaseSync } from 'node:sqlite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
 import { freePort } from '../support/free-port.ts';
-import { QUARRY_BIN, spawnQuarry } from '../support/quarry-process.ts';
+import { createApiKey, QUARRY_BIN, spawnQuarry } from '../support/quarry-process.ts';
 
 function quarry(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
@@ -73,14 +73,7 @@ describe('quarry query', () => {
     writeFileSync(projectFile, stringify({ ...config, web: { ...config.web, port } }));
     const server = await spawnQuarry(dir, { port });
     try {
-      const login = await fetch(`${server.url}/api/auth/login`, {
-        method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'a@example.com', password: 'a-good-password' }),
-      });
-      const cookie = (login.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
-      const created = await fetch(`${server.url}/api/auth/api-keys`, {
-        method: 'POST', headers: { cookie, 'content-type': 'application/json', 'x-requested-with': 'XMLHttpRequest' }, body: JSON.stringify({ name: 'cli' }),
-      });
-      const { key } = await created.json() as { key: string };
+      const key = await createApiKey(server.url, { email: 'a@example.com', password: 'a-good-password' });
       const answer = await quarry(['query', 'SELECT count(*) AS n FROM raw_orders.orders', '--project', dir, '--format', 'csv'], { QUARRY_API_KEY: key });
       expect(answer).toEqual({ code: 0, stderr: '', stdout: 'n\n2\n' });
       expect(lastAudit(dir)).toEqual({ event: 'query', actor_email: 'a@example.com' });

@@ -151,7 +151,7 @@ describe('transformations: data tests run with every model run (dbt build)', () 
     writeFileSync(path.join(marts, '_marts.yml'), MARTS_YAML.replace('          - unique\n', "          - unique:\n              config:\n                where: \"name <> 'Grace again'\"\n"));
     const events: QuarryEvent[] = [];
     const unsubscribe = quarry.ctx.events.subscribe((event) => { events.push(event); });
-    const job = await quarry.ctx.transform.buildAndWait(undefined, { command: 'test', requestedBy: null, onNode: () => undefined });
+    const job = await quarry.ctx.transform.buildAndWait('', { command: 'test', requestedBy: null, onNode: () => undefined });
     unsubscribe();
     expect(job.status).toBe('success');
     expect(events.filter((event) => event.type.startsWith('transform_run'))).toEqual([]);

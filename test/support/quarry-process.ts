@@ -48,3 +48,14 @@ export function runQuarry(args: readonly string[], env: Readonly<Record<string, 
   child.stderr.on('data', (chunk: Buffer) => { stderr += chunk.toString(); });
   return new Promise((resolve) => child.on('close', (status) => { resolve({ status, stdout, stderr }); }));
 }
+
+/** An API key of the user's, made as the web UI makes one: log in, then ask for a key. */
+export async function createApiKey(url: string, login: { email: string; password: string }): Promise<string> {
+  const loggedIn = await fetch(`${url}/api/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(login) });
+  const cookie = (loggedIn.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
+  const created = await fetch(`${url}/api/auth/api-keys`, {
+    method: 'POST', headers: { cookie, 'content-type': 'application/json', 'x-requested-with': 'XMLHttpRequest' }, body: JSON.stringify({ name: 'cli' }),
+  });
+  if (!created.ok) throw new Error(`no API key: ${String(created.status)} ${await created.text()}`);
+  return (await created.json() as { key: string }).key;
+}
