@@ -10,12 +10,12 @@ import { assertSourceVariablesOwned, loadSources, SecretRedactor, type SourceCon
 import { EventBus, PostgresEventRelay, type QuarryEvent } from './events/index.ts';
 import { JobQueue, JobRunner, SourceReports } from './jobs/index.ts';
 import { createLogger, type LogFormat, type Logger } from './logger.ts';
+import { SERVICE_VERSION } from './version.ts';
 import { assertSourcesWithinProject, OutboundPolicy, SourceTokens } from './sources/index.ts';
 import { Scheduler, type Timer } from './schedules/index.ts';
 import { openConfiguredStore, type Store } from './store/index.ts';
 import { TransformRunner } from './transform/index.ts';
 import { lakeLocation, LakeWriter, QueryProcess, WarehouseReaders, type LakeLocation } from './warehouse/index.ts';
-import packageJson from '../package.json' with { type: 'json' };
 
 /** Everything a request handler, job or command may use, built once and passed down. */
 export interface AppContext {
@@ -95,8 +95,6 @@ export interface ContextOptions {
   /** The name this process's jobs are recorded with (`quarry worker --name`); host:pid when left out. */
   workerName?: string;
 }
-
-export const SERVICE_VERSION: string = packageJson.version;
 
 /** Loads the project's configuration and opens its platform store; throws ConfigError on a bad project. */
 export async function createContext(options: ContextOptions): Promise<AppContext> {

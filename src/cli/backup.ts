@@ -3,7 +3,7 @@ import {
   assertLakeFilesPresent, backupProjectToBucket, lakeBucketOf, restoreBackup, restoreFromBucket, takeBackup, type RestoreSummary,
 } from '../backup/index.ts';
 import { isObjectUrl, loadProjectConfig, projectPaths, URL_STYLES, type ObjectStoreConfig } from '../config/index.ts';
-import { SERVICE_VERSION } from '../context.ts';
+import { SERVICE_VERSION } from '../version.ts';
 import { objectStorageAccess, type ObjectStorageAccess } from '../object-storage/index.ts';
 import { CliError } from './cli-error.ts';
 

@@ -9,7 +9,7 @@ import {
 import { describePostgresStore, openConfiguredStore } from '../store/index.ts';
 import { lakeLocation } from '../warehouse/index.ts';
 import { CliError } from './cli-error.ts';
-import { runningServer } from '../server/index.ts';
+import { runningServer } from '../os/index.ts';
 
 /** Every check `quarry doctor` makes, in the order a person would fix things: the machine, then the project. */
 async function examine(project: string, env: NodeJS.ProcessEnv): Promise<Finding[]> {

@@ -2,27 +2,11 @@ import path from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { ConfigError, describeError, QuarryError } from '../errors.ts';
 import { LOG_FORMATS, type LogFormat } from '../logger.ts';
-import { SERVICE_VERSION } from '../context.ts';
-import { testAlert } from './alert.ts';
-import { backupProject, restoreProject } from './backup.ts';
+import { SERVICE_VERSION } from '../version.ts';
 import { CliError } from './cli-error.ts';
-import { ensureDemoProject } from './demo.ts';
-import { runDoctor } from './doctor.ts';
-import { initProject } from './init.ts';
-import { setupOAuthProvider, type OAuthSetupOptions } from './oauth-setup.ts';
-import { servePlatform } from './start.ts';
-import { runWorker } from './worker.ts';
-import { addUser, describeAuthStatus, enableAuth, recoverAdmin, unlockUser } from './users.ts';
-import { describeProjectStatus } from './status.ts';
-import { QUERY_FORMATS, runQuery, type QueryFormat } from './query.ts';
-import { generateTransformDocs, listModels, runModel } from './transform.ts';
-import { buildModels } from './build.ts';
-import { addSource, testSource, type SourceAddOptions } from './source-add.ts';
-import { listSchedules, runSchedule } from './schedules.ts';
-import { listWarehouseSnapshots, maintainWarehouse, moveWarehouseData, restoreSource } from './warehouse.ts';
-import { listSources, syncAllSources, syncSource } from './source-sync.ts';
-import { migratePlatformStore } from './platform-store.ts';
-import { setupSourceOAuth, type SourceOAuthSetupOptions } from './source-oauth-setup.ts';
+import type { OAuthSetupOptions } from './oauth-setup.ts';
+import type { SourceAddOptions } from './source-add.ts';
+import type { SourceOAuthSetupOptions } from './source-oauth-setup.ts';
 
 const REPOSITORY_ROOT = path.resolve(import.meta.dirname, '..', '..');
 
@@ -65,6 +49,7 @@ export async function runCli(argv: readonly string[], env: NodeJS.ProcessEnv): P
     .option('--non-interactive', 'never prompt; fail when a value is missing')
     .option('--demo', 'add sample data and a local_files source')
     .action(async (dir: string, options: { name?: string; organization?: string; adminEmail?: string; adminPassword?: string; nonInteractive?: boolean; demo?: boolean }) => {
+      const { initProject } = await import('./init.ts');
       const created = await initProject(dir, options, env);
       console.log(`Created project in ${created.root} with admin ${created.adminEmail}.\nStart it with: quarry start --project ${created.root}`);
     });
@@ -79,6 +64,7 @@ export async function runCli(argv: readonly string[], env: NodeJS.ProcessEnv): P
     .option('--no-jobs', 'with a shared platform store: leave the jobs to the workers (quarry worker)')
     .addOption(logFormatOption())
     .action(async (options: { project: string; host?: string; port?: number; dashboard: boolean; watcher: boolean; jobs: boolean; logFormat?: LogFormat }) => {
+      const { servePlatform } = await import('./start.ts');
       await servePlatform(options, env, (url) => {
         console.log(`Quarry is running at ${url}  (Ctrl-C to stop)`);
       });
@@ -91,6 +77,7 @@ export async function runCli(argv: readonly string[], env: NodeJS.ProcessEnv): P
     .option('--concurrency <n>', 'jobs at once (default: platform.job_concurrency)', parsePositiveInteger)
     .addOption(logFormatOption())
     .action(async (options: { project: string; name?: string; concurrency?: number; logFormat?: LogFormat }) => {
+      const { runWorker } = await import('./worker.ts');
       await runWorker(options, env, (name) => {
         console.log(`Quarry worker ${name} is taking jobs  (Ctrl-C to stop)`);
       });
@@ -103,6 +90,8 @@ export async function runCli(argv: readonly string[], env: NodeJS.ProcessEnv): P
     .option('--port <port>', 'port to listen on', parsePort)
     .addOption(logFormatOption())
     .action(async (options: { dir: string; host?: string; port?: number; logFormat?: LogFormat }) => {
+      const { ensureDemoProject } = await import('./demo.ts');
+      const { servePlatform } = await import('./start.ts');
       const login = await ensureDemoProject(options.dir, env);
       await servePlatform({ project: login.root, ...options }, env, (url) => {
         console.log([
@@ -119,6 +108,7 @@ export async function runCli(argv: readonly string[], env: NodeJS.ProcessEnv): P
     .description('Check Node, the Python environments, DuckDB, ports, disk, the warehouse, the platform database and the dashboard tool; say what to run for each problem')
     .option('--project <dir>', 'project folder', '.')
     .action(async (options: { project: string }) => {
+      const { runDoctor } = await import('./doctor.ts');
       console.log(await runDoctor(options.project, env));
     });
 
@@ -129,6 +119,7 @@ export async function runCli(argv: readonly string[], env: NodeJS.ProcessEnv): P
     .option('--wait <seconds>', 'how long to wait for running jobs to end', parsePositiveInteger, 600)
     .option('--keep <n>', 'in a bucket: keep the newest n backups under the prefix, delete older ones', parsePositiveInteger)
     .action(async (destination: string, options: { project: string; wait: number; keep?: number }) => {
+      const { backupProject } = await import('./backup.ts');
       console.log(await backupProject(destination, { project: options.project, waitSeconds: options.wait, keep: options.keep }, env));
     });
 
@@ -141,6 +132,7 @@ export async function runCli(argv: readonly string[], env: NodeJS.ProcessEnv): P
     .option('--url-style <style>', 'path or vhost')
     .option('--no-ssl', 'plain HTTP to the endpoint')
     .action(async (source: string, options: { project: string; endpoint?: string; region?: string; urlStyle?: string; ssl: boolean }) => {
+      const { restoreProject } = await import('./backup.ts');
       console.log(await restoreProject(source, options, env));
     });
 
@@ -148,6 +140,7 @@ export async function runCli(argv: readonly string[], env: NodeJS.ProcessEnv): P
     .description('Summarize a project and whether it is running')
     .option('--project <dir>', 'project folder', '.')
     .action(async (options: { project: string }) => {
+      const { describeProjectStatus } = await import('./status.ts');
       console.log(await describeProjectStatus(options.project, env));
     });
 
@@ -161,6 +154,7 @@ export async function runCli(argv: readonly string[], env: NodeJS.ProcessEnv): P
     .option('--until <date>', 'backfill: the last day to re-load (default today)')
     .addOption(logFormatOption())
     .action(async (source: string | undefined, options: { project: string; all?: boolean; fullRefresh?: boolean; since?: string; until?: string; logFormat?: LogFormat }) => {
+      const { syncAllSources, syncSource } = await import('./source-sync.ts');
       if (options.all === true) {
         if (source !== undefined || options.since !== undefined || options.until !== undefined || options.fullRefresh === true) {
           throw new CliError('--all takes no source name, --since, --until or --full-refresh');
@@ -184,12 +178,14 @@ export async function runCli(argv: readonly string[], env: NodeJS.ProcessEnv): P
     .option('--sync', 'run a first sync after adding')
     .option('--non-interactive', 'never prompt')
     .action(async (options: SourceAddOptions) => {
+      const { addSource } = await import('./source-add.ts');
       console.log(await addSource(options, env));
     });
   source.command('list')
     .description('List the sources with their status')
     .option('--project <dir>', 'project folder', '.')
     .action(async (options: { project: string }) => {
+      const { listSources } = await import('./source-sync.ts');
       console.log(await listSources(options.project, env));
     });
   source.command('test')
@@ -197,6 +193,7 @@ export async function runCli(argv: readonly string[], env: NodeJS.ProcessEnv): P
     .argument('<source>')
     .option('--project <dir>', 'project folder', '.')
     .action(async (name: string, options: { project: string }) => {
+      const { testSource } = await import('./source-add.ts');
       console.log(await testSource(options.project, name, env));
     });
 
@@ -205,6 +202,7 @@ export async function runCli(argv: readonly string[], env: NodeJS.ProcessEnv): P
     .description('List the schedules with their next and last runs')
     .option('--project <dir>', 'project folder', '.')
     .action(async (options: { project: string }) => {
+      const { listSchedules } = await import('./schedules.ts');
       console.log(await listSchedules(options.project, env));
     });
   schedule.command('run')
@@ -212,6 +210,7 @@ export async function runCli(argv: readonly string[], env: NodeJS.ProcessEnv): P
     .argument('<name>')
     .option('--project <dir>', 'project folder', '.')
     .action(async (name: string, options: { project: string }) => {
+      const { runSchedule } = await import('./schedules.ts');
       console.log(await runSchedule(options.project, name, env));
     });
 
@@ -221,6 +220,7 @@ export async function runCli(argv: readonly string[], env: NodeJS.ProcessEnv): P
     .option('--project <dir>', 'project folder', '.')
     .option('--limit <n>', 'at most this many snapshots', parsePositiveInteger, 20)
     .action(async (options: { project: string; limit: number }) => {
+      const { listWarehouseSnapshots } = await import('./warehouse.ts');
       console.log(await listWarehouseSnapshots(options.project, options.limit, env));
     });
   warehouse.command('restore')
@@ -229,12 +229,14 @@ export async function runCli(argv: readonly string[], env: NodeJS.ProcessEnv): P
     .requiredOption('--before-sync <job id>', 'the sync job to go back before', parsePositiveInteger)
     .option('--project <dir>', 'project folder', '.')
     .action(async (options: { project: string; source: string; beforeSync: number }) => {
+      const { restoreSource } = await import('./warehouse.ts');
       console.log(await restoreSource(options.project, options.source, options.beforeSync, env));
     });
   warehouse.command('maintain')
     .description('Merge small files, expire snapshots past warehouse.snapshot_retention_days and delete files no longer needed (a running Quarry does it daily)')
     .option('--project <dir>', 'project folder', '.')
     .action(async (options: { project: string }) => {
+      const { maintainWarehouse } = await import('./warehouse.ts');
       console.log(await maintainWarehouse(options.project, env));
     });
 
@@ -243,6 +245,7 @@ export async function runCli(argv: readonly string[], env: NodeJS.ProcessEnv): P
     .argument('<destination>', 's3://bucket/prefix')
     .option('--project <dir>', 'project folder', '.')
     .action(async (destination: string, options: { project: string }) => {
+      const { moveWarehouseData } = await import('./warehouse.ts');
       console.log(await moveWarehouseData(options.project, destination, env));
     });
 
@@ -253,6 +256,7 @@ export async function runCli(argv: readonly string[], env: NodeJS.ProcessEnv): P
     .option('--schema <name>', 'the PostgreSQL schema of the platform\'s tables (default: platform.schema, quarry_platform)')
     .option('--project <dir>', 'project folder', '.')
     .action(async (options: { to: string; schema?: string; project: string }) => {
+      const { migratePlatformStore } = await import('./platform-store.ts');
       console.log(await migratePlatformStore(options.project, options.to, options.schema, env));
     });
 
@@ -263,8 +267,8 @@ export async function runCli(argv: readonly string[], env: NodeJS.ProcessEnv): P
     .option('--format <format>', 'table, csv or json', 'table')
     .option('--limit <rows>', 'at most this many rows (never more than limits.query_rows)', parsePositiveInteger)
     .action(async (sql: string, options: { project: string; format: string; limit?: number }) => {
-      if (!(QUERY_FORMATS as readonly string[]).includes(options.format)) throw new CliError(`--format must be one of ${QUERY_FORMATS.join(', ')}`);
-      console.log(await runQuery(sql, { project: options.project, format: options.format as QueryFormat, limit: options.limit }, env));
+      const { runQuery } = await import('./query.ts');
+      console.log(await runQuery(sql, { project: options.project, format: options.format, limit: options.limit }, env));
     });
 
   program.command('run')
@@ -274,6 +278,7 @@ export async function runCli(argv: readonly string[], env: NodeJS.ProcessEnv): P
     .option('--no-cascade', 'run only this model')
     .addOption(logFormatOption())
     .action(async (model: string, options: { project: string; cascade: boolean; logFormat?: LogFormat }) => {
+      const { runModel } = await import('./transform.ts');
       console.log(await runModel(options.project, model, options, env));
     });
 
@@ -282,6 +287,7 @@ export async function runCli(argv: readonly string[], env: NodeJS.ProcessEnv): P
     .argument('[selector]', "dbt's selector, e.g. orders+ or tag:daily")
     .option('--project <dir>', 'project folder', '.')
     .action(async (selector: string | undefined, options: { project: string }) => {
+      const { buildModels } = await import('./build.ts');
       console.log(await buildModels(options.project, selector, 'build', env));
     });
 
@@ -290,6 +296,7 @@ export async function runCli(argv: readonly string[], env: NodeJS.ProcessEnv): P
     .argument('[selector]', "dbt's selector, e.g. orders or test_type:generic")
     .option('--project <dir>', 'project folder', '.')
     .action(async (selector: string | undefined, options: { project: string }) => {
+      const { buildModels } = await import('./build.ts');
       console.log(await buildModels(options.project, selector, 'test', env));
     });
 
@@ -298,6 +305,7 @@ export async function runCli(argv: readonly string[], env: NodeJS.ProcessEnv): P
     .argument('[selector]', "dbt's selector, e.g. countries")
     .option('--project <dir>', 'project folder', '.')
     .action(async (selector: string | undefined, options: { project: string }) => {
+      const { buildModels } = await import('./build.ts');
       console.log(await buildModels(options.project, selector, 'seed', env));
     });
 
@@ -305,6 +313,7 @@ export async function runCli(argv: readonly string[], env: NodeJS.ProcessEnv): P
     .description('List the dbt models with their layer and latest status')
     .option('--project <dir>', 'project folder', '.')
     .action(async (options: { project: string }) => {
+      const { listModels } = await import('./transform.ts');
       console.log(await listModels(options.project, env));
     });
 
@@ -314,6 +323,7 @@ export async function runCli(argv: readonly string[], env: NodeJS.ProcessEnv): P
     .description('Generate the transformation-docs site (served at /transform-docs/)')
     .option('--project <dir>', 'project folder', '.')
     .action(async (options: { project: string }) => {
+      const { generateTransformDocs } = await import('./transform.ts');
       console.log(await generateTransformDocs(options.project, env));
     });
 
@@ -321,6 +331,7 @@ export async function runCli(argv: readonly string[], env: NodeJS.ProcessEnv): P
   auth.command('status')
     .option('--project <dir>', 'project folder', '.')
     .action(async (options: { project: string }) => {
+      const { describeAuthStatus } = await import('./users.ts');
       console.log(await describeAuthStatus(options.project, env));
     });
   auth.command('add-user')
@@ -332,6 +343,7 @@ export async function runCli(argv: readonly string[], env: NodeJS.ProcessEnv): P
     .option('--password <password>')
     .option('--non-interactive', 'never prompt')
     .action(async (options: { project: string; email?: string; name?: string; role?: string; password?: string; nonInteractive?: boolean }) => {
+      const { addUser } = await import('./users.ts');
       console.log(await addUser(options, env));
     });
 
@@ -340,6 +352,7 @@ export async function runCli(argv: readonly string[], env: NodeJS.ProcessEnv): P
     .argument('<email>')
     .option('--project <dir>', 'project folder', '.')
     .action(async (email: string, options: { project: string }) => {
+      const { unlockUser } = await import('./users.ts');
       console.log(await unlockUser(options.project, email, env));
     });
 
@@ -347,6 +360,7 @@ export async function runCli(argv: readonly string[], env: NodeJS.ProcessEnv): P
     .description('Create an emergency admin with a temporary password (changed at first login)')
     .option('--project <dir>', 'project folder', '.')
     .action(async (options: { project: string }) => {
+      const { recoverAdmin } = await import('./users.ts');
       console.log(await recoverAdmin(options.project, env));
     });
   auth.command('enable')
@@ -356,6 +370,7 @@ export async function runCli(argv: readonly string[], env: NodeJS.ProcessEnv): P
     .option('--password <password>')
     .option('--non-interactive', 'never prompt')
     .action(async (options: { project: string; email?: string; password?: string; nonInteractive?: boolean }) => {
+      const { enableAuth } = await import('./users.ts');
       console.log(await enableAuth(options, env));
     });
 
@@ -366,6 +381,7 @@ export async function runCli(argv: readonly string[], env: NodeJS.ProcessEnv): P
     .argument('<name>')
     .option('--project <dir>', 'project folder', '.')
     .action(async (name: string, options: { project: string }) => {
+      const { testAlert } = await import('./alert.ts');
       console.log(await testAlert(options.project, name, env));
     });
 
@@ -385,6 +401,8 @@ export async function runCli(argv: readonly string[], env: NodeJS.ProcessEnv): P
     .option('--port <port>', 'sources: the loopback port the browser returns to (default: a free one)', parsePort)
     .option('--non-interactive', 'never prompt')
     .action(async (provider: string, options: OAuthSetupOptions & SourceOAuthSetupOptions & { for: string }) => {
+      const { setupOAuthProvider } = await import('./oauth-setup.ts');
+      const { setupSourceOAuth } = await import('./source-oauth-setup.ts');
       if (options.for === 'sources') {
         console.log(await setupSourceOAuth(provider, options, env, (line) => { console.log(line); }));
         return;

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { configWithSetting, loadEnvironment, loadProjectConfig, projectPaths, setProjectSetting } from '../config/index.ts';
-import { runningServer } from '../server/index.ts';
+import { runningServer } from '../os/index.ts';
 import { copyToPostgres, describePostgresStore, postgresStoreAddress, StoreCopyError } from '../store/index.ts';
 import { describeError } from '../errors.ts';
 import { CliError } from './cli-error.ts';

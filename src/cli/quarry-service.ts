@@ -1,7 +1,7 @@
 import WebSocket from 'ws';
 import { projectPaths } from '../config/index.ts';
 import type { QuarryEvent, QuarryEventType } from '../events/index.ts';
-import { runningServer } from '../server/index.ts';
+import { runningServer } from '../os/index.ts';
 import { CliError } from './cli-error.ts';
 
 /** How long a request to the running Quarry may take before the command gives up on it. */

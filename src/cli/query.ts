@@ -2,16 +2,18 @@ import { userInfo } from 'node:os';
 import { stringify } from 'csv-stringify/sync';
 import { spreadsheetSafeRows, spreadsheetSafeText } from '../catalog/index.ts';
 import type { QueryColumn } from '../warehouse/index.ts';
+import { CliError } from './cli-error.ts';
 import { callService, quarryServiceFor } from './quarry-service.ts';
 import { textTable } from './text-table.ts';
 import { withProject } from './with-project.ts';
 
-export const QUERY_FORMATS = ['table', 'csv', 'json'] as const;
-export type QueryFormat = (typeof QUERY_FORMATS)[number];
+const QUERY_FORMATS = ['table', 'csv', 'json'] as const;
+type QueryFormat = (typeof QUERY_FORMATS)[number];
 
 export interface QueryOptions {
   readonly project: string;
-  readonly format: QueryFormat;
+  /** table, csv or json. */
+  readonly format: string;
   readonly limit?: number | undefined;
 }
 
@@ -26,11 +28,13 @@ interface QueryResult {
  * project and QUARRY_API_KEY holds a key, else on the warehouse directly, read-only, sandboxed and audited the same way.
  */
 export async function runQuery(sql: string, options: QueryOptions, env: NodeJS.ProcessEnv): Promise<string> {
+  const as = QUERY_FORMATS.find((format) => format === options.format);
+  if (as === undefined) throw new CliError(`--format must be one of ${QUERY_FORMATS.join(', ')}`);
   const service = quarryServiceFor(options.project, env);
   const result = service !== undefined
     ? await callService<QueryResult>(service, 'POST', '/api/query', { sql, ...(options.limit === undefined ? {} : { limit: options.limit }) })
     : await withProject(options.project, env, (ctx) => ctx.queries.run({ sql, limit: options.limit, caller: { email: `cli:${userInfo().username}`, ip: null } }));
-  return format(result, options.format);
+  return format(result, as);
 }
 
 function format(result: QueryResult, as: QueryFormat): string {

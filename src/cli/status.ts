@@ -1,5 +1,5 @@
 import { describeJob, interruptOrphanedJobs } from '../jobs/index.ts';
-import { runningServer } from '../server/index.ts';
+import { runningServer } from '../os/index.ts';
 import { withProject } from './with-project.ts';
 
 export async function describeProjectStatus(project: string, env: NodeJS.ProcessEnv): Promise<string> {

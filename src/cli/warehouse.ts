@@ -1,7 +1,7 @@
 import { configWithSetting, loadEnvironment, loadProjectConfig, projectPaths, setProjectSetting } from '../config/index.ts';
 import type { AppContext } from '../context.ts';
 import { BucketError } from '../object-storage/index.ts';
-import { runningServer } from '../server/index.ts';
+import { runningServer } from '../os/index.ts';
 import { lakeLocation, LakeMoveError, moveLakeToBucket, type LakeMoveOutcome } from '../warehouse/index.ts';
 import { snapshotReport } from '../jobs/index.ts';
 import type { JobRecord } from '../store/index.ts';

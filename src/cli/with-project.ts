@@ -1,10 +1,18 @@
-import { AlertCenter } from '../alerts/index.ts';
-import { closeContext, createContext, type AppContext } from '../context.ts';
-import { createLogger, type LogFormat } from '../logger.ts';
-import { webUrl } from '../server/index.ts';
-import { SecretRedactor } from '../sources/config/index.ts';
+import type { AppContext } from '../context.ts';
+import type { LogFormat } from '../logger.ts';
+import { runningServer } from '../os/index.ts';
 import { defaultLogFormat } from './log-format.ts';
-import { runningServer } from '../server/index.ts';
+
+/**
+ * The platform's modules, loaded when a command opens a project rather than when the command line starts: most
+ * of a command's start-up is loading them, and a command that asks the running Quarry instead needs none.
+ */
+async function platformModules() {
+  const [context, logger, sourceConfig, alerts, server] = await Promise.all([
+    import('../context.ts'), import('../logger.ts'), import('../sources/config/index.ts'), import('../alerts/index.ts'), import('../server/index.ts'),
+  ]);
+  return { ...context, ...logger, ...sourceConfig, ...alerts, ...server };
+}
 
 export interface ProjectCommandOptions {
   logFormat?: LogFormat | undefined;
@@ -18,6 +26,7 @@ export interface ProjectCommandOptions {
 export async function withProject<T>(
   project: string, env: NodeJS.ProcessEnv, work: (ctx: AppContext) => T | Promise<T>, options: ProjectCommandOptions = {},
 ): Promise<T> {
+  const { SecretRedactor, createLogger, createContext, closeContext } = await platformModules();
   const redactor = new SecretRedactor();
   const format = options.logFormat ?? defaultLogFormat(process.stderr);
   const log = createLogger({ level: 'warn', destination: process.stderr, format, redactor });
@@ -41,6 +50,7 @@ export async function withAlertingProject<T>(
 ): Promise<T> {
   return withProject(project, env, async (ctx) => {
     if (runningServer(ctx.paths) !== undefined) return work(ctx);
+    const { AlertCenter, webUrl } = await platformModules();
     const alerts = new AlertCenter({
       store: ctx.store, events: ctx.events, alerts: ctx.config.alerts, project: ctx.config.name, env: ctx.env, outbound: ctx.outbound, redactor: ctx.redactor,
       log: ctx.log.child({ module: 'alerts' }, { level: 'error' }), now: ctx.now,

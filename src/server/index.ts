@@ -1,4 +1,3 @@
 export { buildApp, type AppParts } from './build-app.ts';
 export { startPlatform, type Platform, type PlatformOptions } from './start-platform.ts';
 export { webUrl } from './routes/web-url.ts';
-export { runningServer, type RunningServer } from './running-server.ts';

@@ -11,7 +11,7 @@ import { checkCatalogReachable, checkCatalogReader, prepareWarehouse } from '../
 import type { WatcherProcess } from '../watcher/index.ts';
 import { buildApp } from './build-app.ts';
 import { listeningAddress, webUrl } from './routes/web-url.ts';
-import { recordRunningServer } from './running-server.ts';
+import { recordRunningServer } from '../os/index.ts';
 import { startWatcher } from './start-watcher.ts';
 import { WebSocketHub } from './websocket-hub.ts';
 

@@ -1,6 +1,6 @@
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import type { ProjectPaths } from '../config/index.ts';
-import { isRunning, thisProcess } from '../os/index.ts';
+import { isRunning, thisProcess } from './process-identity.ts';
 
 /** The `quarry start` serving a project: its process, and the address it really listens on (a free port it fell back to, say). */
 export interface RunningServer {
