@@ -1,4 +1,5 @@
 import { access } from 'node:fs/promises';
+import { describeError } from '../errors.ts';
 import type { DataRoots } from '../config/index.ts';
 import type { LedgerEntry } from '../store/index.ts';
 import { quoteIdentifier, quoteLiteral, type DuckDBConnection, type LakeWrite } from '../warehouse/index.ts';
@@ -46,6 +47,9 @@ export function rawSchemaOf(source: string): string {
   return `raw_${source}`;
 }
 
+
+/** Files loaded together by one INSERT that failed: which of them failed is found by loading them one by one. */
+class BatchLoadError extends Error {}
 
 /** A file that could be read alone but not loaded: the transaction is retried without it. */
 class FileLoadError extends Error {
@@ -164,19 +168,26 @@ async function loadFiles(write: LakeWrite, plan: LoadPlan, now: Date, signal: Ab
     return reading === undefined ? [] : [[file.path, reading] as [string, FileReading]];
   });
   const threads = await currentThreads(connection);
+  let batched = true;
   const written = await (async () => {
     for (;;) {
       try {
         return await write.transaction(() => writeFiles(connection, {
-          spec, table, schemaName, files, toLoad, loadable: loadable(), contentOf: (file) => standIns.paths.get(file) ?? file, small: new Set(toLoad.filter((file) => file.size <= SMALL_FILE_BYTES).map((file) => file.path)), threads, loadedAt, signal,
+          spec, table, schemaName, files, toLoad, loadable: loadable(), contentOf: (file) => standIns.paths.get(file) ?? file, small: new Set(toLoad.filter((file) => file.size <= SMALL_FILE_BYTES).map((file) => file.path)), threads, loadedAt, signal, batched,
         }));
       } catch (error) {
+        // A batch that fails names no file: the next attempt loads one file per INSERT, which finds it.
+        if (!signal.aborted && error instanceof BatchLoadError) {
+          batched = false;
+          continue;
+        }
         if (signal.aborted || !(error instanceof FileLoadError)) throw error;
         failures.set(error.failure.file, error.failure);
         readings.delete(error.failure.file);
+        batched = true;
         // A file that fails past what detection sampled is rare, so files are read whole only once one has:
         // then every small file is, so the others that would fail are set aside in one pass, not one retry each.
-        // Each retry leaves out at least one more file, so this ends.
+        // Each retry leaves out at least one more file (an unbatched one after a batch failed), so this ends.
         if (counted.size === 0) {
           const whole = await readFilesAlone(toLoad.filter((file) => readings.has(file.path)), spec.csv, readings, true, signal, spec.objects);
           for (const [file, rows] of whole.counted) counted.set(file, rows);
@@ -265,6 +276,8 @@ interface WriteInput {
   readonly small: ReadonlySet<string>;
   readonly loadedAt: string;
   readonly signal: AbortSignal;
+  /** Whether small CSV files read alike are loaded together (see loadBatches). */
+  readonly batched: boolean;
 }
 
 /**
@@ -309,26 +322,37 @@ async function writeFiles(connection: DuckDBConnection, input: WriteInput): Prom
   const typeOf = new Map(plan.columns.map(([name, type]) => [name.toLowerCase(), [name, type] as const]));
   // By position, cast to the table's type under the table's spelling: a name DuckDB read (a NUL in a JSON key)
   // never has to be written in SQL.
-  const selectOf = (file: string, reading: FileReading): string => {
+  // A list of files is read in one call that adds each row's file name after the file's own columns.
+  const selectOf = (file: string | readonly string[], reading: FileReading): string => {
     const columns = reading.columns.flatMap(([name], index) => {
       const [spelt, type] = typeOf.get(name.toLowerCase()) ?? [name, 'VARCHAR'];
       return isQuarryColumn(name) ? [] : [`CAST(#${String(index + 1)} AS ${type}) AS ${quoteIdentifier(spelt)}`];
     });
-    return `SELECT ${[...columns, `${quoteLiteral(file)} AS ${FILE_COLUMN}`, `${stamp} AS ${LOADED_AT_COLUMN}`].join(', ')} FROM ${readerSql(input.contentOf(file), reading)}`;
+    const origin = typeof file === 'string' ? quoteLiteral(file) : `#${String(reading.columns.length + 1)}`;
+    const from = typeof file === 'string' ? readerSql(input.contentOf(file), reading) : readerSql(file, { ...reading, options: { ...reading.options, filename: true, hive_partitioning: false } });
+    return `SELECT ${[...columns, `${origin} AS ${FILE_COLUMN}`, `${stamp} AS ${LOADED_AT_COLUMN}`].join(', ')} FROM ${from}`;
   };
   // A small file gains nothing from DuckDB's threads, and each thread appends to every column of a wide table.
   const { threads } = input;
   let singleThreaded: boolean | undefined;
+  const setThreads = async (one: boolean): Promise<void> => {
+    if (one === singleThreaded) return;
+    await connection.run(one ? 'SET threads = 1' : `SET threads = ${String(threads)}`);
+    singleThreaded = one;
+  };
   try {
-    for (const [file, reading] of input.loadable) {
+    for (const batch of loadBatches(input)) {
       signal.throwIfAborted();
-      const small = input.small.has(file);
-      if (small !== singleThreaded) {
-        await connection.run(small ? 'SET threads = 1' : `SET threads = ${String(threads)}`);
-        singleThreaded = small;
+      const [file] = batch.files;
+      if (batch.files.length > 1) {
+        await setThreads(false);
+        for (const [loaded, rows] of await insertBatch(connection, table, batch, selectOf, signal)) rowsByFile.set(loaded, rows);
+        continue;
       }
+      if (file === undefined) continue;
+      await setThreads(input.small.has(file));
       try {
-        rowsByFile.set(file, (await connection.run(`INSERT INTO ${table} BY NAME ${selectOf(file, reading)}`)).rowsChanged);
+        rowsByFile.set(file, (await connection.run(`INSERT INTO ${table} BY NAME ${selectOf(file, batch.reading)}`)).rowsChanged);
       } catch (error) {
         if (signal.aborted || isWarehouseFailure(error)) throw error;
         throw new FileLoadError(new UnreadableFileError(file, error));
@@ -340,6 +364,55 @@ async function writeFiles(connection: DuckDBConnection, input: WriteInput): Prom
   }
   signal.throwIfAborted();
   return { changes, respellings: plan.respellings, removed, rowsByFile };
+}
+
+/** How many files one INSERT reads together at most. */
+const FILES_PER_BATCH = 500;
+
+interface LoadBatch {
+  readonly files: readonly string[];
+  readonly reading: FileReading;
+}
+
+/**
+ * The files in the order they are loaded, small CSV files DuckDB reads alike (the same dialect and columns, as each
+ * was detected alone) put together: one INSERT of many files writes one data file instead of one each, which a
+ * thousand small files make a lake slow to read and a sync slow to write. A file alone otherwise.
+ */
+function loadBatches(input: WriteInput): LoadBatch[] {
+  const alone: LoadBatch[] = [];
+  const alike = new Map<string, { files: string[]; reading: FileReading }>();
+  for (const [file, reading] of input.loadable) {
+    if (!input.batched || reading.format !== 'csv' || !input.small.has(file) || input.contentOf(file) !== file) {
+      alone.push({ files: [file], reading });
+      continue;
+    }
+    const key = JSON.stringify([reading.options, reading.columns]);
+    const batch = alike.get(key) ?? { files: [], reading };
+    batch.files.push(file);
+    alike.set(key, batch);
+  }
+  const together = [...alike.values()].flatMap(({ files, reading }) => Array.from(
+    { length: Math.ceil(files.length / FILES_PER_BATCH) }, (_, index) => ({ files: files.slice(index * FILES_PER_BATCH, (index + 1) * FILES_PER_BATCH), reading }),
+  ));
+  return [...together, ...alone];
+}
+
+/** Loads a batch of files in one INSERT; answers each file's rows. A failure says only that one of them failed. */
+async function insertBatch(
+  connection: DuckDBConnection, table: string, batch: LoadBatch, selectOf: (files: readonly string[], reading: FileReading) => string, signal: AbortSignal,
+): Promise<Map<string, number>> {
+  try {
+    await connection.run(`INSERT INTO ${table} BY NAME ${selectOf(batch.files, batch.reading)}`);
+  } catch (error) {
+    if (signal.aborted || isWarehouseFailure(error)) throw error;
+    throw new BatchLoadError(describeError(error));
+  }
+  const counted = await connection.runAndReadAll(`SELECT ${FILE_COLUMN} AS file, count(*)::BIGINT AS n FROM ${table}
+    WHERE ${FILE_COLUMN} IN (${batch.files.map(quoteLiteral).join(', ')}) GROUP BY ALL`);
+  const rows = new Map(batch.files.map((file) => [file, 0]));
+  for (const row of counted.getRowObjects()) rows.set(String(row.file), Number(row.n));
+  return rows;
 }
 
 function isQuarryColumn(name: string): boolean {

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { quoteLiteral } from '../../src/warehouse/index.ts';
@@ -116,6 +117,27 @@ describe('a local_files source with files from the wild', () => {
 
     for (const name of Object.keys(WILD_CSV)) rmSync(path.join(folder, name));
     expect(await syncAndWait(quarry, 'shop')).toMatchObject({ type: 'sync_completed', rows: 3 });
+  });
+
+  it('loads small files read alike with one INSERT, one data file for many, and still sets aside the one that fails to load', async () => {
+    // A month of daily exports, and one whose last line holds no number where the sample (its first 20,480 rows) had one.
+    for (let day = 1; day <= 30; day++) writeFileSync(path.join(folder, `day-${String(day).padStart(2, '0')}.csv`), `id,name,amount\n${String(100 + day)},day ${String(day)},${String(day)}\n`);
+    const late = path.join(folder, 'late.csv');
+    writeFileSync(late, `id,name,amount\n${Array.from({ length: 30_000 }, (_, index) => `${String(1000 + index)},row,1`).join('\n')}\noops,late,1\n`);
+    expect(await syncAndWait(quarry, 'shop')).toMatchObject({ type: 'sync_completed', rows: 3 + 30 });
+    expect(await filesFailedOfLastSync(quarry, 'shop')).toBe(1);
+    expect(await logMessages(quarry, 'shop', 'WARNING')).toContainEqual(expect.stringMatching(/^Skipped .*late\.csv: DuckDB cannot read it \(.*[Ll]ine.*\)/));
+    const perFile = await quarry.query('SELECT count(DISTINCT _quarry_file)::INTEGER AS files, sum(amount)::INTEGER AS amount FROM raw_shop.shop');
+    expect(perFile).toEqual([{ files: 32, amount: 10 + 20 + 30 + 465 }]);
+    // The 32 files that read alike are in one data file of the lake, not 32.
+    const catalog = new DatabaseSync(path.join(quarry.dir, 'warehouse', 'catalog.sqlite'), { readOnly: true });
+    const dataFiles = catalog.prepare(`SELECT count(*) AS n FROM ducklake_data_file f JOIN ducklake_table t USING (table_id)
+      WHERE t.table_name = 'shop' AND t.end_snapshot IS NULL AND f.end_snapshot IS NULL`).all();
+    catalog.close();
+    expect(dataFiles).toEqual([{ n: 1 }]);
+    const ledger = await quarry.ctx.store.fileLedger.forSource('shop');
+    expect(ledger.get(path.join(folder, 'day-07.csv'))).toMatchObject({ rows: 1, error: null });
+    expect(ledger.get(late)).toMatchObject({ rows: 0, error: expect.stringMatching(/[Ll]ine/) });
   });
 
   it('treats JSON, JSON lines and Parquet files the same: per file, names merged case-insensitively, a bad file named and skipped', async () => {
