@@ -65,6 +65,8 @@ export interface ReportedRow {
   /** Null on the baseline row. */
   ratio: number | null;
   ratioText: string;
+  /** For a row of memory: its peak in MB, which an absolute target is checked against. */
+  peakMb?: number;
 }
 
 export interface ReportedBenchResult {

@@ -1,6 +1,6 @@
 // `npm run bench`: every benchmark, each figure beside its baseline from the same run.
 // `npm run bench -- load mixed-dialects`: only the benchmarks named (api, load, mixed-dialects, connectors (= rest and postgres),
-// objects, deployment, transform, models, websocket, sustained, query); their results go to results/latest-<names>.json, not latest.json.
+// objects, deployment, transform, models, memory, websocket, sustained, query); their results go to results/latest-<names>.json, not latest.json.
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -8,6 +8,7 @@ import { runApiBenchmark, type Figure as ApiFigure } from './api.ts';
 import { runPostgresBenchmark, runRestBenchmark } from './connectors.ts';
 import { runLoadBenchmark } from './load.ts';
 import { runMixedDialectBenchmark } from './mixed-dialects.ts';
+import { runMemoryBenchmark } from './memory.ts';
 import { runModelsBenchmark } from './models.ts';
 import { runObjectStorageBenchmark } from './object-storage.ts';
 import { runDeploymentBenchmark } from './deployment.ts';
@@ -46,16 +47,16 @@ interface Row {
 }
 
 /** A row with its target from bench/targets.ts, if its id has one. */
-function row(fields: { id?: string | undefined; benchmark: string; name: string; value: string; ratio: number | null; ratioText: string; p99Ms?: number }): Row {
+function row(fields: { id?: string | undefined; benchmark: string; name: string; value: string; ratio: number | null; ratioText: string; p99Ms?: number; peakMb?: number }): Row {
   const target = fields.id === undefined ? undefined : TARGETS[fields.id];
-  const pass = target === undefined || fields.ratio === null ? null : target.met({ ratio: fields.ratio, p99Ms: fields.p99Ms });
+  const pass = target === undefined || fields.ratio === null ? null : target.met({ ratio: fields.ratio, p99Ms: fields.p99Ms, peakMb: fields.peakMb });
   return {
     id: fields.id ?? null, benchmark: fields.benchmark, name: fields.name, value: fields.value, ratio: fields.ratio, ratioText: fields.ratioText,
     target: target?.goal ?? null, pass,
   };
 }
 
-const BENCHMARKS = ['api', 'load', 'mixed-dialects', 'connectors', 'rest', 'postgres', 'objects', 'deployment', 'transform', 'models', 'websocket', 'sustained', 'query'] as const;
+const BENCHMARKS = ['api', 'load', 'mixed-dialects', 'connectors', 'rest', 'postgres', 'objects', 'deployment', 'transform', 'models', 'memory', 'websocket', 'sustained', 'query'] as const;
 const only = process.argv.slice(2);
 const unknown = only.filter((name) => !(BENCHMARKS as readonly string[]).includes(name));
 if (unknown.length > 0) throw new Error(`Unknown benchmark ${unknown.join(', ')}; choose among ${BENCHMARKS.join(', ')}`);
@@ -78,8 +79,9 @@ const latencies = [
   ...wanted('sustained') ? [await runSustainedLoadBenchmark()] : [],
 ];
 
+const memory = wanted('memory') ? await runMemoryBenchmark() : undefined;
 const query = wanted('query') ? await runQueryBenchmark() : undefined;
-const reported = [...fileLoads?.reported ?? [], ...query === undefined ? [] : [query]];
+const reported = [...fileLoads?.reported ?? [], ...memory === undefined ? [] : [memory], ...query === undefined ? [] : [query]];
 
 const apiValue = (figure: ApiFigure): string =>
   `${String(figure.requestsPerSecond)} req/s, p50 ${String(figure.p50Ms)} ms, p99 ${String(figure.p99Ms)} ms, server CPU ${figure.serverCpuMicrosPerRequest.toFixed(1)} µs/req${figure.non2xx > 0 ? `, ${String(figure.non2xx)} non-2xx` : ''}`;

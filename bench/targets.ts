@@ -4,6 +4,7 @@ export interface MeasuredRow {
   /** The figure divided by its baseline's: time over time for loads, requests/s over requests/s for the API. */
   readonly ratio: number;
   readonly p99Ms?: number | undefined;
+  readonly peakMb?: number | undefined;
 }
 
 export interface Target {
@@ -35,5 +36,6 @@ export const TARGETS: Readonly<Record<string, Target>> = {
   'objects.filesystem': atMost(1.2, "DuckDB's read_csv from the same bucket"),
   'objects.incremental': { goal: '< 0.05x the full sync', met: (row) => row.ratio < 0.05 },
   // Time over time: two workers at 1/1.7 of one worker's time is 1.7x its throughput.
+  'memory.small_files': { goal: '<= 400 MB peak RSS', met: (row) => row.peakMb !== undefined && row.peakMb <= 400 },
   'deployment.two_workers': atMost(1 / 1.7, "one worker's time (>= 1.7x the throughput)"),
 };

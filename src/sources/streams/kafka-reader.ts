@@ -1,4 +1,4 @@
-import { Kafka, logLevel, type Admin, type IHeaders, type KafkaMessage, type SASLOptions } from 'kafkajs';
+import type { Admin, IHeaders, Kafka, KafkaMessage, SASLOptions } from 'kafkajs';
 import { hostOfServer, type OutboundPolicy } from '../outbound/index.ts';
 import { SyncFailedError } from '../sync-failed-error.ts';
 import { headerColumn, messageRecord, utf8Text } from './message-record.ts';
@@ -38,6 +38,8 @@ const JOIN_TIMEOUT_MS = 30_000;
  * `acknowledge` commits them for the consumer group once the data is in the warehouse.
  */
 export async function readKafka(source: KafkaSource, request: StreamReadRequest): Promise<StreamRead> {
+  // Loaded by the sync that reads Kafka, not by every process that loads the source types.
+  const { Kafka, logLevel } = await import('kafkajs');
   const kafka = new Kafka({
     clientId: 'quarry', brokers: [...source.brokers], ssl: source.ssl, sasl: source.sasl,
     connectionTimeout: CONNECT_TIMEOUT_MS, retry: { retries: 2 }, logLevel: logLevel.NOTHING,
