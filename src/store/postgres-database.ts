@@ -41,6 +41,11 @@ export class PostgresDatabase implements PlatformDatabase {
     const client = await this.#pool.connect();
     const transaction = { client, open: true };
     let broken: unknown;
+    // The pool listens to a connection only while it is idle: one the server ends between two statements of the
+    // transaction (a restart, a failover) would otherwise be an uncaught error that ends the process. The next
+    // statement fails instead, and the connection is closed rather than given back.
+    const lost = (error: Error): void => { broken = error; };
+    client.on('error', lost);
     try {
       await client.query('BEGIN');
       try {
@@ -55,6 +60,7 @@ export class PostgresDatabase implements PlatformDatabase {
       // Work started inside it that outlives it (a timer, a listener) runs on the pool from now on.
       transaction.open = false;
       // A connection whose rollback failed may still be inside the transaction: it is closed, not given back.
+      client.removeListener('error', lost);
       client.release(broken instanceof Error ? broken : undefined);
     }
   }

@@ -259,6 +259,29 @@ describe.each([['sqlite', embedded], ['postgres', shared]] as const)('the platfo
   });
 });
 
+describe('a shared store whose server ends a connection', () => {
+  it('fails the transaction that held it and goes on with a new one, the process unharmed', async () => {
+    const place = freshPostgresStore();
+    const store = await openPostgresStore(place);
+    try {
+      const lostMidway = store.transaction(async () => {
+        await store.jobs.enqueueUnlessActive({ kind: 'sync', target: 'cut', fullRefresh: false, requestedBy: null }, NOW, OWNER);
+        const { rows } = await store.shared?.executeSql('SELECT pg_backend_pid() AS pid', []) as { rows: { pid: number }[] };
+        // Between two statements, as a restart of the server would: the connection ends with 57P01.
+        await onPostgres((client) => client.query('SELECT pg_terminate_backend($1)', [rows[0]?.pid]));
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        await store.jobs.active();
+      });
+      await expect(lostMidway).rejects.toThrow();
+      expect(await store.jobs.active()).toEqual([]);
+      expect(await store.jobs.enqueueUnlessActive({ kind: 'sync', target: 'cut', fullRefresh: false, requestedBy: null }, NOW, OWNER)).toMatchObject({ status: 'queued' });
+    } finally {
+      await store.close();
+      await place.drop();
+    }
+  });
+});
+
 describe('a shared store that cannot be reached', () => {
   it('stops a start with the store named and PostgreSQL\'s reason, and its failures read as unavailable', async () => {
     // Port 1 (tcpmux) is served by nothing here, and no test server can take it, unlike a free port picked now.
