@@ -78,8 +78,8 @@ export interface JobKind<Outcome> {
    * with parameters is sent to the deployment's queue, when there is one; one without runs in this process.
    */
   readonly parameters?: Readonly<Record<string, unknown>>;
-  /** Whether it writes only tables of its own, which other processes' writers may commit beside (LakeWriter's `alongside`). */
-  readonly writesAlongside?: boolean;
+  /** The name of the tables it alone writes (a sync's source), which other processes' writers of others may commit beside (LakeWriter's `alongside`). */
+  readonly writesAlongside?: string;
   /**
    * What holds the writer's turn: the whole job (`job`: dbt writing in its own process, DuckDB reading a folder),
    * or each `tools.write` alone (`write`: a connector extracts beside other jobs and waits for the writer only to load).
@@ -288,7 +288,7 @@ export class JobLifecycle {
     const { signal } = controller;
     const label = { job: job.id, kind: kind.kind, target: kind.target };
     const lines = this.#lines(job.id, kind.logSource);
-    const alongside = kind.writesAlongside === true;
+    const alongside = kind.writesAlongside;
     const run = kind.lockScope === 'job'
       ? writer.turn((turn) => this.#run(job, kind, signal, turn.write, lines), { signal, label, alongside })
       : this.#run(job, kind, signal, (work) => writer.write(work, { signal, label, alongside }), lines);

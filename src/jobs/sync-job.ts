@@ -38,7 +38,7 @@ export class SyncJob implements JobKind<LoadOutcome> {
   readonly logSource: string;
   readonly parameters: Readonly<Record<string, unknown>>;
   /** A sync writes its source's raw tables only. */
-  readonly writesAlongside = true;
+  readonly writesAlongside: string;
   readonly lockScope: 'job' | 'write';
   readonly serviceLog: JobKind<LoadOutcome>['serviceLog'];
   readonly #options: SyncJobOptions;
@@ -46,6 +46,7 @@ export class SyncJob implements JobKind<LoadOutcome> {
   constructor(options: SyncJobOptions) {
     this.#options = options;
     this.target = options.source.name;
+    this.writesAlongside = options.source.name;
     this.fullRefresh = options.fullRefresh;
     this.requestedBy = options.requestedBy;
     this.logSource = options.source.name;

@@ -449,7 +449,7 @@ export class TransformRunner {
     const outcome = await this.#options.writer.turn(() => {
       onTurn();
       return this.#invoke(['docs', 'generate'], signal);
-    }, { signal, alongside: true });
+    }, { signal, alongside: 'dbt docs' });
     if (outcome.success) await publishDocsSite(this.#options.paths);
     return outcome;
   }

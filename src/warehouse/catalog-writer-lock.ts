@@ -18,11 +18,13 @@ export interface HeldLock {
 /**
  * The writers' turn across hosts: a session-level `pg_advisory_lock` on a connection of its own, keyed on
  * the catalog's database and schema, so every Quarry writing that lake waits in line (DuckLake would
- * otherwise fail or, with CREATE OR REPLACE, silently drop one writer's commit); `shared` holders, each writing only
- * tables of its own, hold it together, and exclusive ones wait for them all. When the holder dies
- * its session ends and PostgreSQL releases the lock. Aborting while waiting gives up the place in line.
+ * otherwise fail or, with CREATE OR REPLACE, silently drop one writer's commit). A write `alongside` names the tables it
+ * alone writes (a sync's source): it holds the lake's lock shared, with the others of other names, and that name's
+ * lock exclusive, so two writers of the same tables still wait in line (two appends to one table both commit in
+ * DuckLake: a file loaded by both would be loaded twice); exclusive holders wait for them all. When the holder dies
+ * its session ends and PostgreSQL releases the locks. Aborting while waiting gives up the place in line.
  */
-export async function takeCatalogWriterLock(catalog: PostgresCatalog, signal: AbortSignal, mode: 'exclusive' | 'shared' = 'exclusive'): Promise<HeldLock> {
+export async function takeCatalogWriterLock(catalog: PostgresCatalog, signal: AbortSignal, alongside?: string): Promise<HeldLock> {
   signal.throwIfAborted();
   const client = catalogClient(catalog);
   const giveUp = (): void => { void client.end(); };
@@ -33,7 +35,10 @@ export async function takeCatalogWriterLock(catalog: PostgresCatalog, signal: Ab
     } catch (error) {
       throw new CatalogUnreachableError(catalog, error);
     }
-    await client.query(`SELECT ${mode === 'shared' ? 'pg_advisory_lock_shared' : 'pg_advisory_lock'}(hashtext($1))`, [writerLockKey(catalog)]);
+    const key = writerLockKey(catalog);
+    // Its own tables first: a writer waiting for another of the same name holds nothing the exclusive ones wait for.
+    if (alongside !== undefined) await client.query('SELECT pg_advisory_lock(hashtext($1))', [`${key}:${alongside}`]);
+    await client.query(`SELECT ${alongside === undefined ? 'pg_advisory_lock' : 'pg_advisory_lock_shared'}(hashtext($1))`, [key]);
   } catch (error) {
     signal.removeEventListener('abort', giveUp);
     await client.end().catch(() => undefined);

@@ -29,11 +29,12 @@ export interface WriteOptions {
   /** The job every transaction of the write commits for; none only for writes no job makes (start-up, tests). */
   readonly label?: CommitLabel | undefined;
   /**
-   * A write that changes only tables no other writer changes at once (a sync's own raw tables). With a PostgreSQL
-   * catalog, such writes of other processes commit beside it, since DuckLake merges commits to different tables;
-   * every other write waits for them, and they for it. In one process, turns stay one at a time.
+   * For a write that changes only tables of its own, their name (a sync's source: its raw tables). With a PostgreSQL
+   * catalog, such writes of other processes and other names commit beside it, since DuckLake merges commits to
+   * different tables; one of the same name, and every other write, waits for it. In one process, turns stay one at
+   * a time.
    */
-  readonly alongside?: boolean | undefined;
+  readonly alongside?: string | undefined;
 }
 
 /** The writer's turn as its holder uses it: the lake opened for writing, as often as it needs, within the turn. */
@@ -46,7 +47,7 @@ export interface WriterTurn {
  * The lake's one writer. Turns run one at a time, in the order they were asked for, a failed one not blocking the
  * next; each holds the lock between processes for its whole length: the embedded lake's `writer.lock` file, which
  * another process's writer finds taken (WarehouseBusyError), or a PostgreSQL catalog's advisory lock, for which the
- * writers of every host sharing the lake wait in line (shared between writes `alongside`, which commit together). Readers are told the lake is being written meanwhile
+ * writers of every host sharing the lake wait in line (shared between writes `alongside` of different tables, which commit together). Readers are told the lake is being written meanwhile
  * (whileWriting), since a turn may let another process write (a model run's dbt commits on its own connection).
  */
 export class LakeWriter {
@@ -78,7 +79,7 @@ export class LakeWriter {
     const previous = this.#queue;
     const turn = inLine(previous, signal).then(async () => {
       signal.throwIfAborted();
-      const acrossProcesses = await this.#takeAcrossProcesses(signal, options.alongside === true);
+      const acrossProcesses = await this.#takeAcrossProcesses(signal, options.alongside);
       let held = true;
       try {
         return await whileWriting(this.#lake, () => work({
@@ -103,9 +104,9 @@ export class LakeWriter {
     await this.#queue;
   }
 
-  #takeAcrossProcesses(signal: AbortSignal, alongside: boolean): Promise<HeldLock> {
+  #takeAcrossProcesses(signal: AbortSignal, alongside: string | undefined): Promise<HeldLock> {
     const { catalog } = this.#lake;
-    return catalog.kind === 'postgres' ? takeCatalogWriterLock(catalog, signal, alongside ? 'shared' : 'exclusive') : takeWriterLockFile(this.#writerLockFile);
+    return catalog.kind === 'postgres' ? takeCatalogWriterLock(catalog, signal, alongside) : takeWriterLockFile(this.#writerLockFile);
   }
 }
 

@@ -118,6 +118,23 @@ describe('a lake with a PostgreSQL catalog, shared by two Quarry services', () =
     expect(await ordersIn(first)).toBe(3);
   }, 120_000);
 
+  it('lets writers of different tables hold the lock together, and makes two writers of the same tables wait in line', async () => {
+    const signal = AbortSignal.timeout(30_000);
+    const orders = await takeCatalogWriterLock(catalog, signal, 'orders');
+    // Another source's sync commits beside it: this resolves while the first is held.
+    const customers = await takeCatalogWriterLock(catalog, signal, 'customers');
+    let ordersAgainHeld = false;
+    const ordersAgain = takeCatalogWriterLock(catalog, signal, 'orders').then((held) => {
+      ordersAgainHeld = true;
+      return held;
+    });
+    await expect.poll(waitingWriters, { timeout: 10_000 }).toBe(1);
+    expect(ordersAgainHeld).toBe(false);
+    await orders.release();
+    await (await ordersAgain).release();
+    await customers.release();
+  }, 60_000);
+
   it('serialises syncs both services start at once: no lost and no doubled rows', async () => {
     writeFileSync(path.join(shared, 'files', 'b.csv'), 'id,region,amount\n4,west,1\n5,south,2\n');
     const [one, two] = await Promise.all([syncAndWait(first, 'orders'), syncAndWait(second, 'orders')]);
