@@ -1,6 +1,6 @@
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
-import { BlobServiceClient, RestError, type ContainerClient } from '@azure/storage-blob';
+import type { ContainerClient } from '@azure/storage-blob';
 import { describeError } from '../errors.ts';
 import { bucketOf, bucketUrlOf, withoutCredentials, type ObjectStorageAccess } from './access.ts';
 import { BucketError, type ListedObject, type ObjectLister } from './object-lister.ts';
@@ -10,6 +10,9 @@ const PAGE_SIZE = 1000;
 /** How long one try of a request may take, and how many tries: an endpoint that never answers must not hold a sync. */
 const TRY_TIMEOUT_MS = 60_000;
 const TRIES = 3;
+
+/** The Azure SDK, loaded by the first container a process lists: most never read Azure, and it is ~40 MB. */
+const azureSdk = (): Promise<typeof import('@azure/storage-blob')> => import('@azure/storage-blob');
 
 /**
  * The host an Azure connection string sends requests to: its BlobEndpoint's, or the account's own
@@ -29,7 +32,7 @@ export function azureHostOf(connectionString: string): string | undefined {
 /** A container of Azure Blob Storage, as a source lists and downloads its blobs (DuckDB's azure extension reads them). */
 export class AzureContainerClient implements ObjectLister {
   readonly url: string;
-  readonly #container: ContainerClient;
+  readonly #container: Promise<ContainerClient>;
   readonly #access: ObjectStorageAccess;
   readonly #signal: AbortSignal | undefined;
 
@@ -38,12 +41,18 @@ export class AzureContainerClient implements ObjectLister {
     this.url = bucketUrlOf(url);
     this.#access = access;
     this.#signal = signal;
-    const service = BlobServiceClient.fromConnectionString(access.connectionString ?? '', { retryOptions: { maxTries: TRIES, tryTimeoutInMs: TRY_TIMEOUT_MS } });
-    this.#container = service.getContainerClient(bucketOf(url));
+    this.#container = azureSdk().then(({ BlobServiceClient }) => BlobServiceClient
+      .fromConnectionString(access.connectionString ?? '', { retryOptions: { maxTries: TRIES, tryTimeoutInMs: TRY_TIMEOUT_MS } })
+      .getContainerClient(bucketOf(url))).catch((error: unknown) => {
+      throw new BucketError(withoutCredentials(`The connection string of ${this.url} is not one Azure takes: ${describeError(error).split('\n')[0] ?? ''}`, access), { cause: error });
+    });
+    // A connection string the SDK refuses fails the first call; never an unhandled rejection.
+    this.#container.catch(() => undefined);
   }
 
   async *pages(prefix: string): AsyncGenerator<ListedObject[]> {
-    const pages = this.#container.listBlobsFlat({ prefix, abortSignal: this.#signal }).byPage({ maxPageSize: PAGE_SIZE });
+    const container = await this.#call(`list ${this.url}/${prefix}`, () => this.#container);
+    const pages = container.listBlobsFlat({ prefix, abortSignal: this.#signal }).byPage({ maxPageSize: PAGE_SIZE });
     for (;;) {
       const page = await this.#call(`list ${this.url}/${prefix}`, () => pages.next());
       if (page.done === true) return;
@@ -55,7 +64,7 @@ export class AzureContainerClient implements ObjectLister {
 
   async download(key: string, file: string): Promise<void> {
     await mkdir(path.dirname(file), { recursive: true });
-    await this.#call(`download ${this.url}/${key}`, () => this.#container.getBlobClient(key).downloadToFile(file, 0, undefined, { abortSignal: this.#signal }));
+    await this.#call(`download ${this.url}/${key}`, async () => (await this.#container).getBlobClient(key).downloadToFile(file, 0, undefined, { abortSignal: this.#signal }));
   }
 
   close(): void {
@@ -66,6 +75,8 @@ export class AzureContainerClient implements ObjectLister {
     try {
       return await work();
     } catch (error) {
+      if (error instanceof BucketError) throw error;
+      const { RestError } = await azureSdk();
       const status = error instanceof RestError ? error.statusCode : undefined;
       if (error instanceof RestError && error.code === 'ContainerNotFound') {
         throw new BucketError(`Could not ${what}: the container ${bucketOf(this.url)} does not exist there; create it first`, { cause: error });
