@@ -79,3 +79,10 @@ export function describeError(error: unknown): string {
 export function firstLineOf(error: unknown): string {
   return describeError(error).split('\n')[0] ?? '';
 }
+
+/** `error` and the errors it was caused by (`cause`), outermost first; a cause met twice ends the chain. */
+export function causeChain(error: unknown): Error[] {
+  const chain: Error[] = [];
+  for (let current: unknown = error; current instanceof Error && !chain.includes(current); current = current.cause) chain.push(current);
+  return chain;
+}

@@ -34,7 +34,7 @@ export async function runInService(service: QuarryService, request: ServiceRunRe
     const { job_id: jobId } = await callService<{ job_id: number }>(service, 'POST', '/api/transform/runs', request);
     for (;;) {
       const run = await callService<RunReportAnswer>(service, 'GET', `/api/transform/runs/${String(jobId)}`);
-      if (run.status !== 'queued' && run.status !== 'running') return outcomesOf(run);
+      if (run.status !== 'queued' && run.status !== 'running') return outcomesOfAnswer(run);
       await delay(POLL_MS);
     }
   } finally {
@@ -43,7 +43,7 @@ export async function runInService(service: QuarryService, request: ServiceRunRe
   }
 }
 
-function outcomesOf(run: RunReportAnswer): RunOutcomes {
+function outcomesOfAnswer(run: RunReportAnswer): RunOutcomes {
   return {
     status: run.status,
     error: run.error,

@@ -1,3 +1,4 @@
+import { causeChain } from '../errors.ts';
 import type { EventBus, QuarryEvent } from '../events/index.ts';
 import type { Logger } from '../logger.ts';
 import type { JobKind as JobKindName, JobOwner, JobRecord, LogLevel, Store } from '../store/index.ts';
@@ -17,16 +18,6 @@ const CONFLICT_RETRIES_PARAMETER = 'conflictRetries';
 
 /** What a job's record is made of when it is queued. */
 type QueuedJobFields = Pick<JobKind<unknown>, 'kind' | 'target' | 'fullRefresh' | 'requestedBy' | 'parameters'>;
-
-/** Whether `error`, or an error it was caused by, is an instance of `type`. */
-function causedBy(error: unknown, type: new (...args: never[]) => Error): boolean {
-  let current: unknown = error;
-  while (current instanceof Error) {
-    if (current instanceof type) return true;
-    current = (current as Error).cause;
-  }
-  return false;
-}
 
 /** What a job kind's work may use: its signal, its log and the lake's writer, labelled with the job. */
 export interface JobTools {
@@ -474,7 +465,8 @@ export class JobLifecycle {
    * at most CONFLICT_RETRIES times in a row, counted in the record's parameters.
    */
   #againAfterConflict(job: JobRecord, kind: JobKind<unknown>, error: unknown): QueuedJobFields | undefined {
-    if (this.#options.queue === undefined || kind.parameters === undefined || !causedBy(error, CommitConflictError)) return undefined;
+    const conflicted = causeChain(error).some((cause) => cause instanceof CommitConflictError);
+    if (this.#options.queue === undefined || kind.parameters === undefined || !conflicted) return undefined;
     const retries = Number(job.parameters?.[CONFLICT_RETRIES_PARAMETER] ?? 0);
     if (!Number.isInteger(retries) || retries >= CONFLICT_RETRIES) return undefined;
     const { target, fullRefresh, requestedBy } = kind;

@@ -2,7 +2,7 @@ import { createWriteStream } from 'node:fs';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { TransientError } from '../../errors.ts';
+import { causeChain, TransientError } from '../../errors.ts';
 import { SyncFailedError } from '../sync-failed-error.ts';
 import { OutboundRefusedError, type OutboundPolicy } from '../outbound/index.ts';
 
@@ -248,16 +248,9 @@ function networkCause(error: unknown, request: HttpRequest, timeoutMs: number): 
 
 /** fetch fails with "fetch failed"; the dispatcher's refusal is its cause. */
 function refusalOf(error: unknown): OutboundRefusedError | undefined {
-  for (let current: unknown = error; current instanceof Error; current = current.cause) {
-    if (current instanceof OutboundRefusedError) return current;
-  }
-  return undefined;
+  return causeChain(error).find((cause) => cause instanceof OutboundRefusedError);
 }
 
 function errorCode(error: unknown): string | undefined {
-  for (let current: unknown = error; current instanceof Error; current = current.cause) {
-    const code = (current as { code?: unknown }).code;
-    if (typeof code === 'string') return code;
-  }
-  return undefined;
+  return causeChain(error).map((cause) => (cause as { code?: unknown }).code).find((code) => typeof code === 'string');
 }
