@@ -139,9 +139,24 @@ export class JobQueue {
     if (!Number.isInteger(options.concurrency) || options.concurrency < 1) {
       throw new RangeError(`concurrency must be a whole number of at least 1, not ${options.concurrency}`);
     }
-    const settle = (jobs: Job<unknown>[]): Promise<JobResult[]> => Promise.all(jobs.map((job) => this.#run(job, handler)));
-    await this.#boss.work('jobs', { ...WORK_OPTIONS, localConcurrency: options.concurrency }, settle);
-    await this.#boss.work('model-runs', { ...WORK_OPTIONS, localConcurrency: 1 }, settle);
+    for (let slot = 0; slot < options.concurrency; slot++) await this.#workSlot('jobs', handler);
+    await this.#workSlot('model-runs', handler);
+  }
+
+  /**
+   * One job at a time from `queue`. A slot that has just finished a job looks for the next at once: left to pg-boss's
+   * loop, it would wait out the rest of notifyPollingIntervalSeconds, since jobs sent before it was free (a burst of
+   * syncs, the next model run) send no NOTIFY it has not already had.
+   */
+  async #workSlot(queue: QueueName, handler: (job: QueuedJob, signal: AbortSignal) => Promise<void>): Promise<void> {
+    const slot: { id?: string } = {};
+    slot.id = await this.#boss.work(queue, WORK_OPTIONS, async (jobs: Job<unknown>[]): Promise<JobResult[]> => {
+      try {
+        return await Promise.all(jobs.map((job) => this.#run(job, handler)));
+      } finally {
+        if (slot.id !== undefined) this.#boss.notifyWorker(slot.id);
+      }
+    });
   }
 
   /**

@@ -81,6 +81,23 @@ describe('JobQueue', () => {
     expect(troubleLogged()).toEqual([]);
   });
 
+  it('starts the next job of a backlog as soon as a slot is free, not at its next poll', async () => {
+    const queue = await openQueue();
+    // Sent before the worker listens: no notification of them is left to wake it, only the slot freeing.
+    for (const jobId of [201, 202, 203]) await queue.send({ jobId, kind: 'sync', target: `backlog-${String(jobId)}` });
+    const spans: { start: number; end: number }[] = [];
+    await queue.work(async () => {
+      const start = performance.now();
+      await delay(50);
+      spans.push({ start, end: performance.now() });
+    }, { concurrency: 1 });
+
+    await expect.poll(() => spans.length, { timeout: 30_000 }).toBe(3);
+    // pg-boss alone would fetch again only after its poll interval with a NOTIFY listener (2 s) had passed.
+    const waits = spans.slice(1).map((span, index) => span.start - spans[index]!.end);
+    expect(Math.max(...waits)).toBeLessThan(1_000);
+  });
+
   it('runs one model run at a time across the workers, and every one of them', async () => {
     const [first, second] = await Promise.all([openQueue(), openQueue()]);
     let active = 0;
