@@ -30,9 +30,9 @@ export interface WriteOptions {
   readonly label?: CommitLabel | undefined;
   /**
    * For a write that changes only tables of its own, their name (a sync's source: its raw tables). With a PostgreSQL
-   * catalog, such writes of other processes and other names commit beside it, since DuckLake merges commits to
-   * different tables; one of the same name, and every other write, waits for it. In one process, turns stay one at
-   * a time.
+   * catalog, such writes of other names, of this process or another, commit beside it, since DuckLake merges commits
+   * to different tables; one of the same name, and every other write, waits for it. With the embedded catalog, turns
+   * are one at a time whatever their name.
    */
   readonly alongside?: string | undefined;
 }
@@ -44,11 +44,13 @@ export interface WriterTurn {
 }
 
 /**
- * The lake's one writer. Turns run one at a time, in the order they were asked for, a failed one not blocking the
- * next; each holds the lock between processes for its whole length: the embedded lake's `writer.lock` file, which
- * another process's writer finds taken (WarehouseBusyError), or a PostgreSQL catalog's advisory lock, for which the
- * writers of every host sharing the lake wait in line (shared between writes `alongside` of different tables, which commit together). Readers are told the lake is being written meanwhile
- * (whileWriting), since a turn may let another process write (a model run's dbt commits on its own connection).
+ * The lake's writer. With the embedded catalog, turns run one at a time, in the order they were asked for, a failed
+ * one not blocking the next, and each holds the `writer.lock` file for its whole length, which another process's
+ * writer finds taken (WarehouseBusyError). With a PostgreSQL catalog, the catalog's advisory locks are the line, for
+ * this process's turns as for every other host's: writes `alongside` of different tables hold it together (a worker's
+ * syncs load side by side, each in its own DuckDB instance), every other write alone. Readers are told the lake is
+ * being written meanwhile (whileWriting), since a turn may let another process write (a model run's dbt commits on
+ * its own connection).
  */
 export class LakeWriter {
   readonly #lake: LakeLocation;
@@ -77,7 +79,8 @@ export class LakeWriter {
   turn<T>(work: (turn: WriterTurn) => Promise<T>, options: WriteOptions): Promise<T> {
     const { signal, label } = options;
     const previous = this.#queue;
-    const turn = inLine(previous, signal).then(async () => {
+    const waitFor = this.#lake.catalog.kind === 'postgres' ? Promise.resolve() : previous;
+    const turn = inLine(waitFor, signal).then(async () => {
       signal.throwIfAborted();
       const acrossProcesses = await this.#takeAcrossProcesses(signal, options.alongside);
       let held = true;
@@ -93,8 +96,8 @@ export class LakeWriter {
         await acrossProcesses.release();
       }
     });
-    // The next turn waits for this one and for every turn before it (this one may have left the line early); a
-    // failed turn must not block it.
+    // idle() and the embedded catalog's next turn wait for this one and for every turn before it (this one may have
+    // left the line early); a failed turn must not block them.
     this.#queue = Promise.all([previous, turn.catch(() => undefined)]).then(() => undefined);
     return turn;
   }

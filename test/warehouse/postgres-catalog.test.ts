@@ -10,7 +10,7 @@ import { startPlatform } from '../../src/server/index.ts';
 import { createLogger } from '../../src/logger.ts';
 import { pythonExecutable } from '../../src/python/index.ts';
 import {
-  DUCKDB_EXTENSIONS_DIR, lakeChildEnv, openSandboxedReader, READER_SANDBOX_PYTHON_PATH, takeCatalogWriterLock, type PostgresCatalog,
+  DUCKDB_EXTENSIONS_DIR, lakeChildEnv, LakeWriter, openSandboxedReader, READER_SANDBOX_PYTHON_PATH, takeCatalogWriterLock, type PostgresCatalog,
 } from '../../src/warehouse/index.ts';
 import { EMAILS, PASSWORDS, startQuarry, type TestQuarry } from '../support/quarry.ts';
 import { LOCAL_POSTGRES, onPostgres, sharedLakeServiceOptions } from '../support/local-postgres.ts';
@@ -133,6 +133,29 @@ describe('a lake with a PostgreSQL catalog, shared by two Quarry services', () =
     await orders.release();
     await (await ordersAgain).release();
     await customers.release();
+  }, 60_000);
+
+  it('lets one process\'s writes of different tables hold their turns together, and a write of every table wait for them', async () => {
+    const writer = new LakeWriter({ catalog, dataPath: `${path.join(shared, 'lake')}${path.sep}` }, path.join(shared, 'writer.lock'));
+    const signal = AbortSignal.timeout(30_000);
+    const { promise: released, resolve: release } = Promise.withResolvers<undefined>();
+    const inside: string[] = [];
+    const holdTurn = (name: string) => (): Promise<undefined> => {
+      inside.push(name);
+      return released;
+    };
+    const turns = [
+      writer.turn(holdTurn('orders'), { signal, alongside: 'orders' }),
+      writer.turn(holdTurn('customers'), { signal, alongside: 'customers' }),
+      writer.turn(holdTurn('every table'), { signal }),
+    ];
+    await expect.poll(() => inside.toSorted(), { timeout: 10_000 }).toEqual(['customers', 'orders']);
+    await expect.poll(waitingWriters, { timeout: 10_000 }).toBe(1);
+    expect(inside).toHaveLength(2);
+    release(undefined);
+    await Promise.all(turns);
+    expect(inside).toHaveLength(3);
+    expect(inside.at(-1)).toBe('every table');
   }, 60_000);
 
   it('serialises syncs both services start at once: no lost and no doubled rows', async () => {
