@@ -70,11 +70,28 @@ class TestKind implements JobKind<number> {
   }
 }
 
+/** A TestKind whose follow-up waits for `release`. */
+class FollowedKind extends TestKind {
+  followedUp = false;
+  readonly #followUpRelease: Promise<void>;
+
+  constructor(target: string, release: Promise<number>, store: Store, followUpRelease: Promise<void>) {
+    super(target, release, store);
+    this.#followUpRelease = followUpRelease;
+  }
+
+  async followUp(): Promise<void> {
+    await this.#followUpRelease;
+    this.followedUp = true;
+  }
+}
+
 describe('JobLifecycle', () => {
   let dir: string;
   let store: Store;
   let events: EventBus;
   let lifecycle: JobLifecycle;
+  let options: ConstructorParameters<typeof JobLifecycle>[0];
   let records: { msg: string; level: number }[];
 
   beforeEach(() => {
@@ -91,7 +108,8 @@ describe('JobLifecycle', () => {
     const log = createLogger({ level: 'debug', destination });
     const now = (): Date => new Date();
     events = new EventBus(log, now, new SecretRedactor());
-    lifecycle = new JobLifecycle({ store, owner: thisJobOwner(), events, log, now, writer: new LakeWriter(lakeLocation(paths), paths.writerLockFile), redact: (text) => text });
+    options = { store, owner: thisJobOwner(), events, log, now, writer: new LakeWriter(lakeLocation(paths), paths.writerLockFile), redact: (text) => text };
+    lifecycle = new JobLifecycle(options);
   });
 
   afterEach(async () => {
@@ -134,5 +152,24 @@ describe('JobLifecycle', () => {
     expect(await store.jobs.latest('sync', 'customers')).toMatchObject({ id: queued.job.id, status: 'interrupted' });
     expect(records.filter((record) => record.msg.startsWith('test job failed'))).toEqual([]);
     expect(lifecycle.active()).toEqual([]);
+  });
+
+  it('frees the queue\'s slot once a taken job\'s ending is recorded, and waits on close for its follow-up', async () => {
+    const { promise: followUpReleased, resolve: releaseFollowUp } = Promise.withResolvers<undefined>();
+    const kind = new FollowedKind('orders', Promise.resolve(2), store, followUpReleased);
+    const worker = new JobLifecycle({ ...options, queue: { send: () => Promise.resolve(), kindOf: () => Promise.resolve(kind) } });
+    const job = await store.jobs.enqueueUnlessActive({ kind: 'sync', target: 'orders', fullRefresh: false, requestedBy: 'test', parameters: {} }, new Date().toISOString(), worker.owner);
+
+    await worker.takeQueued(job!.id, new AbortController().signal);
+    expect(await store.jobs.latest('sync', 'orders')).toMatchObject({ id: job!.id, status: 'success', rows: 2 });
+    expect(kind.followedUp).toBe(false);
+
+    let closed = false;
+    const closing = worker.close(60_000).then(() => { closed = true; });
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(closed).toBe(false);
+    releaseFollowUp(undefined);
+    await closing;
+    expect(kind.followedUp).toBe(true);
   });
 });

@@ -161,6 +161,9 @@ export interface ActiveJob {
   readonly ended: Promise<JobEnding>;
 }
 
+/** A job running in this process: `recorded` resolves once its ending is recorded, before the follow-up that `ended` waits for. */
+type RunningJob = ActiveJob & { readonly controller: AbortController; readonly recorded: Promise<JobEnding> };
+
 /**
  * The one job lifecycle: enqueue (one active job per kind and target), wait for the writer's turn,
  * work, record, emit events only after the record, fail or interrupt, and close with a grace
@@ -168,7 +171,7 @@ export interface ActiveJob {
  */
 export class JobLifecycle {
   readonly #options: JobLifecycleOptions;
-  readonly #active = new Map<number, ActiveJob & { controller: AbortController }>();
+  readonly #active = new Map<number, RunningJob>();
   /** Jobs this process sent to the queue, until their record shows how they ended, wherever they ran. */
   readonly #sent = new Map<number, ActiveJob & { resolve: (ending: JobEnding) => void }>();
   /** Endings the platform database refused to record (read-only or locked); written with the next job. */
@@ -256,7 +259,9 @@ export class JobLifecycle {
     const abort = (): void => { this.#active.get(job.id)?.controller.abort(); };
     signal.addEventListener('abort', abort, { once: true });
     try {
-      const ending = await active.ended;
+      // The queue's slot is free once the ending is recorded: the follow-up (a sync's staging models, for this
+      // process's copy of the project) goes on beside the next job, and close() still waits for it.
+      const ending = await active.recorded;
       // Sent by this process too: its sender learns the ending now, not at its next read of the record.
       const sent = this.#sent.get(job.id);
       this.#sent.delete(job.id);
@@ -267,11 +272,14 @@ export class JobLifecycle {
   }
 
   /** Runs a recorded job here, in the writer's turn as its kind's `lockScope` says. */
-  #start<Outcome>(job: JobRecord, kind: JobKind<Outcome>): ActiveJob {
+  #start<Outcome>(job: JobRecord, kind: JobKind<Outcome>): RunningJob {
     const { writer } = this.#options;
     const controller = new AbortController();
     const { promise: ended, resolve } = Promise.withResolvers<JobEnding>();
-    const active = { job, kind: kind as JobKind<unknown>, ended, controller };
+    const { promise: recorded, resolve: tellRecorded } = Promise.withResolvers<JobEnding>();
+    const told = (ending: JobEnding): JobEnding => ({ ...ending, error: ending.error === null ? null : this.#options.redact(ending.error) });
+    const resolveRecorded = (ending: JobEnding): void => { tellRecorded(told(ending)); };
+    const active = { job, kind: kind as JobKind<unknown>, ended, recorded, controller };
     // Tracked before it runs: a job whose lock scope is `write` starts (and announces itself) at once.
     this.#active.set(job.id, active);
     // Queued while close() interrupted the others: it must not outlive them.
@@ -281,8 +289,8 @@ export class JobLifecycle {
     const lines = this.#lines(job.id, kind.logSource);
     const alongside = kind.writesAlongside;
     const run = kind.lockScope === 'job'
-      ? writer.turn((turn) => this.#run(job, kind, signal, turn.write, lines), { signal, label, alongside })
-      : this.#run(job, kind, signal, (work) => writer.write(work, { signal, label, alongside }), lines);
+      ? writer.turn((turn) => this.#run(job, kind, signal, turn.write, lines, resolveRecorded), { signal, label, alongside })
+      : this.#run(job, kind, signal, (work) => writer.write(work, { signal, label, alongside }), lines, resolveRecorded);
     void run
       .then(
         (ending) => ({ ending, endedWell: true }),
@@ -290,7 +298,8 @@ export class JobLifecycle {
       )
       .then(({ ending, endedWell }) => {
         this.#active.delete(job.id);
-        resolve({ ...ending, error: ending.error === null ? null : this.#options.redact(ending.error) });
+        resolveRecorded(ending);
+        resolve(told(ending));
         // After the job has ended for everyone: a client told the job completed may start the next one at once.
         if (endedWell) void this.#options.afterCommit?.();
       });
@@ -386,8 +395,9 @@ export class JobLifecycle {
     }
   }
 
+  /** Runs the job's work and records its ending (`onRecorded` is told once it is), then its follow-up. */
   async #run<Outcome>(
-    job: JobRecord, kind: JobKind<Outcome>, signal: AbortSignal, write: JobTools['write'], lines: JobLog,
+    job: JobRecord, kind: JobKind<Outcome>, signal: AbortSignal, write: JobTools['write'], lines: JobLog, onRecorded: (ending: JobEnding) => void,
   ): Promise<JobEnding> {
     const { store, events, now, log } = this.#options;
     signal.throwIfAborted();
@@ -413,13 +423,15 @@ export class JobLifecycle {
       await this.#options.announce?.(announced);
       return success;
     });
+    const recorded: JobEnding = { status: ending.status, rows: ending.rows, error: ending.error, transient: false };
     for (const line of ending.lines) tools.log(line.level, line.message);
     await lines.written();
+    onRecorded(recorded);
     await kind.followUp?.(tools);
     await lines.written();
     log.info({ ...kind.serviceLog.fields, ...ending.logFields, durationMs: finishedAt.getTime() - started.getTime() }, kind.serviceLog.finished);
     for (const event of announced) events.receive(event);
-    return { status: ending.status, rows: ending.rows, error: ending.error, transient: false };
+    return recorded;
   }
 
   async #fail<Outcome>(job: JobRecord, kind: JobKind<Outcome>, error: unknown, signal: AbortSignal, lines: JobLog): Promise<JobEnding> {
