@@ -9,7 +9,7 @@ import { interruptOrphanedJobs } from './orphaned-jobs.ts';
 
 type JobEvent = Parameters<EventBus['publish']>[0];
 
-/** How often a process that sent a job to the queue reads its record for an ending. */
+/** How often a process that sent jobs to the queue reads their records for their endings. */
 const ENDING_POLL_MS = 250;
 /** How many times in a row a job that lost to another writer's conflicting commit is queued again. */
 const CONFLICT_RETRIES = 3;
@@ -174,6 +174,8 @@ export class JobLifecycle {
   readonly #active = new Map<number, RunningJob>();
   /** Jobs this process sent to the queue, until their record shows how they ended, wherever they ran. */
   readonly #sent = new Map<number, ActiveJob & { resolve: (ending: JobEnding) => void }>();
+  /** Reads the records of the jobs in #sent while there are any. */
+  #watchSent: Promise<void> | undefined;
   /** Endings the platform database refused to record (read-only or locked); written with the next job. */
   readonly #unrecorded: (() => Promise<void>)[] = [];
   /** The enqueues asked for so far, which run one after another; it never rejects. */
@@ -231,11 +233,7 @@ export class JobLifecycle {
     const { promise: ended, resolve } = Promise.withResolvers<JobEnding>();
     const sent = { job, kind: kind as JobKind<unknown>, ended, resolve };
     this.#sent.set(job.id, sent);
-    void this.#watchEnding(job.id).then((ending) => {
-      if (ending === undefined || this.#sent.get(job.id) !== sent) return;
-      this.#sent.delete(job.id);
-      resolve(ending);
-    });
+    this.#watchSent ??= this.#watchSentEndings().finally(() => { this.#watchSent = undefined; });
     return sent;
   }
 
@@ -307,17 +305,19 @@ export class JobLifecycle {
   }
 
   /**
-   * Reads a sent job's record until it shows an ending, wherever the job ran; undefined once it is no longer
-   * watched (it ran here, or this process closed).
+   * While jobs this process sent are watched, reads their records together, however many, until each shows an
+   * ending, wherever it ran; one that ran here, or that close() gave up on, is no longer watched.
    */
-  async #watchEnding(jobId: number): Promise<JobEnding | undefined> {
-    for (;;) {
-      const job = await this.#options.store.jobs.get(jobId).catch(() => undefined);
-      if (job !== undefined && job.status !== 'queued' && job.status !== 'running') {
-        return { status: job.status, rows: job.rows, error: job.error, transient: job.transient };
-      }
+  async #watchSentEndings(): Promise<void> {
+    while (this.#sent.size > 0) {
       await new Promise((resolve) => setTimeout(resolve, ENDING_POLL_MS));
-      if (!this.#sent.has(jobId)) return undefined;
+      const ended = await this.#options.store.jobs.endedAmong([...this.#sent.keys()]).catch(() => []);
+      for (const job of ended) {
+        if (job.status === 'queued' || job.status === 'running') continue;
+        const sent = this.#sent.get(job.id);
+        this.#sent.delete(job.id);
+        sent?.resolve({ status: job.status, rows: job.rows, error: job.error, transient: job.transient });
+      }
     }
   }
 

@@ -1,5 +1,8 @@
 import type { PlatformDatabase } from './platform-database.ts';
 
+/** Ids bound in one statement: well under SQLite's and PostgreSQL's limits on parameters. */
+const IDS_PER_QUERY = 500;
+
 export const JOB_STATUSES = ['queued', 'running', 'success', 'failed', 'interrupted'] as const;
 export type JobStatus = (typeof JOB_STATUSES)[number];
 export type JobKind = 'sync' | 'run' | 'restore' | 'maintain';
@@ -119,6 +122,19 @@ export class JobsRepository {
   /** Jobs whose recorded snapshot span ends at or after `snapshot` (model runs, whose snapshots dbt commits). */
   async spanningFrom(snapshot: number): Promise<JobRecord[]> {
     return (await this.#database.all<JobRow>('SELECT * FROM jobs WHERE snapshot_after >= ? ORDER BY id', snapshot)).map(toRecord);
+  }
+
+  /** The jobs among `ids` that have ended (neither queued nor running any more). */
+  async endedAmong(ids: readonly number[]): Promise<JobRecord[]> {
+    const ended: JobRecord[] = [];
+    for (let from = 0; from < ids.length; from += IDS_PER_QUERY) {
+      const some = ids.slice(from, from + IDS_PER_QUERY);
+      const rows = await this.#database.all<JobRow>(
+        `SELECT * FROM jobs WHERE id IN (${some.map(() => '?').join(', ')}) AND status NOT IN ('queued', 'running') ORDER BY id`, ...some,
+      );
+      ended.push(...rows.map(toRecord));
+    }
+    return ended;
   }
 
   async get(id: number): Promise<JobRecord | undefined> {

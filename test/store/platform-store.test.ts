@@ -119,6 +119,18 @@ describe.each([['sqlite', embedded], ['postgres', shared]] as const)('the platfo
     expect((await store.jobs.active()).map((active) => active.kind)).toEqual(['run', 'sync']);
   });
 
+  it('reads which of many jobs have ended in one call', async () => {
+    const jobs = [];
+    for (let index = 0; index < 620; index++) {
+      jobs.push((await store.jobs.enqueueUnlessActive({ kind: 'sync', target: `many-${String(index)}`, fullRefresh: false, requestedBy: null }, NOW, OWNER))!);
+    }
+    const finished = [jobs[3]!, jobs[550]!, jobs[619]!];
+    for (const job of finished) await store.jobs.finish(job.id, { status: 'failed', rows: null, error: 'no', filesFailed: 0 }, LATER);
+    const ended = await store.jobs.endedAmong([...jobs.map((job) => job.id), 999_999]);
+    expect(ended.map((job) => [job.id, job.status])).toEqual(finished.map((job) => [job.id, 'failed']));
+    expect(await store.jobs.endedAmong([])).toEqual([]);
+  });
+
   it('interrupts a job once, and fails the model runs it left running', async () => {
     const job = (await store.jobs.enqueueUnlessActive({ kind: 'run', target: 'all', fullRefresh: false, requestedBy: null, parameters: { models: ['a+'] } }, NOW, OWNER))!;
     expect(job.parameters).toEqual({ models: ['a+'] });
