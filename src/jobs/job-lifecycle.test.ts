@@ -163,6 +163,8 @@ describe('JobLifecycle', () => {
     await worker.takeQueued(job!.id, new AbortController().signal);
     expect(await store.jobs.latest('sync', 'orders')).toMatchObject({ id: job!.id, status: 'success', rows: 2 });
     expect(kind.followedUp).toBe(false);
+    // Over for anyone who asks: the next job of the same target is not refused while the follow-up goes on.
+    expect(worker.active()).toEqual([]);
 
     let closed = false;
     const closing = worker.close(60_000).then(() => { closed = true; });

@@ -3,7 +3,6 @@ import type { EventBus, QuarryEvent } from '../events/index.ts';
 import type { Logger } from '../logger.ts';
 import type { JobKind as JobKindName, JobOwner, JobRecord, LogLevel, Store } from '../store/index.ts';
 import { CommitConflictError, type LakeWrite, type LakeWriter } from '../warehouse/index.ts';
-import { countRows } from './count-rows.ts';
 import { finishWithin } from './finish-within.ts';
 import { interruptOrphanedJobs } from './orphaned-jobs.ts';
 
@@ -28,8 +27,6 @@ export interface JobTools {
    * records its ending only once they are: one that cannot be written fails the job.
    */
   log(level: LogLevel, message: string): void;
-  /** Row counts keyed `schema.name`, read through the writer's connection (`write`), so of what the job itself committed. */
-  countRows(tables: readonly { schema: string; name: string }[]): Promise<Map<string, number>>;
   /**
    * LakeWriter.write with the job's label and signal: each transaction `work` commits is one snapshot that names
    * the job, which readers see from then on. Within the job's turn when the kind's `lockScope` is `job`, else in
@@ -172,6 +169,8 @@ type RunningJob = ActiveJob & { readonly controller: AbortController; readonly r
 export class JobLifecycle {
   readonly #options: JobLifecycleOptions;
   readonly #active = new Map<number, RunningJob>();
+  /** Jobs of #active whose ending is recorded, while their follow-up runs: over for anyone who asks. */
+  readonly #followingUp = new Set<number>();
   /** Jobs this process sent to the queue, until their record shows how they ended, wherever they ran. */
   readonly #sent = new Map<number, ActiveJob & { resolve: (ending: JobEnding) => void }>();
   /** Reads the records of the jobs in #sent while there are any. */
@@ -195,8 +194,16 @@ export class JobLifecycle {
     return this.#options.owner;
   }
 
-  /** Queued and running jobs: those this process runs, and those it sent to the queue. */
+  /**
+   * Queued and running jobs: those this process runs, until their ending is recorded (a user told a run has ended
+   * may start the next at once, its follow-up going on), and those it sent to the queue.
+   */
   active(): ActiveJob[] {
+    return this.#tracked().filter((tracked) => !this.#followingUp.has(tracked.job.id));
+  }
+
+  /** The jobs this process runs, follow-ups included, and those it sent to the queue. */
+  #tracked(): ActiveJob[] {
     return [...this.#active.values(), ...[...this.#sent.values()].filter((sent) => !this.#active.has(sent.job.id))];
   }
 
@@ -276,7 +283,10 @@ export class JobLifecycle {
     const { promise: ended, resolve } = Promise.withResolvers<JobEnding>();
     const { promise: recorded, resolve: tellRecorded } = Promise.withResolvers<JobEnding>();
     const told = (ending: JobEnding): JobEnding => ({ ...ending, error: ending.error === null ? null : this.#options.redact(ending.error) });
-    const resolveRecorded = (ending: JobEnding): void => { tellRecorded(told(ending)); };
+    const resolveRecorded = (ending: JobEnding): void => {
+      if (this.#active.get(job.id) === active) this.#followingUp.add(job.id);
+      tellRecorded(told(ending));
+    };
     const active = { job, kind: kind as JobKind<unknown>, ended, recorded, controller };
     // Tracked before it runs: a job whose lock scope is `write` starts (and announces itself) at once.
     this.#active.set(job.id, active);
@@ -296,6 +306,7 @@ export class JobLifecycle {
       )
       .then(({ ending, endedWell }) => {
         this.#active.delete(job.id);
+        this.#followingUp.delete(job.id);
         resolveRecorded(ending);
         resolve(told(ending));
         // After the job has ended for everyone: a client told the job completed may start the next one at once.
@@ -339,7 +350,7 @@ export class JobLifecycle {
   async idle(kind?: JobKindName): Promise<void> {
     const waitedFor = (): Promise<unknown>[] => [
       ...this.#enqueuing,
-      ...this.active().filter((active) => kind === undefined || active.kind.kind === kind).map((active) => active.ended),
+      ...this.#tracked().filter((tracked) => kind === undefined || tracked.kind.kind === kind).map((tracked) => tracked.ended),
     ];
     for (let pending = waitedFor(); pending.length > 0; pending = waitedFor()) await Promise.all(pending);
     await this.#options.writer.idle();
@@ -406,7 +417,6 @@ export class JobLifecycle {
     const tools: JobTools = {
       job, signal, write,
       log: (level, message) => { lines.tell(level, message); },
-      countRows: (tables) => (tables.length === 0 ? Promise.resolve(new Map<string, number>()) : write(({ connection }) => countRows(connection, tables))),
     };
     tools.log('INFO', kind.started(job));
     await lines.written();

@@ -8,6 +8,7 @@ import type { DbtOutcome, NodeProgress, NodeResult } from './dbt-worker.ts';
 import { dropStoredFailures, readFailingRows } from './failing-rows.ts';
 import { RunInProgressError } from './errors.ts';
 import { ModelGraph } from './manifest.ts';
+import { countRows } from './count-rows.ts';
 import { dbtErrorLine } from './dbt-error-line.ts';
 
 const LAYERS = new Set(['staging', 'marts']);
@@ -93,6 +94,8 @@ export class ModelRun implements JobKind<RunOutcome> {
   readonly models: ReadonlySet<string>;
   readonly parameters: ModelRunParameters;
   readonly #options: ModelRunOptions;
+  /** The views this run built, counted once its ending is recorded (see followUp). */
+  #viewsBuilt: { schema: string; name: string }[] = [];
 
   constructor(options: ModelRunOptions) {
     this.#options = options;
@@ -144,24 +147,47 @@ export class ModelRun implements JobKind<RunOutcome> {
     await marked;
     const models = await reloadGraph();
     const failingRows = await this.#storeFailures(dbt, tools);
-    await store.jobs.recordSnapshotRange(tools.job.id, before, await tools.write(({ connection }) => latestSnapshotId(connection)));
     const built = modelResults(dbt).filter((result) => result.status === 'success')
       .flatMap((result) => models.models.get(result.name) ?? [])
-      .filter((model) => LAYERS.has(model.schema));
-    const rowCounts = await tools.countRows(built.map((model) => ({ schema: model.schema, name: model.name })));
+      .filter((model) => LAYERS.has(model.schema))
+      .map((model) => ({ schema: model.schema, name: model.name, view: model.materialization === 'view' }));
+    this.#viewsBuilt = built.filter((model) => model.view);
+    // What follows dbt opens the lake once: each opening is a DuckDB instance of its own and the catalog read again.
+    const passedTests = dbt.results.filter((result) => result.status === 'pass').flatMap((result) => result.test?.failuresTable ?? []);
+    const { after, rowCounts } = await tools.write(async (write) => {
+      await dropStoredFailures(write, passedTests);
+      return { after: await latestSnapshotId(write.connection), rowCounts: await countRows(write.connection, built.filter((model) => !model.view)) };
+    });
+    await store.jobs.recordSnapshotRange(tools.job.id, before, after);
     return { dbt, rowCounts, failingRows };
   }
 
   /**
+   * Counts the rows of the views the run built, for the catalog. Counting a view runs its whole query, as long as
+   * reading it (a join, a deduplication over millions of rows): the run has ended for whoever waits on it before.
+   */
+  async followUp(tools: JobTools): Promise<void> {
+    const { store, now } = this.#options;
+    try {
+      const counts = this.#viewsBuilt.length === 0 ? new Map<string, number>() : await tools.write(({ connection }) => countRows(connection, this.#viewsBuilt));
+      const countedAt = now().toISOString();
+      for (const view of this.#viewsBuilt) {
+        const rows = counts.get(`${view.schema}.${view.name}`);
+        if (rows !== undefined) await store.warehouseTables.replaceModelTable({ schema: view.schema, name: view.name, layer: view.schema as 'staging' | 'marts', rowCount: rows }, countedAt);
+      }
+    } catch (error) {
+      tools.log('WARNING', `The rows of the views built could not be counted: ${firstLineOf(error)}`);
+    }
+  }
+
+  /**
    * Keeps the failing rows of the tests that failed or warned, in tables of the test_failures schema named after
-   * each test (dbt's store_failures), and drops the tables of tests that pass now. Only the failed tests run a
-   * second time, with --store-failures: a green run writes no table per test (40 tests stored at every run
-   * cost more than building the models). Returns up to FAILING_ROWS_KEPT rows of each, by the test's id.
+   * each test (dbt's store_failures); the tables of tests that pass now are dropped after (work). Only the failed
+   * tests run a second time, with --store-failures: a green run writes no table per test (40 tests stored at every
+   * run cost more than building the models). Returns up to FAILING_ROWS_KEPT rows of each, by the test's id.
    */
   async #storeFailures(dbt: DbtOutcome, tools: JobTools): Promise<Map<string, Record<string, unknown>[]>> {
-    const tests = dbt.results.filter((result) => result.test !== null);
-    const failed = tests.filter((result) => result.status === 'fail' || result.status === 'warn');
-    const passed = tests.filter((result) => result.status === 'pass').flatMap((result) => result.test?.failuresTable ?? []);
+    const failed = dbt.results.filter((result) => result.test !== null && (result.status === 'fail' || result.status === 'warn'));
     const rows = new Map<string, Record<string, unknown>[]>();
     if (failed.length > 0) {
       const stored = await this.#options.invoke(['test', '--store-failures', ...selectArguments(failed.map((result) => result.name))], tools.signal, () => undefined);
@@ -169,7 +195,6 @@ export class ModelRun implements JobKind<RunOutcome> {
       const read = await tools.write(({ connection }) => readFailingRows(connection, [...relations.values()]));
       for (const [test, relation] of relations) rows.set(test, read.get(relation) ?? []);
     }
-    if (passed.length > 0) await tools.write((write) => dropStoredFailures(write, passed));
     return rows;
   }
 
