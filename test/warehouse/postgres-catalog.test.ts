@@ -147,12 +147,16 @@ describe('a lake with a PostgreSQL catalog, shared by two Quarry services', () =
     const turns = [
       writer.turn(holdTurn('orders'), { signal, alongside: 'orders' }),
       writer.turn(holdTurn('customers'), { signal, alongside: 'customers' }),
-      writer.turn(holdTurn('every table'), { signal }),
     ];
-    await expect.poll(() => inside.toSorted(), { timeout: 10_000 }).toEqual(['customers', 'orders']);
-    await expect.poll(waitingWriters, { timeout: 10_000 }).toBe(1);
-    expect(inside).toHaveLength(2);
-    release(undefined);
+    try {
+      await expect.poll(() => inside.toSorted(), { timeout: 20_000 }).toEqual(['customers', 'orders']);
+      turns.push(writer.turn(holdTurn('every table'), { signal }));
+      await expect.poll(waitingWriters, { timeout: 10_000 }).toBe(1);
+      expect(inside).toHaveLength(2);
+    } finally {
+      release(undefined);
+      await Promise.allSettled(turns);
+    }
     await Promise.all(turns);
     expect(inside).toHaveLength(3);
     expect(inside.at(-1)).toBe('every table');
