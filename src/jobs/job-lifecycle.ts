@@ -2,7 +2,7 @@ import { causeChain } from '../errors.ts';
 import type { EventBus, QuarryEvent } from '../events/index.ts';
 import type { Logger } from '../logger.ts';
 import type { JobKind as JobKindName, JobOwner, JobRecord, LogLevel, Store } from '../store/index.ts';
-import { CommitConflictError, type LakeWrite, type LakeWriter } from '../warehouse/index.ts';
+import { CommitConflictError, type LakeWrite, type LakeWriter, type WriteOpening } from '../warehouse/index.ts';
 import { finishWithin } from './finish-within.ts';
 import { interruptOrphanedJobs } from './orphaned-jobs.ts';
 
@@ -32,7 +32,7 @@ export interface JobTools {
    * the job, which readers see from then on. Within the job's turn when the kind's `lockScope` is `job`, else in
    * a turn of its own.
    */
-  write<T>(work: (write: LakeWrite) => Promise<T>): Promise<T>;
+  write<T>(work: (write: LakeWrite) => Promise<T>, opening?: WriteOpening): Promise<T>;
 }
 
 /** How a job ended well, as the kind reports it; written in one transaction with the job's own ending. */
@@ -298,7 +298,7 @@ export class JobLifecycle {
     const alongside = kind.writesAlongside;
     const run = kind.lockScope === 'job'
       ? writer.turn((turn) => this.#run(job, kind, signal, turn.write, lines, resolveRecorded), { signal, label, alongside })
-      : this.#run(job, kind, signal, (work) => writer.write(work, { signal, label, alongside }), lines, resolveRecorded);
+      : this.#run(job, kind, signal, (work, opening) => writer.write(work, { signal, label, alongside, ...opening }), lines, resolveRecorded);
     void run
       .then(
         (ending) => ({ ending, endedWell: true }),

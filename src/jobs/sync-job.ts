@@ -148,7 +148,7 @@ export class SyncJob implements JobKind<LoadOutcome> {
       progress: this.#progressTeller(),
       savedCursors: () => (job.fullRefresh ? Promise.resolve(new Map<string, unknown>()) : store.sourceState.forSource(source.name)),
       ledger: () => store.fileLedger.forSource(source.name),
-      write: (work) => tools.write(work),
+      write: (work, opening) => tools.write(work, opening),
     };
   }
 }

@@ -1,9 +1,10 @@
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { Connector, ConnectorLogLevel, CursorState, RecordSink, TableSpec, TableWriter } from './connector.ts';
 import { loadStagedTables, rawTablesOf } from './load-staged-tables.ts';
 import type { LoadMessage, SourceLoader, SyncProgress } from './source-loader.ts';
-import { StagingArea } from './staging-area.ts';
+import { SMALL_FILE_BYTES } from './read-files-alone.ts';
+import { StagingArea, type StagedTable } from './staging-area.ts';
 import { firstLineOf } from '../errors.ts';
 
 /**
@@ -35,12 +36,14 @@ export function extractThenLoad(connector: Connector): SourceLoader {
           outbound: context.outbound, onCommitted: (work) => { afterCommit.push(work); },
         }, countingSink(window === undefined ? staging : windowSink(staging, context.log), context.progress));
         const staged = await staging.finish();
+        // A small load gains nothing from DuckDB's threads, which only take the cores from the jobs beside it.
+        const threads = await stagedBytes(staged) <= SMALL_FILE_BYTES ? 1 : undefined;
         const loaded = await context.write(({ transaction }) => transaction(async (connection) => {
           const outcome = await loadStagedTables(connection, context.source.name, staged, { fullRefresh: context.fullRefresh, now: context.now(), window });
           context.signal.throwIfAborted();
           // A backfill loads some of the source's tables; the source still has all of them.
           return window === undefined ? outcome : { ...outcome, tables: await rawTablesOf(connection, context.source.name) };
-        }));
+        }), { threads });
         // After the write: the data is committed, and a slow vendor must not hold up other loads.
         const committed = await runAfterCommit(afterCommit);
         return {
@@ -147,4 +150,10 @@ function probeSink(): { sink: RecordSink; reached: () => boolean } {
     },
     reached: () => reached,
   };
+}
+
+/** The bytes of every file staged for a load. */
+async function stagedBytes(staged: readonly StagedTable[]): Promise<number> {
+  const sizes = await Promise.all(staged.flatMap((table) => table.files.map(async (file) => (await stat(file.path)).size)));
+  return sizes.reduce((total, size) => total + size, 0);
 }

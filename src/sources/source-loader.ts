@@ -1,6 +1,6 @@
 import type { DataRoots } from '../config/index.ts';
 import type { LedgerEntry } from '../store/index.ts';
-import type { LakeWrite } from '../warehouse/index.ts';
+import type { LakeWrite, WriteOpening } from '../warehouse/index.ts';
 import type { AnySource, ConnectorLogLevel } from './connector.ts';
 import type { DateWindow } from './date-window.ts';
 import type { OutboundPolicy } from './outbound/index.ts';
@@ -56,7 +56,7 @@ export interface LoadContext extends ReadContext {
    * Runs `work` as the lake's one writer, every transaction a snapshot labelled with the sync's job (JobTools.write);
    * readers see what it committed from then on. Within the sync's own turn when the loader's `lockScope` is `sync`.
    */
-  readonly write: <T>(work: (write: LakeWrite) => Promise<T>) => Promise<T>;
+  readonly write: <T>(work: (write: LakeWrite) => Promise<T>, opening?: WriteOpening) => Promise<T>;
 }
 
 /** How far a sync's extraction has come: records read, and the pages (batches) they came in. */

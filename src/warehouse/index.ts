@@ -1,4 +1,4 @@
-export { LakeWriter, type LakeWrite, type WriterTurn, type WriteOptions } from './lake-writer.ts';
+export { LakeWriter, type LakeWrite, type WriterTurn, type WriteOpening, type WriteOptions } from './lake-writer.ts';
 export { LAKE_FILE_CODEC, LAKE_FILE_COPY_OPTIONS } from './lake-connection.ts';
 export { WarehouseBusyError } from './writer-lock-file.ts';
 export { quoteIdentifier, quoteLiteral } from './sql.ts';

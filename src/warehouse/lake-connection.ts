@@ -6,7 +6,7 @@ import {
   attachStatement, dataInBucket, extensionFile, LAKE_ALIAS, lakeExtensionsOf, lakeSecretStatements, type LakeLocation, type PostgresCatalog,
 } from './lake-location.ts';
 import { inCatalogTurn } from './catalog-opening.ts';
-import { closeJobInstance, createJobInstance } from './job-instance.ts';
+import { closeJobInstance, createJobInstance, type JobInstanceOptions } from './job-instance.ts';
 import { isObjectUrl } from '../config/index.ts';
 import { ConfigError } from '../errors.ts';
 import { quoteLiteral } from './sql.ts';
@@ -33,10 +33,10 @@ export const LAKE_FILE_COPY_OPTIONS = `FORMAT parquet, COMPRESSION ${NEW_LAKE_OP
  * Opens the lake for the one writer: read-write, with the file system (the writer reads source files).
  * Makes the lake on first use.
  */
-export async function openLakeForWriting(location: LakeLocation): Promise<LakeConnection> {
+export async function openLakeForWriting(location: LakeLocation, instance: JobInstanceOptions = {}): Promise<LakeConnection> {
   const { catalog } = location;
   const createdFile = catalog.kind === 'sqlite' && !preparedCatalogs.has(catalog.file) && prepareCatalog(catalog.file, location.dataPath);
-  return openLake(location, async (connection) => {
+  return openLake(location, instance, async (connection) => {
     await inCatalogTurn(() => connection.run(attachStatement(location, 'write')));
     const created = catalog.kind === 'sqlite' ? createdFile : await isNewPostgresLake(connection, catalog);
     if (created) {
@@ -66,9 +66,9 @@ async function isNewPostgresLake(connection: DuckDBConnection, catalog: Postgres
   return reader.getRows()[0]?.[0] === 0;
 }
 
-async function openLake(location: LakeLocation, attach: (connection: DuckDBConnection) => Promise<void>): Promise<LakeConnection> {
+async function openLake(location: LakeLocation, options: JobInstanceOptions, attach: (connection: DuckDBConnection) => Promise<void>): Promise<LakeConnection> {
   if (!dataInBucket(location)) mkdirSync(location.dataPath, { recursive: true });
-  const instance = await createJobInstance();
+  const instance = await createJobInstance(options);
   try {
     const connection = await instance.connect();
     try {

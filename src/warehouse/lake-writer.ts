@@ -1,6 +1,7 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { takeCatalogWriterLock, type HeldLock } from './catalog-writer-lock.ts';
 import type { CommitLabel } from './commit-label.ts';
+import type { JobInstanceOptions } from './job-instance.ts';
 import { openLakeForWriting } from './lake-connection.ts';
 import { lakeMetadataSchema, type LakeLocation } from './lake-location.ts';
 import { whileWriting } from './lake-writes.ts';
@@ -23,7 +24,10 @@ export interface LakeWrite {
   readonly metadata: string;
 }
 
-export interface WriteOptions {
+/** How one write opens the lake: the DuckDB instance of its own (JobInstanceOptions: a small write's one thread). */
+export type WriteOpening = JobInstanceOptions;
+
+export interface WriteOptions extends WriteOpening {
   /** Aborting gives up the place in line, or interrupts the statement running. */
   readonly signal: AbortSignal;
   /** The job every transaction of the write commits for; none only for writes no job makes (start-up, tests). */
@@ -40,7 +44,7 @@ export interface WriteOptions {
 /** The writer's turn as its holder uses it: the lake opened for writing, as often as it needs, within the turn. */
 export interface WriterTurn {
   /** Opens the lake for writing, runs `work` with it as LakeWriter.write does, and closes it; only while the turn lasts. */
-  readonly write: <T>(work: (write: LakeWrite) => Promise<T>) => Promise<T>;
+  readonly write: <T>(work: (write: LakeWrite) => Promise<T>, opening?: WriteOpening) => Promise<T>;
 }
 
 /**
@@ -69,7 +73,7 @@ export class LakeWriter {
    * Resolves with what `work` returned; readers see what it committed from then on.
    */
   write<T>(work: (write: LakeWrite) => Promise<T>, options: WriteOptions): Promise<T> {
-    return this.turn((turn) => turn.write(work), options);
+    return this.turn((turn) => turn.write(work, { threads: options.threads }), options);
   }
 
   /**
@@ -86,9 +90,9 @@ export class LakeWriter {
       let held = true;
       try {
         return await whileWriting(this.#lake, () => work({
-          write: (writeWork) => {
+          write: (writeWork, opening) => {
             if (!held) return Promise.reject(new Error('The writer\'s turn has ended; a write needs a turn of its own'));
-            return writeInTurn(this.#lake, writeWork, signal, label);
+            return writeInTurn(this.#lake, writeWork, { signal, label, opening });
           },
         }));
       } finally {
@@ -127,9 +131,12 @@ function inLine(previous: Promise<unknown>, signal: AbortSignal): Promise<void> 
 }
 
 /** Opens the lake for writing, runs `work`, interrupting its statement when `signal` aborts, and closes the lake. */
-async function writeInTurn<T>(lake: LakeLocation, work: (write: LakeWrite) => Promise<T>, signal: AbortSignal, label: CommitLabel | undefined): Promise<T> {
+async function writeInTurn<T>(
+  lake: LakeLocation, work: (write: LakeWrite) => Promise<T>, options: { signal: AbortSignal; label: CommitLabel | undefined; opening: WriteOpening | undefined },
+): Promise<T> {
+  const { signal, label } = options;
   signal.throwIfAborted();
-  const writer = await openLakeForWriting(lake);
+  const writer = await openLakeForWriting(lake, options.opening);
   const { connection } = writer;
   const interrupt = (): void => { connection.interrupt(); };
   signal.addEventListener('abort', interrupt, { once: true });
