@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -33,6 +33,13 @@ describe('the lake\'s one writer', () => {
   });
   afterAll(() => {
     rmSync(root, { recursive: true, force: true });
+  });
+
+  it('opens the lake with the threads a write asks for, every core when it asks for none', async () => {
+    const threads = (opening: { threads?: number }): Promise<number> => writer.write(async ({ connection }) =>
+      Number((await connection.runAndReadAll("SELECT current_setting('threads')")).getRows()[0]?.[0]), { signal: signal(), ...opening });
+    expect(await threads({ threads: 1 })).toBe(1);
+    expect(await threads({})).toBe(availableParallelism());
   });
 
   it('runs writes one at a time in the order they were asked for, a failed one not holding up the next', async () => {
