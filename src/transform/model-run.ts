@@ -94,8 +94,6 @@ export class ModelRun implements JobKind<RunOutcome> {
   readonly models: ReadonlySet<string>;
   readonly parameters: ModelRunParameters;
   readonly #options: ModelRunOptions;
-  /** The views this run built, counted once its ending is recorded (see followUp). */
-  #viewsBuilt: { schema: string; name: string }[] = [];
 
   constructor(options: ModelRunOptions) {
     this.#options = options;
@@ -150,34 +148,15 @@ export class ModelRun implements JobKind<RunOutcome> {
     const built = modelResults(dbt).filter((result) => result.status === 'success')
       .flatMap((result) => models.models.get(result.name) ?? [])
       .filter((model) => LAYERS.has(model.schema))
-      .map((model) => ({ schema: model.schema, name: model.name, view: model.materialization === 'view' }));
-    this.#viewsBuilt = built.filter((model) => model.view);
+      .map((model) => ({ schema: model.schema, name: model.name }));
     // What follows dbt opens the lake once: each opening is a DuckDB instance of its own and the catalog read again.
     const passedTests = dbt.results.filter((result) => result.status === 'pass').flatMap((result) => result.test?.failuresTable ?? []);
     const { after, rowCounts } = await tools.write(async (write) => {
       await dropStoredFailures(write, passedTests);
-      return { after: await latestSnapshotId(write.connection), rowCounts: await countRows(write.connection, built.filter((model) => !model.view)) };
+      return { after: await latestSnapshotId(write.connection), rowCounts: await countRows(write.connection, built) };
     });
     await store.jobs.recordSnapshotRange(tools.job.id, before, after);
     return { dbt, rowCounts, failingRows };
-  }
-
-  /**
-   * Counts the rows of the views the run built, for the catalog. Counting a view runs its whole query, as long as
-   * reading it (a join, a deduplication over millions of rows): the run has ended for whoever waits on it before.
-   */
-  async followUp(tools: JobTools): Promise<void> {
-    const { store, now } = this.#options;
-    try {
-      const counts = this.#viewsBuilt.length === 0 ? new Map<string, number>() : await tools.write(({ connection }) => countRows(connection, this.#viewsBuilt));
-      const countedAt = now().toISOString();
-      for (const view of this.#viewsBuilt) {
-        const rows = counts.get(`${view.schema}.${view.name}`);
-        if (rows !== undefined) await store.warehouseTables.replaceModelTable({ schema: view.schema, name: view.name, layer: view.schema as 'staging' | 'marts', rowCount: rows }, countedAt);
-      }
-    } catch (error) {
-      tools.log('WARNING', `The rows of the views built could not be counted: ${firstLineOf(error)}`);
-    }
   }
 
   /**

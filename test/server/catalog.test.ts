@@ -57,7 +57,7 @@ describe('the catalog', () => {
       schema: 'raw_shop', name: 'shop', layer: 'raw', kind: 'table', row_count: 4, column_count: 5, source: 'shop', model: null,
       description: '', updated_at: expect.stringMatching(ISO_UTC), profiled_at: expect.stringMatching(ISO_UTC),
     });
-    // A view's rows are counted once its run has ended.
+    // A view's rows are counted by the run that built it.
     expect(byName['staging.stg_shop__shop']).toEqual(expect.objectContaining({ layer: 'staging', kind: 'view', row_count: 4, model: 'stg_shop__shop', source: null }));
     expect(byName['marts.channel_revenue']).toEqual(expect.objectContaining({
       layer: 'marts', kind: 'table', row_count: 2, column_count: 2, model: 'channel_revenue', description: 'Revenue per sales channel',
