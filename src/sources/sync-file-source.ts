@@ -2,7 +2,7 @@ import { access } from 'node:fs/promises';
 import { describeError } from '../errors.ts';
 import type { DataRoots } from '../config/index.ts';
 import type { LedgerEntry } from '../store/index.ts';
-import { quoteIdentifier, quoteLiteral, type DuckDBConnection, type LakeWrite } from '../warehouse/index.ts';
+import { quoteIdentifier, quoteLiteral, setJobThreads, type DuckDBConnection, type LakeWrite } from '../warehouse/index.ts';
 import { applySchemaChanges, describeChange, describeColumns, planSchema, type Respelling } from './evolve-schema.ts';
 import { configuredKey, isWarehouseFailure, readerSql, UnreadableFileError, type Column, type FileReading } from './file-reading.ts';
 import { readFilesAlone, SMALL_FILE_BYTES } from './read-files-alone.ts';
@@ -337,7 +337,7 @@ async function writeFiles(connection: DuckDBConnection, input: WriteInput): Prom
   let singleThreaded: boolean | undefined;
   const setThreads = async (one: boolean): Promise<void> => {
     if (one === singleThreaded) return;
-    await connection.run(one ? 'SET threads = 1' : `SET threads = ${String(threads)}`);
+    await setJobThreads(connection, one ? 1 : threads);
     singleThreaded = one;
   };
   try {
@@ -360,7 +360,7 @@ async function writeFiles(connection: DuckDBConnection, input: WriteInput): Prom
     }
   } finally {
     // After a failed INSERT the transaction refuses every statement; the next attempt sets threads again.
-    if (singleThreaded === true) await connection.run(`SET threads = ${String(threads)}`).catch(() => undefined);
+    if (singleThreaded === true) await setJobThreads(connection, threads).catch(() => undefined);
   }
   signal.throwIfAborted();
   return { changes, respellings: plan.respellings, removed, rowsByFile };

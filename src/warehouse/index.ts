@@ -27,3 +27,4 @@ export { listSnapshots, latestSnapshotId, type LakeSnapshot, type SnapshotJob } 
 export { snapshotsOfJob, snapshotExists, restoreSchemaAt } from './restore-schema.ts';
 export { maintainLake, type MaintenanceOutcome } from './maintain-lake.ts';
 export { objectStorageSecretStatement } from './bucket-secret.ts';
+export { setJobThreads } from './job-instance.ts';

@@ -32,12 +32,25 @@ export interface JobInstanceOptions {
  * niced too, which slows it and nothing else. Without /proc the threads keep the process's priority.
  */
 export async function createJobInstance(options: JobInstanceOptions = {}): Promise<DuckDBInstance> {
-  const before = threadIds();
   const settings: Record<string, string> = { ...QUARRY_SQL_ONLY_INSTANCE_OPTIONS };
   if (options.threads !== undefined) settings.threads = String(options.threads);
-  const instance = await DuckDBInstance.create(':memory:', settings);
+  return withNewThreadsNiced(() => DuckDBInstance.create(':memory:', settings));
+}
+
+/**
+ * Sets how many threads a job's instance runs (DuckDB's `threads`, the calling one included): those DuckDB starts
+ * for it run niced, as the instance's first ones do (createJobInstance).
+ */
+export async function setJobThreads(connection: DuckDBConnection, threads: number): Promise<void> {
+  await withNewThreadsNiced(() => connection.run(`SET threads = ${String(threads)}`));
+}
+
+/** Runs `start`, then lowers the priority of the threads that appeared meanwhile (see createJobInstance). */
+async function withNewThreadsNiced<T>(start: () => Promise<T>): Promise<T> {
+  const before = threadIds();
+  const started = await start();
   if (before !== undefined) for (const thread of threadIds() ?? []) if (!before.has(thread)) lowerThreadPriority(thread);
-  return instance;
+  return started;
 }
 
 /**
