@@ -283,8 +283,9 @@ export class JobLifecycle {
     const { promise: ended, resolve } = Promise.withResolvers<JobEnding>();
     const { promise: recorded, resolve: tellRecorded } = Promise.withResolvers<JobEnding>();
     const told = (ending: JobEnding): JobEnding => ({ ...ending, error: ending.error === null ? null : this.#options.redact(ending.error) });
-    const resolveRecorded = (ending: JobEnding): void => {
-      if (this.#active.get(job.id) === active) this.#followingUp.add(job.id);
+    // Told by #run once the ending is recorded, before the follow-up; a failed job's ending is told with `ended`.
+    const onRecorded = (ending: JobEnding): void => {
+      this.#followingUp.add(job.id);
       tellRecorded(told(ending));
     };
     const active = { job, kind: kind as JobKind<unknown>, ended, recorded, controller };
@@ -297,8 +298,8 @@ export class JobLifecycle {
     const lines = this.#lines(job.id, kind.logSource);
     const alongside = kind.writesAlongside;
     const run = kind.lockScope === 'job'
-      ? writer.turn((turn) => this.#run(job, kind, signal, turn.write, lines, resolveRecorded), { signal, label, alongside })
-      : this.#run(job, kind, signal, (work, opening) => writer.write(work, { signal, label, alongside, ...opening }), lines, resolveRecorded);
+      ? writer.turn((turn) => this.#run(job, kind, signal, turn.write, lines, onRecorded), { signal, label, alongside })
+      : this.#run(job, kind, signal, (work, opening) => writer.write(work, { signal, label, alongside, ...opening }), lines, onRecorded);
     void run
       .then(
         (ending) => ({ ending, endedWell: true }),
@@ -307,8 +308,9 @@ export class JobLifecycle {
       .then(({ ending, endedWell }) => {
         this.#active.delete(job.id);
         this.#followingUp.delete(job.id);
-        resolveRecorded(ending);
-        resolve(told(ending));
+        const said = told(ending);
+        tellRecorded(said);
+        resolve(said);
         // After the job has ended for everyone: a client told the job completed may start the next one at once.
         if (endedWell) void this.#options.afterCommit?.();
       });
