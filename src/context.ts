@@ -222,11 +222,12 @@ const SHUTDOWN_GRACE_MS = 20_000;
 /**
  * Closes what createContext opened, in reverse order: the schedules, then the transform runner stops queuing
  * work and the one job lifecycle closes (syncs and model runs finish within the grace period or are
- * interrupted), then the store.
+ * interrupted), the lake's writer, then the store.
  */
 export async function closeContext(context: AppContext, graceMs = SHUTDOWN_GRACE_MS): Promise<void> {
   await context.schedules.close();
   await context.jobs.close(graceMs, context.transform.close());
+  await context.writer.close();
   await context.profiler.idle();
   context.readers.close();
   context.queries.close();

@@ -14,6 +14,8 @@ import { quoteLiteral } from './sql.ts';
 /** A DuckDB instance of its own with the lake attached as `warehouse` (LAKE_ALIAS), its default database. */
 export interface LakeConnection {
   readonly connection: DuckDBConnection;
+  /** Another connection to the same instance, the lake its default database too; its caller closes it. */
+  connectAgain(): Promise<DuckDBConnection>;
   close(): Promise<void>;
 }
 
@@ -78,7 +80,17 @@ async function openLake(location: LakeLocation, options: JobInstanceOptions, att
       connection.closeSync();
       throw error;
     }
-    return { connection, close: () => closeJobInstance(instance, connection) };
+    const connectAgain = async (): Promise<DuckDBConnection> => {
+      const another = await instance.connect();
+      try {
+        await another.run(`USE ${LAKE_ALIAS}`);
+      } catch (error) {
+        another.closeSync();
+        throw error;
+      }
+      return another;
+    };
+    return { connection, connectAgain, close: () => closeJobInstance(instance, connection) };
   } catch (error) {
     instance.closeSync();
     throw error;

@@ -6,6 +6,7 @@ import { openLakeForWriting } from './lake-connection.ts';
 import { lakeMetadataSchema, type LakeLocation } from './lake-location.ts';
 import { whileWriting } from './lake-writes.ts';
 import { inTransaction } from './transaction.ts';
+import { WarmLake, type WriteConnection } from './warm-lake.ts';
 import { takeWriterLockFile } from './writer-lock-file.ts';
 
 /** The lake opened for writing, as a write's work is handed it. */
@@ -24,7 +25,11 @@ export interface LakeWrite {
   readonly metadata: string;
 }
 
-/** How one write opens the lake: the DuckDB instance of its own (JobInstanceOptions: a small write's one thread). */
+/**
+ * How one write opens the lake: the DuckDB instance's threads (JobInstanceOptions). A small write asks for one;
+ * with a PostgreSQL catalog it is then given a connection to the process's warm instance (WarmLake), which such
+ * writes share, instead of an instance of its own.
+ */
 export type WriteOpening = JobInstanceOptions;
 
 export interface WriteOptions extends WriteOpening {
@@ -59,12 +64,18 @@ export interface WriterTurn {
 export class LakeWriter {
   readonly #lake: LakeLocation;
   readonly #writerLockFile: string;
+  /**
+   * Only with a PostgreSQL catalog: the embedded one is a file that a restored backup or a moved folder replaces, and
+   * its writes run one at a time, so an instance of their own costs them less.
+   */
+  readonly #warm: WarmLake | undefined;
   #queue: Promise<unknown> = Promise.resolve();
 
   /** `writerLockFile`: the embedded lake's lock between processes of one host (the project's `warehouse/writer.lock`). */
   constructor(lake: LakeLocation, writerLockFile: string) {
     this.#lake = lake;
     this.#writerLockFile = writerLockFile;
+    this.#warm = lake.catalog.kind === 'postgres' ? new WarmLake(lake) : undefined;
   }
 
   /**
@@ -92,7 +103,7 @@ export class LakeWriter {
         return await whileWriting(this.#lake, () => work({
           write: (writeWork, opening) => {
             if (!held) return Promise.reject(new Error('The writer\'s turn has ended; a write needs a turn of its own'));
-            return writeInTurn(this.#lake, writeWork, { signal, label, opening });
+            return writeInTurn(this.#lake, writeWork, { signal, label, open: () => this.#open(opening) });
           },
         }));
       } finally {
@@ -109,6 +120,18 @@ export class LakeWriter {
   /** Resolves when every turn asked for so far has ended. */
   async idle(): Promise<void> {
     await this.#queue;
+  }
+
+  /** Waits for the turns asked for so far, then closes the warm instance, if any (a process's last step). */
+  async close(): Promise<void> {
+    await this.idle();
+    await this.#warm?.close();
+  }
+
+  async #open(opening: WriteOpening | undefined): Promise<WriteConnection> {
+    if (this.#warm !== undefined && opening?.threads === 1) return this.#warm.connect();
+    const writer = await openLakeForWriting(this.#lake, opening);
+    return { connection: writer.connection, release: () => writer.close() };
   }
 
   #takeAcrossProcesses(signal: AbortSignal, alongside: string | undefined): Promise<HeldLock> {
@@ -132,20 +155,23 @@ function inLine(previous: Promise<unknown>, signal: AbortSignal): Promise<void> 
 
 /** Opens the lake for writing, runs `work`, interrupting its statement when `signal` aborts, and closes the lake. */
 async function writeInTurn<T>(
-  lake: LakeLocation, work: (write: LakeWrite) => Promise<T>, options: { signal: AbortSignal; label: CommitLabel | undefined; opening: WriteOpening | undefined },
+  lake: LakeLocation, work: (write: LakeWrite) => Promise<T>, options: { signal: AbortSignal; label: CommitLabel | undefined; open: () => Promise<WriteConnection> },
 ): Promise<T> {
   const { signal, label } = options;
   signal.throwIfAborted();
-  const writer = await openLakeForWriting(lake, options.opening);
+  const writer = await options.open();
   const { connection } = writer;
   const interrupt = (): void => { connection.interrupt(); };
   signal.addEventListener('abort', interrupt, { once: true });
+  let failed = true;
   try {
-    return await work({
+    const result = await work({
       connection, metadata: lakeMetadataSchema(lake), transaction: (transactionWork) => inTransaction(connection, label, () => transactionWork(connection)),
     });
+    failed = false;
+    return result;
   } finally {
     signal.removeEventListener('abort', interrupt);
-    await writer.close();
+    await writer.release(failed);
   }
 }
