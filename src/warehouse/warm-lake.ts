@@ -3,7 +3,7 @@ import { openLakeForWriting, type LakeConnection } from './lake-connection.ts';
 import type { LakeLocation } from './lake-location.ts';
 
 /** How long the instance stays open after its last write: a burst of syncs keeps it, an idle process gives back its memory. */
-const IDLE_CLOSE_MS = 10_000;
+const DEFAULT_IDLE_CLOSE_MS = 10_000;
 
 /** The lake opened for one write: a connection of its own (to the warm instance, or to an instance of its own). */
 export interface WriteConnection {
@@ -32,10 +32,12 @@ interface Opened {
  */
 export class WarmLake {
   readonly #location: LakeLocation;
+  readonly #idleCloseMs: number;
   #current: Opened | undefined;
 
-  constructor(location: LakeLocation) {
+  constructor(location: LakeLocation, idleCloseMs = DEFAULT_IDLE_CLOSE_MS) {
     this.#location = location;
+    this.#idleCloseMs = idleCloseMs;
   }
 
   async connect(): Promise<WriteConnection> {
@@ -79,12 +81,12 @@ export class WarmLake {
 
   #release(opened: Opened, failed: boolean): void {
     opened.users -= 1;
-    if (failed) this.#retire(opened);
-    else if (opened.users === 0 && !opened.retired) {
-      opened.idle = setTimeout(() => { this.#retire(opened); }, IDLE_CLOSE_MS);
+    if (failed || opened.retired) {
+      this.#retire(opened);
+    } else if (opened.users === 0) {
+      opened.idle = setTimeout(() => { this.#retire(opened); }, this.#idleCloseMs);
       opened.idle.unref();
     }
-    if (opened.retired) this.#closeWhenUnused(opened);
   }
 
   #retire(opened: Opened): void {

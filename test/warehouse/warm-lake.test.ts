@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LakeWriter, listSnapshots, type LakeLocation, type LakeWrite, type WriteOptions } from '../../src/warehouse/index.ts';
+import { WarmLake } from '../../src/warehouse/warm-lake.ts';
 import { LOCAL_POSTGRES, onPostgres } from '../support/local-postgres.ts';
 
 // A lake of this file's own: its catalog a schema in the local PostgreSQL, its data in a temporary folder.
@@ -13,9 +14,9 @@ const signal = (): AbortSignal => AbortSignal.timeout(60_000);
  * A global setting identifies the DuckDB instance a write was given: one write sets it, and only a write on the
  * same instance reads it back.
  */
-const memoryLimit = async ({ connection }: LakeWrite): Promise<string> =>
+const memoryLimit = async ({ connection }: Pick<LakeWrite, 'connection'>): Promise<string> =>
   String((await connection.runAndReadAll("SELECT current_setting('memory_limit')")).getRows()[0]?.[0]);
-const markInstance = async (write: LakeWrite): Promise<string> => {
+const markInstance = async (write: Pick<LakeWrite, 'connection'>): Promise<string> => {
   await write.connection.run("SET GLOBAL memory_limit = '1234MiB'");
   return memoryLimit(write);
 };
@@ -92,5 +93,24 @@ describe('small writes to a lake with a PostgreSQL catalog', () => {
     await writer.close();
     expect(await writer.write(memoryLimit, small())).not.toBe(mark);
     expect(await rowsOf('c')).toBe(300);
+  });
+
+  it('close the shared instance once it has been unused for a while', async () => {
+    const warm = new WarmLake(lake, 200);
+    const limitOn = async (): Promise<string> => {
+      const opened = await warm.connect();
+      try {
+        return await memoryLimit(opened);
+      } finally {
+        await opened.release(false);
+      }
+    };
+    const first = await warm.connect();
+    const mark = await markInstance(first);
+    await first.release(false);
+    expect(await limitOn()).toBe(mark);
+    await new Promise((resolve) => setTimeout(resolve, 2000));
+    expect(await limitOn()).not.toBe(mark);
+    await warm.close();
   });
 });
