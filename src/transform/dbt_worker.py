@@ -7,12 +7,18 @@ Protocol: each stdin line is {"id": n, "args": [...]}; for each, stdout carries 
 import json
 import os
 import sys
+import threading
 from datetime import timezone
+
+# dbt-duckdb keeps its DuckDB instance, the lake attached, open after invoke() returns, and the next invocation
+# with the same profile uses it again: opening it (the extensions loaded and checked, the catalog attached) is a
+# large part of a small build. It is closed once no request has come for this long, giving its memory back, and
+# after a request that did not succeed, whose failure may have been the instance's own.
+IDLE_CLOSE_SECONDS = float(os.environ.get("QUARRY_DBT_IDLE_CLOSE_SECONDS", "30"))
 
 
 def close_warehouse():
-    # dbt-duckdb keeps its DuckDB instance open after invoke() returns, holding the lake's catalog open and
-    # its memory; closing the adapter's environment releases them (an internal attribute).
+    # Closing the adapter's environment (an internal attribute) closes its DuckDB instance.
     from dbt.adapters.duckdb.connections import DuckDBConnectionManager
 
     with DuckDBConnectionManager._LOCK:
@@ -88,27 +94,44 @@ def main():
         })
 
     runner = dbtRunner(callbacks=[on_event])
+    invoking = threading.Lock()
+    idle_close = None
+
+    def close_when_idle():
+        # A request that began meanwhile keeps the instance.
+        if invoking.acquire(blocking=False):
+            try:
+                close_warehouse()
+            finally:
+                invoking.release()
+
     send({"type": "ready"})
     for line in sys.stdin:
         if not line.strip():
             continue
+        if idle_close is not None:
+            idle_close.cancel()
         request = json.loads(line)
         current["id"] = request["id"]
-        try:
-            outcome = runner.invoke(request["args"])
-            results = getattr(outcome.result, "results", None) or []
-            reply = {
-                "id": request["id"],
-                "type": "result",
-                "success": bool(outcome.success),
-                "error": str(outcome.exception) if outcome.exception is not None else None,
-                "results": [describe(result) for result in results if getattr(result, "node", None) is not None],
-            }
-        except Exception as error:  # a failed request must not end the worker
-            reply = {"id": request["id"], "type": "result", "success": False, "error": str(error), "results": []}
-        # Released before answering: the caller counts the built tables as soon as it has the answer.
-        close_warehouse()
+        with invoking:
+            try:
+                outcome = runner.invoke(request["args"])
+                results = getattr(outcome.result, "results", None) or []
+                reply = {
+                    "id": request["id"],
+                    "type": "result",
+                    "success": bool(outcome.success),
+                    "error": str(outcome.exception) if outcome.exception is not None else None,
+                    "results": [describe(result) for result in results if getattr(result, "node", None) is not None],
+                }
+            except Exception as error:  # a failed request must not end the worker
+                reply = {"id": request["id"], "type": "result", "success": False, "error": str(error), "results": []}
+            if not reply["success"]:
+                close_warehouse()
         send(reply)
+        idle_close = threading.Timer(IDLE_CLOSE_SECONDS, close_when_idle)
+        idle_close.daemon = True
+        idle_close.start()
 
 if __name__ == "__main__":  # dbt starts child processes that import this module; they must not serve
     main()
