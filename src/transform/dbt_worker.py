@@ -13,7 +13,9 @@ from datetime import timezone
 # dbt-duckdb keeps its DuckDB instance, the lake attached, open after invoke() returns, and the next invocation
 # with the same profile uses it again: opening it (the extensions loaded and checked, the catalog attached) is a
 # large part of a small build. It is closed once no request has come for this long, giving its memory back, and
-# after a request that did not succeed, whose failure may have been the instance's own.
+# after a request that failed with an error (a data test that finds rows is not one), which may have been the
+# instance's own. What a run leaves in the instance beyond the lake (a table in its `memory` database, a macro) is
+# there for the next run within that time.
 IDLE_CLOSE_SECONDS = float(os.environ.get("QUARRY_DBT_IDLE_CLOSE_SECONDS", "30"))
 
 
@@ -126,12 +128,24 @@ def main():
                 }
             except Exception as error:  # a failed request must not end the worker
                 reply = {"id": request["id"], "type": "result", "success": False, "error": str(error), "results": []}
-            if not reply["success"]:
+            if ended_in_error(reply):
                 close_warehouse()
         send(reply)
         idle_close = threading.Timer(IDLE_CLOSE_SECONDS, close_when_idle)
         idle_close.daemon = True
         idle_close.start()
+    if idle_close is not None:
+        idle_close.cancel()
+    with invoking:
+        close_warehouse()
+
+
+def ended_in_error(reply):
+    """Whether a request failed otherwise than by data tests failing or warning."""
+    if reply["success"]:
+        return False
+    return reply["error"] is not None or not reply["results"] or any(result["status"] == "error" for result in reply["results"])
+
 
 if __name__ == "__main__":  # dbt starts child processes that import this module; they must not serve
     main()

@@ -13,7 +13,8 @@ import { takeWriterLockFile } from './writer-lock-file.ts';
 export interface LakeWrite {
   /**
    * The writer's connection, with the lake as its default database. A statement run on it outside `transaction`
-   * commits on its own and carries no label: it is for reading (what this writer committed included).
+   * commits on its own and carries no label: it is for reading (what this writer committed included). A small write's
+   * instance is shared (WriteOpening): nothing run on it may change the instance (SET GLOBAL, threads, secrets, LOAD).
    */
   readonly connection: DuckDBConnection;
   /**
@@ -48,7 +49,7 @@ export interface WriteOptions extends WriteOpening {
 
 /** The writer's turn as its holder uses it: the lake opened for writing, as often as it needs, within the turn. */
 export interface WriterTurn {
-  /** Opens the lake for writing, runs `work` with it as LakeWriter.write does, and closes it; only while the turn lasts. */
+  /** Opens the lake for writing, runs `work` with it as LakeWriter.write does, and lets it go; only while the turn lasts. */
   readonly write: <T>(work: (write: LakeWrite) => Promise<T>, opening?: WriteOpening) => Promise<T>;
 }
 
@@ -57,7 +58,7 @@ export interface WriterTurn {
  * one not blocking the next, and each holds the `writer.lock` file for its whole length, which another process's
  * writer finds taken (WarehouseBusyError). With a PostgreSQL catalog, the catalog's advisory locks are the line, for
  * this process's turns as for every other host's: writes `alongside` of different tables hold it together (a worker's
- * syncs load side by side, each in its own DuckDB instance), every other write alone. Readers are told the lake is
+ * syncs load side by side, each on a connection of its own), every other write alone. Readers are told the lake is
  * being written meanwhile (whileWriting), since a turn may let another process write (a model run's dbt commits on
  * its own connection).
  */
@@ -65,8 +66,9 @@ export class LakeWriter {
   readonly #lake: LakeLocation;
   readonly #writerLockFile: string;
   /**
-   * Only with a PostgreSQL catalog: the embedded one is a file that a restored backup or a moved folder replaces, and
-   * its writes run one at a time, so an instance of their own costs them less.
+   * Only with a PostgreSQL catalog, whose small writes run side by side, each having paid for opening the lake on
+   * busy cores. The embedded catalog's writes run one at a time, where an instance of their own costs 60-140 ms, and
+   * leave its file closed between turns, which other processes' writers (the CLI) take.
    */
   readonly #warm: WarmLake | undefined;
   #queue: Promise<unknown> = Promise.resolve();
@@ -80,7 +82,7 @@ export class LakeWriter {
 
   /**
    * Runs `work` as the lake's one writer, in a turn of its own: the lake opened for writing, each transaction one
-   * snapshot labelled `label`, a running statement interrupted when `signal` aborts, the lake closed after.
+   * snapshot labelled `label`, a running statement interrupted when `signal` aborts, the lake let go after.
    * Resolves with what `work` returned; readers see what it committed from then on.
    */
   write<T>(work: (write: LakeWrite) => Promise<T>, options: WriteOptions): Promise<T> {
@@ -153,7 +155,7 @@ function inLine(previous: Promise<unknown>, signal: AbortSignal): Promise<void> 
   });
 }
 
-/** Opens the lake for writing, runs `work`, interrupting its statement when `signal` aborts, and closes the lake. */
+/** Opens the lake for writing, runs `work`, interrupting its statement when `signal` aborts, and lets the lake go. */
 async function writeInTurn<T>(
   lake: LakeLocation, work: (write: LakeWrite) => Promise<T>, options: { signal: AbortSignal; label: CommitLabel | undefined; open: () => Promise<WriteConnection> },
 ): Promise<T> {

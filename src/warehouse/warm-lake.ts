@@ -16,9 +16,11 @@ interface Opened {
   readonly lake: Promise<LakeConnection>;
   users: number;
   retired: boolean;
+  closing: boolean;
   idle: NodeJS.Timeout | undefined;
-  /** Set once the instance is being closed. */
-  closed: Promise<void> | undefined;
+  /** Resolves once the instance is closed. */
+  readonly closed: Promise<void>;
+  readonly tellClosed: () => void;
 }
 
 /**
@@ -27,13 +29,16 @@ interface Opened {
  * 60-140 ms alone and several times that when a worker's syncs open it side by side on busy cores, against a few
  * milliseconds for a connection. The instance runs one thread: each write's statements run on its own calling
  * thread, and none spins waiting for another's tasks. DuckLake reads the catalog's latest snapshot as each
- * transaction starts, so what other processes commit meanwhile is seen. An instance a write failed on is not
- * given to the next (its catalog connection may be what failed), and an idle one is closed.
+ * transaction starts, so what other processes commit meanwhile is seen, and postgres_scanner connects again to a
+ * catalog server that ended its connection (a restart). An instance a write failed on is not given to the next (the
+ * failure may have been its own), and an idle one is closed.
  */
 export class WarmLake {
   readonly #location: LakeLocation;
   readonly #idleCloseMs: number;
   #current: Opened | undefined;
+  /** Every instance not closed yet: the current one, and those retired while writes still used them. */
+  readonly #unclosed = new Set<Opened>();
 
   constructor(location: LakeLocation, idleCloseMs = DEFAULT_IDLE_CLOSE_MS) {
     this.#location = location;
@@ -57,23 +62,26 @@ export class WarmLake {
       release: async (failed) => {
         if (released) return;
         released = true;
-        connection.closeSync();
-        this.#release(opened, failed);
+        try {
+          connection.closeSync();
+        } finally {
+          this.#release(opened, failed);
+        }
       },
     };
   }
 
-  /** Closes the instance, and resolves once it is closed: at once when no write is using it (a process's last step). */
+  /** Closes the instance once the writes using it have let it go, and resolves when every instance is closed. */
   async close(): Promise<void> {
-    const opened = this.#current;
-    if (opened === undefined) return;
-    this.#retire(opened);
-    await opened.closed;
+    if (this.#current !== undefined) this.#retire(this.#current);
+    await Promise.all([...this.#unclosed].map((opened) => opened.closed));
   }
 
   #open(): Opened {
     const lake = openLakeForWriting(this.#location, { threads: 1 });
-    const opened: Opened = { lake, users: 0, retired: false, idle: undefined, closed: undefined };
+    const { promise: closed, resolve: tellClosed } = Promise.withResolvers<undefined>();
+    const opened: Opened = { lake, users: 0, retired: false, closing: false, idle: undefined, closed, tellClosed: () => { tellClosed(undefined); } };
+    this.#unclosed.add(opened);
     // A failed opening is not kept: the next write tries again.
     lake.catch(() => { this.#retire(opened); });
     return opened;
@@ -97,7 +105,12 @@ export class WarmLake {
   }
 
   #closeWhenUnused(opened: Opened): void {
-    if (opened.users > 0 || opened.closed !== undefined) return;
-    opened.closed = opened.lake.then((lake) => lake.close(), () => undefined).catch(() => undefined);
+    if (opened.users > 0 || opened.closing) return;
+    opened.closing = true;
+    // An instance that failed to open has nothing to close; one that fails to close is gone with the process.
+    void opened.lake.then((lake) => lake.close()).catch(() => undefined).finally(() => {
+      this.#unclosed.delete(opened);
+      opened.tellClosed();
+    });
   }
 }

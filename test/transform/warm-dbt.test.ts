@@ -16,6 +16,9 @@ function writeProject(dir: string): void {
     '{% macro mark() %}{% do run_query("create or replace table memory.main.warm_marker as select 1 as x") %}{% endmacro %}\n');
   writeFileSync(path.join(transform, 'models', 'marts', 'probe.sql'),
     "select count(*) as marked from duckdb_tables() where database_name = 'memory' and table_name = 'warm_marker'\n");
+  writeFileSync(path.join(transform, 'models', 'marts', 'twice.sql'), 'select 1 as id union all select 1\n');
+  writeFileSync(path.join(transform, 'models', 'marts', '_marts.yml'),
+    'version: 2\nmodels:\n  - name: twice\n    columns:\n      - {name: id, data_tests: [unique]}\n');
 }
 
 describe('the warm dbt worker', () => {
@@ -47,7 +50,15 @@ describe('the warm dbt worker', () => {
     expect(await keptSinceMark()).toBe(true);
   }, 180_000);
 
-  it('does not keep it after an invocation that failed', async () => {
+  it('keeps it after a build whose data test found rows', async () => {
+    expect(await invoke(['run-operation', 'mark'])).toBe(true);
+    const build = await worker.invoke(['build', '--select', 'twice'], () => undefined, AbortSignal.timeout(120_000));
+    expect(build.success).toBe(false);
+    expect(build.results.map((result) => result.status).toSorted()).toEqual(['fail', 'success']);
+    expect(await keptSinceMark()).toBe(true);
+  }, 180_000);
+
+  it('does not keep it after an invocation that failed with an error', async () => {
     expect(await invoke(['run-operation', 'mark'])).toBe(true);
     expect(await invoke(['run-operation', 'no_such_macro'])).toBe(false);
     expect(await keptSinceMark()).toBe(false);

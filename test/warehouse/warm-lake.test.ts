@@ -76,6 +76,8 @@ describe('small writes to a lake with a PostgreSQL catalog', () => {
       await connection.run('SELECT sum(hash(range)) FROM range(10000000000)');
     }), small({ signal: aborting.signal, alongside: 'a' }));
     await started;
+    // DuckDB forgets an interrupt that comes before the statement has begun on its thread.
+    await new Promise((resolve) => setTimeout(resolve, 500));
     const beside = writer.write(({ transaction }) => transaction((connection) => connection.run('INSERT INTO b VALUES (7)')), small({ alongside: 'b' }));
     aborting.abort(new Error('stopped'));
     await expect(aborted).rejects.toThrow();
@@ -89,9 +91,9 @@ describe('small writes to a lake with a PostgreSQL catalog', () => {
     await expect(writer.write(({ connection }) => connection.run('SELECT * FROM no_such_table'), small())).rejects.toThrow(/no_such_table/);
     expect(await writer.write(memoryLimit, small())).not.toBe(mark);
 
-    await writer.write(markInstance, small());
+    const markAgain = await writer.write(markInstance, small());
     await writer.close();
-    expect(await writer.write(memoryLimit, small())).not.toBe(mark);
+    expect(await writer.write(memoryLimit, small())).not.toBe(markAgain);
     expect(await rowsOf('c')).toBe(300);
   });
 
@@ -112,5 +114,18 @@ describe('small writes to a lake with a PostgreSQL catalog', () => {
     await new Promise((resolve) => setTimeout(resolve, 2000));
     expect(await limitOn()).not.toBe(mark);
     await warm.close();
+  });
+
+  it('close, when asked, once the write using the shared instance lets it go', async () => {
+    const warm = new WarmLake(lake);
+    const held = await warm.connect();
+    let closed = false;
+    const closing = warm.close().then(() => { closed = true; });
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(closed).toBe(false);
+    expect(await memoryLimit(held)).toMatch(/B$/);
+    await held.release(false);
+    await closing;
+    expect(closed).toBe(true);
   });
 });
