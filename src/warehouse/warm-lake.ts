@@ -15,7 +15,6 @@ export interface WriteConnection {
 interface Opened {
   readonly lake: Promise<LakeConnection>;
   users: number;
-  retired: boolean;
   closing: boolean;
   idle: NodeJS.Timeout | undefined;
   /** Resolves once the instance is closed. */
@@ -49,7 +48,7 @@ export class WarmLake {
     const opened = this.#current ??= this.#open();
     opened.users += 1;
     clearTimeout(opened.idle);
-    let connection: DuckDBConnection | undefined;
+    let connection: DuckDBConnection;
     try {
       connection = await (await opened.lake).connectAgain();
     } catch (error) {
@@ -80,7 +79,7 @@ export class WarmLake {
   #open(): Opened {
     const lake = openLakeForWriting(this.#location, { threads: 1 });
     const { promise: closed, resolve: tellClosed } = Promise.withResolvers<undefined>();
-    const opened: Opened = { lake, users: 0, retired: false, closing: false, idle: undefined, closed, tellClosed: () => { tellClosed(undefined); } };
+    const opened: Opened = { lake, users: 0, closing: false, idle: undefined, closed, tellClosed: () => { tellClosed(undefined); } };
     this.#unclosed.add(opened);
     // A failed opening is not kept: the next write tries again.
     lake.catch(() => { this.#retire(opened); });
@@ -89,7 +88,8 @@ export class WarmLake {
 
   #release(opened: Opened, failed: boolean): void {
     opened.users -= 1;
-    if (failed || opened.retired) {
+    // An instance other than the current one was retired while this write used it.
+    if (failed || this.#current !== opened) {
       this.#retire(opened);
     } else if (opened.users === 0) {
       opened.idle = setTimeout(() => { this.#retire(opened); }, this.#idleCloseMs);
@@ -98,7 +98,6 @@ export class WarmLake {
   }
 
   #retire(opened: Opened): void {
-    opened.retired = true;
     clearTimeout(opened.idle);
     if (this.#current === opened) this.#current = undefined;
     this.#closeWhenUnused(opened);
