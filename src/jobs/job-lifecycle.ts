@@ -66,7 +66,7 @@ export interface JobKind<Outcome> {
    * with parameters is sent to the deployment's queue, when there is one; one without runs in this process.
    */
   readonly parameters?: Readonly<Record<string, unknown>>;
-  /** The name of the tables it alone writes (a sync's source), which other processes' writers of others may commit beside (LakeWriter's `alongside`). */
+  /** The name of the tables it alone writes (a sync's source), which other processes' writers of others may write beside (LakeWriter's `alongside`). */
   readonly writesAlongside?: string;
   /**
    * What holds the writer's turn: the whole job (`job`: dbt writing in its own process, DuckDB reading a folder),

@@ -12,6 +12,8 @@ export class CatalogUnreachableError extends QuarryError {
 
 /** Held until released; releasing ends the session that holds it. */
 export interface HeldLock {
+  /** Runs a COMMIT of the holder's in line with every other writer's commits, as the lock has them take turns. */
+  readonly commitInLine: <T>(commit: () => Promise<T>) => Promise<T>;
   release(): Promise<void>;
 }
 
@@ -46,7 +48,21 @@ export async function takeCatalogWriterLock(catalog: PostgresCatalog, signal: Ab
     throw error;
   }
   signal.removeEventListener('abort', giveUp);
-  return { release: () => client.end() };
+  const commitKey = `${writerLockKey(catalog)}:commit`;
+  return {
+    // Writers of different tables commit whenever their work ends, often together (syncs that fetched for the same
+    // time), and all but one lose DuckLake's race for the next snapshot, to retry after a wait; racing again, some
+    // wait several times. In line, each waits only for the commit before it, and is woken as soon as that ends.
+    commitInLine: async (commit) => {
+      await client.query('SELECT pg_advisory_lock(hashtext($1))', [commitKey]);
+      try {
+        return await commit();
+      } finally {
+        await client.query('SELECT pg_advisory_unlock(hashtext($1))', [commitKey]).catch(() => undefined);
+      }
+    },
+    release: () => client.end(),
+  };
 }
 
 /** Checks at start that the catalog accepts the login, so a wrong password stops `quarry start` with a clear error. */

@@ -40,8 +40,8 @@ export interface WriteOptions extends WriteOpening {
   readonly label?: CommitLabel | undefined;
   /**
    * For a write that changes only tables of its own, their name (a sync's source: its raw tables). With a PostgreSQL
-   * catalog, such writes of other names, of this process or another, commit beside it, since DuckLake merges commits
-   * to different tables; one of the same name, and every other write, waits for it. With the embedded catalog, turns
+   * catalog, such writes of other names, of this process or another, run beside it, their commits one after another
+   * (DuckLake merges commits to different tables); one of the same name, and every other write, waits for it. With the embedded catalog, turns
    * are one at a time whatever their name.
    */
   readonly alongside?: string | undefined;
@@ -105,7 +105,7 @@ export class LakeWriter {
         return await whileWriting(this.#lake, () => work({
           write: (writeWork, opening) => {
             if (!held) return Promise.reject(new Error('The writer\'s turn has ended; a write needs a turn of its own'));
-            return writeInTurn(this.#lake, writeWork, { signal, label, open: () => this.#open(opening) });
+            return writeInTurn(this.#lake, writeWork, { signal, label, open: () => this.#open(opening), commitInLine: acrossProcesses.commitInLine });
           },
         }));
       } finally {
@@ -157,7 +157,8 @@ function inLine(previous: Promise<unknown>, signal: AbortSignal): Promise<void> 
 
 /** Opens the lake for writing, runs `work`, interrupting its statement when `signal` aborts, and lets the lake go. */
 async function writeInTurn<T>(
-  lake: LakeLocation, work: (write: LakeWrite) => Promise<T>, options: { signal: AbortSignal; label: CommitLabel | undefined; open: () => Promise<WriteConnection> },
+  lake: LakeLocation, work: (write: LakeWrite) => Promise<T>,
+  options: { signal: AbortSignal; label: CommitLabel | undefined; open: () => Promise<WriteConnection>; commitInLine: HeldLock['commitInLine'] },
 ): Promise<T> {
   const { signal, label } = options;
   signal.throwIfAborted();
@@ -168,7 +169,7 @@ async function writeInTurn<T>(
   let failed = true;
   try {
     const result = await work({
-      connection, metadata: lakeMetadataSchema(lake), transaction: (transactionWork) => inTransaction(connection, label, () => transactionWork(connection)),
+      connection, metadata: lakeMetadataSchema(lake), transaction: (transactionWork) => inTransaction(connection, { label, commitInLine: options.commitInLine }, () => transactionWork(connection)),
     });
     failed = false;
     return result;

@@ -1,5 +1,6 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { inCatalogTurn, openCatalogInTurn } from './catalog-opening.ts';
+import type { HeldLock } from './catalog-writer-lock.ts';
 import { applyCommitLabel, type CommitLabel } from './commit-label.ts';
 import { describeError, firstLineOf } from '../errors.ts';
 
@@ -27,12 +28,15 @@ const DUCKLAKE_CONFLICT = /Failed to commit DuckLake transaction[\s\S]*Transacti
 
 /**
  * Runs `work` in one transaction (one snapshot of the lake), labelled `label` when given: committed when it
- * resolves, rolled back when it throws. A statement that failed inside it aborts the transaction, and DuckLake's
+ * resolves (in line with other writers' commits, as `commitInLine` has it), rolled back when it throws. A statement that failed inside it aborts the transaction, and DuckLake's
  * COMMIT of an aborted transaction commits nothing without an error: so the transaction is checked alive before
  * COMMIT. DuckDB may already have ended a transaction a failed statement broke (a full disk); the error that broke
  * it is what the caller gets, never the rollback's own. The implementation of LakeWrite.transaction.
  */
-export async function inTransaction<T>(connection: DuckDBConnection, label: CommitLabel | undefined, work: () => Promise<T>): Promise<T> {
+export async function inTransaction<T>(
+  connection: DuckDBConnection, options: { label: CommitLabel | undefined; commitInLine: HeldLock['commitInLine'] }, work: () => Promise<T>,
+): Promise<T> {
+  const { label, commitInLine } = options;
   await connection.run('BEGIN TRANSACTION');
   try {
     await openCatalogInTurn(connection);
@@ -43,7 +47,7 @@ export async function inTransaction<T>(connection: DuckDBConnection, label: Comm
       throw new AbortedTransactionError(error);
     }
     if (label !== undefined) await applyCommitLabel(connection, label);
-    await inCatalogTurn(() => connection.run('COMMIT')).catch((error: unknown) => {
+    await commitInLine(() => connection.run('COMMIT')).catch((error: unknown) => {
       throw DUCKLAKE_CONFLICT.test(describeError(error)) ? new CommitConflictError(error) : error;
     });
     return result;

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { ConflictError, describeError } from '../errors.ts';
 import type { HeldLock } from './catalog-writer-lock.ts';
+import { inCatalogTurn } from './catalog-opening.ts';
 
 /** Another process (a second `quarry start`, a `quarry sync` in a terminal) has the warehouse open for writing. */
 export class WarehouseBusyError extends ConflictError {
@@ -27,5 +28,6 @@ export async function takeWriterLockFile(file: string): Promise<HeldLock> {
     const pid = /PID (\d+)/.exec(message)?.[1];
     throw new WarehouseBusyError(pid === undefined ? '' : ` (process ${pid})`);
   }
-  return { release: () => { holder.closeSync(); return Promise.resolve(); } };
+  // One process writes the embedded lake at a time; its commits take the turns its catalog needs (catalog-opening.ts).
+  return { commitInLine: inCatalogTurn, release: () => { holder.closeSync(); return Promise.resolve(); } };
 }
