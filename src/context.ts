@@ -92,6 +92,12 @@ export interface ContextOptions {
    * leaves them to the service: profiling a large table takes seconds its user is not waiting for.
    */
   profileAfterJobs?: boolean;
+  /**
+   * Whether a sync's staging models are written to this process's copy of the project as it ends (true unless
+   * told). A deployment's worker leaves them to its queued model runs, which write them first, unless auto_transform
+   * has it queue the models downstream of the sync from its own copy.
+   */
+  stagingAfterSyncs?: boolean;
   /** The name this process's jobs are recorded with (`quarry worker --name`); host:pid when left out. */
   workerName?: string;
 }
@@ -145,7 +151,7 @@ export async function createContext(options: ContextOptions): Promise<AppContext
   });
   const transform = new TransformRunner({
     store, paths, lake, readers, config, sources, events, log: log.child({ module: 'transform' }), now, writer,
-    jobs: jobs.lifecycle,
+    jobs: jobs.lifecycle, stagingAfterSyncs: options.stagingAfterSyncs ?? true,
     pythonEnvironmentsDir: env.QUARRY_PYTHON_ENVS_DIR,
     baseEnv: childEnv,
   });

@@ -36,6 +36,8 @@ const PROFILE_TEXT_CHARACTERS = 200;
 export class TableProfiler {
   readonly #options: TableProfilerOptions;
   #running: Promise<void> = Promise.resolve();
+  /** The refresh asked for that has not begun: later asks share it, since it reads what is stale as it begins. */
+  #waiting: Promise<void> | undefined;
 
   constructor(options: TableProfilerOptions) {
     this.#options = options;
@@ -43,8 +45,14 @@ export class TableProfiler {
 
   /** Profiles every stale table; resolves when they are stored. Never rejects. */
   refresh(): Promise<void> {
-    this.#running = this.#running.then(() => this.#refreshStale());
-    return this.#running;
+    if (this.#waiting !== undefined) return this.#waiting;
+    const refresh = this.#running.then(() => {
+      this.#waiting = undefined;
+      return this.#refreshStale();
+    });
+    this.#waiting = refresh;
+    this.#running = refresh;
+    return refresh;
   }
 
   /**

@@ -21,7 +21,8 @@ export interface WorkerOptions {
 export async function runWorker(options: WorkerOptions, env: NodeJS.ProcessEnv, onTaking: (name: string) => void): Promise<void> {
   const redactor = new SecretRedactor();
   const log = createLogger({ level: env.QUARRY_LOG_LEVEL ?? 'info', format: options.logFormat ?? defaultLogFormat(process.stdout), redactor });
-  const ctx = await createContext({ projectDir: options.project, env, log, redactor, workerName: options.name });
+  // Its jobs only: the process serving the web app profiles the tables they change and writes its own staging models.
+  const ctx = await createContext({ projectDir: options.project, env, log, redactor, workerName: options.name, profileAfterJobs: false, stagingAfterSyncs: false });
   try {
     if (ctx.store.shared === undefined) {
       throw new CliError('A worker shares its jobs through a PostgreSQL platform store: set platform.store in project.yml (quarry store migrate --to postgres://...) for every process of the deployment');

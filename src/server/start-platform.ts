@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { AlertCenter, FreshnessMonitor } from '../alerts/index.ts';
+import { profileAfterDeploymentJobs } from '../catalog/index.ts';
 import { closeContext, createContext, type AppContext, type ContextOptions } from '../context.ts';
 import { DashboardService, startDashboard, type SupersetProcess } from '../dashboard/index.ts';
 import { fileSourceLocation } from '../jobs/index.ts';
@@ -123,6 +124,7 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
     const profileSweep = setInterval(() => { void ctx.profiler.refresh(); }, PROFILE_SWEEP_MS);
     profileSweep.unref();
     stops.push('the profile sweep', () => { clearInterval(profileSweep); });
+    if (ctx.store.shared !== undefined) stops.push('the profiles after the deployment\'s jobs', profileAfterDeploymentJobs(ctx.events, ctx.profiler));
     if (options.awaitUpstreams === true) await Promise.all([docsServer?.whenReady(), superset?.whenReady()]);
     const dashboard = superset === undefined ? undefined : startDashboardService(ctx, superset);
     if (dashboard) stops.push('the dashboard service', () => dashboard.close());

@@ -32,6 +32,8 @@ export interface TransformRunnerOptions {
   writer: LakeWriter;
   /** The one job lifecycle model runs go through, as syncs do. */
   jobs: JobLifecycle;
+  /** Whether afterSync writes the source's staging models when auto_transform does not need them (ContextOptions.stagingAfterSyncs). */
+  stagingAfterSyncs: boolean;
   /** Where the managed Python environments are (bin/setup's .tools/venvs unless a test says otherwise). */
   pythonEnvironmentsDir?: string;
   /** PATH and HOME for the python worker. */
@@ -351,10 +353,10 @@ export class TransformRunner {
    * downstream of the source, else the staging models that changed or never built.
    */
   async afterSync(source: string): Promise<void> {
-    if (this.#closing) return;
+    const autoTransform = this.#options.config.watcher.auto_transform;
+    if (this.#closing || (!this.#options.stagingAfterSyncs && !autoTransform)) return;
     const changed = await this.refreshStaging(source);
     const refresh = this.#inBackground('staging follow-up', async () => {
-      const autoTransform = this.#options.config.watcher.auto_transform;
       if (!this.#started && !autoTransform) return;
       if (changed || autoTransform || !this.#graph) await this.#parse();
       const run = autoTransform ? this.#downstreamOfSource(source) : await this.#stagingToBuild(source, changed);

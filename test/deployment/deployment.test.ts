@@ -1,7 +1,7 @@
 // A deployment on one machine, as on several: one web process and two workers, each its own process with its own
 // copy of the project folder, sharing the platform store and the lake's catalog in the local PostgreSQL and the
 // lake's data in a bucket.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
@@ -127,6 +127,13 @@ describe('a deployment: one web process and two workers', () => {
     expect(records.find((job) => job.target === HANGING)).toMatchObject({ id: hanging.id, worker: survivor });
     expect(hangingRequests.length).toBe(2);
     expect(records.every((job) => job.worker === 'worker-1' || job.worker === 'worker-2')).toBe(true);
+
+    // The workers ran jobs and nothing else: the web process profiled the tables they loaded, and no worker wrote
+    // staging models in its copy of the project (its model runs write them first).
+    await expect.poll(async () => onPostgres(async (client) => (await client.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM ${platform.schema}.table_profiles WHERE schema_name = ANY($1)`, [SOURCES.map((name) => `raw_${name}`)],
+    )).rows[0]!.n), { timeout: 20_000, interval: 500 }).toBe(SOURCES.length);
+    for (const dir of [dirs.first, dirs.second]) expect(existsSync(path.join(dir, 'transform', 'models', 'staging', 's01'))).toBe(false);
 
     // The source's page shows which worker ran its sync.
     const details = await request('GET', `/api/sources/${HANGING}/details`);
