@@ -108,7 +108,6 @@ export async function loadStagedTables(
       }
     } else {
       const select = stagedSelect(files, loadedAt);
-      const before = exists ? await countRows(connection, table) : 0;
       if (disposition === 'replace' || !exists) {
         // A keyed table holds one row per key from its first load on, full refreshes included.
         const keys = spec.disposition === 'merge' ? spec.primaryKey ?? [] : [];
@@ -120,6 +119,7 @@ export async function loadStagedTables(
         const changes = await evolveTable(connection, table, await describeColumns(connection, select));
         for (const change of changes) messages.push({ level: 'WARNING', message: `Schema change in ${spec.name}: ${change}` });
         if (disposition === 'append') {
+          const before = await countRows(connection, table);
           await connection.run(`INSERT INTO ${table} BY NAME ${select}`);
           rowsLoaded += await countRows(connection, table) - before;
         } else {
