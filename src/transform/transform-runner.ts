@@ -350,7 +350,8 @@ export class TransformRunner {
   /**
    * A sync's last step (JobRunner.followSyncsWith): writes the staging models of the source's tables as they now
    * are, then, without holding up the sync, parses and queues what follows: with auto_transform every model
-   * downstream of the source, else the staging models that changed or never built.
+   * downstream of the source, else the staging models that changed or never built. Without stagingAfterSyncs (a
+   * deployment's worker), nothing unless auto_transform.
    */
   async afterSync(source: string): Promise<void> {
     const autoTransform = this.#options.config.watcher.auto_transform;

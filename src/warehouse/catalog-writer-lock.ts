@@ -12,7 +12,10 @@ export class CatalogUnreachableError extends QuarryError {
 
 /** Held until released; releasing ends the session that holds it. */
 export interface HeldLock {
-  /** Runs a COMMIT of the holder's in line with every other writer's commits, as the lock has them take turns. */
+  /**
+   * Runs a COMMIT of the holder's in line with every other writer's commits, as the lock has them take turns. The
+   * holder's own commits do not wait for each other (one turn writes one at a time).
+   */
   readonly commitInLine: <T>(commit: () => Promise<T>) => Promise<T>;
   release(): Promise<void>;
 }
@@ -48,17 +51,18 @@ export async function takeCatalogWriterLock(catalog: PostgresCatalog, signal: Ab
     throw error;
   }
   signal.removeEventListener('abort', giveUp);
-  const commitKey = `${writerLockKey(catalog)}:commit`;
   return {
     // Writers of different tables commit whenever their work ends, often together (syncs that fetched for the same
     // time), and all but one lose DuckLake's race for the next snapshot, to retry after a wait; racing again, some
     // wait several times. In line, each waits only for the commit before it, and is woken as soon as that ends.
     commitInLine: async (commit) => {
-      await client.query('SELECT pg_advisory_lock(hashtext($1))', [commitKey]);
+      const key = commitLockKey(catalog);
+      // A session ended meanwhile (the catalog restarted) holds nothing any more: the write must not commit.
+      await client.query('SELECT pg_advisory_lock(hashtext($1))', [key]).catch((error: unknown) => { throw new CatalogUnreachableError(catalog, error); });
       try {
         return await commit();
       } finally {
-        await client.query('SELECT pg_advisory_unlock(hashtext($1))', [commitKey]).catch(() => undefined);
+        await client.query('SELECT pg_advisory_unlock(hashtext($1))', [key]).catch(() => undefined);
       }
     },
     release: () => client.end(),
@@ -84,11 +88,16 @@ function catalogClient(catalog: PostgresCatalog): pg.Client {
     host: catalog.host, port: catalog.port, user: catalog.user, database: catalog.database, password: catalog.password,
     application_name: 'quarry-writer', connectionTimeoutMillis: 10_000,
   });
-  client.on('error', () => undefined); // a session lost while held surfaces in the writer's own catalog connection
+  client.on('error', () => undefined); // a session lost while held surfaces at the next commit, or in the writer's own catalog connection
   return client;
 }
 
 /** One key per lake: advisory locks are per database already; the schema tells lakes in one database apart. */
 function writerLockKey(catalog: PostgresCatalog): string {
   return `quarry-writer:${catalog.database}.${catalog.metadataSchema}`;
+}
+
+/** The commits' line, in a namespace of its own: a source's lock is the writer's key and the source's name. */
+function commitLockKey(catalog: PostgresCatalog): string {
+  return `quarry-commit:${catalog.database}.${catalog.metadataSchema}`;
 }

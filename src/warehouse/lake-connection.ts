@@ -33,10 +33,10 @@ export const LAKE_FILE_COPY_OPTIONS = `FORMAT parquet, COMPRESSION ${NEW_LAKE_OP
 
 /**
  * How a commit is retried after another writer's took the snapshot it was to make (DuckLake checks the changes for
- * conflicts and, finding none, commits again without writing its files again). Writers' commits take turns
- * (HeldLock.commitInLine), so the retry is nearly always due, not a collision: DuckLake's own first wait, 100 ms,
- * made each commit of a burst of syncs take 70-110 ms instead of 10. The backoff still spreads out writers that
- * do not take the turns (dbt), with about DuckLake's own patience in all (20 s).
+ * conflicts and, finding none, commits again without writing its files again). Quarry's commits take turns
+ * (HeldLock.commitInLine), so a retry is nearly always due to the commit just before, not a collision, and
+ * DuckLake's own first wait (100 ms) would be most of each commit of a burst of syncs. The backoff still spreads
+ * out writers outside the turns (another tool writing the lake): 20 s in all, against DuckLake's 11.
  */
 const COMMIT_RETRIES = { ducklake_retry_wait_ms: 5, ducklake_retry_backoff: 2, ducklake_max_retry_count: 12 } as const;
 

@@ -135,40 +135,48 @@ describe('a lake with a PostgreSQL catalog, shared by two Quarry services', () =
     await customers.release();
   }, 60_000);
 
-  it('puts the commits of writers holding the lock together in line, and lets the line go on when a holder\'s session ends', async () => {
+  it('puts the commits of writers holding the lock together in line, and lets the line go on after a failed commit and a session that ended', async () => {
     const signal = AbortSignal.timeout(30_000);
     const [orders, customers, products] = await Promise.all(['orders', 'customers', 'products'].map((name) => takeCatalogWriterLock(catalog, signal, name)));
-    const steps: string[] = [];
-    const { promise: ordersCommitted, resolve: endOrdersCommit } = Promise.withResolvers<undefined>();
-    const ordersCommit = orders!.commitInLine(async () => {
-      steps.push('orders begins');
-      await ordersCommitted;
-      steps.push('orders ends');
-    });
-    await expect.poll(() => steps).toEqual(['orders begins']);
-    const customersCommit = customers!.commitInLine(async () => {
-      steps.push('customers');
-      return new Promise<never>(() => undefined); // a commit whose host dies before it ends
-    });
-    await expect.poll(waitingWriters, { timeout: 10_000 }).toBe(1);
-    endOrdersCommit(undefined);
-    await ordersCommit;
-    await expect.poll(() => steps).toEqual(['orders begins', 'orders ends', 'customers']);
-    const productsCommit = products!.commitInLine(async () => { steps.push('products'); });
-    await expect.poll(waitingWriters, { timeout: 10_000 }).toBe(1);
-    await customers!.release();
-    await productsCommit;
-    expect(steps.at(-1)).toBe('products');
-    void customersCommit;
-    await Promise.all([orders!.release(), products!.release()]);
+    try {
+      const steps: string[] = [];
+      const { promise: ordersCommitted, resolve: endOrdersCommit } = Promise.withResolvers<undefined>();
+      const ordersCommit = orders!.commitInLine(async () => {
+        steps.push('orders begins');
+        await ordersCommitted;
+        steps.push('orders ends');
+      });
+      await expect.poll(() => steps).toEqual(['orders begins']);
+      const customersCommit = customers!.commitInLine(async () => {
+        steps.push('customers fails');
+        throw new Error('the commit failed');
+      });
+      await expect.poll(waitingWriters, { timeout: 10_000 }).toBe(1);
+      endOrdersCommit(undefined);
+      await ordersCommit;
+      await expect(customersCommit).rejects.toThrow('the commit failed');
+      expect(steps).toEqual(['orders begins', 'orders ends', 'customers fails']);
+
+      // The failed commit's holder has left the line: it commits again, and a commit whose host dies before it ends
+      // (its session ended) lets the next one go on.
+      await customers!.commitInLine(async () => { steps.push('customers again'); });
+      void customers!.commitInLine(() => new Promise<never>(() => undefined));
+      const productsCommit = products!.commitInLine(async () => { steps.push('products'); });
+      await expect.poll(waitingWriters, { timeout: 10_000 }).toBe(1);
+      await customers!.release();
+      await productsCommit;
+      expect(steps.slice(3)).toEqual(['customers again', 'products']);
+    } finally {
+      await Promise.all([orders!.release(), customers!.release(), products!.release()]);
+    }
   }, 60_000);
 
-  it('retries a commit another writer\'s took the next snapshot from after 5 ms, not DuckLake\'s 100', async () => {
+  it('sets DuckLake\'s retries of a commit whose snapshot another writer took: after 5 ms, doubling, 12 times', async () => {
     const writer = new LakeWriter({ catalog, dataPath: `${path.join(shared, 'lake')}${path.sep}` }, path.join(shared, 'writer.lock'));
-    const settings = await writer.write(async ({ connection }) => (await connection.runAndReadAll(
-      "SELECT current_setting('ducklake_retry_wait_ms')::INTEGER AS wait, current_setting('ducklake_retry_backoff')::DOUBLE AS backoff",
-    )).getRowObjects()[0], { signal: AbortSignal.timeout(30_000) });
-    expect(settings).toEqual({ wait: 5, backoff: 2 });
+    const settings = await writer.write(async ({ connection }) => (await connection.runAndReadAll(`SELECT current_setting('ducklake_retry_wait_ms')::INTEGER AS wait,
+      current_setting('ducklake_retry_backoff')::DOUBLE AS backoff, current_setting('ducklake_max_retry_count')::INTEGER AS retries`)).getRowObjects()[0],
+    { signal: AbortSignal.timeout(30_000) });
+    expect(settings).toEqual({ wait: 5, backoff: 2, retries: 12 });
     await writer.close();
   }, 60_000);
 
