@@ -2,6 +2,7 @@ import { once } from 'node:events';
 import { closeContext, createContext } from '../context.ts';
 import { createLogger, type LogFormat } from '../logger.ts';
 import { SecretRedactor } from '../sources/config/index.ts';
+import { checkCatalogReachable } from '../warehouse/index.ts';
 import { CliError } from './cli-error.ts';
 import { defaultLogFormat } from './log-format.ts';
 
@@ -27,6 +28,8 @@ export async function runWorker(options: WorkerOptions, env: NodeJS.ProcessEnv, 
     if (ctx.store.shared === undefined) {
       throw new CliError('A worker shares its jobs through a PostgreSQL platform store: set platform.store in project.yml (quarry store migrate --to postgres://...) for every process of the deployment');
     }
+    // As `quarry start` does: a lake catalog it cannot log in to stops it here, not each job it would take.
+    await checkCatalogReachable(ctx.lake);
     await ctx.jobs.recoverInterrupted();
     await ctx.jobs.takeQueuedJobs(options.concurrency ?? ctx.config.platform.job_concurrency);
     onTaking(ctx.jobs.lifecycle.owner.worker);

@@ -14,6 +14,8 @@ import {
 } from '../../src/warehouse/index.ts';
 import { EMAILS, PASSWORDS, startQuarry, type TestQuarry } from '../support/quarry.ts';
 import { LOCAL_POSTGRES, onPostgres, sharedLakeServiceOptions } from '../support/local-postgres.ts';
+import { freshPostgresStore } from '../support/postgres-store.ts';
+import { runQuarry } from '../support/quarry-process.ts';
 import { syncAndWait, type SyncEnd } from '../support/sync.ts';
 
 // Two Quarry services sharing one lake, as two hosts would: the catalog in the local PostgreSQL (a schema
@@ -298,6 +300,27 @@ describe('a PostgreSQL catalog Quarry cannot use', () => {
       expect((error as Error).message).toContain('@127.0.0.1:');
       expect((error as Error).message).not.toContain('never-shown-secret');
     } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
+
+  it('stops a worker\'s start with the same error, before it takes a job', async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'quarry-test-'));
+    const platform = freshPostgresStore();
+    const env = { QUARRY_ADMIN_PASSWORD: PASSWORDS.admin, QUARRY_WAREHOUSE_PASSWORD: 'never-shown-secret' };
+    try {
+      await initProject(dir, { name: 'Test project', organization: '', adminEmail: EMAILS.admin, nonInteractive: true }, env);
+      writeFileSync(path.join(dir, '.quarry', 'project.yml'), [
+        'name: Test project', `platform:\n  store: ${platform.url}\n  schema: ${platform.schema}`,
+        `warehouse:\n  catalog: postgres://postgres@127.0.0.1:1/test\n  data_path: ${path.join(dir, 'shared')}`, '',
+      ].join('\n'));
+      const worker = await runQuarry(['worker', '--project', dir, '--name', 'refused'], env);
+      expect(worker.status).not.toBe(0);
+      expect(worker.stderr).toMatch(/cannot be used: .*ECONNREFUSED/);
+      expect(worker.stdout).not.toContain('is taking jobs');
+      expect(worker.stdout + worker.stderr).not.toContain('never-shown-secret');
+    } finally {
+      await platform.drop();
       await rm(dir, { recursive: true, force: true });
     }
   }, 60_000);
