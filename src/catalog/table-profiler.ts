@@ -77,14 +77,11 @@ export class TableProfiler {
 
   async #refreshStale(): Promise<void> {
     const { store, log } = this.#options;
-    let stale: Awaited<ReturnType<Store['tableProfiles']['stale']>>;
-    try {
-      stale = await store.tableProfiles.stale();
-    } catch (error) {
-      // The platform store out of reach a moment: the next refresh (the next job, or the sweep) tries again.
+    // The platform store out of reach a moment: the next refresh (the next job, or the sweep) tries again.
+    const stale = await store.tableProfiles.stale().catch((error: unknown) => {
       log.warn({ err: error }, 'reading which warehouse tables changed failed; their profiles are refreshed later');
-      return;
-    }
+      return [];
+    });
     for (const table of stale) {
       try {
         await store.tableProfiles.save(await this.#profile(table.schema, table.name, PROFILE_LIMITS), table.generation);

@@ -51,18 +51,18 @@ export async function takeCatalogWriterLock(catalog: PostgresCatalog, signal: Ab
     throw error;
   }
   signal.removeEventListener('abort', giveUp);
+  const commitKey = commitLockKey(catalog);
   return {
     // Writers of different tables commit whenever their work ends, often together (syncs that fetched for the same
     // time), and all but one lose DuckLake's race for the next snapshot, to retry after a wait; racing again, some
     // wait several times. In line, each waits only for the commit before it, and is woken as soon as that ends.
     commitInLine: async (commit) => {
-      const key = commitLockKey(catalog);
       // A session ended meanwhile (the catalog restarted) holds nothing any more: the write must not commit.
-      await client.query('SELECT pg_advisory_lock(hashtext($1))', [key]).catch((error: unknown) => { throw new CatalogUnreachableError(catalog, error); });
+      await client.query('SELECT pg_advisory_lock(hashtext($1))', [commitKey]).catch((error: unknown) => { throw new CatalogUnreachableError(catalog, error); });
       try {
         return await commit();
       } finally {
-        await client.query('SELECT pg_advisory_unlock(hashtext($1))', [key]).catch(() => undefined);
+        await client.query('SELECT pg_advisory_unlock(hashtext($1))', [commitKey]).catch(() => undefined);
       }
     },
     release: () => client.end(),

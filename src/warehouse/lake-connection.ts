@@ -48,7 +48,7 @@ export async function openLakeForWriting(location: LakeLocation, instance: JobIn
   const { catalog } = location;
   const createdFile = catalog.kind === 'sqlite' && !preparedCatalogs.has(catalog.file) && prepareCatalog(catalog.file, location.dataPath);
   return openLake(location, instance, async (connection) => {
-    for (const [setting, value] of Object.entries(COMMIT_RETRIES)) await connection.run(`SET GLOBAL ${setting} = ${String(value)}`);
+    await connection.run(Object.entries(COMMIT_RETRIES).map(([setting, value]) => `SET GLOBAL ${setting} = ${String(value)};`).join(' '));
     await inCatalogTurn(() => connection.run(attachStatement(location, 'write')));
     const created = catalog.kind === 'sqlite' ? createdFile : await isNewPostgresLake(connection, catalog);
     if (created) {

@@ -41,8 +41,8 @@ export interface WriteOptions extends WriteOpening {
   /**
    * For a write that changes only tables of its own, their name (a sync's source: its raw tables). With a PostgreSQL
    * catalog, such writes of other names, of this process or another, run beside it, their commits one after another
-   * (DuckLake merges commits to different tables); one of the same name, and every other write, waits for it. With the embedded catalog, turns
-   * are one at a time whatever their name.
+   * (DuckLake merges commits to different tables); one of the same name, and every other write, waits for it. With
+   * the embedded catalog, turns are one at a time whatever their name.
    */
   readonly alongside?: string | undefined;
 }

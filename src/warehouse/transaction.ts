@@ -30,8 +30,9 @@ const DUCKLAKE_CONFLICT = /Failed to commit DuckLake transaction[\s\S]*Transacti
  * Runs `work` in one transaction (one snapshot of the lake), labelled `label` when given: committed when it
  * resolves (in line with other writers' commits, as `commitInLine` has it), rolled back when it throws. A statement
  * that failed inside it aborts the transaction, and DuckLake's COMMIT of an aborted transaction commits nothing
- * without an error: so the transaction is checked alive before COMMIT. DuckDB may already have ended a transaction a failed statement broke (a full disk); the error that broke
- * it is what the caller gets, never the rollback's own. The implementation of LakeWrite.transaction.
+ * without an error: so the transaction is checked alive before COMMIT. DuckDB may already have ended a transaction
+ * a failed statement broke (a full disk); the error that broke it is what the caller gets, never the rollback's own.
+ * The implementation of LakeWrite.transaction.
  */
 export async function inTransaction<T>(
   connection: DuckDBConnection, options: { label: CommitLabel | undefined; commitInLine: HeldLock['commitInLine'] }, work: () => Promise<T>,
