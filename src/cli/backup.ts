@@ -14,7 +14,7 @@ export async function backupProject(
   const paths = projectPaths(options.project);
   const config = loadProjectConfig(paths);
   if (config.warehouse.catalog.kind === 'postgres') {
-    throw new CliError('This project\'s warehouse is a shared lake with a PostgreSQL catalog, which quarry backup cannot copy consistently: back it up as docs/operations.md ("Past one machine") says');
+    throw new CliError('This project\'s warehouse is a shared lake with a PostgreSQL catalog, which quarry backup cannot copy consistently: back it up as docs/operations.md ("The lake\'s catalog in PostgreSQL") says');
   }
   const lakeBucket = lakeBucketOf(config);
   const report = (line: string): void => { console.error(line); };

@@ -290,7 +290,7 @@ export const ProjectConfigSchema = z.strictObject({
  * and inside the lake's own prefix the lake's maintenance would delete the backups as files it does not know.
  */
 export function backupPlaceProblem(destination: string, warehouse: ProjectConfig['warehouse']): string | undefined {
-  if (warehouse.catalog.kind === 'postgres') return 'a shared lake with a PostgreSQL catalog is backed up as docs/operations.md ("Past one machine") says, not by quarry backup';
+  if (warehouse.catalog.kind === 'postgres') return 'a shared lake with a PostgreSQL catalog is backed up as docs/operations.md ("The lake\'s catalog in PostgreSQL") says, not by quarry backup';
   const lake = warehouse.data_path;
   if (lake === undefined || !isObjectUrl(lake)) return undefined;
   const [inside, outside] = [`${destination.replace(/\/+$/, '')}/`, `${lake.replace(/\/+$/, '')}/`];
