@@ -2,7 +2,7 @@ import { once } from 'node:events';
 import { closeContext, createContext } from '../context.ts';
 import { createLogger, type LogFormat } from '../logger.ts';
 import { SecretRedactor } from '../sources/config/index.ts';
-import { checkCatalogReachable } from '../warehouse/index.ts';
+import { checkCatalogReachable, lakeBucketProblem } from '../warehouse/index.ts';
 import { CliError } from './cli-error.ts';
 import { defaultLogFormat } from './log-format.ts';
 
@@ -30,6 +30,9 @@ export async function runWorker(options: WorkerOptions, env: NodeJS.ProcessEnv, 
     }
     // As `quarry start` does: a lake catalog it cannot log in to stops it here, not each job it would take.
     await checkCatalogReachable(ctx.lake);
+    // It has no health page to show a bucket its keys cannot reach: it stops, where `quarry start` shows it there.
+    const bucketProblem = await lakeBucketProblem(ctx.lake);
+    if (bucketProblem !== undefined) throw new CliError(`The warehouse cannot be used: ${bucketProblem}`);
     await ctx.jobs.recoverInterrupted();
     await ctx.jobs.takeQueuedJobs(options.concurrency ?? ctx.config.platform.job_concurrency);
     onTaking(ctx.jobs.lifecycle.owner.worker);

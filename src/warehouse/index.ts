@@ -20,6 +20,7 @@ export { takeCatalogWriterLock, checkCatalogReachable, CatalogUnreachableError }
 export { moveLakeToBucket, LakeMoveError, type LakeMoveOutcome } from './move-to-bucket.ts';
 export { checkCatalogReader, CatalogReaderRefusedError } from './catalog-reader-check.ts';
 export { lakeProblem } from './lake-health.ts';
+export { lakeBucketProblem } from './lake-bucket.ts';
 export { prepareWarehouse } from './prepare-warehouse.ts';
 export { QUARRY_AUTHOR, type CommitLabel } from './commit-label.ts';
 export { listLakeTables, type LakeTable } from './lake-tables.ts';

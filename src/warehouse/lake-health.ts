@@ -1,9 +1,8 @@
 import { firstLineOf } from '../errors.ts';
 import { SharedRuns } from '../shared-runs.ts';
-import type { DuckDBConnection } from '@duckdb/node-api';
-import { catalogMissing, dataInBucket, LAKE_ALIAS, type LakeLocation } from './lake-location.ts';
+import { reachLakeBucket } from './lake-bucket.ts';
+import { catalogMissing, dataInBucket, LAKE_ALIAS } from './lake-location.ts';
 import type { WarehouseReaders } from './read-query.ts';
-import { quoteLiteral } from './sql.ts';
 
 /**
  * The check each pool is running: requests that arrive while it runs share its answer. A check per request
@@ -13,7 +12,7 @@ const checks = new SharedRuns<WarehouseReaders, string | undefined>();
 
 /**
  * Why readers (dashboards, the docs catalog) cannot read the lake through the reader sandbox (a damaged
- * catalog, missing extensions, a bucket that does not answer), or undefined when they can, or when there is no lake yet. Asks a pooled
+ * catalog, missing extensions, a bucket that cannot be listed), or undefined when they can, or when there is no lake yet. Asks a pooled
  * reader: opening one is what fails first, and the pool reopens its readers when that failed.
  */
 export async function lakeProblem(readers: WarehouseReaders): Promise<string | undefined> {
@@ -26,23 +25,10 @@ async function askReader(readers: WarehouseReaders): Promise<string | undefined>
     // A snapshot an earlier query kept would answer from what DuckLake read then, not from the files as they are.
     await readers.withReader(async (connection) => {
       await connection.run(`SELECT count(*) FROM duckdb_tables() WHERE database_name = '${LAKE_ALIAS}'`);
-      if (dataInBucket(readers.lake)) await reachBucket(connection, readers.lake);
+      if (dataInBucket(readers.lake)) await reachLakeBucket(connection, readers.lake);
     }, { freshSnapshot: true });
     return undefined;
   } catch (error) {
     return firstLineOf(error);
-  }
-}
-
-/**
- * Lists the keys under the lake's prefix that start with a name never used (a pattern: DuckDB does not look a plain
- * key up): one request, which a missing bucket, refused keys or an endpoint that does not answer fail, whatever the
- * size of the lake.
- */
-async function reachBucket(connection: DuckDBConnection, lake: LakeLocation): Promise<void> {
-  try {
-    await connection.run(`SELECT count(*) FROM glob(${quoteLiteral(`${lake.dataPath}quarry-reachability-probe*`)})`);
-  } catch (error) {
-    throw new Error(`its bucket ${lake.dataPath} does not answer: ${firstLineOf(error)}`, { cause: error });
   }
 }

@@ -1,11 +1,12 @@
 // A deployment on one machine, as on several: one web process and two workers, each its own process with its own
 // copy of the project folder, sharing the platform store and the lake's catalog in the local PostgreSQL and the
 // lake's data in a bucket.
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { projectPaths } from '../../src/config/index.ts';
 import { launchBrowser, signIn } from '../support/browser.ts';
 import { DEPLOYMENT_ADMIN, dropDeployment, prepareDeployment, restSourcesYaml, signInAdmin, startWorker, stopProcess, type Child } from '../support/deployment.ts';
 import { startFakeApi, type FakeApi } from '../support/fake-api.ts';
@@ -24,7 +25,9 @@ interface SyncRecord { id: number; target: string; status: string; rows: number 
 
 describe('a deployment: one web process and two workers', () => {
   const base = mkdtempSync(path.join(tmpdir(), 'quarry-deployment-'));
-  const dirs = { web: path.join(base, 'web'), first: path.join(base, 'worker-1'), second: path.join(base, 'worker-2') };
+  const dirs = {
+    web: path.join(base, 'web'), first: path.join(base, 'worker-1'), second: path.join(base, 'worker-2'), refused: path.join(base, 'worker-refused'),
+  };
   const platform = freshPostgresStore();
   const lakeSchema = `quarry_lake_${platform.schema.slice(-12)}`;
   let api: FakeApi;
@@ -71,7 +74,7 @@ describe('a deployment: one web process and two workers', () => {
     });
 
     await prepareDeployment({
-      dirs: [dirs.web, dirs.first, dirs.second], platform, lakeSchema, bucket, sourcesYaml: restSourcesYaml(api.url, [...SOURCES, 'scheduled']),
+      dirs: [dirs.web, dirs.first, dirs.second, dirs.refused], platform, lakeSchema, bucket, sourcesYaml: restSourcesYaml(api.url, [...SOURCES, 'scheduled']),
       projectConfig: {
         platform: { store: platform.url, schema: platform.schema, job_lease_seconds: LEASE_SECONDS },
         schedules: [{ name: 'minutely', cron: '* * * * *', sync: ['scheduled'] }],
@@ -195,4 +198,14 @@ describe('a deployment: one web process and two workers', () => {
     const scheduled = await onPostgres(async (client) => (await client.query(`SELECT worker FROM ${platform.schema}.jobs WHERE target = 'scheduled'`)).rows);
     expect(scheduled.every((job: { worker: string }) => job.worker.startsWith('worker-'))).toBe(true);
   }, 120_000);
+
+  it('stops a worker whose keys the lake\'s bucket refuses at its start, before it takes a job, never showing them', async () => {
+    writeFileSync(projectPaths(dirs.refused).envFile, `S3_KEY_ID=${bucket.accessKeyId}\nS3_SECRET=not-the-lake-secret\n`, { mode: 0o600 });
+    const worker = await runQuarry(['worker', '--project', dirs.refused, '--name', 'refused']);
+    expect(worker.status).not.toBe(0);
+    expect(worker.stderr).toMatch(/^quarry: The warehouse cannot be used: its bucket s3:\/\/lake\/deployment\/ cannot be listed: .*403/m);
+    expect(worker.stdout).not.toContain('is taking jobs');
+    expect(worker.stdout + worker.stderr).not.toContain('not-the-lake-secret');
+    expect(await onPostgres(async (client) => (await client.query(`SELECT count(*)::int AS n FROM ${platform.schema}.jobs WHERE worker = 'refused'`)).rows[0].n)).toBe(0);
+  }, 60_000);
 });
