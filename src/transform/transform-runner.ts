@@ -371,8 +371,9 @@ export class TransformRunner {
   /**
    * With a shared platform store, other processes of the deployment sync and run models, each in its own copy of
    * the project: this one writes the staging models of what they loaded, so its models list and docs site have
-   * them, and generates the docs site again after their runs. A sync of its own has done the same before its
-   * event, so the event finds nothing to write.
+   * them, queues the runs that build the new or changed ones (as afterSync does after its own syncs: a worker
+   * leaves them here, unless auto_transform has it queue every model downstream), and generates the docs site
+   * again after their runs. A sync of its own has done the same before its event, so the event finds nothing to write.
    */
   #followDeployment(): void {
     this.#unfollowDeployment = this.#options.events.subscribe((event) => {
@@ -381,7 +382,9 @@ export class TransformRunner {
         void this.#inBackground('staging after a sync', async () => {
           if (!await this.refreshStaging(event.source)) return;
           await this.#parseAgain();
-          this.#queueDocsAfterPause();
+          const run = this.#options.config.watcher.auto_transform ? undefined : await this.#stagingToBuild(event.source, true);
+          if (run) await this.#enqueueWhenFree(run.target, run.selector, run.models, 'staging_refresh');
+          else this.#queueDocsAfterPause();
         });
       } else if (event.type === 'transform_run_completed' || event.type === 'transform_run_failed') {
         this.#queueDocsAfterPause();
