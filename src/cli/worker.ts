@@ -28,8 +28,9 @@ export async function runWorker(options: WorkerOptions, env: NodeJS.ProcessEnv, 
     if (ctx.store.shared === undefined) {
       throw new CliError('A worker shares its jobs through a PostgreSQL platform store: set platform.store in project.yml (quarry store migrate --to postgres://...) for every process of the deployment');
     }
-    // As `quarry start` does: a lake catalog it cannot log in to stops it here, not each job it would take.
-    await checkCatalogReachable(ctx.lake);
+    // As `quarry start` does: a lake catalog it cannot log in to stops it here, not each job it would take; and it
+    // never makes the lake, which the web process does.
+    await checkCatalogReachable(ctx.lake, { lakeMustExist: true });
     // It has no health page to show a bucket its keys cannot reach: it stops, where `quarry start` shows it there.
     const bucketProblem = await lakeBucketProblem(ctx.lake);
     if (bucketProblem !== undefined) throw new CliError(`The warehouse cannot be used: ${bucketProblem}`);

@@ -1,12 +1,13 @@
 import pg from 'pg';
-import { QuarryError, describeError } from '../errors.ts';
+import { ConfigError, QuarryError, describeError } from '../errors.ts';
+import { DataPathMovedError } from './data-path-moved-error.ts';
 import type { LakeLocation, PostgresCatalog } from './lake-location.ts';
 
 /** The lake's PostgreSQL catalog cannot be reached or refused the login: a start-up or job error that says which. */
 export class CatalogUnreachableError extends QuarryError {
   readonly code = 'warehouse_catalog_unreachable';
   constructor(catalog: PostgresCatalog, cause: unknown) {
-    super(`The warehouse catalog postgres://${catalog.user}@${catalog.host}:${String(catalog.port)}/${catalog.database} cannot be used: ${describeError(cause)}`);
+    super(`The warehouse catalog ${describeCatalog(catalog)} cannot be used: ${describeError(cause)}`);
   }
 }
 
@@ -69,18 +70,47 @@ export async function takeCatalogWriterLock(catalog: PostgresCatalog, signal: Ab
   };
 }
 
-/** Checks at start that the catalog accepts the login, so a wrong password stops `quarry start` with a clear error. */
-export async function checkCatalogReachable(location: LakeLocation): Promise<void> {
+/**
+ * Checks at start what this process is about to open, so that it stops with the reason instead of failing each job:
+ * that the catalog accepts the login; that a lake already in it keeps its data where project.yml says (DuckLake's
+ * own refusal names an ATTACH option Quarry does not offer); and, for a process that must not make the lake (a
+ * worker: `lakeMustExist`), that there is one: with a mistyped metadata_schema it would make a second, empty lake
+ * over the same data path and sync into that.
+ */
+export async function checkCatalogReachable(location: LakeLocation, options: { lakeMustExist?: boolean } = {}): Promise<void> {
   const { catalog } = location;
   if (catalog.kind !== 'postgres') return;
   const client = catalogClient(catalog);
   try {
-    await client.connect();
-  } catch (error) {
-    throw new CatalogUnreachableError(catalog, error);
+    try {
+      await client.connect();
+    } catch (error) {
+      throw new CatalogUnreachableError(catalog, error);
+    }
+    const stored = await storedDataPath(client, catalog.metadataSchema);
+    if (stored !== undefined && stored !== location.dataPath) throw new DataPathMovedError(stored, location.dataPath);
+    if (stored === undefined && options.lakeMustExist === true) {
+      throw new ConfigError([
+        `warehouse.metadata_schema: the catalog ${describeCatalog(catalog)} has no lake in the schema ${catalog.metadataSchema}: `
+        + 'start the web process (quarry start) first, which makes it, or correct the schema\'s name to the one every process of the deployment uses.',
+      ]);
+    }
   } finally {
     await client.end().catch(() => undefined);
   }
+}
+
+/** Where the lake in `schema` keeps its data, or undefined when the schema holds no lake. */
+async function storedDataPath(client: pg.Client, schema: string): Promise<string | undefined> {
+  const table = `${client.escapeIdentifier(schema)}.ducklake_metadata`;
+  const found = await client.query<{ table: string | null }>('SELECT to_regclass($1)::text AS table', [table]);
+  if (found.rows[0]?.table === null || found.rows[0] === undefined) return undefined;
+  const stored = await client.query<{ value: string }>(`SELECT value FROM ${table} WHERE key = 'data_path' AND scope IS NULL`);
+  return stored.rows[0]?.value;
+}
+
+function describeCatalog(catalog: PostgresCatalog): string {
+  return `postgres://${catalog.user}@${catalog.host}:${String(catalog.port)}/${catalog.database}`;
 }
 
 function catalogClient(catalog: PostgresCatalog): pg.Client {

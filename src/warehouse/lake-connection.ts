@@ -8,7 +8,7 @@ import {
 import { inCatalogTurn } from './catalog-opening.ts';
 import { closeJobInstance, createJobInstance, type JobInstanceOptions } from './job-instance.ts';
 import { isObjectUrl } from '../config/index.ts';
-import { ConfigError } from '../errors.ts';
+import { DataPathMovedError } from './data-path-moved-error.ts';
 import { quoteLiteral } from './sql.ts';
 
 /** A DuckDB instance of its own with the lake attached as `warehouse` (LAKE_ALIAS), its default database. */
@@ -141,12 +141,3 @@ function prepareCatalog(file: string, dataPath: string): boolean {
   }
 }
 
-/** project.yml names another place for the lake's data than the one its files are in. */
-class DataPathMovedError extends ConfigError {
-  constructor(stored: string, configured: string) {
-    super([
-      `warehouse.data_path: the lake's data files are in ${stored}, and project.yml says ${configured}. DuckLake cannot move them in place: `
-      + 'put data_path back, or copy the lake with `quarry warehouse move-data` (docs/operations.md).',
-    ]);
-  }
-}

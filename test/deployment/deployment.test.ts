@@ -1,11 +1,12 @@
 // A deployment on one machine, as on several: one web process and two workers, each its own process with its own
 // copy of the project folder, sharing the platform store and the lake's catalog in the local PostgreSQL and the
 // lake's data in a bucket.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse, stringify } from 'yaml';
 import { projectPaths } from '../../src/config/index.ts';
 import { launchBrowser, signIn } from '../support/browser.ts';
 import { DEPLOYMENT_ADMIN, dropDeployment, prepareDeployment, restSourcesYaml, signInAdmin, startWorker, stopProcess, type Child } from '../support/deployment.ts';
@@ -200,13 +201,30 @@ describe('a deployment: one web process and two workers', () => {
     expect(scheduled.every((job: { worker: string }) => job.worker.startsWith('worker-'))).toBe(true);
   }, 120_000);
 
-  it('stops a worker whose keys the lake\'s bucket refuses at its start, before it takes a job, never showing them', async () => {
-    writeFileSync(projectPaths(dirs.refused).envFile, `S3_KEY_ID=${bucket.accessKeyId}\nS3_SECRET=not-the-lake-secret\n`, { mode: 0o600 });
-    const worker = await runQuarry(['worker', '--project', dirs.refused, '--name', 'refused']);
-    expect(worker.status).not.toBe(0);
-    expect(worker.stderr).toMatch(/^quarry: The warehouse cannot be used: its bucket s3:\/\/lake\/deployment\/ cannot be listed: .*403/m);
-    expect(worker.stdout).not.toContain('is taking jobs');
-    expect(worker.stdout + worker.stderr).not.toContain('not-the-lake-secret');
+  it('stops a worker at its start, before it takes a job, when its keys cannot list the bucket, its schema holds no lake or its data path is not the lake\'s', async () => {
+    const paths = projectPaths(dirs.refused);
+    const config = parse(readFileSync(paths.projectFile, 'utf8')) as { warehouse: Record<string, unknown> };
+    const refusal = async (): Promise<string> => {
+      const worker = await runQuarry(['worker', '--project', dirs.refused, '--name', 'refused']);
+      expect(worker.stdout).not.toContain('is taking jobs');
+      expect(worker.status).not.toBe(0);
+      return worker.stderr;
+    };
+
+    writeFileSync(paths.envFile, `S3_KEY_ID=${bucket.accessKeyId}\nS3_SECRET=not-the-lake-secret\n`, { mode: 0o600 });
+    const keysRefused = await refusal();
+    expect(keysRefused).toMatch(/^quarry: The warehouse cannot be used: its bucket s3:\/\/lake\/deployment\/ cannot be listed: .*403/m);
+    expect(keysRefused).not.toContain('not-the-lake-secret');
+    writeFileSync(paths.envFile, `S3_KEY_ID=${bucket.accessKeyId}\nS3_SECRET=${bucket.secretAccessKey}\n`, { mode: 0o600 });
+
+    // A mistyped schema would otherwise be made a second, empty lake over the same data path.
+    writeFileSync(paths.projectFile, stringify({ ...config, warehouse: { ...config.warehouse, metadata_schema: `${lakeSchema}_typo` } }));
+    expect(await refusal()).toContain(`warehouse.metadata_schema: the catalog postgres://postgres@127.0.0.1:5432/test has no lake in the schema ${lakeSchema}_typo: `);
+    expect(await onPostgres(async (client) => (await client.query('SELECT count(*)::int AS n FROM information_schema.schemata WHERE schema_name = $1', [`${lakeSchema}_typo`])).rows[0].n)).toBe(0);
+
+    writeFileSync(paths.projectFile, stringify({ ...config, warehouse: { ...config.warehouse, data_path: 's3://lake/elsewhere' } }));
+    expect(await refusal()).toContain("warehouse.data_path: the lake's data files are in s3://lake/deployment/, and project.yml says s3://lake/elsewhere/.");
+
     expect(await onPostgres(async (client) => (await client.query(`SELECT count(*)::int AS n FROM ${platform.schema}.jobs WHERE worker = 'refused'`)).rows[0].n)).toBe(0);
   }, 60_000);
 });

@@ -68,6 +68,18 @@ describe('a lake with a PostgreSQL catalog, shared by two Quarry services', () =
     expect(first.ctx.lake.dataPath).toBe(`${path.join(shared, 'lake')}${path.sep}`);
   });
 
+  it('stops a start whose data_path is not where the lake keeps its data, in project.yml\'s terms, changing nothing', async () => {
+    const options = sharedLakeServiceOptions(shared, schema);
+    const elsewhere = path.join(shared, 'elsewhere');
+    const starting = startQuarry({ ...options, projectConfig: { ...options.projectConfig, warehouse: { ...options.projectConfig.warehouse, data_path: elsewhere } } });
+    const error = await starting.then(async (quarry) => { await quarry.close(); return undefined; }, (failure: unknown) => failure);
+    expect((error as Error).message).toBe(`warehouse.data_path: the lake's data files are in ${path.join(shared, 'lake')}${path.sep}, and project.yml says `
+      + `${elsewhere}${path.sep}. DuckLake cannot move them in place: put data_path back, or copy the lake with \`quarry warehouse move-data\` (docs/operations.md).`);
+    const stored = await onPostgres(async (client) => (await client.query(`SELECT value FROM ${schema}.ducklake_metadata WHERE key = 'data_path'`)).rows[0].value);
+    expect(stored).toBe(`${path.join(shared, 'lake')}${path.sep}`);
+    expect(existsSync(elsewhere)).toBe(false);
+  }, 60_000);
+
   it('lets one service see what the other synced: a new snapshot, its rows through POST /api/query', async () => {
     // A viewer's SQL may not call ducklake_* functions: the snapshots come from the service's own list.
     const latestSnapshot = async (): Promise<number> => (await second.request('GET', '/api/warehouse/snapshots?limit=1', { as: 'viewer' })).json[0].id;
