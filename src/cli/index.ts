@@ -214,7 +214,7 @@ export async function runCli(argv: readonly string[], env: NodeJS.ProcessEnv): P
       console.log(await runSchedule(options.project, name, env));
     });
 
-  const warehouse = program.command('warehouse').description('The lake\'s snapshots: list them, restore a source from them, maintain the lake, move its data into a bucket');
+  const warehouse = program.command('warehouse').description('The lake\'s snapshots: list them, restore a source from them, maintain the lake, move its data into a bucket or its catalog into PostgreSQL');
   warehouse.command('snapshots')
     .description('List the latest snapshots: id, time, the job that made each and the tables it changed')
     .option('--project <dir>', 'project folder', '.')
@@ -247,6 +247,16 @@ export async function runCli(argv: readonly string[], env: NodeJS.ProcessEnv): P
     .action(async (destination: string, options: { project: string }) => {
       const { moveWarehouseData } = await import('./warehouse.ts');
       console.log(await moveWarehouseData(options.project, destination, env));
+    });
+
+  warehouse.command('move-catalog')
+    .description('Copy the embedded lake\'s catalog (snapshots and history kept, data files where they are) into PostgreSQL, check every table reads back the same, and point project.yml at it, for a deployment (stop Quarry first)')
+    .requiredOption('--to <address>', 'postgres://user@host:port/database (the password goes in .env as QUARRY_WAREHOUSE_PASSWORD)')
+    .option('--schema <name>', 'the PostgreSQL schema of the catalog\'s tables (default quarry_lake)')
+    .option('--project <dir>', 'project folder', '.')
+    .action(async (options: { to: string; schema?: string; project: string }) => {
+      const { moveWarehouseCatalog } = await import('./warehouse.ts');
+      console.log(await moveWarehouseCatalog(options.project, options.to, options.schema, env));
     });
 
   const store = program.command('store').description('The platform\'s own state (users, sessions, keys, jobs, logs, schedules, alerts): move it to a PostgreSQL store several processes share');

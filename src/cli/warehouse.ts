@@ -1,8 +1,12 @@
-import { configWithSetting, loadEnvironment, loadProjectConfig, projectPaths, setProjectSetting } from '../config/index.ts';
+import {
+  configWithSetting, configWithSettings, loadEnvironment, loadProjectConfig, projectPaths, setProjectSetting, setProjectSettings, type ProjectSetting,
+} from '../config/index.ts';
 import type { AppContext } from '../context.ts';
 import { BucketError } from '../object-storage/index.ts';
 import { runningServer } from '../os/index.ts';
-import { lakeLocation, LakeMoveError, moveLakeToBucket, type LakeMoveOutcome } from '../warehouse/index.ts';
+import {
+  CatalogMoveError, CatalogUnreachableError, dataInBucket, lakeLocation, LakeMoveError, moveCatalogToPostgres, moveLakeToBucket, type LakeMoveOutcome,
+} from '../warehouse/index.ts';
 import { snapshotReport } from '../jobs/index.ts';
 import type { JobRecord } from '../store/index.ts';
 import { CliError } from './cli-error.ts';
@@ -87,5 +91,41 @@ export async function moveWarehouseData(project: string, destination: string, en
     + `${moved.filesAlreadyThere > 0 ? ` (${String(moved.filesAlreadyThere)} already there)` : ''}; ${String(moved.tables)} table(s) read back the same.`,
     `project.yml's warehouse.data_path is now ${destination}. Start Quarry as before.`,
     `Kept until you delete them: the old data in ${from.dataPath} and the old catalog in ${moved.previousCatalog}.`,
+  ].join('\n');
+}
+
+/**
+ * `quarry warehouse move-catalog --to postgres://…`: copies the embedded lake's catalog into a schema of a PostgreSQL
+ * database (snapshots and history kept, the data files where they are), checks every table reads back the same
+ * through it, then points project.yml's warehouse at it, so that every process of a deployment opens the same lake.
+ */
+export async function moveWarehouseCatalog(project: string, to: string, schema: string | undefined, env: NodeJS.ProcessEnv): Promise<string> {
+  const paths = projectPaths(project);
+  const config = loadProjectConfig(paths);
+  const running = runningServer(paths);
+  if (running !== undefined) throw new CliError(`Quarry is running for this project (process ${String(running.pid)}); stop it first: the lake must not change while its catalog is copied`);
+  if (config.warehouse.catalog.kind !== 'sqlite') throw new CliError('project.yml\'s warehouse.catalog names a PostgreSQL catalog already: there is no embedded catalog to copy');
+  const projectEnv = loadEnvironment(paths, env);
+  const from = lakeLocation(paths, config, projectEnv);
+  // The data stays where it is, and a PostgreSQL catalog needs its place written down.
+  const settings: ProjectSetting[] = [
+    [['warehouse', 'catalog'], to], [['warehouse', 'data_path'], from.dataPath],
+    ...schema === undefined ? [] : [[['warehouse', 'metadata_schema'], schema] as const],
+  ];
+  const destination = lakeLocation(paths, configWithSettings(paths, settings), projectEnv);
+  if (destination.catalog.kind !== 'postgres') throw new CliError('--to must be a PostgreSQL address such as postgres://quarry@db.example.com:5432/analytics');
+  let moved;
+  try {
+    moved = await moveCatalogToPostgres(from, destination, { writerLockFile: paths.writerLockFile, report: (line) => { console.error(line); } });
+  } catch (error) {
+    if (error instanceof CatalogMoveError || error instanceof CatalogUnreachableError) throw new CliError(error.message);
+    throw error;
+  }
+  setProjectSettings(paths, settings);
+  return [
+    `Copied the lake's catalog into ${to} (schema ${destination.catalog.metadataSchema}): ${String(moved.catalogRows)} row(s); ${String(moved.tables)} table(s) read back the same.`,
+    `project.yml's warehouse.catalog is now ${to}, its data_path ${from.dataPath}. Start Quarry as before.`,
+    ...dataInBucket(from) ? [] : [`The data stays in ${from.dataPath}: every process must reach it at that path (or move it into a bucket first: quarry warehouse move-data).`],
+    `Kept until you delete it: ${paths.lakeCatalogFile}.`,
   ].join('\n');
 }

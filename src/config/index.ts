@@ -7,7 +7,8 @@ export {
   loadProjectConfig, serializeProjectConfig, loadEnvironment, loadSecretKey, readProjectFile, isMissingFile,
 } from './project-files.ts';
 export {
-  setProjectSetting, configWithSetting, setEnvValue, checkEnvValue, writeFileAtomically, removeEnvValue,
+  setProjectSetting, setProjectSettings, configWithSetting, configWithSettings, setEnvValue, checkEnvValue, writeFileAtomically, removeEnvValue,
+  type ProjectSetting,
 } from './update-project-files.ts';
 export { readYaml } from './read-yaml.ts';
 export { describeKind, isMapping } from './yaml-value.ts';

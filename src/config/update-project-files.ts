@@ -25,20 +25,33 @@ export function writeFileAtomically(file: string, content: string, mode: number)
   }
 }
 
+/** One setting of project.yml: where it is (`['warehouse', 'data_path']`) and its new value. */
+export type ProjectSetting = readonly [keyPath: readonly string[], value: unknown];
+
 /** Sets one section of project.yml, keeping its comments; the result is validated before it is written. */
 export function setProjectSetting(paths: ProjectPaths, keyPath: readonly string[], value: unknown): void {
-  writeFileAtomically(paths.projectFile, projectFileWith(paths, keyPath, value).text, 0o644);
+  setProjectSettings(paths, [[keyPath, value]]);
+}
+
+/** Sets several settings at once, validated together (one may only be valid beside another), in one write. */
+export function setProjectSettings(paths: ProjectPaths, settings: readonly ProjectSetting[]): void {
+  writeFileAtomically(paths.projectFile, projectFileWith(paths, settings).text, 0o644);
 }
 
 /** The project's configuration as it would be with one setting changed: ConfigError when that would be invalid. Writes nothing. */
 export function configWithSetting(paths: ProjectPaths, keyPath: readonly string[], value: unknown): ProjectConfig {
-  return projectFileWith(paths, keyPath, value).config;
+  return configWithSettings(paths, [[keyPath, value]]);
 }
 
-/** project.yml's text with one setting changed, and the configuration it says, validated. */
-function projectFileWith(paths: ProjectPaths, keyPath: readonly string[], value: unknown): { text: string; config: ProjectConfig } {
+/** The project's configuration as it would be with these settings changed, as configWithSetting. */
+export function configWithSettings(paths: ProjectPaths, settings: readonly ProjectSetting[]): ProjectConfig {
+  return projectFileWith(paths, settings).config;
+}
+
+/** project.yml's text with the settings changed, and the configuration it says, validated. */
+function projectFileWith(paths: ProjectPaths, settings: readonly ProjectSetting[]): { text: string; config: ProjectConfig } {
   const document = parseDocument(readProjectFile(paths.projectFile, paths));
-  document.setIn(keyPath, value);
+  for (const [keyPath, value] of settings) document.setIn(keyPath, value);
   const config = parseOrThrow(ProjectConfigSchema, document.toJS(), path.relative(paths.root, paths.projectFile));
   return { text: document.toString(), config };
 }

@@ -1,10 +1,8 @@
 import { DatabaseSync } from 'node:sqlite';
 import pg from 'pg';
 import { migratePostgres, migrateSqlite } from './migrations.ts';
+import { copySqliteTable, sqliteColumns } from './sqlite-table-copy.ts';
 import type { PostgresStoreAddress } from './store.ts';
-
-/** Rows per INSERT: well under PostgreSQL's 65,535 parameters for the widest table. */
-const BATCH_ROWS = 500;
 
 /** Why a copy of the platform database was refused or undone; nothing in the destination changed. */
 export class StoreCopyError extends Error {}
@@ -37,10 +35,10 @@ export async function copyToPostgres(sourceFile: string, destination: PostgresSt
       const rows = new Map<string, number>();
       for (const table of [...tables.filter((name) => name !== 'table_changes'), 'table_changes']) {
         if (table === 'table_changes') await client.query('DELETE FROM table_changes');
-        rows.set(table, await copyTable(source, client, table));
+        rows.set(table, await copySqliteTable(source, client, table, table));
         report(`${table}: ${String(rows.get(table))} row(s)`);
       }
-      for (const table of tables.filter((name) => columnsOf(source, name).includes('id'))) await moveIdentityPast(client, table);
+      for (const table of tables.filter((name) => sqliteColumns(source, name).includes('id'))) await moveIdentityPast(client, table);
       await checkCounts(client, rows);
       await client.query('COMMIT');
       return { rows };
@@ -79,32 +77,6 @@ async function refuseUnlessEmpty(client: pg.Client, tables: readonly string[]): 
       throw new StoreCopyError(`The PostgreSQL store already holds data (${String(found)} row(s) in ${table}): copy into an empty schema, or name another with --schema`);
     }
   }
-}
-
-async function copyTable(source: DatabaseSync, client: pg.Client, table: string): Promise<number> {
-  const columns = columnsOf(source, table);
-  const columnList = columns.map((column) => `"${column}"`).join(', ');
-  const statement = source.prepare(`SELECT ${columnList} FROM "${table}"`);
-  statement.setReturnArrays(true);
-  let copied = 0;
-  let batch: unknown[][] = [];
-  const flush = async (): Promise<void> => {
-    if (batch.length === 0) return;
-    const placeholders = batch.map((_, row) => `(${columns.map((__, column) => `$${String(row * columns.length + column + 1)}`).join(', ')})`);
-    await client.query(`INSERT INTO ${table} (${columnList}) VALUES ${placeholders.join(', ')}`, batch.flat());
-    copied += batch.length;
-    batch = [];
-  };
-  for (const row of statement.iterate()) {
-    batch.push(row as unknown as unknown[]);
-    if (batch.length === BATCH_ROWS) await flush();
-  }
-  await flush();
-  return copied;
-}
-
-function columnsOf(source: DatabaseSync, table: string): string[] {
-  return (source.prepare('SELECT name FROM pragma_table_info(?) ORDER BY cid').all(table) as { name: string }[]).map((row) => row.name);
 }
 
 /** Rows copied with their ids leave a table's identity behind them: the next row it numbers must come after. */

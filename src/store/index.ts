@@ -18,3 +18,4 @@ export { SCHEDULE_OUTCOMES, SCHEDULE_TRIGGERS, type ScheduleOutcome, type Schedu
 export { openStore, openPostgresStore, type Store, type StoreOptions, type PostgresStoreAddress, type SharedStore } from './store.ts';
 export { describePostgresStore, openConfiguredStore, PlatformStoreUnreachableError, postgresStoreAddress } from './open-configured-store.ts';
 export { copyToPostgres, StoreCopyError, type StoreCopyOutcome } from './copy-to-postgres.ts';
+export { copySqliteTable, sqliteColumns } from './sqlite-table-copy.ts';

@@ -80,14 +80,9 @@ export async function takeCatalogWriterLock(catalog: PostgresCatalog, signal: Ab
 export async function checkCatalogReachable(location: LakeLocation, options: { lakeMustExist?: boolean } = {}): Promise<void> {
   const { catalog } = location;
   if (catalog.kind !== 'postgres') return;
-  const client = catalogClient(catalog);
+  const client = await connectCatalog(catalog);
   try {
-    try {
-      await client.connect();
-    } catch (error) {
-      throw new CatalogUnreachableError(catalog, error);
-    }
-    const stored = await storedDataPath(client, catalog.metadataSchema);
+    const stored = await lakeDataPathIn(client, catalog.metadataSchema);
     if (stored !== undefined && stored !== location.dataPath) throw new DataPathMovedError(stored, location.dataPath);
     if (stored === undefined && options.lakeMustExist === true) {
       throw new ConfigError([
@@ -100,8 +95,20 @@ export async function checkCatalogReachable(location: LakeLocation, options: { l
   }
 }
 
+/** A session of its own in the catalog's database, as the writer logs in; CatalogUnreachableError when refused. */
+export async function connectCatalog(catalog: PostgresCatalog): Promise<pg.Client> {
+  const client = catalogClient(catalog);
+  try {
+    await client.connect();
+  } catch (error) {
+    await client.end().catch(() => undefined);
+    throw new CatalogUnreachableError(catalog, error);
+  }
+  return client;
+}
+
 /** Where the lake in `schema` keeps its data, or undefined when the schema holds no lake. */
-async function storedDataPath(client: pg.Client, schema: string): Promise<string | undefined> {
+export async function lakeDataPathIn(client: pg.Client, schema: string): Promise<string | undefined> {
   const table = `${client.escapeIdentifier(schema)}.ducklake_metadata`;
   const found = await client.query<{ table: string | null }>('SELECT to_regclass($1)::text AS table', [table]);
   if (found.rows[0]?.table === null || found.rows[0] === undefined) return undefined;

@@ -18,6 +18,7 @@ export {
 } from './lake-location.ts';
 export { takeCatalogWriterLock, checkCatalogReachable, CatalogUnreachableError } from './catalog-writer-lock.ts';
 export { moveLakeToBucket, LakeMoveError, type LakeMoveOutcome } from './move-to-bucket.ts';
+export { moveCatalogToPostgres, CatalogMoveError, type CatalogMoveOutcome } from './move-catalog.ts';
 export { checkCatalogReader, CatalogReaderRefusedError } from './catalog-reader-check.ts';
 export { lakeProblem } from './lake-health.ts';
 export { lakeBucketProblem } from './lake-bucket.ts';

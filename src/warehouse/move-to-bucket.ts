@@ -2,17 +2,12 @@ import { copyFileSync, existsSync, readdirSync, renameSync, rmSync, statSync } f
 import path from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { BucketClient, keyOf } from '../object-storage/index.ts';
-import { dataInBucket, LAKE_ALIAS, type LakeLocation } from './lake-location.ts';
-import { listLakeTables } from './lake-tables.ts';
-import { withSandboxedReader } from './sandboxed-reader.ts';
-import { quoteIdentifier } from './sql.ts';
+import { dataInBucket, type LakeLocation } from './lake-location.ts';
+import { fingerprints } from './lake-fingerprints.ts';
 import { takeWriterLockFile } from './writer-lock-file.ts';
 
 /** The move could not be made, or did not check out; the lake is left as it was. */
 export class LakeMoveError extends Error {}
-
-/** What a table holds, to compare before and after a move: its rows, and a sum of their hashes (every value read). */
-type Fingerprints = Map<string, string>;
 
 export interface LakeMoveOutcome {
   /** The catalog named the bucket already: a move whose last step (project.yml) was cut short; nothing was copied now. */
@@ -97,19 +92,6 @@ function assertRelativePaths(catalogFile: string): void {
   } finally {
     catalog.close();
   }
-}
-
-/** Each table's fingerprint, read through a sandboxed reader of `location`. */
-async function fingerprints(location: LakeLocation): Promise<Fingerprints> {
-  return withSandboxedReader(location, async (connection) => {
-    const found: Fingerprints = new Map();
-    for (const table of (await listLakeTables(connection, location)).filter((candidate) => candidate.kind === 'table')) {
-      const name = `${quoteIdentifier(table.schema)}.${quoteIdentifier(table.name)}`;
-      const reader = await connection.runAndReadAll(`SELECT count(*)::VARCHAR || ':' || coalesce(sum(hash(t)), 0)::VARCHAR FROM ${quoteIdentifier(LAKE_ALIAS)}.${name} t`);
-      found.set(`${table.schema}.${table.name}`, String(reader.getRows()[0]?.[0]));
-    }
-    return found;
-  });
 }
 
 async function uploadDataFiles(
