@@ -71,7 +71,7 @@ export async function runCli(argv: readonly string[], env: NodeJS.ProcessEnv): P
     });
 
   program.command('worker')
-    .description('Run jobs (syncs) from the deployment\'s queue until interrupted, beside a quarry start sharing the platform store (platform.store: postgres://...)')
+    .description('Run jobs (syncs, model runs, restores, maintenance) from the deployment\'s queue until interrupted, beside a quarry start sharing the platform store (platform.store: postgres://...)')
     .option('--project <dir>', 'project folder', '.')
     .option('--name <name>', 'the name the jobs it runs are recorded with (default: host:pid)')
     .option('--concurrency <n>', 'jobs at once (default: platform.job_concurrency)', parsePositiveInteger)

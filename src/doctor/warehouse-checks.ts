@@ -1,7 +1,9 @@
 import path from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { describeError } from '../errors.ts';
-import { catalogMissing, describeLake, extensionFile, LAKE_ALIAS, LAKE_EXTENSIONS, quoteLiteral, withSandboxedReader, type LakeLocation } from '../warehouse/index.ts';
+import {
+  catalogMissing, checkCatalogReachable, describeLake, extensionFile, LAKE_ALIAS, LAKE_EXTENSIONS, lakeInCatalog, quoteLiteral, withSandboxedReader, type LakeLocation,
+} from '../warehouse/index.ts';
 import { ok, problem, type Finding } from './finding.ts';
 
 const SETUP = path.join(path.resolve(import.meta.dirname, '..', '..'), 'bin', 'setup');
@@ -46,6 +48,15 @@ export async function checkDuckDbExtensions(): Promise<Finding> {
 export async function checkWarehouse(lake: LakeLocation): Promise<Finding> {
   const check = 'Warehouse';
   if (catalogMissing(lake)) return ok(check, 'not created yet: the first sync creates it');
+  try {
+    // Its own words for a PostgreSQL catalog that refuses the login, holds no lake or names another data path.
+    await checkCatalogReachable(lake);
+  } catch (error) {
+    return problem(check, describeError(error), 'docs/operations.md, "The lake\'s catalog in PostgreSQL"');
+  }
+  if (lake.catalog.kind === 'postgres' && !await lakeInCatalog(lake)) {
+    return ok(check, `not created yet in the schema ${lake.catalog.metadataSchema}: the first start creates it (a project's embedded lake moves there with quarry warehouse move-catalog)`);
+  }
   try {
     const tables = await withSandboxedReader(lake, async (connection) =>
       (await connection.runAndReadAll(`SELECT count(*)::INTEGER AS n FROM duckdb_tables() WHERE database_name = '${LAKE_ALIAS}'`)).getRowObjects()[0]?.n ?? 0);

@@ -87,7 +87,8 @@ export async function checkCatalogReachable(location: LakeLocation, options: { l
     if (stored === undefined && options.lakeMustExist === true) {
       throw new ConfigError([
         `warehouse.metadata_schema: the catalog ${describeCatalog(catalog)} has no lake in the schema ${catalog.metadataSchema}: `
-        + 'start the web process (quarry start) first, which makes it, or correct the schema\'s name to the one every process of the deployment uses.',
+        + 'start the web process (quarry start) first, which makes it, or correct the schema\'s name to the one every process of the deployment uses '
+        + '(a project\'s embedded lake moves there with quarry warehouse move-catalog).',
       ]);
     }
   } finally {
@@ -105,6 +106,17 @@ export async function connectCatalog(catalog: PostgresCatalog): Promise<pg.Clien
     throw new CatalogUnreachableError(catalog, error);
   }
   return client;
+}
+
+/** Whether the PostgreSQL catalog's schema holds a lake (CatalogUnreachableError when it cannot be asked). */
+export async function lakeInCatalog(location: LakeLocation): Promise<boolean> {
+  if (location.catalog.kind !== 'postgres') return true;
+  const client = await connectCatalog(location.catalog);
+  try {
+    return await lakeDataPathIn(client, location.catalog.metadataSchema) !== undefined;
+  } finally {
+    await client.end().catch(() => undefined);
+  }
 }
 
 /** Where the lake in `schema` keeps its data, or undefined when the schema holds no lake. */

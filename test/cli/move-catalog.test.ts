@@ -2,7 +2,7 @@ import { cpSync, readFileSync, writeFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parse } from 'yaml';
+import { parse, stringify } from 'yaml';
 import { onPostgres } from '../support/local-postgres.ts';
 import { runQuarry } from '../support/quarry-process.ts';
 import { startQuarry, type TestQuarry } from '../support/quarry.ts';
@@ -56,6 +56,15 @@ describe('quarry warehouse move-catalog', () => {
     expect(withPassword.status).toBe(1);
     expect(withPassword.stderr).toContain('must not contain a password');
     expect(warehouseSection()?.catalog).toBeUndefined();
+    expect(await lakeTablesInSchema(schema)).toBe(0);
+
+    // Set by hand, the catalog names an empty schema: doctor says so, and what moves the lake there.
+    const file = path.join(dir, '.quarry', 'project.yml');
+    const original = readFileSync(file, 'utf8');
+    writeFileSync(file, stringify({ ...parse(original), warehouse: { catalog: CATALOG, metadata_schema: schema, data_path: project.ctx.lake.dataPath } }));
+    const doctor = await runQuarry(['doctor', '--project', dir]);
+    expect(doctor.stdout).toContain(`✓ Warehouse: not created yet in the schema ${schema}: the first start creates it (a project's embedded lake moves there with quarry warehouse move-catalog)`);
+    writeFileSync(file, original);
     expect(await lakeTablesInSchema(schema)).toBe(0);
   }, 60_000);
 
