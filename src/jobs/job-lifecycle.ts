@@ -260,7 +260,11 @@ export class JobLifecycle {
       await this.#recordUnrunnable(job, error);
       return;
     }
-    const active = this.#start(job, kind);
+    // Recorded as running: the process that ran it stopped (killed, or silent for a whole lease) and pg-boss gave it here.
+    const takenOver = job.status === 'running'
+      ? `${job.worker ?? 'The process running this job'} stopped before finishing it: ${this.owner.worker} runs the job again from the start (what it had not committed is not in the lake)`
+      : undefined;
+    const active = this.#start(job, kind, takenOver);
     const abort = (): void => { this.#active.get(job.id)?.controller.abort(); };
     signal.addEventListener('abort', abort, { once: true });
     try {
@@ -276,8 +280,8 @@ export class JobLifecycle {
     }
   }
 
-  /** Runs a recorded job here, in the writer's turn as its kind's `lockScope` says. */
-  #start<Outcome>(job: JobRecord, kind: JobKind<Outcome>): RunningJob {
+  /** Runs a recorded job here, in the writer's turn as its kind's `lockScope` says; `warning` is its log's first line. */
+  #start<Outcome>(job: JobRecord, kind: JobKind<Outcome>, warning?: string): RunningJob {
     const { writer } = this.#options;
     const controller = new AbortController();
     const { promise: ended, resolve } = Promise.withResolvers<JobEnding>();
@@ -296,6 +300,7 @@ export class JobLifecycle {
     const { signal } = controller;
     const label = { job: job.id, kind: kind.kind, target: kind.target };
     const lines = this.#lines(job.id, kind.logSource);
+    if (warning !== undefined) lines.tell('WARNING', warning);
     const alongside = kind.writesAlongside;
     const run = kind.lockScope === 'job'
       ? writer.turn((turn) => this.#run(job, kind, signal, turn.write, lines, onRecorded), { signal, label, alongside })

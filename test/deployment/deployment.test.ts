@@ -129,6 +129,11 @@ describe('a deployment: one web process and two workers', () => {
     expect(records.map((job) => job.target).sort()).toEqual([...SOURCES].sort());
     expect(records.filter((job) => job.status !== 'success' || job.rows !== ROWS_PER_SOURCE)).toEqual([]);
     expect(records.find((job) => job.target === HANGING)).toMatchObject({ id: hanging.id, worker: survivor });
+    // Its log says why it ran twice.
+    const warnings = await onPostgres(async (client) => (await client.query<{ message: string }>(
+      `SELECT message FROM ${platform.schema}.logs WHERE job_id = $1 AND level = 'WARNING'`, [hanging.id],
+    )).rows.map((row) => row.message));
+    expect(warnings).toEqual([`${killed} stopped before finishing it: ${survivor} runs the job again from the start (what it had not committed is not in the lake)`]);
     expect(hangingRequests.length).toBe(2);
     expect(records.every((job) => job.worker === 'worker-1' || job.worker === 'worker-2')).toBe(true);
 
