@@ -116,13 +116,16 @@ export async function moveWarehouseCatalog(project: string, to: string, schema: 
   if (destination.catalog.kind !== 'postgres') throw new CliError('--to must be a PostgreSQL address such as postgres://quarry@db.example.com:5432/analytics');
   let moved;
   try {
-    moved = await moveCatalogToPostgres(from, destination, { writerLockFile: paths.writerLockFile, report: (line) => { console.error(line); } });
+    moved = await moveCatalogToPostgres(from, destination, {
+      writerLockFile: paths.writerLockFile, report: (line) => { console.error(line); }, whenCopied: () => { setProjectSettings(paths, settings); },
+    });
   } catch (error) {
     if (error instanceof CatalogMoveError || error instanceof CatalogUnreachableError) throw new CliError(error.message);
     throw error;
   }
-  setProjectSettings(paths, settings);
+  const started = runningServer(paths);
   return [
+    ...started === undefined ? [] : [`A Quarry started for this project meanwhile (process ${String(started.pid)}): restart it, or it goes on writing the embedded catalog.`],
     `Copied the lake's catalog into ${to} (schema ${destination.catalog.metadataSchema}): ${String(moved.catalogRows)} row(s); ${String(moved.tables)} table(s) read back the same.`,
     `project.yml's warehouse.catalog is now ${to}, its data_path ${from.dataPath}. Start Quarry as before.`,
     ...dataInBucket(from) ? [] : [`The data stays in ${from.dataPath}: every process must reach it at that path (or move it into a bucket first: quarry warehouse move-data).`],

@@ -16,8 +16,8 @@ export function sqliteColumns(source: DatabaseSync, table: string): string[] {
  */
 export async function copySqliteTable(source: DatabaseSync, client: pg.Client, table: string, target: string): Promise<number> {
   const columns = sqliteColumns(source, table);
-  const columnList = columns.map((column) => `"${column}"`).join(', ');
-  const statement = source.prepare(`SELECT ${columnList} FROM "${table}"`);
+  const columnList = columns.map(quoted).join(', ');
+  const statement = source.prepare(`SELECT ${columnList} FROM ${quoted(table)}`);
   statement.setReturnArrays(true);
   let copied = 0;
   let batch: unknown[][] = [];
@@ -34,4 +34,9 @@ export async function copySqliteTable(source: DatabaseSync, client: pg.Client, t
   }
   await flush();
   return copied;
+}
+
+/** A name as both SQLite and PostgreSQL read it, whatever it holds. */
+function quoted(name: string): string {
+  return `"${name.replaceAll('"', '""')}"`;
 }

@@ -41,7 +41,7 @@ describe('quarry warehouse move-catalog', () => {
   afterAll(async () => {
     await project.close();
     await rm(dir, { recursive: true, force: true });
-    await onPostgres((client) => client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`));
+    await onPostgres((client) => client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE; DROP SCHEMA IF EXISTS ${schema}_moving CASCADE`));
   });
 
   it('refuses while Quarry runs, and an unreachable catalog, changing nothing', async () => {
@@ -58,21 +58,31 @@ describe('quarry warehouse move-catalog', () => {
     expect(warehouseSection()?.catalog).toBeUndefined();
     expect(await lakeTablesInSchema(schema)).toBe(0);
 
-    // Set by hand, the catalog names an empty schema: doctor says so, and what moves the lake there.
+    // Set by hand over the embedded lake's data, the catalog names an empty schema: a new lake there would take the
+    // lake's files for its leftovers, which maintenance deletes. The start refuses, and doctor says what to run.
     const file = path.join(dir, '.quarry', 'project.yml');
     const original = readFileSync(file, 'utf8');
-    writeFileSync(file, stringify({ ...parse(original), warehouse: { catalog: CATALOG, metadata_schema: schema, data_path: project.ctx.lake.dataPath } }));
+    const dataPath = project.ctx.lake.dataPath;
+    writeFileSync(file, stringify({ ...parse(original), warehouse: { catalog: CATALOG, metadata_schema: schema, data_path: dataPath } }));
+    const refusal = `warehouse.data_path: ${dataPath} holds files, and the catalog ${CATALOG} has no lake in the schema ${schema}: `;
+    const starting = startQuarry({ projectDir: dir });
+    const error = await starting.then(async (started) => { await started.close(); return undefined; }, (failure: unknown) => failure);
+    expect((error as Error | undefined)?.message).toContain(refusal);
     const doctor = await runQuarry(['doctor', '--project', dir]);
-    expect(doctor.stdout).toContain(`✓ Warehouse: not created yet in the schema ${schema}: the first start creates it (a project's embedded lake moves there with quarry warehouse move-catalog)`);
+    expect(doctor.stdout).toContain(`✗ Warehouse: ${refusal}`);
+    expect(doctor.stdout).toContain('quarry warehouse move-catalog');
     writeFileSync(file, original);
     expect(await lakeTablesInSchema(schema)).toBe(0);
   }, 60_000);
 
   it('copies the catalog with its snapshots, and the service reads and writes the same lake through PostgreSQL', async () => {
+    // What a copy cut short left (its own schema beside the lake's) is dropped first.
+    await onPostgres((client) => client.query(`CREATE SCHEMA ${schema}_moving; CREATE TABLE ${schema}_moving.ducklake_metadata (x int)`));
     const moved = await runQuarry(['warehouse', 'move-catalog', '--to', CATALOG, '--schema', schema, '--project', dir]);
     expect(moved.status, moved.stderr).toBe(0);
     expect(moved.stdout).toMatch(new RegExp(`Copied the lake's catalog into ${CATALOG} \\(schema ${schema}\\): \\d+ row\\(s\\); 1 table\\(s\\) read back the same\\.`));
     expect(warehouseSection()).toMatchObject({ catalog: CATALOG, metadata_schema: schema, data_path: project.ctx.lake.dataPath });
+    expect(await lakeTablesInSchema(`${schema}_moving`)).toBe(0);
 
     project = await project.restart();
     expect(project.ctx.lake.catalog).toMatchObject({ kind: 'postgres', metadataSchema: schema });
@@ -88,11 +98,23 @@ describe('quarry warehouse move-catalog', () => {
     expect(snapshots[0]!.id).toBeGreaterThan((snapshotsBefore as { id: number }[])[0]!.id);
   }, 120_000);
 
-  it('refuses a project whose catalog is in PostgreSQL already', async () => {
+  it('refuses a project whose catalog is in PostgreSQL already, and a schema that holds a lake, changing nothing', async () => {
     await project.stop();
     const again = await runQuarry(['warehouse', 'move-catalog', '--to', CATALOG, '--schema', `${schema}_2`, '--project', dir]);
     expect(again.status).toBe(1);
     expect(again.stderr).toContain('names a PostgreSQL catalog already');
     expect(await lakeTablesInSchema(`${schema}_2`)).toBe(0);
+
+    // The embedded catalog is still there: pointed back at it, the project is refused the schema its copy is in.
+    const file = path.join(dir, '.quarry', 'project.yml');
+    const moved = parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
+    writeFileSync(file, stringify({ ...moved, warehouse: undefined }));
+    const tables = await lakeTablesInSchema(schema);
+    const taken = await runQuarry(['warehouse', 'move-catalog', '--to', CATALOG, '--schema', schema, '--project', dir]);
+    expect(taken.status).toBe(1);
+    expect(taken.stderr).toContain(`The schema ${schema} holds a lake already`);
+    expect(await lakeTablesInSchema(schema)).toBe(tables);
+    expect(await lakeTablesInSchema(`${schema}_moving`)).toBe(0);
+    expect(warehouseSection()).toBeUndefined();
   }, 60_000);
 });
