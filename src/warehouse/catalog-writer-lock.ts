@@ -1,4 +1,6 @@
+import { existsSync, readdirSync } from 'node:fs';
 import pg from 'pg';
+import { BucketClient, keyOf } from '../object-storage/index.ts';
 import { ConfigError, QuarryError, describeError } from '../errors.ts';
 import { DataPathMovedError } from './data-path-moved-error.ts';
 import type { LakeLocation, PostgresCatalog } from './lake-location.ts';
@@ -84,6 +86,13 @@ export async function checkCatalogReachable(location: LakeLocation, options: { l
   try {
     const stored = await lakeDataPathIn(client, catalog.metadataSchema);
     if (stored !== undefined && stored !== location.dataPath) throw new DataPathMovedError(stored, location.dataPath);
+    if (stored === undefined && options.lakeMustExist !== true && await holdsFiles(location)) {
+      throw new ConfigError([
+        `warehouse.data_path: ${location.dataPath} holds files, and the catalog ${describeCatalog(catalog)} has no lake in the schema `
+        + `${catalog.metadataSchema}: a new lake there would take them for its own leftovers, which maintenance deletes. Move a project's `
+        + 'embedded lake there with quarry warehouse move-catalog, or point data_path at an empty folder or prefix.',
+      ]);
+    }
     if (stored === undefined && options.lakeMustExist === true) {
       throw new ConfigError([
         `warehouse.metadata_schema: the catalog ${describeCatalog(catalog)} has no lake in the schema ${catalog.metadataSchema}: `
@@ -106,6 +115,20 @@ export async function connectCatalog(catalog: PostgresCatalog): Promise<pg.Clien
     throw new CatalogUnreachableError(catalog, error);
   }
   return client;
+}
+
+/** Whether anything is stored under the lake's data path (one listing request for a bucket). */
+async function holdsFiles(location: LakeLocation): Promise<boolean> {
+  if (location.objectStore === undefined) return existsSync(location.dataPath) && readdirSync(location.dataPath).length > 0;
+  const bucket = new BucketClient(location.dataPath, location.objectStore);
+  try {
+    for await (const page of bucket.pages(keyOf(location.dataPath))) return page.length > 0;
+    return false;
+  } catch (error) {
+    throw new ConfigError([`warehouse.data_path: ${location.dataPath} cannot be listed: ${describeError(error)}`]);
+  } finally {
+    bucket.close();
+  }
 }
 
 /** Whether the PostgreSQL catalog's schema holds a lake (CatalogUnreachableError when it cannot be asked). */
