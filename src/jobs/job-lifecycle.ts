@@ -260,9 +260,10 @@ export class JobLifecycle {
       await this.#recordUnrunnable(job, error);
       return;
     }
-    // Recorded as running: the process that ran it stopped (killed, or silent for a whole lease) and pg-boss gave it here.
+    // Recorded as running: pg-boss gave it here because the process running it stopped, or could not reach the
+    // database for a whole lease (then it aborts the job when it finds out).
     const takenOver = job.status === 'running'
-      ? `${job.worker ?? 'The process running this job'} stopped before finishing it: ${this.owner.worker} runs the job again from the start (what it had not committed is not in the lake)`
+      ? `${job.worker ?? 'The process running this job'} lost its hold on it (stopped, or out of the database's reach for the whole lease): ${this.owner.worker} runs the job again from the start (what it had not committed is not in the lake)`
       : undefined;
     const active = this.#start(job, kind, takenOver);
     const abort = (): void => { this.#active.get(job.id)?.controller.abort(); };

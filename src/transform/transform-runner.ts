@@ -78,6 +78,8 @@ export class TransformRunner {
   readonly #background = new Set<Promise<unknown>>();
   /** What each source's latest sync set off (a parse, a run queued), while it runs: a run downstream of the source waits for it. */
   readonly #stagingRefreshes = new Map<string, Promise<void>>();
+  /** Sources this process synced whose sync_completed is still to come: afterSync has followed them up already. */
+  readonly #ownSyncs = new Set<string>();
   #graph: ModelGraph | undefined;
   #graphLoaded: Promise<ModelGraph> | undefined;
   #worker: DbtWorker | undefined;
@@ -354,6 +356,7 @@ export class TransformRunner {
    * deployment's worker), nothing unless auto_transform.
    */
   async afterSync(source: string): Promise<void> {
+    if (this.#unfollowDeployment !== undefined) this.#ownSyncs.add(source);
     const autoTransform = this.#options.config.watcher.auto_transform;
     if (this.#closing || (!this.#options.stagingAfterSyncs && !autoTransform)) return;
     const changed = await this.refreshStaging(source);
@@ -371,20 +374,21 @@ export class TransformRunner {
   /**
    * With a shared platform store, other processes of the deployment sync and run models, each in its own copy of
    * the project: this one writes the staging models of what they loaded, so its models list and docs site have
-   * them, queues the runs that build the new or changed ones (as afterSync does after its own syncs: a worker
-   * leaves them here, unless auto_transform has it queue every model downstream), and generates the docs site
-   * again after their runs. A sync of its own has done the same before its event, so the event finds nothing to write.
+   * them, queues the runs that build those that changed or never built (as afterSync does after its own syncs: a
+   * worker leaves them here, unless auto_transform has it queue every model downstream), and generates the docs
+   * site again after their runs. Its own syncs' events are left alone: afterSync has followed them up.
    */
   #followDeployment(): void {
     this.#unfollowDeployment = this.#options.events.subscribe((event) => {
       if (this.#closing) return;
       if (event.type === 'sync_completed') {
+        if (this.#ownSyncs.delete(event.source)) return;
         void this.#inBackground('staging after a sync', async () => {
-          if (!await this.refreshStaging(event.source)) return;
-          await this.#parseAgain();
-          const run = this.#options.config.watcher.auto_transform ? undefined : await this.#stagingToBuild(event.source, true);
+          const changed = await this.refreshStaging(event.source);
+          if (changed) await this.#parseAgain();
+          const run = this.#options.config.watcher.auto_transform ? undefined : await this.#stagingToBuild(event.source, changed);
           if (run) await this.#enqueueWhenFree(run.target, run.selector, run.models, 'staging_refresh');
-          else this.#queueDocsAfterPause();
+          else if (changed) this.#queueDocsAfterPause();
         });
       } else if (event.type === 'transform_run_completed' || event.type === 'transform_run_failed') {
         this.#queueDocsAfterPause();

@@ -40,8 +40,10 @@ export interface CommandOutcome {
 }
 
 /** Runs `bin/quarry args…` as a user does, with `env` over this process's, without blocking this event loop (a platform may run in it). */
-export function runQuarry(args: readonly string[], env: Readonly<Record<string, string>> = {}): Promise<CommandOutcome> {
-  const child = spawn(QUARRY_BIN, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
+export function runQuarry(args: readonly string[], env: Readonly<Record<string, string>> = {}, options: { timeoutMs?: number } = {}): Promise<CommandOutcome> {
+  const child = spawn(QUARRY_BIN, args, {
+    stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env }, ...options.timeoutMs === undefined ? {} : { timeout: options.timeoutMs, killSignal: 'SIGKILL' },
+  });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (chunk: Buffer) => { stdout += chunk.toString(); });
