@@ -47,8 +47,10 @@ describe('authentication pages in Chromium', () => {
     await page.waitForURL(`${quarry.url}/`);
     expect(await page.locator('#whoami').textContent()).toBe(EMAILS.editor);
     await screenshot(page, 'home');
+    // Signed out, not told the session expired (the feed's close and the page's requests race the sign-out).
     await page.getByRole('button', { name: 'Sign out' }).click();
-    await page.waitForURL(/\/login/);
+    await expect.poll(() => page.url()).toBe(`${quarry.url}/login`);
+    await expect.poll(() => page.locator('#whoami').count()).toBe(0);
   });
 
   it('creates an API key shown once; revoking asks first, keeps the key when declined and revokes it when confirmed', async () => {

@@ -18,7 +18,7 @@ export async function api(method, path, body) {
   });
   const data = await response.json().catch(() => undefined);
   // A 401 means the session ended, except for a wrong password, which the page itself reports.
-  if (response.status === 401 && data?.code !== 'invalid_credentials') {
+  if (response.status === 401 && data?.code !== 'invalid_credentials' && document.documentElement.dataset.signingOut !== 'true') {
     window.location.assign(`/login?error=session_expired&next=${encodeURIComponent(window.location.pathname)}`);
   }
   if (!response.ok) throw new ApiError(response.status, data);

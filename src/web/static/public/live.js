@@ -34,6 +34,7 @@ function connect() {
   });
   socket.addEventListener('close', (event) => {
     if (event.code === 4401) {
+      if (document.documentElement.dataset.signingOut === 'true') return;
       window.location.assign(`/login?error=session_expired&next=${encodeURIComponent(window.location.pathname)}`);
       return;
     }
