@@ -125,6 +125,8 @@ async function holdsFiles(location: LakeLocation): Promise<boolean> {
     for await (const page of bucket.pages(keyOf(location.dataPath))) return page.length > 0;
     return false;
   } catch (error) {
+    // A bucket that does not exist holds nothing: some servers make it at the lake's first write.
+    if (error instanceof Error && (error.cause as { name?: unknown } | undefined)?.name === 'NoSuchBucket') return false;
     throw new ConfigError([`warehouse.data_path: ${location.dataPath} cannot be listed: ${describeError(error)}`]);
   } finally {
     bucket.close();
