@@ -2,7 +2,7 @@ import path from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { describeError } from '../errors.ts';
 import {
-  catalogMissing, checkCatalogReachable, describeLake, extensionFile, LAKE_ALIAS, LAKE_EXTENSIONS, lakeInCatalog, quoteLiteral, withSandboxedReader, type LakeLocation,
+  catalogMissing, checkCatalogReachable, describeLake, extensionFile, LAKE_ALIAS, LAKE_EXTENSIONS, quoteLiteral, withSandboxedReader, type LakeLocation,
 } from '../warehouse/index.ts';
 import { ok, problem, type Finding } from './finding.ts';
 
@@ -48,13 +48,14 @@ export async function checkDuckDbExtensions(): Promise<Finding> {
 export async function checkWarehouse(lake: LakeLocation): Promise<Finding> {
   const check = 'Warehouse';
   if (catalogMissing(lake)) return ok(check, 'not created yet: the first sync creates it');
+  let lakeThere: boolean;
   try {
-    // Its own words for a PostgreSQL catalog that refuses the login, holds no lake or names another data path.
-    await checkCatalogReachable(lake);
+    // Its own words for a PostgreSQL catalog that refuses the login, names another data path, or none over files.
+    lakeThere = await checkCatalogReachable(lake);
   } catch (error) {
     return problem(check, describeError(error), 'docs/operations.md, "The lake\'s catalog in PostgreSQL"');
   }
-  if (lake.catalog.kind === 'postgres' && !await lakeInCatalog(lake)) {
+  if (lake.catalog.kind === 'postgres' && !lakeThere) {
     return ok(check, `not created yet in the schema ${lake.catalog.metadataSchema}: the first start creates it (a project's embedded lake moves there with quarry warehouse move-catalog)`);
   }
   try {

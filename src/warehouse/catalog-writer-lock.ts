@@ -77,11 +77,12 @@ export async function takeCatalogWriterLock(catalog: PostgresCatalog, signal: Ab
  * that the catalog accepts the login; that a lake already in it keeps its data where project.yml says (DuckLake's
  * own refusal names an ATTACH option Quarry does not offer); and, for a process that must not make the lake (a
  * worker: `lakeMustExist`), that there is one: with a mistyped metadata_schema it would make a second, empty lake
- * over the same data path and sync into that.
+ * over the same data path and sync into that. Resolves with whether the lake is there (the embedded catalog's file
+ * is looked for by its callers).
  */
-export async function checkCatalogReachable(location: LakeLocation, options: { lakeMustExist?: boolean } = {}): Promise<void> {
+export async function checkCatalogReachable(location: LakeLocation, options: { lakeMustExist?: boolean } = {}): Promise<boolean> {
   const { catalog } = location;
-  if (catalog.kind !== 'postgres') return;
+  if (catalog.kind !== 'postgres') return true;
   const client = await connectCatalog(catalog);
   try {
     const stored = await lakeDataPathIn(client, catalog.metadataSchema);
@@ -100,6 +101,7 @@ export async function checkCatalogReachable(location: LakeLocation, options: { l
         + '(a project\'s embedded lake moves there with quarry warehouse move-catalog).',
       ]);
     }
+    return stored !== undefined;
   } finally {
     await client.end().catch(() => undefined);
   }
@@ -130,17 +132,6 @@ async function holdsFiles(location: LakeLocation): Promise<boolean> {
     throw new ConfigError([`warehouse.data_path: ${location.dataPath} cannot be listed: ${describeError(error)}`]);
   } finally {
     bucket.close();
-  }
-}
-
-/** Whether the PostgreSQL catalog's schema holds a lake (CatalogUnreachableError when it cannot be asked). */
-export async function lakeInCatalog(location: LakeLocation): Promise<boolean> {
-  if (location.catalog.kind !== 'postgres') return true;
-  const client = await connectCatalog(location.catalog);
-  try {
-    return await lakeDataPathIn(client, location.catalog.metadataSchema) !== undefined;
-  } finally {
-    await client.end().catch(() => undefined);
   }
 }
 

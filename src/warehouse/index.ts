@@ -16,7 +16,7 @@ export {
   lakeLocation, lakeMetadataSchema, extensionFile, lakeExtensionsOf, dataInBucket, lakeFolders, catalogPath, catalogMissing, describeLake, lakeChildEnv, readerLocation, DUCKDB_EXTENSIONS_DIR, LAKE_ALIAS, LAKE_EXTENSIONS, LAKE_BUCKET_SECRET,
   type LakeLocation, type PostgresCatalog,
 } from './lake-location.ts';
-export { takeCatalogWriterLock, checkCatalogReachable, lakeInCatalog, CatalogUnreachableError } from './catalog-writer-lock.ts';
+export { takeCatalogWriterLock, checkCatalogReachable, CatalogUnreachableError } from './catalog-writer-lock.ts';
 export { moveLakeToBucket, LakeMoveError, type LakeMoveOutcome } from './move-to-bucket.ts';
 export { moveCatalogToPostgres, CatalogMoveError, type CatalogMoveOutcome } from './move-catalog.ts';
 export { checkCatalogReader, CatalogReaderRefusedError } from './catalog-reader-check.ts';
